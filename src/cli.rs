@@ -1,0 +1,108 @@
+//! Command-line definitions (clap). Behaviour lives in `app.rs`.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::report::OutputFormat;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "toolcheck",
+    version,
+    about = "Lint and repair tool calls in saved LLM conversation logs",
+    long_about = "Lint and repair tool calls in saved LLM conversation logs: orphaned results, \
+                  unpaired calls, broken arguments, across OpenAI, Anthropic and other formats."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check conversation logs and report findings.
+    Lint(LintArgs),
+    /// List every rule.
+    Rules(RulesArgs),
+    /// Show one rule's documentation, by code or name.
+    Explain {
+        /// A rule code (TC101) or name (orphaned-tool-result).
+        rule: String,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// Files or directories to check; `-` reads stdin.
+    #[arg(default_value = ".")]
+    pub paths: Vec<String>,
+
+    /// Read every file as this format instead of detecting it.
+    #[arg(long, value_name = "FORMAT", default_value = "auto", value_parser = input_formats())]
+    pub input_format: String,
+
+    /// How to print findings.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = OutputFormat::Full)]
+    pub output_format: OutputFormat,
+
+    /// Only these rules: codes (TC101), prefixes (TC1) or names, comma-separated.
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    pub select: Vec<String>,
+
+    /// Skip these rules: codes, prefixes or names, comma-separated.
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    pub ignore: Vec<String>,
+
+    /// The name to report for stdin (`-`); its extension also picks JSON or JSONL.
+    #[arg(long, value_name = "NAME")]
+    pub stdin_filename: Option<String>,
+
+    /// Skip paths matching this glob in directory walks (repeatable).
+    #[arg(long, value_name = "GLOB")]
+    pub exclude: Vec<String>,
+
+    /// Print counts per rule instead of individual findings.
+    #[arg(long)]
+    pub statistics: bool,
+
+    /// Exit 0 even when there are findings.
+    #[arg(long)]
+    pub exit_zero: bool,
+
+    /// Colour output (honours NO_COLOR).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+
+    /// Print findings only, no summary.
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    /// Also list skipped files and why.
+    #[arg(short, long)]
+    pub verbose: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CatalogFormat {
+    Table,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct RulesArgs {
+    /// How to print the catalog.
+    #[arg(long, value_enum, default_value_t = CatalogFormat::Table)]
+    pub output_format: CatalogFormat,
+}
+
+fn input_formats() -> clap::builder::PossibleValuesParser {
+    let mut names = vec!["auto"];
+    names.extend(crate::formats::Format::ALL.iter().map(|f| f.name()));
+    clap::builder::PossibleValuesParser::new(names)
+}

@@ -1,0 +1,186 @@
+//! Anthropic Messages API requests (and bare arrays of Anthropic messages).
+//!
+//! Shapes: assistant `tool_use` blocks `{id, name, input: O}`; user `tool_result` blocks
+//! `{tool_use_id, content, is_error}`. Server tools (`server_tool_use`, `mcp_tool_use`) are
+//! answered inside the same assistant message by `*_tool_result` blocks. Adjacent same-role
+//! messages are merged before pairing, as the API does.
+
+use serde_json::Value;
+
+use super::{all_have_role, array_at, blocks, str_at, Adapter, Doc, Format};
+use crate::transcript::{
+    result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role, SchemaDecl,
+    SchemaDialect, Text, ToolCall, ToolDef, ToolResult,
+};
+
+pub struct Anthropic;
+
+impl Adapter for Anthropic {
+    fn format(&self) -> Format {
+        Format::Anthropic
+    }
+
+    fn sniff(&self, doc: &Value) -> Option<u8> {
+        let messages = array_at(doc, "messages").or_else(|| doc.as_array())?;
+        if !all_have_role(messages) {
+            return None;
+        }
+        if messages
+            .iter()
+            .any(|m| !matches!(str_at(m, "role"), Some("user" | "assistant")))
+        {
+            return None;
+        }
+        let typed_blocks = messages.iter().flat_map(blocks).any(|b| {
+            matches!(
+                str_at(b, "type"),
+                Some("tool_use" | "tool_result" | "server_tool_use" | "thinking")
+            ) || b.get("source").is_some()
+        });
+        let anthropic_tools = array_at(doc, "tools")
+            .is_some_and(|t| t.iter().any(|t| t.get("input_schema").is_some()));
+        let top_level_system = doc.get("system").is_some();
+        if typed_blocks || anthropic_tools {
+            Some(80)
+        } else if top_level_system {
+            Some(40)
+        } else {
+            None
+        }
+    }
+
+    fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
+        docs.iter().map(normalise_doc).collect()
+    }
+}
+
+fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
+    let root = Loc::new(doc.base, "");
+    let (messages, messages_loc) = match doc.value {
+        Value::Array(messages) => (messages, root.clone()),
+        _ => (
+            array_at(doc.value, "messages").ok_or("expected a `messages` array")?,
+            root.child("messages"),
+        ),
+    };
+    let mut conv = Conversation::new(Format::Anthropic, root.clone(), Pairing::NextTurn);
+    conv.results_first = true;
+    read_tools(doc.value, &root, &mut conv);
+    for (i, message) in messages.iter().enumerate() {
+        let mloc = messages_loc.child(i);
+        let role = match str_at(message, "role") {
+            Some("assistant") => Role::Assistant,
+            Some("user") => Role::User,
+            Some(other) => return Err(format!("unexpected role \"{other}\" at {}", mloc.pointer)),
+            None => return Err(format!("message without a `role` at {}", mloc.pointer)),
+        };
+        push_message(&mut conv, role, message, &mloc);
+    }
+    Ok(conv)
+}
+
+/// Adds one Anthropic message (string or block content) to the conversation, merging it into
+/// the previous turn when that has the same role. Shared with the Claude Code adapter.
+pub(crate) fn push_message(conv: &mut Conversation, role: Role, message: &Value, mloc: &Loc) {
+    let content = message.get("content");
+    if let Some(Value::String(_)) = content {
+        let text = Text {
+            loc: mloc.child("content"),
+            message: mloc.clone(),
+        };
+        conv.push(role, mloc, Item::Text(text));
+        return;
+    }
+    let blocks = blocks(message);
+    if blocks.is_empty() {
+        // An empty message still separates turns.
+        if conv.turns.last().is_none_or(|t| t.role != role) {
+            conv.start_turn(role, mloc.clone());
+        }
+        return;
+    }
+    for (j, block) in blocks.iter().enumerate() {
+        let loc = mloc.child("content").child(j);
+        conv.push(role, mloc, block_item(block, loc, mloc));
+    }
+}
+
+fn block_item(block: &Value, loc: Loc, mloc: &Loc) -> Item {
+    let kind = str_at(block, "type").unwrap_or_default();
+    match kind {
+        "tool_use" | "server_tool_use" | "mcp_tool_use" => {
+            let id = str_at(block, "id").map(str::to_string);
+            let input = block.get("input");
+            Item::Call(ToolCall {
+                key: id.clone().unwrap_or_else(|| format!("#noid{}", loc.pointer)),
+                id,
+                name: str_at(block, "name").unwrap_or_default().to_string(),
+                kind: if kind == "tool_use" {
+                    CallKind::Function
+                } else {
+                    CallKind::ProviderExecuted
+                },
+                arguments: match input {
+                    None => Arguments::Absent,
+                    Some(v) => Arguments::Value(v.clone()),
+                },
+                args_loc: if input.is_some() {
+                    loc.child("input")
+                } else {
+                    loc.clone()
+                },
+                loc,
+                message: mloc.clone(),
+            })
+        }
+        _ if kind.ends_with("tool_result") => {
+            let call_id = str_at(block, "tool_use_id").map(str::to_string);
+            let content = block.get("content").unwrap_or(&Value::Null);
+            Item::Result(ToolResult {
+                key: call_id
+                    .clone()
+                    .unwrap_or_else(|| format!("#noid{}", loc.pointer)),
+                call_id,
+                name: None,
+                is_error: block.get("is_error").and_then(Value::as_bool) == Some(true),
+                text: result_text(content),
+                provider_executed: kind != "tool_result",
+                loc,
+                message: mloc.clone(),
+            })
+        }
+        _ => Item::Text(Text {
+            loc,
+            message: mloc.clone(),
+        }),
+    }
+}
+
+/// Reads `tools`: custom tools with `input_schema`, and versioned server tools (built-ins).
+pub(crate) fn read_tools(container: &Value, root: &Loc, conv: &mut Conversation) {
+    for (k, tool) in array_at(container, "tools").into_iter().flatten().enumerate() {
+        let Some(name) = str_at(tool, "name") else {
+            continue;
+        };
+        let loc = root.child("tools").child(k);
+        let schema = tool.get("input_schema");
+        let builtin = schema.is_none() && str_at(tool, "type").is_some_and(|t| t != "custom");
+        conv.tools.push(ToolDef {
+            name: name.to_string(),
+            schema: schema.map(|s| match s {
+                Value::String(text) => SchemaDecl::Encoded(text.clone()),
+                other => SchemaDecl::Value(other.clone()),
+            }),
+            dialect: SchemaDialect::JsonSchema,
+            strict: tool.get("strict").and_then(Value::as_bool) == Some(true),
+            builtin,
+            object_root_required: true,
+            schema_loc: if schema.is_some() {
+                loc.child("input_schema")
+            } else {
+                loc.clone()
+            },
+            loc,
+        });
+    }
+}

@@ -1,0 +1,170 @@
+//! Provider formats: detection and normalisation.
+//!
+//! One file per format. An adapter knows its JSON shapes and turns them into the normalised
+//! [`Conversation`] model; it never decides what is wrong. Detection is cheap: each adapter
+//! scores a document from its top-level shape, and the best score wins.
+
+use serde_json::Value;
+
+use crate::transcript::Conversation;
+
+mod anthropic;
+mod openai_chat;
+
+/// Every adapter, in detection-priority order (ties go to the earlier one). Adding a format is
+/// one file plus one line here.
+static ADAPTERS: &[&dyn Adapter] = &[&openai_chat::OpenAiChat, &anthropic::Anthropic];
+
+/// The formats of DESIGN.md section 4.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Format {
+    OpenAiChat,
+    OpenAiResponses,
+    Anthropic,
+    Gemini,
+    BedrockConverse,
+    ClaudeCode,
+    Codex,
+    VercelAi,
+    Langchain,
+}
+
+impl Format {
+    pub const ALL: [Format; 9] = [
+        Format::OpenAiChat,
+        Format::OpenAiResponses,
+        Format::Anthropic,
+        Format::Gemini,
+        Format::BedrockConverse,
+        Format::ClaudeCode,
+        Format::Codex,
+        Format::VercelAi,
+        Format::Langchain,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::OpenAiChat => "openai-chat",
+            Format::OpenAiResponses => "openai-responses",
+            Format::Anthropic => "anthropic",
+            Format::Gemini => "gemini",
+            Format::BedrockConverse => "bedrock-converse",
+            Format::ClaudeCode => "claude-code",
+            Format::Codex => "codex",
+            Format::VercelAi => "vercel-ai",
+            Format::Langchain => "langchain",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// The adapter for this format, if this build has one.
+    pub fn adapter(self) -> Option<&'static dyn Adapter> {
+        ADAPTERS.iter().copied().find(|a| a.format() == self)
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What one adapter reads at a time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// One JSON document (a file, or one JSONL record) is one or more conversations.
+    Document,
+    /// A JSONL file is one session: its records are read together (Claude Code, Codex).
+    Session,
+}
+
+/// One JSON document handed to an adapter: its value and where it starts in the file.
+#[derive(Debug, Clone, Copy)]
+pub struct Doc<'a> {
+    pub base: usize,
+    pub value: &'a Value,
+}
+
+pub trait Adapter: Sync {
+    fn format(&self) -> Format;
+
+    fn unit(&self) -> Unit {
+        Unit::Document
+    }
+
+    /// How strongly `doc` looks like this format, from its top-level shape only: `None` for
+    /// "not this format", otherwise a score where a higher one wins (10 = plausible,
+    /// 50 = likely, 90 = unmistakable). For session formats, `doc` is one record.
+    fn sniff(&self, doc: &Value) -> Option<u8>;
+
+    /// Builds the conversations. For [`Unit::Document`] adapters `docs` holds one document.
+    /// `Err` says why the input does not fit this format (used when it was forced).
+    fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String>;
+}
+
+/// The best document-level format for `doc`, if any adapter recognises it.
+pub fn detect(doc: &Value) -> Option<&'static dyn Adapter> {
+    best(doc, Unit::Document)
+}
+
+/// The session format of a JSONL file, judged from its first records.
+pub fn detect_session<'a>(records: impl Iterator<Item = &'a Value>) -> Option<&'static dyn Adapter> {
+    let mut votes: Vec<(Format, u32)> = Vec::new();
+    for record in records {
+        if let Some(adapter) = best(record, Unit::Session) {
+            match votes.iter_mut().find(|(f, _)| *f == adapter.format()) {
+                Some((_, n)) => *n += 1,
+                None => votes.push((adapter.format(), 1)),
+            }
+        }
+    }
+    votes
+        .into_iter()
+        .max_by_key(|(_, n)| *n)
+        .and_then(|(f, _)| f.adapter())
+}
+
+fn best(doc: &Value, unit: Unit) -> Option<&'static dyn Adapter> {
+    let mut best: Option<(u8, &'static dyn Adapter)> = None;
+    for adapter in ADAPTERS.iter().copied().filter(|a| a.unit() == unit) {
+        if let Some(score) = adapter.sniff(doc) {
+            if best.is_none_or(|(s, _)| score > s) {
+                best = Some((score, adapter));
+            }
+        }
+    }
+    best.map(|(_, a)| a)
+}
+
+// Shape helpers shared by adapters.
+
+/// `value[key]` as a string.
+pub(crate) fn str_at<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
+    value.get(key).and_then(Value::as_str)
+}
+
+/// `value[key]` as an array.
+pub(crate) fn array_at<'a>(value: &'a Value, key: &str) -> Option<&'a Vec<Value>> {
+    value.get(key).and_then(Value::as_array)
+}
+
+/// The first of several spellings of a field that is present (camelCase and snake_case).
+#[allow(dead_code)] // used by the camelCase/snake_case formats
+pub(crate) fn field<'a>(value: &'a Value, names: &[&'static str]) -> Option<(&'static str, &'a Value)> {
+    names
+        .iter()
+        .find_map(|&name| value.get(name).map(|v| (name, v)))
+}
+
+/// Whether every element of `items` (and at least one) is an object with a string `role`.
+pub(crate) fn all_have_role(items: &[Value]) -> bool {
+    !items.is_empty() && items.iter().all(|m| str_at(m, "role").is_some())
+}
+
+/// The content blocks of a message: its `content` array, or nothing for string content.
+pub(crate) fn blocks(message: &Value) -> &[Value] {
+    array_at(message, "content").map_or(&[], Vec::as_slice)
+}

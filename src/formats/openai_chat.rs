@@ -1,0 +1,320 @@
+//! OpenAI Chat Completions: request bodies, bare message arrays, fine-tuning and batch JSONL
+//! records. Also Ollama, Mistral and other OpenAI-compatible logs (arguments may be objects).
+//!
+//! Shapes: assistant `tool_calls[].function.{name, arguments: S}` and legacy `function_call`;
+//! results are `role: "tool"` messages with `tool_call_id` (legacy: `role: "function"`, linked
+//! by name and order). Tools live in `tools[].function.parameters` or legacy `functions`.
+//! OpenAI merges nothing: tool messages must directly follow the assistant message.
+
+use serde_json::Value;
+
+use super::{all_have_role, array_at, str_at, Adapter, Doc, Format};
+use crate::transcript::{
+    looks_like_error, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role,
+    SchemaDecl, SchemaDialect, Text, ToolCall, ToolDef, ToolResult,
+};
+
+pub struct OpenAiChat;
+
+impl Adapter for OpenAiChat {
+    fn format(&self) -> Format {
+        Format::OpenAiChat
+    }
+
+    fn sniff(&self, doc: &Value) -> Option<u8> {
+        let (_, messages) = locate_messages(doc)?;
+        if !all_have_role(messages) {
+            return None;
+        }
+        let openai_only = messages.iter().any(|m| {
+            matches!(
+                str_at(m, "role"),
+                Some("system" | "developer" | "tool" | "function")
+            ) || m.get("tool_calls").is_some()
+                || m.get("function_call").is_some()
+        });
+        Some(if openai_only { 60 } else { 20 })
+    }
+
+    fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
+        docs.iter().map(normalise_doc).collect()
+    }
+}
+
+/// Where the messages are: `messages`, a batch line's `body.messages`, a preference record's
+/// `input.messages`, or a bare array.
+fn locate_messages(doc: &Value) -> Option<(&'static str, &Vec<Value>)> {
+    if let Some(messages) = array_at(doc, "messages") {
+        return Some(("", messages));
+    }
+    if let Some(messages) = doc.get("body").and_then(|b| array_at(b, "messages")) {
+        return Some(("/body", messages));
+    }
+    if let Some(messages) = doc.get("input").and_then(|b| array_at(b, "messages")) {
+        return Some(("/input", messages));
+    }
+    doc.as_array().map(|a| ("", a))
+}
+
+fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
+    let (prefix, messages) = locate_messages(doc.value)
+        .ok_or("expected a `messages` array of chat messages or a bare array of messages")?;
+    if !messages.is_empty() && !all_have_role(messages) {
+        return Err("expected every message to have a `role`".into());
+    }
+    let root = Loc::new(doc.base, prefix);
+    let is_array = doc.value.is_array();
+    let messages_loc = if is_array {
+        root.clone()
+    } else {
+        root.child("messages")
+    };
+    let mut conv = Conversation::new(Format::OpenAiChat, root.clone(), Pairing::NextTurn);
+    if !is_array {
+        let container = if prefix.is_empty() {
+            doc.value
+        } else {
+            doc.value.get(&prefix[1..]).unwrap_or(doc.value)
+        };
+        read_tools(container, &root, &mut conv);
+    }
+
+    // Legacy `function_call`s and id-less calls (Ollama) are answered by name and order.
+    let mut pending_by_name: Vec<(String, String)> = Vec::new();
+    for (i, message) in messages.iter().enumerate() {
+        let mloc = messages_loc.child(i);
+        let role = match str_at(message, "role") {
+            Some("assistant") => Role::Assistant,
+            Some("tool" | "function") => Role::Tool,
+            Some("user") => Role::User,
+            _ => Role::System,
+        };
+        match role {
+            Role::Tool => {
+                // Consecutive tool messages form one turn.
+                let call_id = str_at(message, "tool_call_id").map(str::to_string);
+                let name = str_at(message, "name")
+                    .or_else(|| str_at(message, "tool_name"))
+                    .map(str::to_string);
+                let key = match &call_id {
+                    Some(id) => id.clone(),
+                    None => take_pending(&mut pending_by_name, name.as_deref())
+                        .unwrap_or_else(|| format!("#unmatched{}", mloc.pointer)),
+                };
+                let content = message.get("content").unwrap_or(&Value::Null);
+                let result = ToolResult {
+                    call_id,
+                    key,
+                    name,
+                    is_error: looks_like_error(content),
+                    text: result_text(content),
+                    provider_executed: false,
+                    loc: mloc.clone(),
+                    message: mloc.clone(),
+                };
+                conv.push(Role::Tool, &mloc, Item::Result(result));
+            }
+            _ => {
+                conv.start_turn(role, mloc.clone());
+                if role == Role::Assistant {
+                    pending_by_name.clear();
+                }
+                if has_text(message.get("content")) {
+                    push_item(
+                        &mut conv,
+                        Item::Text(Text {
+                            loc: mloc.child("content"),
+                            message: mloc.clone(),
+                        }),
+                    );
+                }
+                if role != Role::Assistant {
+                    continue;
+                }
+                for (j, call) in array_at(message, "tool_calls")
+                    .into_iter()
+                    .flatten()
+                    .enumerate()
+                {
+                    let call = read_tool_call(call, &mloc, j, &mut pending_by_name);
+                    push_item(&mut conv, Item::Call(call));
+                }
+                if let Some(fc) = message.get("function_call").filter(|v| v.is_object()) {
+                    let loc = mloc.child("function_call");
+                    let name = str_at(fc, "name").unwrap_or_default().to_string();
+                    let key = format!("#legacy{}", loc.pointer);
+                    pending_by_name.push((name.clone(), key.clone()));
+                    push_item(
+                        &mut conv,
+                        Item::Call(ToolCall {
+                            id: None,
+                            key,
+                            name,
+                            kind: CallKind::Function,
+                            arguments: arguments(fc.get("arguments")),
+                            args_loc: if fc.get("arguments").is_some() {
+                                loc.child("arguments")
+                            } else {
+                                loc.clone()
+                            },
+                            loc,
+                            message: mloc.clone(),
+                        }),
+                    );
+                }
+            }
+        }
+    }
+    Ok(conv)
+}
+
+fn push_item(conv: &mut Conversation, item: Item) {
+    if let Some(turn) = conv.turns.last_mut() {
+        turn.items.push(item);
+    }
+}
+
+fn has_text(content: Option<&Value>) -> bool {
+    match content {
+        Some(Value::String(s)) => !s.trim().is_empty(),
+        Some(Value::Array(parts)) => !parts.is_empty(),
+        _ => false,
+    }
+}
+
+fn take_pending(pending: &mut Vec<(String, String)>, name: Option<&str>) -> Option<String> {
+    let index = match name {
+        Some(name) => pending.iter().position(|(n, _)| n == name)?,
+        None if pending.is_empty() => return None,
+        None => 0,
+    };
+    Some(pending.remove(index).1)
+}
+
+fn arguments(value: Option<&Value>) -> Arguments {
+    match value {
+        None | Some(Value::Null) => Arguments::Absent,
+        Some(Value::String(s)) => Arguments::Encoded(s.clone()),
+        // Ollama and some OpenAI-compatible servers send an object: that is their format.
+        Some(other) => Arguments::Value(other.clone()),
+    }
+}
+
+fn read_tool_call(
+    call: &Value,
+    mloc: &Loc,
+    j: usize,
+    pending_by_name: &mut Vec<(String, String)>,
+) -> ToolCall {
+    let loc = mloc.child("tool_calls").child(j);
+    let id = str_at(call, "id").map(str::to_string);
+    let custom = str_at(call, "type") == Some("custom");
+    let body_key = if custom { "custom" } else { "function" };
+    let body = call.get(body_key).unwrap_or(&Value::Null);
+    let name = str_at(body, "name").unwrap_or_default().to_string();
+    let key = id.clone().unwrap_or_else(|| {
+        let key = format!("#noid{}", loc.pointer);
+        pending_by_name.push((name.clone(), key.clone()));
+        key
+    });
+    let (kind, arguments, args_field) = if custom {
+        (
+            CallKind::FreeText,
+            Arguments::Value(body.get("input").cloned().unwrap_or(Value::Null)),
+            "input",
+        )
+    } else {
+        (CallKind::Function, arguments(body.get("arguments")), "arguments")
+    };
+    let args_loc = if body.get(args_field).is_some() {
+        loc.child(body_key).child(args_field)
+    } else {
+        loc.clone()
+    };
+    ToolCall {
+        id,
+        key,
+        name,
+        kind,
+        arguments,
+        loc,
+        args_loc,
+        message: mloc.clone(),
+    }
+}
+
+/// Reads `tools` (function and custom tools) and legacy `functions`.
+fn read_tools(container: &Value, root: &Loc, conv: &mut Conversation) {
+    for (k, tool) in array_at(container, "tools").into_iter().flatten().enumerate() {
+        let loc = root.child("tools").child(k);
+        match str_at(tool, "type") {
+            Some("custom") => {
+                let name = tool.get("custom").and_then(|c| str_at(c, "name"));
+                if let Some(name) = name {
+                    conv.tools.push(tool_def(name, None, false, loc.clone(), loc));
+                }
+            }
+            _ => {
+                let Some(function) = tool.get("function") else {
+                    continue;
+                };
+                let Some(name) = str_at(function, "name") else {
+                    continue;
+                };
+                let strict = function.get("strict").and_then(Value::as_bool) == Some(true);
+                let schema_loc = loc.child("function").child("parameters");
+                conv.tools.push(tool_def(
+                    name,
+                    function.get("parameters"),
+                    strict,
+                    loc,
+                    schema_loc,
+                ));
+            }
+        }
+    }
+    for (k, function) in array_at(container, "functions")
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        if let Some(name) = str_at(function, "name") {
+            let loc = root.child("functions").child(k);
+            let schema_loc = loc.child("parameters");
+            conv.tools.push(tool_def(
+                name,
+                function.get("parameters"),
+                false,
+                loc,
+                schema_loc,
+            ));
+        }
+    }
+}
+
+fn tool_def(
+    name: &str,
+    schema: Option<&Value>,
+    strict: bool,
+    loc: Loc,
+    schema_loc: Loc,
+) -> ToolDef {
+    let schema_loc = if schema.is_some() {
+        schema_loc
+    } else {
+        loc.clone()
+    };
+    ToolDef {
+        name: name.to_string(),
+        schema: schema.map(|s| match s {
+            Value::String(text) => SchemaDecl::Encoded(text.clone()),
+            other => SchemaDecl::Value(other.clone()),
+        }),
+        dialect: SchemaDialect::JsonSchema,
+        strict,
+        builtin: false,
+        object_root_required: true,
+        loc,
+        schema_loc,
+    }
+}

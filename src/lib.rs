@@ -1,0 +1,16 @@
+//! toolcheck: lint and repair tool calls in saved LLM conversation logs.
+//!
+//! Data flows one way: discover → read → parse → detect → normalise → rules → report.
+//! [`lint::lint_bytes`] runs the whole pipeline on one file and can be embedded in an agent
+//! runtime; `main.rs` is a thin wrapper around [`app::run`].
+
+pub mod app;
+pub mod cli;
+pub mod discover;
+pub mod finding;
+pub mod formats;
+pub mod lint;
+pub mod report;
+pub mod rules;
+pub mod source;
+pub mod transcript;

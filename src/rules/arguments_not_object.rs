@@ -1,0 +1,90 @@
+use serde_json::Value;
+
+use super::{declare_rule, Context, Rule, RuleMeta};
+use crate::finding::{quote, Finding};
+use crate::transcript::{CallKind, Conversation, ParsedArgs};
+
+declare_rule! {
+    /// ## What it does
+    /// Reports tool-call arguments that parse to something other than an object: an array,
+    /// a number, or a string. A string that itself holds a JSON object is double-encoded
+    /// arguments, and the message says so.
+    ///
+    /// ## Why it matters
+    /// Every provider requires arguments to be an object ("tool_use.input: Input should be a
+    /// valid dictionary"). Double encoding comes from serialising arguments that were already
+    /// a JSON string; the OpenAI cookbook's own fine-tuning example data contains such a line.
+    /// The model learns or replays the wrong shape.
+    ///
+    /// ## Example
+    /// ```json
+    /// {"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function",
+    ///   "function": {"name": "locate", "arguments": "\"{\\\"location\\\": \\\"current\\\"}\""}}]}
+    /// ```
+    ///
+    /// ## Fix
+    /// Safe where decoding one level yields an object (double-encoded arguments); none
+    /// otherwise.
+    pub struct ArgumentsNotObject {
+        code: "TC203",
+        name: "arguments-not-object",
+        severity: Error,
+        fix: Sometimes,
+        summary: "arguments parse to a non-object, including double-encoded JSON strings",
+    }
+}
+
+impl Rule for ArgumentsNotObject {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, _cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
+        for (_, call) in conv.calls() {
+            if call.kind == CallKind::FreeText {
+                continue;
+            }
+            let ParsedArgs::NotObject(value) = call.arguments.parse() else {
+                continue;
+            };
+            let double_encoded = value
+                .as_str()
+                .and_then(|s| serde_json::from_str::<Value>(s).ok())
+                .is_some_and(|v| v.is_object());
+            let (message, help) = if double_encoded {
+                (
+                    format!(
+                        "arguments of tool call {} to `{}` are double-encoded: a JSON string holding an object, {}",
+                        call.label(),
+                        call.name,
+                        quote(value.as_str().unwrap_or_default(), 60)
+                    ),
+                    "decode the arguments one level, so they are the object itself",
+                )
+            } else {
+                (
+                    format!(
+                        "arguments of tool call {} to `{}` are {}, not an object: {}",
+                        call.label(),
+                        call.name,
+                        kind(&value),
+                        quote(&value.to_string(), 60)
+                    ),
+                    "tool arguments must be a JSON object; wrap the value in an object keyed by its parameter name",
+                )
+            };
+            out.push(Finding::at(&Self::META, &call.args_loc, message).help(help));
+        }
+    }
+}
+
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Array(_) => "an array",
+        Value::String(_) => "a string",
+        Value::Number(_) => "a number",
+        Value::Bool(_) => "a boolean",
+        Value::Null => "null",
+        Value::Object(_) => "an object",
+    }
+}

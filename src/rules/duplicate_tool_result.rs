@@ -1,0 +1,70 @@
+use super::pairing::{call_at, result_at, ResultStatus};
+use super::{declare_rule, Context, Rule, RuleMeta};
+use crate::finding::Finding;
+use crate::transcript::Conversation;
+
+declare_rule! {
+    /// ## What it does
+    /// Reports a tool call that is answered twice. The later result is reported.
+    ///
+    /// ## Why it matters
+    /// Providers count results against calls (Bedrock: "The number of toolResult blocks ...
+    /// exceeds the number of toolUse blocks of previous turn"; Gemini: "the number of
+    /// function response parts is equal to the number of function call parts"), and a model
+    /// shown two answers to one call may act on the stale one. Retry wrappers that record
+    /// both the failed attempt and the retry produce this.
+    ///
+    /// ## Example
+    /// ```json
+    /// {"messages": [
+    ///   {"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function",
+    ///     "function": {"name": "search", "arguments": "{}"}}]},
+    ///   {"role": "tool", "tool_call_id": "call_1", "content": "Error: timeout"},
+    ///   {"role": "tool", "tool_call_id": "call_1", "content": "3 results"}
+    /// ]}
+    /// ```
+    ///
+    /// ## Fix
+    /// Unsafe: remove the later result. It is unsafe because the later one may be the answer
+    /// you want to keep; review the diff.
+    pub struct DuplicateToolResult {
+        code: "TC105",
+        name: "duplicate-tool-result",
+        severity: Warning,
+        fix: Unsafe,
+        summary: "one call answered twice",
+    }
+}
+
+impl Rule for DuplicateToolResult {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
+        for &(pos, status) in &cx.pairs().results {
+            let ResultStatus::Duplicate { call, first } = status else {
+                continue;
+            };
+            let (Some(result), Some(call), Some(first)) = (
+                result_at(conv, pos),
+                call_at(conv, call),
+                result_at(conv, first),
+            ) else {
+                continue;
+            };
+            out.push(
+                Finding::at(
+                    &Self::META,
+                    &result.loc,
+                    format!(
+                        "tool call {} is answered twice; the first result is at {}",
+                        call.label(),
+                        cx.describe(&first.loc)
+                    ),
+                )
+                .help("keep one result per call: remove the stale one"),
+            );
+        }
+    }
+}

@@ -1,0 +1,76 @@
+use super::{declare_rule, Context, Rule, RuleMeta};
+use crate::finding::{quote, Finding};
+use crate::transcript::{Arguments, CallKind, Conversation, ParsedArgs};
+
+declare_rule! {
+    /// ## What it does
+    /// Reports tool-call arguments that are not valid JSON. When the text is a valid prefix
+    /// of a JSON document (the stream was cut off), the message says "truncated".
+    ///
+    /// ## Why it matters
+    /// A user who interrupts a streaming tool call leaves half-received arguments such as
+    /// `{"query": "hello wor` in the history. Proxies and providers that validate arguments
+    /// reject every later request of the conversation ("Invalid JSON format in tool call
+    /// arguments"), and frameworks that do not may silently dispatch the call with `{}`.
+    /// Free-text inputs (`custom_tool_call`) are not JSON by design and are not checked.
+    ///
+    /// ## Example
+    /// ```json
+    /// {"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function",
+    ///   "function": {"name": "search", "arguments": "{\"query\": \"hello wor"}}]}
+    /// ```
+    ///
+    /// ## Fix
+    /// Safe: replace the arguments with an empty object, in the format's own encoding (the
+    /// string `"{}"` for OpenAI, the object `{}` elsewhere). The call was never usable; the
+    /// conversation becomes valid again.
+    pub struct InvalidArgumentsJson {
+        code: "TC201",
+        name: "invalid-arguments-json",
+        severity: Error,
+        fix: Safe,
+        summary: "arguments are not valid JSON (\"truncated\" when a valid prefix)",
+    }
+}
+
+impl Rule for InvalidArgumentsJson {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, _cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
+        for (_, call) in conv.calls() {
+            if call.kind == CallKind::FreeText {
+                continue;
+            }
+            let ParsedArgs::Invalid { error, truncated } = call.arguments.parse() else {
+                continue;
+            };
+            let text = match &call.arguments {
+                Arguments::Encoded(text) => text.as_str(),
+                _ => "",
+            };
+            let message = if truncated {
+                format!(
+                    "arguments of tool call {} to `{}` are truncated JSON: {}",
+                    call.label(),
+                    call.name,
+                    quote(text, 80)
+                )
+            } else {
+                format!(
+                    "arguments of tool call {} to `{}` are not valid JSON ({error}): {}",
+                    call.label(),
+                    call.name,
+                    quote(text, 80)
+                )
+            };
+            let help = if truncated {
+                "the arguments were cut off, likely by an interrupted stream; replace them with `{}` or re-run the call"
+            } else {
+                "replace the arguments with valid JSON, or with `{}`"
+            };
+            out.push(Finding::at(&Self::META, &call.args_loc, message).help(help));
+        }
+    }
+}

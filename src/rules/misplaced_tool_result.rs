@@ -1,0 +1,95 @@
+use super::pairing::{call_at, result_at, Misplacement, ResultStatus};
+use super::{declare_rule, Context, Rule, RuleMeta};
+use crate::finding::Finding;
+use crate::transcript::Conversation;
+
+declare_rule! {
+    /// ## What it does
+    /// Reports a tool result that answers an earlier call, but is not where the provider
+    /// requires it: OpenAI wants `tool` messages directly after the assistant message with
+    /// the calls; Anthropic, Bedrock and Gemini want the results in the very next turn
+    /// (after merging adjacent same-role messages), and Anthropic wants them before any text
+    /// in that turn. The finding is on the result; its call is not also reported as unpaired.
+    ///
+    /// ## Why it matters
+    /// The provider rejects the request as if the call had no result ("tool_use ids were
+    /// found without tool_result blocks immediately after", "Please ensure that function
+    /// response turn comes immediately after a function call turn"). Frameworks that insert a
+    /// user or system message while tools run produce this.
+    ///
+    /// ## Example
+    /// ```json
+    /// {"messages": [
+    ///   {"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function",
+    ///     "function": {"name": "search", "arguments": "{}"}}]},
+    ///   {"role": "user", "content": "are you there?"},
+    ///   {"role": "tool", "tool_call_id": "call_1", "content": "3 results"}
+    /// ]}
+    /// ```
+    ///
+    /// ## Fix
+    /// Safe: move the result to where the provider requires it. Nothing is lost.
+    pub struct MisplacedToolResult {
+        code: "TC103",
+        name: "misplaced-tool-result",
+        severity: Error,
+        fix: Safe,
+        summary: "a call's result exists later, but not where the provider requires it",
+    }
+}
+
+impl Rule for MisplacedToolResult {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
+        for &(pos, status) in &cx.pairs().results {
+            let ResultStatus::Misplaced { call, why } = status else {
+                continue;
+            };
+            let (Some(result), Some(call_node)) = (result_at(conv, pos), call_at(conv, call))
+            else {
+                continue;
+            };
+            let call_at_ = cx.describe(&call_node.loc);
+            let message = match why {
+                Misplacement::SameTurn => format!(
+                    "tool result for {} is in the same turn as its call at {call_at_}; it must be in the next turn",
+                    call_node.label()
+                ),
+                Misplacement::Late if pos.0 == call.0 + 1 => format!(
+                    "tool result for {} is in an assistant turn; it must be in the turn after its call at {call_at_}",
+                    call_node.label()
+                ),
+                Misplacement::Late => format!(
+                    "tool result for {} comes too late: its call at {call_at_} must be answered in the turn right after it, but {} in between",
+                    call_node.label(),
+                    between(conv, call.0, pos.0)
+                ),
+                Misplacement::AfterText => format!(
+                    "tool result for {} follows text in its message; tool results must come first",
+                    call_node.label()
+                ),
+            };
+            let help = match why {
+                Misplacement::AfterText => {
+                    "move the tool result before the text of its message".to_string()
+                }
+                _ => format!(
+                    "move the tool result right after the call's turn ({})",
+                    cx.describe(&conv.turns[call.0].loc)
+                ),
+            };
+            out.push(Finding::at(&Self::META, &result.loc, message).help(help));
+        }
+    }
+}
+
+/// What sits between two turns: "a user turn comes", "2 turns come".
+fn between(conv: &Conversation, from: usize, to: usize) -> String {
+    match conv.turns.get(from + 1..to).unwrap_or_default() {
+        [one] => format!("a {} turn comes", one.role.as_str()),
+        many => format!("{} turns come", many.len()),
+    }
+}

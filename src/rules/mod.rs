@@ -1,0 +1,190 @@
+//! The rule catalog. One file per rule; each rule's doc comment is its user documentation,
+//! printed by `toolcheck explain`.
+
+use std::cell::OnceCell;
+
+use crate::finding::{Finding, Severity};
+use crate::source::SourceFile;
+use crate::transcript::{Conversation, Loc, ToolDef};
+
+mod pairing;
+
+mod arguments_not_object;
+mod duplicate_tool_call_id;
+mod duplicate_tool_result;
+mod empty_arguments;
+mod invalid_arguments_json;
+mod misplaced_tool_result;
+mod orphaned_tool_result;
+mod parse_error;
+mod unknown_format;
+mod unpaired_tool_call;
+
+pub use parse_error::ParseError;
+pub use unknown_format::UnknownFormat;
+
+/// Every rule, in catalog order. Adding a rule is one file plus one line here.
+pub static RULES: &[&dyn Rule] = &[
+    &parse_error::ParseError,
+    &unknown_format::UnknownFormat,
+    &orphaned_tool_result::OrphanedToolResult,
+    &unpaired_tool_call::UnpairedToolCall,
+    &misplaced_tool_result::MisplacedToolResult,
+    &duplicate_tool_call_id::DuplicateToolCallId,
+    &duplicate_tool_result::DuplicateToolResult,
+    &invalid_arguments_json::InvalidArgumentsJson,
+    &empty_arguments::EmptyArguments,
+    &arguments_not_object::ArgumentsNotObject,
+];
+
+/// Whether and how a rule's findings can be fixed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FixAvailability {
+    None,
+    Safe,
+    Unsafe,
+    /// Safe for some findings only (say which in the docs).
+    Sometimes,
+}
+
+impl FixAvailability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FixAvailability::None => "none",
+            FixAvailability::Safe => "safe",
+            FixAvailability::Unsafe => "unsafe",
+            FixAvailability::Sometimes => "sometimes",
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct RuleMeta {
+    pub code: &'static str,
+    pub name: &'static str,
+    pub severity: Severity,
+    pub fix: FixAvailability,
+    /// One line: when the rule fires.
+    pub summary: &'static str,
+    /// The rule's doc comment.
+    pub doc: &'static str,
+}
+
+impl RuleMeta {
+    /// The documentation with the doc-comment leading space removed.
+    pub fn documentation(&self) -> String {
+        self.doc
+            .lines()
+            .map(|l| l.strip_prefix(' ').unwrap_or(l))
+            .collect::<Vec<_>>()
+            .join("\n")
+            .trim()
+            .to_string()
+    }
+}
+
+/// What a rule sees besides the conversation.
+pub struct Context<'a> {
+    /// Tool definitions from `--tools`.
+    pub extra_tools: &'a [ToolDef],
+    pairs: OnceCell<pairing::Pairs>,
+    conv: &'a Conversation,
+    source: Option<&'a SourceFile>,
+}
+
+impl<'a> Context<'a> {
+    pub fn new(
+        conv: &'a Conversation,
+        extra_tools: &'a [ToolDef],
+        source: Option<&'a SourceFile>,
+    ) -> Self {
+        Context {
+            extra_tools,
+            pairs: OnceCell::new(),
+            conv,
+            source,
+        }
+    }
+
+    /// How a message names another node: its pointer, prefixed with its line when the
+    /// conversation spans several JSONL records (sessions).
+    pub fn describe(&self, loc: &Loc) -> String {
+        let spans_records = loc.base != self.conv.loc.base
+            || self.conv.turns.iter().any(|t| t.loc.base != self.conv.loc.base);
+        match self.source {
+            Some(source) if spans_records => {
+                let (line, _) = source.line_col(loc.base);
+                format!("line {line}")
+            }
+            _ if loc.pointer.is_empty() => "the document root".to_string(),
+            _ => loc.pointer.clone(),
+        }
+    }
+
+    /// How results pair with calls, computed once per conversation and shared by rules.
+    pub(crate) fn pairs(&self) -> &pairing::Pairs {
+        self.pairs.get_or_init(|| pairing::Pairs::analyse(self.conv))
+    }
+}
+
+pub trait Rule: Sync {
+    fn meta(&self) -> &'static RuleMeta;
+
+    /// Checks one conversation. Rules whose findings come from reading the file (parse
+    /// errors, unknown formats) keep the default.
+    fn check(&self, _cx: &Context<'_>, _conv: &Conversation, _out: &mut Vec<Finding>) {}
+}
+
+/// The rule whose code or name is `key`.
+pub fn find(key: &str) -> Option<&'static dyn Rule> {
+    RULES.iter().copied().find(|r| {
+        let m = r.meta();
+        m.code.eq_ignore_ascii_case(key) || m.name == key
+    })
+}
+
+/// Declares a rule: its doc comment becomes `RuleMeta::doc`, so the documentation users read
+/// with `toolcheck explain` is the doc comment in the source.
+macro_rules! declare_rule {
+    (
+        $(#[doc = $doc:literal])*
+        pub struct $ty:ident {
+            code: $code:literal,
+            name: $name:literal,
+            severity: $sev:ident,
+            fix: $fix:ident,
+            summary: $summary:literal $(,)?
+        }
+    ) => {
+        $(#[doc = $doc])*
+        pub struct $ty;
+
+        impl $ty {
+            pub const META: $crate::rules::RuleMeta = $crate::rules::RuleMeta {
+                code: $code,
+                name: $name,
+                severity: $crate::finding::Severity::$sev,
+                fix: $crate::rules::FixAvailability::$fix,
+                summary: $summary,
+                doc: concat!($($doc, "\n"),*),
+            };
+        }
+    };
+}
+pub(crate) use declare_rule;
+
+/// A short, human list of quoted ids: `"a", "b", "c" and 4 more`.
+pub(crate) fn id_list<'a>(ids: impl Iterator<Item = &'a str>) -> String {
+    const SHOWN: usize = 4;
+    let ids: Vec<&str> = ids.collect();
+    let mut out = ids
+        .iter()
+        .take(SHOWN)
+        .map(|id| format!("\"{id}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if ids.len() > SHOWN {
+        out.push_str(&format!(" and {} more", ids.len() - SHOWN));
+    }
+    out
+}

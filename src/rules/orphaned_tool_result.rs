@@ -1,0 +1,98 @@
+use super::pairing::{result_at, ResultStatus};
+use super::{declare_rule, id_list, Context, Rule, RuleMeta};
+use crate::finding::Finding;
+use crate::transcript::Conversation;
+
+declare_rule! {
+    /// ## What it does
+    /// Reports a tool result that answers no earlier tool call in its conversation.
+    ///
+    /// ## Why it matters
+    /// Providers reject the whole request: Anthropic with "unexpected `tool_use_id` found in
+    /// `tool_result` blocks", OpenAI with "messages with role 'tool' must be a response to a
+    /// preceding message with 'tool_calls'", Responses with "No tool call found for function
+    /// call output". It typically happens when a chat-memory window or a compaction evicts
+    /// the assistant message holding the call but keeps the result, and every later request
+    /// of that conversation fails.
+    ///
+    /// Responses API requests with `previous_response_id` or `conversation` keep earlier
+    /// items on the server, so an output whose call is not in the file is not reported there.
+    ///
+    /// ## Example
+    /// ```json
+    /// {"messages": [
+    ///   {"role": "user", "content": "What's the weather?"},
+    ///   {"role": "tool", "tool_call_id": "call_9x", "content": "22°C"}
+    /// ]}
+    /// ```
+    ///
+    /// ## Fix
+    /// Safe: remove the orphaned result (and its message, if that leaves it empty). The call
+    /// it answered is gone, so the model never sees a result it cannot place.
+    pub struct OrphanedToolResult {
+        code: "TC101",
+        name: "orphaned-tool-result",
+        severity: Error,
+        fix: Safe,
+        summary: "a result answers no earlier call in its conversation",
+    }
+}
+
+impl Rule for OrphanedToolResult {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
+        if conv.server_history {
+            return;
+        }
+        for &(pos, status) in &cx.pairs().results {
+            if status != ResultStatus::Orphan {
+                continue;
+            }
+            let Some(result) = result_at(conv, pos) else {
+                continue;
+            };
+            let earlier: Vec<&str> = conv
+                .calls()
+                .filter(|&(t, _)| t <= pos.0)
+                .filter_map(|(_, c)| c.id.as_deref())
+                .collect();
+            let context = if earlier.is_empty() {
+                "the conversation has no tool call before it".to_string()
+            } else {
+                format!("the conversation declares calls {}", id_list(earlier.into_iter()))
+            };
+            let later = conv
+                .calls()
+                .find(|&(t, c)| t >= pos.0 && c.key == result.key)
+                .map(|(_, c)| c.loc.clone());
+            let help = match later {
+                Some(loc) => format!(
+                    "its call comes later, at {}; a result must follow its call, so remove this one",
+                    cx.describe(&loc)
+                ),
+                None => "remove the result, or restore the tool call it answers (a memory window, compaction or truncation may have dropped it)".to_string(),
+            };
+            out.push(
+                Finding::at(
+                    &Self::META,
+                    &result.loc,
+                    format!(
+                        "tool result {} has no matching tool call; {context}",
+                        describe_result(result)
+                    ),
+                )
+                .help(help),
+            );
+        }
+    }
+}
+
+fn describe_result(result: &crate::transcript::ToolResult) -> String {
+    match &result.call_id {
+        Some(id) => format!("for \"{id}\""),
+        None => result.label(),
+    }
+}

@@ -1,0 +1,123 @@
+//! How results pair with calls in one conversation: the analysis behind the orphaned,
+//! unpaired, misplaced and duplicate-result rules, computed once and shared.
+
+use std::collections::HashMap;
+
+use crate::transcript::{CallKind, Conversation, Item, Pairing, Role, ToolCall, ToolResult};
+
+/// Position of an item: (turn index, item index within the turn). Ordered as in the log.
+pub(crate) type Pos = (usize, usize);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Misplacement {
+    /// In the same turn as its call.
+    SameTurn,
+    /// Later than the turn right after its call.
+    Late,
+    /// In the right turn, but after text, where the provider wants results first.
+    AfterText,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ResultStatus {
+    Paired { call: Pos },
+    /// No earlier call has this result's id.
+    Orphan,
+    Misplaced { call: Pos, why: Misplacement },
+    /// The call was already answered by the result at `first`.
+    Duplicate { call: Pos, first: Pos },
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct Pairs {
+    /// Every client-side result (provider-executed ones excluded), in order.
+    pub results: Vec<(Pos, ResultStatus)>,
+    /// Client-side calls that no later result answers, in order.
+    pub unanswered: Vec<Pos>,
+}
+
+impl Pairs {
+    pub fn analyse(conv: &Conversation) -> Pairs {
+        let mut calls_by_key: HashMap<&str, Vec<Pos>> = HashMap::new();
+        let mut answered: HashMap<Pos, Pos> = HashMap::new();
+        let mut pairs = Pairs::default();
+        for (t, turn) in conv.turns.iter().enumerate() {
+            let mut seen_text = false;
+            for (i, item) in turn.items.iter().enumerate() {
+                match item {
+                    Item::Text(_) => seen_text = true,
+                    Item::Call(call) if call.kind != CallKind::ProviderExecuted => {
+                        calls_by_key.entry(&call.key).or_default().push((t, i));
+                    }
+                    Item::Call(_) => {}
+                    Item::Result(result) if result.provider_executed => {}
+                    Item::Result(result) => {
+                        let earlier = calls_by_key.get(result.key.as_str());
+                        let status = match earlier {
+                            None => ResultStatus::Orphan,
+                            Some(calls) => {
+                                // The most recent unanswered call with this id: ids repeat
+                                // across turns in real traffic, each answered in its own turn.
+                                let open = calls.iter().rev().find(|c| !answered.contains_key(c));
+                                match open {
+                                    Some(&call) => {
+                                        answered.insert(call, (t, i));
+                                        match placement(conv, call, (t, i), seen_text) {
+                                            Some(why) => ResultStatus::Misplaced { call, why },
+                                            None => ResultStatus::Paired { call },
+                                        }
+                                    }
+                                    None => {
+                                        let call = *calls.last().unwrap_or(&(t, i));
+                                        let first = answered.get(&call).copied().unwrap_or(call);
+                                        ResultStatus::Duplicate { call, first }
+                                    }
+                                }
+                            }
+                        };
+                        pairs.results.push(((t, i), status));
+                    }
+                }
+            }
+        }
+        let mut unanswered: Vec<Pos> = calls_by_key
+            .into_values()
+            .flatten()
+            .filter(|pos| !answered.contains_key(pos))
+            .collect();
+        unanswered.sort_unstable();
+        pairs.unanswered = unanswered;
+        pairs
+    }
+}
+
+fn placement(conv: &Conversation, call: Pos, result: Pos, seen_text: bool) -> Option<Misplacement> {
+    if conv.pairing == Pairing::AnyLater {
+        return None;
+    }
+    if result.0 == call.0 {
+        Some(Misplacement::SameTurn)
+    } else if result.0 != call.0 + 1 || conv.turns[result.0].role == Role::Assistant {
+        Some(Misplacement::Late)
+    } else if conv.results_first && seen_text {
+        Some(Misplacement::AfterText)
+    } else {
+        None
+    }
+}
+
+/// The call at `pos` (which the analysis found there).
+pub(crate) fn call_at(conv: &Conversation, pos: Pos) -> Option<&ToolCall> {
+    match conv.turns.get(pos.0)?.items.get(pos.1)? {
+        Item::Call(call) => Some(call),
+        _ => None,
+    }
+}
+
+/// The result at `pos`.
+pub(crate) fn result_at(conv: &Conversation, pos: Pos) -> Option<&ToolResult> {
+    match conv.turns.get(pos.0)?.items.get(pos.1)? {
+        Item::Result(result) => Some(result),
+        _ => None,
+    }
+}

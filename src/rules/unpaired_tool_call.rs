@@ -1,0 +1,81 @@
+use super::pairing::call_at;
+use super::{declare_rule, Context, Rule, RuleMeta};
+use crate::finding::Finding;
+use crate::transcript::Conversation;
+
+declare_rule! {
+    /// ## What it does
+    /// Reports a tool call that no later tool result answers, when the conversation goes on
+    /// past it.
+    ///
+    /// ## Why it matters
+    /// Every provider requires each call to be answered before the conversation continues:
+    /// OpenAI rejects "An assistant message with 'tool_calls' must be followed by tool
+    /// messages responding to each 'tool_call_id'", Anthropic "`tool_use` ids were found
+    /// without `tool_result` blocks immediately after", Responses "No tool output found for
+    /// function call". It happens when a run is interrupted while a tool executes, or when a
+    /// framework drops the result of one call of a parallel batch.
+    ///
+    /// A call that ends the conversation is not reported for requests and fine-tuning
+    /// examples, which may legitimately end there. Session logs that are resumed (Claude
+    /// Code, Codex) are: resuming sends the call followed by the next prompt.
+    ///
+    /// A call whose result exists but in the wrong place is reported as
+    /// `misplaced-tool-result` instead.
+    ///
+    /// ## Example
+    /// ```json
+    /// {"messages": [
+    ///   {"role": "assistant", "tool_calls": [{"id": "call_1", "type": "function",
+    ///     "function": {"name": "search", "arguments": "{\"q\": \"rust\"}"}}]},
+    ///   {"role": "user", "content": "never mind, thanks"}
+    /// ]}
+    /// ```
+    ///
+    /// ## Fix
+    /// Safe: insert an error result for the call, in the provider's shape, right where the
+    /// provider expects it, saying the call was interrupted before a result was recorded.
+    pub struct UnpairedToolCall {
+        code: "TC102",
+        name: "unpaired-tool-call",
+        severity: Error,
+        fix: Safe,
+        summary: "a call has no result anywhere after it, and the conversation goes on past it",
+    }
+}
+
+impl Rule for UnpairedToolCall {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
+        let last_turn = conv.turns.len().saturating_sub(1);
+        for &pos in &cx.pairs().unanswered {
+            let Some(call) = call_at(conv, pos) else {
+                continue;
+            };
+            let trailing = pos.0 == last_turn;
+            if trailing && !conv.resumable {
+                continue;
+            }
+            let message = if trailing {
+                format!(
+                    "tool call {} to `{}` has no result, and resuming this session sends it without one",
+                    call.label(),
+                    call.name
+                )
+            } else {
+                format!(
+                    "tool call {} to `{}` has no result, but the conversation continues at {}",
+                    call.label(),
+                    call.name,
+                    cx.describe(&conv.turns[pos.0 + 1].loc)
+                )
+            };
+            out.push(Finding::at(&Self::META, &call.loc, message).help(
+                "add a tool result for this call right after it (an error result saying the call was interrupted is enough), or remove the call",
+            ));
+        }
+    }
+}

@@ -1,0 +1,468 @@
+//! The normalised transcript every rule reads.
+//!
+//! A format adapter turns provider JSON into [`Conversation`]s; rules never look at provider
+//! JSON. Every node remembers where it came from (a [`Loc`]: the byte offset of its JSON
+//! document in the file and the RFC 6901 pointer inside it), so findings can be placed
+//! precisely and fixes can be turned back into byte edits by the adapter.
+
+use serde_json::Value;
+
+use crate::formats::Format;
+
+/// Where a node lives: the JSON document that starts at byte `base` of the file (the whole
+/// file for JSON, one line for JSONL) and the pointer inside that document.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Loc {
+    pub base: usize,
+    pub pointer: String,
+}
+
+impl Loc {
+    pub fn new(base: usize, pointer: impl Into<String>) -> Self {
+        Loc {
+            base,
+            pointer: pointer.into(),
+        }
+    }
+
+    /// The location of a child of this node.
+    pub fn child(&self, token: impl ToString) -> Loc {
+        Loc {
+            base: self.base,
+            pointer: crate::ptr!(self.pointer.as_str(), token),
+        }
+    }
+}
+
+/// How the provider links results to calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pairing {
+    /// Results must be in the turn right after the call's turn (OpenAI Chat, Anthropic,
+    /// Gemini, Bedrock, after the adapter merged what the provider merges).
+    NextTurn,
+    /// Results may come anywhere after their call (Responses API items, Codex rollouts).
+    AnyLater,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    System,
+    User,
+    Assistant,
+    /// Tool-result messages (OpenAI `tool`/`function`, Vercel `tool`, LangChain `ToolMessage`).
+    Tool,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+        }
+    }
+}
+
+/// One conversation: what a provider would receive in one request, or one session.
+#[derive(Debug, Clone)]
+pub struct Conversation {
+    pub format: Format,
+    pub turns: Vec<Turn>,
+    /// Tool definitions declared by the conversation itself.
+    pub tools: Vec<ToolDef>,
+    pub pairing: Pairing,
+    /// Results must open their turn, before any text (Anthropic `tool_result` blocks).
+    pub results_first: bool,
+    /// Earlier items live on the server (`previous_response_id`), so results whose call is not
+    /// in the file are expected.
+    pub server_history: bool,
+    /// A trailing unanswered call is an error too: the log is resumed by sending it again
+    /// followed by a new prompt (Claude Code, Codex sessions).
+    pub resumable: bool,
+    /// Where the conversation's document is (the request object, the JSONL record, the
+    /// session's first line); findings about the conversation as a whole point here.
+    pub loc: Loc,
+}
+
+/// A run of messages the provider treats as one turn (adjacent same-role messages merged
+/// where the provider merges them, consecutive OpenAI `tool` messages grouped).
+#[derive(Debug, Clone)]
+pub struct Turn {
+    pub role: Role,
+    pub loc: Loc,
+    pub items: Vec<Item>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Item {
+    Text(Text),
+    Call(ToolCall),
+    Result(ToolResult),
+}
+
+#[derive(Debug, Clone)]
+pub struct Text {
+    pub loc: Loc,
+    /// The message holding this text.
+    pub message: Loc,
+}
+
+/// What kind of call this is, which decides what rules apply to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallKind {
+    /// A client-side function call with JSON arguments.
+    Function,
+    /// A client-side call whose input is free text by design (`custom_tool_call`).
+    FreeText,
+    /// Executed by the provider, answered inside the same turn; never paired.
+    ProviderExecuted,
+}
+
+/// The arguments of a call, as the log holds them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Arguments {
+    /// JSON text inside a string (OpenAI `arguments`).
+    Encoded(String),
+    /// A structured value (Anthropic `input`, Gemini `args`).
+    Value(Value),
+    /// The field is missing where the format requires it.
+    Absent,
+}
+
+/// What parsing a call's arguments yields.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ParsedArgs {
+    Object(serde_json::Map<String, Value>),
+    /// Null, missing, or an empty string.
+    Empty,
+    /// Parses to something other than an object.
+    NotObject(Value),
+    /// Not JSON at all; `truncated` when the text is a valid prefix of a JSON document.
+    Invalid { error: String, truncated: bool },
+}
+
+impl Arguments {
+    pub fn parse(&self) -> ParsedArgs {
+        match self {
+            Arguments::Absent => ParsedArgs::Empty,
+            Arguments::Value(v) => classify(v.clone()),
+            Arguments::Encoded(s) if s.trim().is_empty() => ParsedArgs::Empty,
+            Arguments::Encoded(s) => match serde_json::from_str::<Value>(s) {
+                Ok(v) => classify(v),
+                Err(e) => ParsedArgs::Invalid {
+                    truncated: e.is_eof(),
+                    error: e.to_string(),
+                },
+            },
+        }
+    }
+
+    /// The parsed arguments when they are an object.
+    pub fn object(&self) -> Option<serde_json::Map<String, Value>> {
+        match self.parse() {
+            ParsedArgs::Object(map) => Some(map),
+            _ => None,
+        }
+    }
+}
+
+fn classify(v: Value) -> ParsedArgs {
+    match v {
+        Value::Object(map) => ParsedArgs::Object(map),
+        Value::Null => ParsedArgs::Empty,
+        other => ParsedArgs::NotObject(other),
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ToolCall {
+    /// The id as written in the log, if the format has one.
+    pub id: Option<String>,
+    /// What results are paired by: the id, or a key the adapter derived (by name and order)
+    /// for formats where ids are optional.
+    pub key: String,
+    pub name: String,
+    pub kind: CallKind,
+    pub arguments: Arguments,
+    /// The call element.
+    pub loc: Loc,
+    /// The arguments value (the call element itself when absent).
+    pub args_loc: Loc,
+    /// The message holding this call.
+    pub message: Loc,
+}
+
+impl ToolCall {
+    /// How findings name this call: its id, or its tool name when it has none.
+    pub fn label(&self) -> String {
+        match &self.id {
+            Some(id) => format!("\"{id}\""),
+            None => format!("to `{}`", self.name),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ToolResult {
+    /// The id as written in the log, if the format has one.
+    pub call_id: Option<String>,
+    /// The pairing key (see [`ToolCall::key`]).
+    pub key: String,
+    pub name: Option<String>,
+    /// The provider's or framework's error flag, or, for formats without one, content that
+    /// is an error object or starts with `Error`/`error:`.
+    pub is_error: bool,
+    /// The result's text, for comparing error messages (trimmed, at most a few hundred chars).
+    pub text: String,
+    /// Answered inside the call's own turn by the provider (server tools); never paired.
+    pub provider_executed: bool,
+    pub loc: Loc,
+    /// The message holding this result (the same as `loc` when the message is the result).
+    pub message: Loc,
+}
+
+impl ToolResult {
+    pub fn label(&self) -> String {
+        match (&self.call_id, &self.name) {
+            (Some(id), _) => format!("\"{id}\""),
+            (None, Some(name)) => format!("from `{name}`"),
+            (None, None) => "without an id".to_string(),
+        }
+    }
+}
+
+/// Which schema dialect a declaration uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchemaDialect {
+    JsonSchema,
+    /// Gemini `parameters`: an OpenAPI 3.0 Schema subset (upper-case types, `nullable`).
+    OpenApi,
+}
+
+/// A tool's declared input schema as the log holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SchemaDecl {
+    Value(Value),
+    /// A JSON document inside a string (double-encoded).
+    Encoded(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct ToolDef {
+    pub name: String,
+    pub schema: Option<SchemaDecl>,
+    pub dialect: SchemaDialect,
+    /// OpenAI `strict: true`: no extra keys, every property required.
+    pub strict: bool,
+    /// A provider built-in (web search, code execution ...): calls to it are not unknown, and
+    /// it has no schema to check.
+    pub builtin: bool,
+    /// The provider requires the schema root to be an object type.
+    pub object_root_required: bool,
+    pub loc: Loc,
+    /// The schema value (the definition itself when there is none).
+    pub schema_loc: Loc,
+}
+
+impl Conversation {
+    pub fn new(format: Format, loc: Loc, pairing: Pairing) -> Self {
+        Conversation {
+            format,
+            turns: Vec::new(),
+            tools: Vec::new(),
+            pairing,
+            results_first: false,
+            server_history: false,
+            resumable: false,
+            loc,
+        }
+    }
+
+    /// Every call with its turn index, in order.
+    pub fn calls(&self) -> impl Iterator<Item = (usize, &ToolCall)> {
+        self.turns.iter().enumerate().flat_map(|(t, turn)| {
+            turn.items.iter().filter_map(move |item| match item {
+                Item::Call(call) => Some((t, call)),
+                _ => None,
+            })
+        })
+    }
+
+    /// Every result with its turn index, in order.
+    pub fn results(&self) -> impl Iterator<Item = (usize, &ToolResult)> {
+        self.turns.iter().enumerate().flat_map(|(t, turn)| {
+            turn.items.iter().filter_map(move |item| match item {
+                Item::Result(result) => Some((t, result)),
+                _ => None,
+            })
+        })
+    }
+
+    /// The declared tool named `name` (the conversation's own first, then `extra`).
+    pub fn tool<'a>(&'a self, extra: &'a [ToolDef], name: &str) -> Option<&'a ToolDef> {
+        self.tools
+            .iter()
+            .chain(extra.iter())
+            .find(|t| t.name == name)
+    }
+
+    /// Adds an item to the last turn if it has `role`, otherwise starts a new turn.
+    pub fn push(&mut self, role: Role, turn_loc: &Loc, item: Item) {
+        match self.turns.last_mut() {
+            Some(turn) if turn.role == role => turn.items.push(item),
+            _ => self.turns.push(Turn {
+                role,
+                loc: turn_loc.clone(),
+                items: vec![item],
+            }),
+        }
+    }
+
+    /// Starts a new turn even if the last one has the same role (providers that do not merge).
+    pub fn start_turn(&mut self, role: Role, loc: Loc) {
+        self.turns.push(Turn {
+            role,
+            loc,
+            items: Vec::new(),
+        });
+    }
+}
+
+/// Text of a result for error comparison: trimmed and bounded.
+pub fn result_text(value: &Value) -> String {
+    const MAX: usize = 400;
+    let mut text = match value {
+        Value::String(s) => s.trim().to_string(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| {
+                p.get("text")
+                    .or_else(|| p.get("value"))
+                    .and_then(Value::as_str)
+                    .or_else(|| p.as_str())
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+            .trim()
+            .to_string(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    };
+    if text.len() > MAX {
+        let mut cut = MAX;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+    }
+    text
+}
+
+/// For formats with no error flag: content that is an error object or starts with
+/// `Error`/`error:`.
+pub fn looks_like_error(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => {
+            map.contains_key("error") && map.len() <= 3
+                || map.get("is_error").and_then(Value::as_bool) == Some(true)
+                || map.get("isError").and_then(Value::as_bool) == Some(true)
+        }
+        Value::String(s) => text_looks_like_error(s),
+        Value::Array(parts) => parts
+            .first()
+            .is_some_and(|p| looks_like_error(p.get("text").unwrap_or(p))),
+        _ => false,
+    }
+}
+
+pub fn text_looks_like_error(s: &str) -> bool {
+    let s = s.trim_start();
+    if s.starts_with("Error") || s.starts_with("error:") || s.starts_with("ERROR") {
+        return true;
+    }
+    // A JSON-encoded error object inside a string.
+    s.starts_with('{')
+        && serde_json::from_str::<Value>(s).is_ok_and(|v| v.is_object() && looks_like_error(&v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn parses_arguments() {
+        let enc = |s: &str| Arguments::Encoded(s.into()).parse();
+        assert!(matches!(enc(r#"{"a":1}"#), ParsedArgs::Object(_)));
+        assert_eq!(enc(""), ParsedArgs::Empty);
+        assert_eq!(enc("null"), ParsedArgs::Empty);
+        assert!(matches!(
+            enc(r#"{"query": "hello wor"#),
+            ParsedArgs::Invalid {
+                truncated: true,
+                ..
+            }
+        ));
+        assert!(matches!(
+            enc(r#"{"a": 1,}"#),
+            ParsedArgs::Invalid {
+                truncated: false,
+                ..
+            }
+        ));
+        assert_eq!(
+            enc(r#""{\"a\":1}""#),
+            ParsedArgs::NotObject(json!("{\"a\":1}"))
+        );
+        assert_eq!(
+            Arguments::Value(json!([1])).parse(),
+            ParsedArgs::NotObject(json!([1]))
+        );
+    }
+
+    #[test]
+    fn recognises_error_text() {
+        assert!(looks_like_error(&json!("Error: missing 'command'")));
+        assert!(looks_like_error(&json!({"error": "boom"})));
+        assert!(looks_like_error(&json!([{"type": "text", "text": "error: no"}])));
+        assert!(!looks_like_error(&json!("22 degrees")));
+        assert!(!looks_like_error(&json!({"errors": 0, "count": 3})));
+    }
+}
+
+impl SchemaDecl {
+    /// The schema as a value, decoding one level of string encoding.
+    pub fn value(&self) -> Option<std::borrow::Cow<'_, Value>> {
+        match self {
+            SchemaDecl::Value(v) => Some(std::borrow::Cow::Borrowed(v)),
+            SchemaDecl::Encoded(text) => serde_json::from_str(text).ok().map(std::borrow::Cow::Owned),
+        }
+    }
+}
+
+impl ToolDef {
+    /// The parameters a call must pass: the schema's `required`, or every property under
+    /// `strict`.
+    pub fn required_params(&self) -> Vec<String> {
+        let Some(schema) = self.schema.as_ref().and_then(SchemaDecl::value) else {
+            return Vec::new();
+        };
+        let names = |key: &str| -> Vec<String> {
+            match schema.get(key) {
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect(),
+                Some(Value::Object(map)) if key == "properties" => map.keys().cloned().collect(),
+                _ => Vec::new(),
+            }
+        };
+        let required = names("required");
+        if required.is_empty() && self.strict {
+            names("properties")
+        } else {
+            required
+        }
+    }
+}
