@@ -98,9 +98,8 @@ fn lint_command(args: &LintArgs) -> u8 {
             .into_iter()
             .map(|f| Diagnostic::resolve(&report.source, f))
             .collect();
-        diagnostics.sort_by(|a, b| {
-            (a.start, a.code, &a.message).cmp(&(b.start, b.code, &b.message))
-        });
+        diagnostics
+            .sort_by(|a, b| (a.start, a.code, &a.message).cmp(&(b.start, b.code, &b.message)));
         for d in &diagnostics {
             match d.severity {
                 Severity::Error => totals.errors += 1,

@@ -77,12 +77,12 @@ fn walk(root: &Path, excludes: &GlobSet, inputs: &mut Vec<Input>, errors: &mut V
         .follow_links(true)
         .into_iter()
         .filter_entry(|e| {
-            e.depth() == 0 || {
-                let name = e.file_name().to_string_lossy();
-                !(name.starts_with('.') || name == "node_modules")
-                    && !excludes.is_match(e.path())
-                    && !excludes.is_match(e.file_name())
+            if e.depth() == 0 {
+                return true;
             }
+            let name = e.file_name().to_string_lossy();
+            let hidden = name.starts_with('.') || name == "node_modules";
+            !(hidden || excludes.is_match(e.path()) || excludes.is_match(e.file_name()))
         });
     for entry in walker {
         match entry {

@@ -95,7 +95,12 @@ pub struct FileReport {
 }
 
 /// Checks one file's bytes.
-pub fn lint_bytes(source_name: SourceName, bytes: Vec<u8>, explicit: bool, opts: &LintOptions) -> FileReport {
+pub fn lint_bytes(
+    source_name: SourceName,
+    bytes: Vec<u8>,
+    explicit: bool,
+    opts: &LintOptions,
+) -> FileReport {
     let (text, bad_utf8, bad_lines) = match String::from_utf8(bytes) {
         Ok(text) => (text, None, Vec::new()),
         Err(e) => {
@@ -180,7 +185,7 @@ impl Linter<'_> {
     fn run(&mut self) -> Option<String> {
         let text = self.source.text.as_str();
         if text.trim().is_empty() {
-            return self.unrecognised("the file is empty".into());
+            return self.unrecognised("nothing (the file is empty)".into());
         }
         if is_jsonl(self.source) {
             return self.run_jsonl();
@@ -209,9 +214,7 @@ impl Linter<'_> {
             None => formats::detect(doc),
         };
         let Some(adapter) = adapter else {
-            return self.unrecognised(
-                "the top-level shape matches no conversation format".to_string(),
-            );
+            return self.unrecognised(describe_shape(doc));
         };
         let docs = [Doc {
             base: 0,
@@ -234,7 +237,7 @@ impl Linter<'_> {
             }
         }
         if lines.is_empty() {
-            return self.unrecognised("the file is empty".into());
+            return self.unrecognised("nothing (the file is empty)".into());
         }
         // Session formats are judged from the first records; the rest is per record.
         let forced_session = self
@@ -285,7 +288,7 @@ impl Linter<'_> {
             }
         }
         if !recognised && self.findings.is_empty() {
-            return self.unrecognised("no record matches a conversation format".to_string());
+            return self.unrecognised("no record that matches a conversation format".to_string());
         }
         None
     }
@@ -306,7 +309,10 @@ impl Linter<'_> {
                     ..Finding::at(
                         &rules::UnknownFormat::META,
                         &crate::transcript::Loc::new(at, ""),
-                        format!("file does not fit the `{}` format: {reason}", adapter.format()),
+                        format!(
+                            "file does not fit the `{}` format: {reason}",
+                            adapter.format()
+                        ),
                     )
                     .help("check the file, or pass the right `--input-format`")
                 });
@@ -320,7 +326,7 @@ impl Linter<'_> {
         }
         let message = match self.opts.input_format {
             Some(format) => format!("file does not fit the `{format}` format: {reason}"),
-            None => format!("file matches no conversation format: {reason}"),
+            None => format!("file matches no conversation format: it holds {reason}"),
         };
         self.findings.push(
             Finding::at(
@@ -392,7 +398,10 @@ fn check_record(source: &SourceFile, opts: &LintOptions, base: usize, line: &str
             format: None,
         };
     };
-    let docs = [Doc { base, value: &value }];
+    let docs = [Doc {
+        base,
+        value: &value,
+    }];
     let findings = match adapter.normalise(&docs) {
         Ok(conversations) => conversations
             .iter()
@@ -401,7 +410,10 @@ fn check_record(source: &SourceFile, opts: &LintOptions, base: usize, line: &str
         Err(reason) => vec![Finding::at(
             &rules::UnknownFormat::META,
             &crate::transcript::Loc::new(base, ""),
-            format!("record does not fit the `{}` format: {reason}", adapter.format()),
+            format!(
+                "record does not fit the `{}` format: {reason}",
+                adapter.format()
+            ),
         )],
     };
     RecordOutcome::Parsed {
@@ -480,5 +492,34 @@ impl FileReport {
             .collect();
         placed.sort();
         placed.into_iter().map(|(_, s)| s).collect()
+    }
+}
+
+/// What a document that matched no format holds, for the skip reason and the finding.
+fn describe_shape(doc: &Value) -> String {
+    match doc {
+        Value::Object(map) if map.is_empty() => "an empty object".to_string(),
+        Value::Object(map) => {
+            let keys: Vec<String> = map.keys().take(5).map(|k| format!("`{k}`")).collect();
+            let more = if map.len() > 5 { ", ..." } else { "" };
+            format!(
+                "an object with keys {}{more}, and no `messages`, `contents` or `input` of a known shape",
+                keys.join(", ")
+            )
+        }
+        Value::Array(items) if items.is_empty() => "an empty array".to_string(),
+        Value::Array(items) => format!(
+            "an array of {} items that are not messages of a known format",
+            items.len()
+        ),
+        other => format!(
+            "a bare {}",
+            match other {
+                Value::String(_) => "string",
+                Value::Number(_) => "number",
+                Value::Bool(_) => "boolean",
+                _ => "null",
+            }
+        ),
     }
 }

@@ -139,7 +139,10 @@ pub enum ParsedArgs {
     /// Parses to something other than an object.
     NotObject(Value),
     /// Not JSON at all; `truncated` when the text is a valid prefix of a JSON document.
-    Invalid { error: String, truncated: bool },
+    Invalid {
+        error: String,
+        truncated: bool,
+    },
 }
 
 impl Arguments {
@@ -386,6 +389,44 @@ pub fn text_looks_like_error(s: &str) -> bool {
         && serde_json::from_str::<Value>(s).is_ok_and(|v| v.is_object() && looks_like_error(&v))
 }
 
+impl SchemaDecl {
+    /// The schema as a value, decoding one level of string encoding.
+    pub fn value(&self) -> Option<std::borrow::Cow<'_, Value>> {
+        match self {
+            SchemaDecl::Value(v) => Some(std::borrow::Cow::Borrowed(v)),
+            SchemaDecl::Encoded(text) => {
+                serde_json::from_str(text).ok().map(std::borrow::Cow::Owned)
+            }
+        }
+    }
+}
+
+impl ToolDef {
+    /// The parameters a call must pass: the schema's `required`, or every property under
+    /// `strict`.
+    pub fn required_params(&self) -> Vec<String> {
+        let Some(schema) = self.schema.as_ref().and_then(SchemaDecl::value) else {
+            return Vec::new();
+        };
+        let names = |key: &str| -> Vec<String> {
+            match schema.get(key) {
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect(),
+                Some(Value::Object(map)) if key == "properties" => map.keys().cloned().collect(),
+                _ => Vec::new(),
+            }
+        };
+        let required = names("required");
+        if required.is_empty() && self.strict {
+            names("properties")
+        } else {
+            required
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -425,44 +466,10 @@ mod tests {
     fn recognises_error_text() {
         assert!(looks_like_error(&json!("Error: missing 'command'")));
         assert!(looks_like_error(&json!({"error": "boom"})));
-        assert!(looks_like_error(&json!([{"type": "text", "text": "error: no"}])));
+        assert!(looks_like_error(
+            &json!([{"type": "text", "text": "error: no"}])
+        ));
         assert!(!looks_like_error(&json!("22 degrees")));
         assert!(!looks_like_error(&json!({"errors": 0, "count": 3})));
-    }
-}
-
-impl SchemaDecl {
-    /// The schema as a value, decoding one level of string encoding.
-    pub fn value(&self) -> Option<std::borrow::Cow<'_, Value>> {
-        match self {
-            SchemaDecl::Value(v) => Some(std::borrow::Cow::Borrowed(v)),
-            SchemaDecl::Encoded(text) => serde_json::from_str(text).ok().map(std::borrow::Cow::Owned),
-        }
-    }
-}
-
-impl ToolDef {
-    /// The parameters a call must pass: the schema's `required`, or every property under
-    /// `strict`.
-    pub fn required_params(&self) -> Vec<String> {
-        let Some(schema) = self.schema.as_ref().and_then(SchemaDecl::value) else {
-            return Vec::new();
-        };
-        let names = |key: &str| -> Vec<String> {
-            match schema.get(key) {
-                Some(Value::Array(items)) => items
-                    .iter()
-                    .filter_map(|v| v.as_str().map(str::to_string))
-                    .collect(),
-                Some(Value::Object(map)) if key == "properties" => map.keys().cloned().collect(),
-                _ => Vec::new(),
-            }
-        };
-        let required = names("required");
-        if required.is_empty() && self.strict {
-            names("properties")
-        } else {
-            required
-        }
     }
 }

@@ -112,7 +112,9 @@ fn block_item(block: &Value, loc: Loc, mloc: &Loc) -> Item {
             let id = str_at(block, "id").map(str::to_string);
             let input = block.get("input");
             Item::Call(ToolCall {
-                key: id.clone().unwrap_or_else(|| format!("#noid{}", loc.pointer)),
+                key: id
+                    .clone()
+                    .unwrap_or_else(|| format!("#noid{}", loc.pointer)),
                 id,
                 name: str_at(block, "name").unwrap_or_default().to_string(),
                 kind: if kind == "tool_use" {
@@ -158,7 +160,11 @@ fn block_item(block: &Value, loc: Loc, mloc: &Loc) -> Item {
 
 /// Reads `tools`: custom tools with `input_schema`, and versioned server tools (built-ins).
 pub(crate) fn read_tools(container: &Value, root: &Loc, conv: &mut Conversation) {
-    for (k, tool) in array_at(container, "tools").into_iter().flatten().enumerate() {
+    for (k, tool) in array_at(container, "tools")
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
         let Some(name) = str_at(tool, "name") else {
             continue;
         };

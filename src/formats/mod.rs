@@ -111,7 +111,9 @@ pub fn detect(doc: &Value) -> Option<&'static dyn Adapter> {
 }
 
 /// The session format of a JSONL file, judged from its first records.
-pub fn detect_session<'a>(records: impl Iterator<Item = &'a Value>) -> Option<&'static dyn Adapter> {
+pub fn detect_session<'a>(
+    records: impl Iterator<Item = &'a Value>,
+) -> Option<&'static dyn Adapter> {
     let mut votes: Vec<(Format, u32)> = Vec::new();
     for record in records {
         if let Some(adapter) = best(record, Unit::Session) {
@@ -153,7 +155,10 @@ pub(crate) fn array_at<'a>(value: &'a Value, key: &str) -> Option<&'a Vec<Value>
 
 /// The first of several spellings of a field that is present (camelCase and snake_case).
 #[allow(dead_code)] // used by the camelCase/snake_case formats
-pub(crate) fn field<'a>(value: &'a Value, names: &[&'static str]) -> Option<(&'static str, &'a Value)> {
+pub(crate) fn field<'a>(
+    value: &'a Value,
+    names: &[&'static str],
+) -> Option<(&'static str, &'a Value)> {
     names
         .iter()
         .find_map(|&name| value.get(name).map(|v| (name, v)))

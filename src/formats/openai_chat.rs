@@ -224,7 +224,11 @@ fn read_tool_call(
             "input",
         )
     } else {
-        (CallKind::Function, arguments(body.get("arguments")), "arguments")
+        (
+            CallKind::Function,
+            arguments(body.get("arguments")),
+            "arguments",
+        )
     };
     let args_loc = if body.get(args_field).is_some() {
         loc.child(body_key).child(args_field)
@@ -245,13 +249,18 @@ fn read_tool_call(
 
 /// Reads `tools` (function and custom tools) and legacy `functions`.
 fn read_tools(container: &Value, root: &Loc, conv: &mut Conversation) {
-    for (k, tool) in array_at(container, "tools").into_iter().flatten().enumerate() {
+    for (k, tool) in array_at(container, "tools")
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
         let loc = root.child("tools").child(k);
         match str_at(tool, "type") {
             Some("custom") => {
                 let name = tool.get("custom").and_then(|c| str_at(c, "name"));
                 if let Some(name) = name {
-                    conv.tools.push(tool_def(name, None, false, loc.clone(), loc));
+                    conv.tools
+                        .push(tool_def(name, None, false, loc.clone(), loc));
                 }
             }
             _ => {

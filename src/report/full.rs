@@ -30,7 +30,7 @@ impl FullRenderer {
         FullRenderer {
             handler: GraphicalReportHandler::new_themed(theme)
                 .with_links(false)
-                .with_context_lines(0)
+                .with_context_lines(1)
                 .with_width(110),
         }
     }
@@ -66,7 +66,10 @@ impl Snippet {
         let (line_start, line_end) = source.line_range(line_idx);
         let line = &source.text[line_start..line_end];
         let start_in_line = d.start.saturating_sub(line_start).min(line.len());
-        let end_in_line = d.end.saturating_sub(line_start).clamp(start_in_line, line.len());
+        let end_in_line = d
+            .end
+            .saturating_sub(line_start)
+            .clamp(start_in_line, line.len());
 
         // Crop by characters around the start of the span.
         let chars: Vec<(usize, char)> = line.char_indices().collect();
@@ -114,7 +117,8 @@ impl SourceCode for Snippet {
         context_lines_after: usize,
     ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
         if context_lines_before == 0 && context_lines_after == 0 {
-            // The header `[path:line:col]`: the real position of the span.
+            // Asked with no context, miette wants the header `[path:line:col]`: the real
+            // position of the span (the body is asked with context).
             let offset = span.offset().min(self.text.len());
             let col = self.text[..offset].chars().count();
             return Ok(Box::new(MietteSpanContents::new_named(

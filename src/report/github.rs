@@ -33,7 +33,9 @@ pub fn write(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::Result<()> 
 
 /// Escaping of the message part of a workflow command.
 fn escape_data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 /// Escaping of a property value (also `:` and `,`).

@@ -174,7 +174,11 @@ pub fn write_statistics(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::
         }
     }
     rows.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0)));
-    let width = rows.iter().map(|r| r.2.to_string().len()).max().unwrap_or(1);
+    let width = rows
+        .iter()
+        .map(|r| r.2.to_string().len())
+        .max()
+        .unwrap_or(1);
     for (code, name, count) in rows {
         writeln!(out, "{count:>width$}  {code}  {name}")?;
     }

@@ -110,7 +110,11 @@ impl<'a> Context<'a> {
     /// conversation spans several JSONL records (sessions).
     pub fn describe(&self, loc: &Loc) -> String {
         let spans_records = loc.base != self.conv.loc.base
-            || self.conv.turns.iter().any(|t| t.loc.base != self.conv.loc.base);
+            || self
+                .conv
+                .turns
+                .iter()
+                .any(|t| t.loc.base != self.conv.loc.base);
         match self.source {
             Some(source) if spans_records => {
                 let (line, _) = source.line_col(loc.base);
@@ -123,7 +127,8 @@ impl<'a> Context<'a> {
 
     /// How results pair with calls, computed once per conversation and shared by rules.
     pub(crate) fn pairs(&self) -> &pairing::Pairs {
-        self.pairs.get_or_init(|| pairing::Pairs::analyse(self.conv))
+        self.pairs
+            .get_or_init(|| pairing::Pairs::analyse(self.conv))
     }
 }
 

@@ -62,7 +62,10 @@ impl Rule for OrphanedToolResult {
             let context = if earlier.is_empty() {
                 "the conversation has no tool call before it".to_string()
             } else {
-                format!("the conversation declares calls {}", id_list(earlier.into_iter()))
+                format!(
+                    "the conversation declares calls {}",
+                    id_list(earlier.into_iter())
+                )
             };
             let later = conv
                 .calls()

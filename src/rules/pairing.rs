@@ -20,12 +20,20 @@ pub(crate) enum Misplacement {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ResultStatus {
-    Paired { call: Pos },
+    Paired {
+        call: Pos,
+    },
     /// No earlier call has this result's id.
     Orphan,
-    Misplaced { call: Pos, why: Misplacement },
+    Misplaced {
+        call: Pos,
+        why: Misplacement,
+    },
     /// The call was already answered by the result at `first`.
-    Duplicate { call: Pos, first: Pos },
+    Duplicate {
+        call: Pos,
+        first: Pos,
+    },
 }
 
 #[derive(Debug, Default)]

@@ -1,0 +1,59 @@
+//! `toolcheck rules` and `toolcheck explain`.
+
+mod common;
+
+use common::toolcheck;
+
+#[test]
+fn rules_table() {
+    let out = toolcheck(&["rules"]);
+    assert_eq!(out.code, 0);
+    insta::assert_snapshot!(out.stdout);
+}
+
+#[test]
+fn rules_json_lists_every_rule_once() {
+    let out = toolcheck(&["rules", "--output-format", "json"]);
+    let rules: Vec<serde_json::Value> = serde_json::from_str(&out.stdout).expect("JSON array");
+    let mut codes: Vec<&str> = rules.iter().filter_map(|r| r["code"].as_str()).collect();
+    let n = codes.len();
+    codes.dedup();
+    assert_eq!(codes.len(), n);
+    assert!(rules
+        .iter()
+        .all(|r| r["name"].is_string() && r["summary"].is_string()));
+}
+
+#[test]
+fn explain_by_name_and_code_print_the_doc_comment() {
+    let by_name = toolcheck(&["explain", "orphaned-tool-result"]);
+    let by_code = toolcheck(&["explain", "tc101"]);
+    assert_eq!(by_name.code, 0);
+    assert_eq!(by_name.stdout, by_code.stdout);
+    insta::assert_snapshot!(by_name.stdout);
+}
+
+#[test]
+fn every_rule_documents_what_why_example_and_fix() {
+    let out = toolcheck(&["rules", "--output-format", "json"]);
+    let rules: Vec<serde_json::Value> = serde_json::from_str(&out.stdout).expect("JSON array");
+    for rule in rules {
+        let code = rule["code"].as_str().unwrap_or_default();
+        let doc = toolcheck(&["explain", code]).stdout;
+        for heading in [
+            "## What it does",
+            "## Why it matters",
+            "## Example",
+            "## Fix",
+        ] {
+            assert!(doc.contains(heading), "{code} lacks {heading}");
+        }
+    }
+}
+
+#[test]
+fn explain_unknown_rule_is_a_usage_error() {
+    let out = toolcheck(&["explain", "no-such-rule"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("unknown rule `no-such-rule`"));
+}

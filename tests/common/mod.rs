@@ -1,0 +1,95 @@
+//! Helpers shared by the integration tests: run the real binary from the crate root.
+
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+pub struct Output {
+    pub stdout: String,
+    pub stderr: String,
+    pub code: i32,
+}
+
+impl Output {
+    /// stdout, then stderr if any, then the exit code: one string to snapshot.
+    pub fn transcript(&self) -> String {
+        let mut s = self.stdout.clone();
+        if !self.stderr.is_empty() {
+            s.push_str("--- stderr ---\n");
+            s.push_str(&self.stderr);
+        }
+        s.push_str(&format!("--- exit {} ---\n", self.code));
+        s
+    }
+}
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn toolcheck(args: &[&str]) -> Output {
+    toolcheck_in(&root(), args, None)
+}
+
+pub fn toolcheck_stdin(args: &[&str], stdin: &str) -> Output {
+    toolcheck_in(&root(), args, Some(stdin))
+}
+
+pub fn toolcheck_in(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolcheck"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("CLICOLOR_FORCE")
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the toolcheck binary runs");
+    if let Some(text) = stdin {
+        let mut pipe = child.stdin.take().expect("stdin is piped");
+        pipe.write_all(text.as_bytes())
+            .expect("stdin accepts input");
+    }
+    let out = child.wait_with_output().expect("toolcheck finishes");
+    Output {
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        code: out.status.code().unwrap_or(-1),
+    }
+}
+
+/// Every fixture file, relative to the crate root, sorted.
+pub fn fixture_files() -> Vec<String> {
+    let mut files: Vec<String> = walk(&root().join("fixtures"))
+        .into_iter()
+        .filter_map(|p| {
+            p.strip_prefix(root())
+                .ok()
+                .map(|r| r.to_string_lossy().into_owned())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                out.extend(walk(&path));
+            } else {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
