@@ -41,10 +41,18 @@ fn lint_command(args: &LintArgs) -> u8 {
         Ok(g) => g,
         Err(e) => return usage_error(&e),
     };
+    let mut extra_tools = Vec::new();
+    for path in &args.tools {
+        match crate::tools_file::load(path) {
+            Ok(tools) => extra_tools.extend(tools),
+            Err(e) => return usage_error(&format!("cannot use --tools {}: {e}", path.display())),
+        }
+    }
     let opts = LintOptions {
         input_format: Format::from_name(&args.input_format),
         selection,
-        extra_tools: Vec::new(),
+        extra_tools,
+        schemas: Default::default(),
     };
     let (inputs, errors) =
         discover::discover(&args.paths, &excludes, args.stdin_filename.as_deref());

@@ -59,6 +59,11 @@ pub struct LintArgs {
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
     pub ignore: Vec<String>,
 
+    /// Extra tool definitions (any provider's `tools` array, Gemini `functionDeclarations`,
+    /// Bedrock `toolConfig`, or an MCP `tools/list` result); repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub tools: Vec<std::path::PathBuf>,
+
     /// The name to report for stdin (`-`); its extension also picks JSON or JSONL.
     #[arg(long, value_name = "NAME")]
     pub stdin_filename: Option<String>,

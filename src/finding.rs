@@ -95,12 +95,11 @@ impl Finding {
 
 /// Quotes a value for a message, cropped so a 200 KB argument string stays one line.
 pub fn quote(text: &str, max_chars: usize) -> String {
-    let escaped: String = serde_json::to_string(text).unwrap_or_default();
-    let inner = &escaped[1..escaped.len().saturating_sub(1)];
-    if inner.chars().count() <= max_chars {
-        format!("\"{inner}\"")
+    let cropped: String = text.chars().take(max_chars).collect();
+    let escaped = serde_json::to_string(&cropped).unwrap_or_default();
+    if cropped.len() < text.len() {
+        format!("{escaped}…")
     } else {
-        let head: String = inner.chars().take(max_chars).collect();
-        format!("\"{head}\"…")
+        escaped
     }
 }

@@ -12,5 +12,7 @@ pub mod formats;
 pub mod lint;
 pub mod report;
 pub mod rules;
+pub mod schema;
 pub mod source;
+pub mod tools_file;
 pub mod transcript;

@@ -76,6 +76,8 @@ pub struct LintOptions {
     pub selection: Selection,
     /// Tool definitions from `--tools`.
     pub extra_tools: Vec<ToolDef>,
+    /// Compiled schemas, shared across files.
+    pub schemas: std::sync::Arc<crate::schema::SchemaCache>,
 }
 
 /// What happened to one file.
@@ -428,7 +430,7 @@ pub fn check_conversation(
     source: &SourceFile,
     opts: &LintOptions,
 ) -> Vec<Finding> {
-    let cx = Context::new(conv, &opts.extra_tools, Some(source));
+    let cx = Context::new(conv, &opts.extra_tools, &opts.schemas, Some(source));
     let mut findings = Vec::new();
     for rule in rules::RULES {
         if opts.selection.is_enabled(rule.meta().code) {

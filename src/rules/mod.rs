@@ -4,6 +4,7 @@
 use std::cell::OnceCell;
 
 use crate::finding::{Finding, Severity};
+use crate::schema::SchemaCache;
 use crate::source::SourceFile;
 use crate::transcript::{Conversation, Loc, ToolDef};
 
@@ -14,10 +15,13 @@ mod duplicate_tool_call_id;
 mod duplicate_tool_result;
 mod empty_arguments;
 mod invalid_arguments_json;
+mod invalid_tool_schema;
 mod misplaced_tool_result;
 mod orphaned_tool_result;
 mod parse_error;
+mod schema_violation;
 mod unknown_format;
+mod unknown_tool;
 mod unpaired_tool_call;
 
 pub use parse_error::ParseError;
@@ -35,6 +39,9 @@ pub static RULES: &[&dyn Rule] = &[
     &invalid_arguments_json::InvalidArgumentsJson,
     &empty_arguments::EmptyArguments,
     &arguments_not_object::ArgumentsNotObject,
+    &schema_violation::SchemaViolation,
+    &unknown_tool::UnknownTool,
+    &invalid_tool_schema::InvalidToolSchema,
 ];
 
 /// Whether and how a rule's findings can be fixed.
@@ -87,6 +94,8 @@ impl RuleMeta {
 pub struct Context<'a> {
     /// Tool definitions from `--tools`.
     pub extra_tools: &'a [ToolDef],
+    /// Compiled tool schemas, shared by every file and thread of a run.
+    pub schemas: &'a SchemaCache,
     pairs: OnceCell<pairing::Pairs>,
     conv: &'a Conversation,
     source: Option<&'a SourceFile>,
@@ -96,10 +105,12 @@ impl<'a> Context<'a> {
     pub fn new(
         conv: &'a Conversation,
         extra_tools: &'a [ToolDef],
+        schemas: &'a SchemaCache,
         source: Option<&'a SourceFile>,
     ) -> Self {
         Context {
             extra_tools,
+            schemas,
             pairs: OnceCell::new(),
             conv,
             source,

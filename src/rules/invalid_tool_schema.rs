@@ -1,0 +1,122 @@
+use serde_json::Value;
+
+use super::{declare_rule, Context, Rule, RuleMeta};
+use crate::finding::{quote, Finding};
+use crate::transcript::{Conversation, SchemaDecl, SchemaDialect};
+
+declare_rule! {
+    /// ## What it does
+    /// Reports a declared tool whose schema is not usable: a JSON-encoded string instead of
+    /// an object (double-encoded), not a valid JSON Schema (checked against its meta-schema,
+    /// and compiled), or a root that is not an object type where the provider requires one.
+    /// The finding points at the tool definition's schema.
+    ///
+    /// ## Why it matters
+    /// A schema passed as a string, or one the provider cannot read, means the model never
+    /// sees the tool's parameters: it calls the tool with empty or invented arguments, or the
+    /// provider rejects the request (`input_schema.type: Input should be 'object'`).
+    ///
+    /// ## Example
+    /// ```json
+    /// {"tools": [{"name": "bash", "input_schema":
+    ///   "{\"type\": \"object\", \"properties\": {\"command\": {\"type\": \"string\"}}}"}]}
+    /// ```
+    ///
+    /// ## Fix
+    /// Safe for the double-encoded case: decode the string one level. None otherwise.
+    pub struct InvalidToolSchema {
+        code: "TC303",
+        name: "invalid-tool-schema",
+        severity: Error,
+        fix: Sometimes,
+        summary: "a tool's schema is not valid JSON Schema, is a JSON-encoded string, or its root is not an object",
+    }
+}
+
+impl Rule for InvalidToolSchema {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
+        for tool in &conv.tools {
+            let Some(decl) = &tool.schema else {
+                continue;
+            };
+            let problem = match decl {
+                SchemaDecl::Encoded(text) => Some(match serde_json::from_str::<Value>(text) {
+                    Ok(v) if v.is_object() => (
+                        format!(
+                            "schema of tool `{}` is a JSON-encoded string, not an object: {}",
+                            tool.name,
+                            quote(text, 60)
+                        ),
+                        "decode the string one level, so the schema is the object itself",
+                    ),
+                    _ => (
+                        format!(
+                            "schema of tool `{}` is a string, not a JSON Schema object: {}",
+                            tool.name,
+                            quote(text, 60)
+                        ),
+                        "declare the parameters as a JSON Schema object",
+                    ),
+                }),
+                SchemaDecl::Value(value) => root_problem(tool.name.as_str(), value, tool.object_root_required, tool.dialect)
+                    .map(|m| (m, "the parameters schema must be an object schema: `{\"type\": \"object\", \"properties\": {...}}`"))
+                    .or_else(|| {
+                        let compiled = cx.schemas.get(tool)?;
+                        let detail = compiled
+                            .meta_problem
+                            .clone()
+                            .or_else(|| compiled.validator.as_ref().err().cloned())?;
+                        Some((
+                            format!("schema of tool `{}` is not a valid JSON Schema: {detail}", tool.name),
+                            "correct the schema; providers reject or silently drop schemas they cannot read",
+                        ))
+                    }),
+            };
+            if let Some((message, help)) = problem {
+                out.push(Finding::at(&Self::META, &tool.schema_loc, message).help(help));
+            }
+        }
+    }
+}
+
+fn root_problem(
+    name: &str,
+    schema: &Value,
+    object_required: bool,
+    dialect: SchemaDialect,
+) -> Option<String> {
+    let Value::Object(map) = schema else {
+        return Some(format!(
+            "schema of tool `{name}` is {}, not an object schema",
+            describe(schema)
+        ));
+    };
+    if !object_required {
+        return None;
+    }
+    match map.get("type") {
+        Some(Value::String(ty)) if ty.eq_ignore_ascii_case("object") => None,
+        Some(Value::String(ty)) if dialect == SchemaDialect::OpenApi || ty == &ty.to_ascii_lowercase() => Some(format!(
+            "schema of tool `{name}` has root type \"{ty}\"; tool parameters must be an object"
+        )),
+        Some(other @ (Value::String(_) | Value::Array(_))) => Some(format!(
+            "schema of tool `{name}` has root type {other}; tool parameters must be the single type \"object\""
+        )),
+        _ => None,
+    }
+}
+
+fn describe(value: &Value) -> &'static str {
+    match value {
+        Value::Array(_) => "an array",
+        Value::String(_) => "a string",
+        Value::Number(_) => "a number",
+        Value::Bool(_) => "a boolean",
+        Value::Null => "null",
+        Value::Object(_) => "an object",
+    }
+}
