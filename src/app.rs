@@ -52,6 +52,10 @@ fn lint_command(args: &LintArgs) -> u8 {
         input_format: Format::from_name(&args.input_format),
         selection,
         extra_tools,
+        rule_options: rules::RuleOptions {
+            loop_threshold: args.loop_threshold as usize,
+            loop_match: args.loop_match,
+        },
         schemas: Default::default(),
     };
     let (inputs, errors) =

@@ -64,6 +64,14 @@ pub struct LintArgs {
     #[arg(long, value_name = "FILE")]
     pub tools: Vec<std::path::PathBuf>,
 
+    /// How many consecutive matching failed calls make a loop (repeated-failing-call).
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(2..))]
+    pub loop_threshold: u32,
+
+    /// What makes failed calls match: equal arguments, equal error text, or either.
+    #[arg(long, value_enum, value_name = "MATCH", default_value_t = crate::rules::LoopMatch::Either)]
+    pub loop_match: crate::rules::LoopMatch,
+
     /// The name to report for stdin (`-`); its extension also picks JSON or JSONL.
     #[arg(long, value_name = "NAME")]
     pub stdin_filename: Option<String>,

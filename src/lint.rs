@@ -76,6 +76,7 @@ pub struct LintOptions {
     pub selection: Selection,
     /// Tool definitions from `--tools`.
     pub extra_tools: Vec<ToolDef>,
+    pub rule_options: rules::RuleOptions,
     /// Compiled schemas, shared across files.
     pub schemas: std::sync::Arc<crate::schema::SchemaCache>,
 }
@@ -430,7 +431,13 @@ pub fn check_conversation(
     source: &SourceFile,
     opts: &LintOptions,
 ) -> Vec<Finding> {
-    let cx = Context::new(conv, &opts.extra_tools, &opts.schemas, Some(source));
+    let cx = Context::new(
+        conv,
+        &opts.extra_tools,
+        &opts.schemas,
+        &opts.rule_options,
+        Some(source),
+    );
     let mut findings = Vec::new();
     for rule in rules::RULES {
         if opts.selection.is_enabled(rule.meta().code) {

@@ -19,6 +19,7 @@ mod invalid_tool_schema;
 mod misplaced_tool_result;
 mod orphaned_tool_result;
 mod parse_error;
+mod repeated_failing_call;
 mod schema_violation;
 mod unknown_format;
 mod unknown_tool;
@@ -42,7 +43,38 @@ pub static RULES: &[&dyn Rule] = &[
     &schema_violation::SchemaViolation,
     &unknown_tool::UnknownTool,
     &invalid_tool_schema::InvalidToolSchema,
+    &repeated_failing_call::RepeatedFailingCall,
 ];
+
+/// What makes two failed calls "the same" for `repeated-failing-call`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LoopMatch {
+    /// Equal arguments after parsing.
+    Args,
+    /// The same error text.
+    Error,
+    /// Either of the two.
+    #[default]
+    Either,
+}
+
+/// Settings rules read.
+#[derive(Debug, Clone)]
+pub struct RuleOptions {
+    /// How many consecutive matching failures make a loop.
+    pub loop_threshold: usize,
+    pub loop_match: LoopMatch,
+}
+
+impl Default for RuleOptions {
+    fn default() -> Self {
+        RuleOptions {
+            loop_threshold: 3,
+            loop_match: LoopMatch::Either,
+        }
+    }
+}
 
 /// Whether and how a rule's findings can be fixed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,6 +128,7 @@ pub struct Context<'a> {
     pub extra_tools: &'a [ToolDef],
     /// Compiled tool schemas, shared by every file and thread of a run.
     pub schemas: &'a SchemaCache,
+    pub options: &'a RuleOptions,
     pairs: OnceCell<pairing::Pairs>,
     conv: &'a Conversation,
     source: Option<&'a SourceFile>,
@@ -106,11 +139,13 @@ impl<'a> Context<'a> {
         conv: &'a Conversation,
         extra_tools: &'a [ToolDef],
         schemas: &'a SchemaCache,
+        options: &'a RuleOptions,
         source: Option<&'a SourceFile>,
     ) -> Self {
         Context {
             extra_tools,
             schemas,
+            options,
             pairs: OnceCell::new(),
             conv,
             source,
