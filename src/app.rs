@@ -55,6 +55,7 @@ fn lint_command(args: &LintArgs) -> u8 {
         rule_options: rules::RuleOptions {
             loop_threshold: args.loop_threshold as usize,
             loop_match: args.loop_match,
+            unpaired: rules::UnpairedFix::InsertResult,
         },
         schemas: Default::default(),
     };

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::formats::Format;
 use crate::rules::RuleMeta;
-use crate::transcript::Loc;
+use crate::transcript::{Loc, ToolCall};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -57,6 +57,34 @@ pub struct Fix {
     pub edits: Vec<Edit>,
 }
 
+/// What a rule would do to repair a finding, on the transcript; the format adapter turns it
+/// into byte edits, since only it knows the JSON shape.
+#[derive(Debug, Clone)]
+pub enum FixIntent {
+    /// Remove a result, and its message when that leaves the message without content.
+    RemoveResult { result: Loc, message: Loc },
+    /// Insert an error result for `call` right after the message `after`.
+    InsertResult { call: Box<ToolCall>, after: Loc },
+    /// Move a result (out of `message`) to right after the message `after`.
+    MoveResult {
+        result: Loc,
+        message: Loc,
+        after: Loc,
+    },
+    /// Remove a call, and its message when that leaves it without content.
+    RemoveCall { call: Loc, message: Loc },
+    /// Replace the value at `at` with this JSON text.
+    Replace { at: Loc, text: String },
+}
+
+/// A rule's proposed repair: how safe it is, what it does, and the intent.
+#[derive(Debug, Clone)]
+pub struct FixPlan {
+    pub applicability: Applicability,
+    pub message: String,
+    pub intent: FixIntent,
+}
+
 #[derive(Debug, Clone)]
 pub struct Finding {
     pub rule: &'static RuleMeta,
@@ -65,6 +93,9 @@ pub struct Finding {
     pub help: Option<String>,
     pub anchor: Anchor,
     pub format: Option<Format>,
+    /// The repair a rule proposes, before it is turned into edits.
+    pub plan: Option<FixPlan>,
+    /// The repair as byte edits on the file.
     pub fix: Option<Fix>,
 }
 
@@ -78,8 +109,23 @@ impl Finding {
             help: None,
             anchor: Anchor::Node(loc.clone()),
             format: None,
+            plan: None,
             fix: None,
         }
+    }
+
+    pub fn fix(
+        mut self,
+        applicability: Applicability,
+        message: impl Into<String>,
+        intent: FixIntent,
+    ) -> Self {
+        self.plan = Some(FixPlan {
+            applicability,
+            message: message.into(),
+            intent,
+        });
+        self
     }
 
     pub fn help(mut self, help: impl Into<String>) -> Self {

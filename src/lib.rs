@@ -8,6 +8,7 @@ pub mod app;
 pub mod cli;
 pub mod discover;
 pub mod finding;
+pub mod fix;
 pub mod formats;
 pub mod lint;
 pub mod report;

@@ -3,7 +3,8 @@
 use rayon::prelude::*;
 use serde_json::Value;
 
-use crate::finding::{Anchor, Finding};
+use crate::finding::{Anchor, Finding, Fix};
+use crate::fix::plan::EditContext;
 use crate::formats::{self, Adapter, Doc, Format, Unit};
 use crate::rules::{self, Context};
 use crate::source::SourceFile;
@@ -300,9 +301,17 @@ impl Linter<'_> {
         match adapter.normalise(docs) {
             Ok(conversations) => {
                 self.formats.push(adapter.format());
+                let jsonl = docs.len() > 1
+                    || is_jsonl(self.source)
+                    || docs.first().is_some_and(|d| d.base > 0);
                 for conv in &conversations {
-                    self.findings
-                        .extend(check_conversation(conv, self.source, self.opts));
+                    self.findings.extend(check_conversation(
+                        conv,
+                        adapter,
+                        self.source,
+                        self.opts,
+                        jsonl,
+                    ));
                 }
             }
             Err(reason) => {
@@ -408,7 +417,7 @@ fn check_record(source: &SourceFile, opts: &LintOptions, base: usize, line: &str
     let findings = match adapter.normalise(&docs) {
         Ok(conversations) => conversations
             .iter()
-            .flat_map(|conv| check_conversation(conv, source, opts))
+            .flat_map(|conv| check_conversation(conv, adapter, source, opts, true))
             .collect(),
         Err(reason) => vec![Finding::at(
             &rules::UnknownFormat::META,
@@ -425,11 +434,14 @@ fn check_record(source: &SourceFile, opts: &LintOptions, base: usize, line: &str
     }
 }
 
-/// Runs every enabled rule on one conversation.
+/// Runs every enabled rule on one conversation, and turns their fix intents into edits with
+/// the conversation's format adapter.
 pub fn check_conversation(
     conv: &Conversation,
+    adapter: &dyn Adapter,
     source: &SourceFile,
     opts: &LintOptions,
+    jsonl: bool,
 ) -> Vec<Finding> {
     let cx = Context::new(
         conv,
@@ -444,8 +456,16 @@ pub fn check_conversation(
             rule.check(&cx, conv, &mut findings);
         }
     }
+    let edit_cx = EditContext { source, jsonl };
     for finding in &mut findings {
         finding.format = Some(conv.format);
+        if let Some(plan) = &finding.plan {
+            finding.fix = formats::plan(adapter, &plan.intent, &edit_cx).map(|edits| Fix {
+                applicability: plan.applicability,
+                message: plan.message.clone(),
+                edits,
+            });
+        }
     }
     findings
 }

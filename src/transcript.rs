@@ -101,6 +101,24 @@ pub enum Item {
     Result(ToolResult),
 }
 
+impl Item {
+    /// The message holding this item.
+    pub fn message(&self) -> &Loc {
+        match self {
+            Item::Text(t) => &t.message,
+            Item::Call(c) => &c.message,
+            Item::Result(r) => &r.message,
+        }
+    }
+}
+
+impl Turn {
+    /// The last message of the turn (where results for its calls are inserted after).
+    pub fn last_message(&self) -> &Loc {
+        self.items.last().map_or(&self.loc, Item::message)
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Text {
     pub loc: Loc,

@@ -6,7 +6,9 @@
 
 use serde_json::Value;
 
-use crate::transcript::Conversation;
+use crate::finding::{Edit, FixIntent};
+use crate::fix::plan::EditContext;
+use crate::transcript::{Conversation, ToolCall};
 
 mod anthropic;
 mod openai_chat;
@@ -103,6 +105,44 @@ pub trait Adapter: Sync {
     /// Builds the conversations. For [`Unit::Document`] adapters `docs` holds one document.
     /// `Err` says why the input does not fit this format (used when it was forced).
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String>;
+
+    /// The message (or item, or record) this format inserts after a call's turn to answer
+    /// `call` with an error saying `text`. `None` when the format cannot answer calls.
+    fn interrupted_result(&self, _call: &ToolCall, _text: &str) -> Option<Value> {
+        None
+    }
+
+    /// A message wrapping one result block, for formats whose results are blocks inside
+    /// messages (moving a result then creates a message around it). `None` where a result
+    /// is a message of its own.
+    fn result_message(&self, _block: Value) -> Option<Value> {
+        None
+    }
+
+    /// Turns a fix intent into byte edits. Most formats keep the default, the generic
+    /// planner of `fix::plan`; session formats that must re-link records override it.
+    fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
+        Planned::Generic
+    }
+}
+
+/// An adapter's answer to a fix intent.
+pub enum Planned {
+    /// Use the generic planner.
+    Generic,
+    /// These edits.
+    Edits(Vec<Edit>),
+    /// This format cannot make that repair.
+    Unsupported,
+}
+
+/// The edits that carry out `intent` in a file of `adapter`'s format.
+pub fn plan(adapter: &dyn Adapter, intent: &FixIntent, cx: &EditContext<'_>) -> Option<Vec<Edit>> {
+    match adapter.plan_edits(intent, cx) {
+        Planned::Generic => crate::fix::plan::generic(adapter, intent, cx),
+        Planned::Edits(edits) => Some(edits),
+        Planned::Unsupported => None,
+    }
 }
 
 /// The best document-level format for `doc`, if any adapter recognises it.

@@ -1,8 +1,8 @@
 use serde_json::Value;
 
 use super::{declare_rule, Context, Rule, RuleMeta};
-use crate::finding::{quote, Finding};
-use crate::transcript::{CallKind, Conversation, ParsedArgs};
+use crate::finding::{quote, Applicability, Finding, FixIntent};
+use crate::transcript::{Arguments, CallKind, Conversation, ParsedArgs};
 
 declare_rule! {
     /// ## What it does
@@ -47,10 +47,11 @@ impl Rule for ArgumentsNotObject {
             let ParsedArgs::NotObject(value) = call.arguments.parse() else {
                 continue;
             };
-            let double_encoded = value
+            let decoded = value
                 .as_str()
                 .and_then(|s| serde_json::from_str::<Value>(s).ok())
-                .is_some_and(|v| v.is_object());
+                .filter(Value::is_object);
+            let double_encoded = decoded.is_some();
             let (message, help) = if double_encoded {
                 (
                     format!(
@@ -73,7 +74,30 @@ impl Rule for ArgumentsNotObject {
                     "tool arguments must be a JSON object; wrap the value in an object keyed by its parameter name",
                 )
             };
-            out.push(Finding::at(&Self::META, &call.args_loc, message).help(help));
+            let mut finding = Finding::at(&Self::META, &call.args_loc, message).help(help);
+            if let (Some(object), Some(inner)) = (decoded, value.as_str()) {
+                // One level less: the inner JSON text, itself a string where the format
+                // encodes arguments as strings. Multi-line text is compacted so a JSONL
+                // record stays one line.
+                let inner = if inner.contains('\n') {
+                    object.to_string()
+                } else {
+                    inner.to_string()
+                };
+                let text = match call.arguments {
+                    Arguments::Encoded(_) => serde_json::to_string(&inner).unwrap_or_default(),
+                    _ => inner,
+                };
+                finding = finding.fix(
+                    Applicability::Safe,
+                    "decode the arguments one level",
+                    FixIntent::Replace {
+                        at: call.args_loc.clone(),
+                        text,
+                    },
+                );
+            }
+            out.push(finding);
         }
     }
 }

@@ -1,6 +1,6 @@
 use super::pairing::{call_at, result_at, ResultStatus};
 use super::{declare_rule, Context, Rule, RuleMeta};
-use crate::finding::Finding;
+use crate::finding::{Applicability, Finding, FixIntent};
 use crate::transcript::Conversation;
 
 declare_rule! {
@@ -63,7 +63,15 @@ impl Rule for DuplicateToolResult {
                         cx.describe(&first.loc)
                     ),
                 )
-                .help("keep one result per call: remove the stale one"),
+                .help("keep one result per call: remove the stale one")
+                .fix(
+                    Applicability::Unsafe,
+                    "remove the later result",
+                    FixIntent::RemoveResult {
+                        result: result.loc.clone(),
+                        message: result.message.clone(),
+                    },
+                ),
             );
         }
     }

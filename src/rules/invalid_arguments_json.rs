@@ -1,5 +1,5 @@
 use super::{declare_rule, Context, Rule, RuleMeta};
-use crate::finding::{quote, Finding};
+use crate::finding::{quote, Applicability, Finding, FixIntent};
 use crate::transcript::{Arguments, CallKind, Conversation, ParsedArgs};
 
 declare_rule! {
@@ -70,7 +70,18 @@ impl Rule for InvalidArgumentsJson {
             } else {
                 "replace the arguments with valid JSON, or with `{}`"
             };
-            out.push(Finding::at(&Self::META, &call.args_loc, message).help(help));
+            let mut finding = Finding::at(&Self::META, &call.args_loc, message).help(help);
+            if let Arguments::Encoded(_) = call.arguments {
+                finding = finding.fix(
+                    Applicability::Safe,
+                    "replace the arguments with an empty object",
+                    FixIntent::Replace {
+                        at: call.args_loc.clone(),
+                        text: "\"{}\"".to_string(),
+                    },
+                );
+            }
+            out.push(finding);
         }
     }
 }

@@ -1,7 +1,7 @@
 use serde_json::Value;
 
 use super::{declare_rule, Context, Rule, RuleMeta};
-use crate::finding::{quote, Finding};
+use crate::finding::{quote, Applicability, Finding, FixIntent};
 use crate::transcript::{Conversation, SchemaDecl, SchemaDialect};
 
 declare_rule! {
@@ -43,25 +43,38 @@ impl Rule for InvalidToolSchema {
             let Some(decl) = &tool.schema else {
                 continue;
             };
+            // The decoded schema text, when the declaration is a string holding an object
+            // (compacted if multi-line, so a JSONL record stays one line).
+            let decode = match decl {
+                SchemaDecl::Encoded(text) => serde_json::from_str::<Value>(text)
+                    .ok()
+                    .filter(Value::is_object)
+                    .map(|v| {
+                        if text.contains('\n') {
+                            v.to_string()
+                        } else {
+                            text.clone()
+                        }
+                    }),
+                SchemaDecl::Value(_) => None,
+            };
             let problem = match decl {
-                SchemaDecl::Encoded(text) => Some(match serde_json::from_str::<Value>(text) {
-                    Ok(v) if v.is_object() => (
-                        format!(
-                            "schema of tool `{}` is a JSON-encoded string, not an object: {}",
-                            tool.name,
-                            quote(text, 60)
-                        ),
-                        "decode the string one level, so the schema is the object itself",
+                SchemaDecl::Encoded(text) if decode.is_some() => Some((
+                    format!(
+                        "schema of tool `{}` is a JSON-encoded string, not an object: {}",
+                        tool.name,
+                        quote(text, 60)
                     ),
-                    _ => (
-                        format!(
-                            "schema of tool `{}` is a string, not a JSON Schema object: {}",
-                            tool.name,
-                            quote(text, 60)
-                        ),
-                        "declare the parameters as a JSON Schema object",
+                    "decode the string one level, so the schema is the object itself",
+                )),
+                SchemaDecl::Encoded(text) => Some((
+                    format!(
+                        "schema of tool `{}` is a string, not a JSON Schema object: {}",
+                        tool.name,
+                        quote(text, 60)
                     ),
-                }),
+                    "declare the parameters as a JSON Schema object",
+                )),
                 SchemaDecl::Value(value) => root_problem(tool.name.as_str(), value, tool.object_root_required, tool.dialect)
                     .map(|m| (m, "the parameters schema must be an object schema: `{\"type\": \"object\", \"properties\": {...}}`"))
                     .or_else(|| {
@@ -77,7 +90,18 @@ impl Rule for InvalidToolSchema {
                     }),
             };
             if let Some((message, help)) = problem {
-                out.push(Finding::at(&Self::META, &tool.schema_loc, message).help(help));
+                let mut finding = Finding::at(&Self::META, &tool.schema_loc, message).help(help);
+                if let Some(text) = decode {
+                    finding = finding.fix(
+                        Applicability::Safe,
+                        "decode the schema one level",
+                        FixIntent::Replace {
+                            at: tool.schema_loc.clone(),
+                            text,
+                        },
+                    );
+                }
+                out.push(finding);
             }
         }
     }

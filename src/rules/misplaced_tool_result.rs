@@ -1,6 +1,6 @@
 use super::pairing::{call_at, result_at, Misplacement, ResultStatus};
 use super::{declare_rule, Context, Rule, RuleMeta};
-use crate::finding::Finding;
+use crate::finding::{Applicability, Finding, FixIntent};
 use crate::transcript::Conversation;
 
 declare_rule! {
@@ -81,7 +81,19 @@ impl Rule for MisplacedToolResult {
                     cx.describe(&conv.turns[call.0].loc)
                 ),
             };
-            out.push(Finding::at(&Self::META, &result.loc, message).help(help));
+            out.push(
+                Finding::at(&Self::META, &result.loc, message)
+                    .help(help)
+                    .fix(
+                        Applicability::Safe,
+                        "move the result right after its call's turn",
+                        FixIntent::MoveResult {
+                            result: result.loc.clone(),
+                            message: result.message.clone(),
+                            after: conv.turns[call.0].last_message().clone(),
+                        },
+                    ),
+            );
         }
     }
 }

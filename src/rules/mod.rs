@@ -59,12 +59,24 @@ pub enum LoopMatch {
     Either,
 }
 
+/// How `unpaired-tool-call` repairs a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UnpairedFix {
+    /// Insert an error result saying the call was interrupted (safe).
+    #[default]
+    InsertResult,
+    /// Remove the call (unsafe).
+    RemoveCall,
+}
+
 /// Settings rules read.
 #[derive(Debug, Clone)]
 pub struct RuleOptions {
     /// How many consecutive matching failures make a loop.
     pub loop_threshold: usize,
     pub loop_match: LoopMatch,
+    pub unpaired: UnpairedFix,
 }
 
 impl Default for RuleOptions {
@@ -72,6 +84,7 @@ impl Default for RuleOptions {
         RuleOptions {
             loop_threshold: 3,
             loop_match: LoopMatch::Either,
+            unpaired: UnpairedFix::InsertResult,
         }
     }
 }

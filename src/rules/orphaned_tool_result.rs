@@ -1,6 +1,6 @@
 use super::pairing::{result_at, ResultStatus};
 use super::{declare_rule, id_list, Context, Rule, RuleMeta};
-use crate::finding::Finding;
+use crate::finding::{Applicability, Finding, FixIntent};
 use crate::transcript::Conversation;
 
 declare_rule! {
@@ -87,7 +87,15 @@ impl Rule for OrphanedToolResult {
                         describe_result(result)
                     ),
                 )
-                .help(help),
+                .help(help)
+                .fix(
+                    Applicability::Safe,
+                    "remove the orphaned tool result",
+                    FixIntent::RemoveResult {
+                        result: result.loc.clone(),
+                        message: result.message.clone(),
+                    },
+                ),
             );
         }
     }

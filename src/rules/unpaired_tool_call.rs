@@ -1,6 +1,6 @@
 use super::pairing::call_at;
-use super::{declare_rule, Context, Rule, RuleMeta};
-use crate::finding::Finding;
+use super::{declare_rule, Context, Rule, RuleMeta, UnpairedFix};
+use crate::finding::{Applicability, Finding, FixIntent};
 use crate::transcript::Conversation;
 
 declare_rule! {
@@ -35,6 +35,8 @@ declare_rule! {
     /// ## Fix
     /// Safe: insert an error result for the call, in the provider's shape, right where the
     /// provider expects it, saying the call was interrupted before a result was recorded.
+    /// With `--unpaired remove-call` the call is removed instead (unsafe: the model's
+    /// action disappears from the history).
     pub struct UnpairedToolCall {
         code: "TC102",
         name: "unpaired-tool-call",
@@ -73,9 +75,28 @@ impl Rule for UnpairedToolCall {
                     cx.describe(&conv.turns[pos.0 + 1].loc)
                 )
             };
-            out.push(Finding::at(&Self::META, &call.loc, message).help(
+            let finding = Finding::at(&Self::META, &call.loc, message).help(
                 "add a tool result for this call right after it (an error result saying the call was interrupted is enough), or remove the call",
-            ));
+            );
+            let finding = match cx.options.unpaired {
+                UnpairedFix::InsertResult => finding.fix(
+                    Applicability::Safe,
+                    "insert an error result saying the call was interrupted",
+                    FixIntent::InsertResult {
+                        call: Box::new(call.clone()),
+                        after: conv.turns[pos.0].last_message().clone(),
+                    },
+                ),
+                UnpairedFix::RemoveCall => finding.fix(
+                    Applicability::Unsafe,
+                    "remove the unanswered call",
+                    FixIntent::RemoveCall {
+                        call: call.loc.clone(),
+                        message: call.message.clone(),
+                    },
+                ),
+            };
+            out.push(finding);
         }
     }
 }

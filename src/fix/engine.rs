@@ -1,0 +1,217 @@
+//! The fix loop for one file.
+
+use crate::finding::{Applicability, Edit, Finding};
+use crate::lint::{lint_bytes, FileReport, LintOptions, SourceName};
+use crate::rules::ParseError;
+
+use super::json_edit;
+
+/// Rounds of fix-then-lint before giving up: fixes that enable other fixes (a moved result
+/// whose call then has duplicates...) need a few; more means a fix does not converge.
+const MAX_ROUNDS: usize = 8;
+
+/// What fixing one file produced.
+#[derive(Debug)]
+pub struct FileFix {
+    pub original: String,
+    pub fixed: String,
+    /// Fixes applied, over all rounds.
+    pub applied: usize,
+    /// The lint of the fixed text: what is left.
+    pub report: FileReport,
+    /// Fixes left out because they are unsafe and `--unsafe-fixes` was not given.
+    pub unsafe_left: usize,
+}
+
+impl FileFix {
+    pub fn changed(&self) -> bool {
+        self.original != self.fixed
+    }
+}
+
+/// Why a file was not fixed.
+#[derive(Debug)]
+pub enum FixError {
+    /// The file is not UTF-8: its bytes could not be preserved, so it is left alone.
+    NotUtf8,
+    /// A fix produced text that does not parse: an internal error, nothing is written.
+    Unparseable { detail: String },
+    /// Fixable findings remain after every round: an internal error, nothing is written.
+    DidNotConverge { codes: Vec<&'static str> },
+}
+
+impl std::fmt::Display for FixError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FixError::NotUtf8 => f.write_str("the file is not valid UTF-8; it is left unchanged"),
+            FixError::Unparseable { detail } => write!(
+                f,
+                "internal error: a fix produced invalid JSON ({detail}); the file is left unchanged"
+            ),
+            FixError::DidNotConverge { codes } => write!(
+                f,
+                "internal error: fixes for {} did not converge; the file is left unchanged",
+                codes.join(", ")
+            ),
+        }
+    }
+}
+
+/// Whether a finding's fix is applied under these settings.
+pub fn applies(finding: &Finding, unsafe_fixes: bool) -> bool {
+    finding
+        .fix
+        .as_ref()
+        .is_some_and(|f| f.applicability == Applicability::Safe || unsafe_fixes)
+}
+
+/// Fixes one file's bytes: applies non-overlapping fixes, lints again, and repeats until
+/// nothing changes.
+pub fn fix_bytes(
+    name: &SourceName,
+    bytes: Vec<u8>,
+    explicit: bool,
+    opts: &LintOptions,
+    unsafe_fixes: bool,
+) -> Result<FileFix, FixError> {
+    let original = String::from_utf8(bytes).map_err(|_| FixError::NotUtf8)?;
+    let lint = |text: &str| {
+        lint_bytes(
+            SourceName {
+                name: name.name.clone(),
+                path: name.path.clone(),
+            },
+            text.as_bytes().to_vec(),
+            explicit,
+            opts,
+        )
+    };
+    let parse_errors = |report: &FileReport| {
+        report
+            .findings
+            .iter()
+            .filter(|f| std::ptr::eq(f.rule, &ParseError::META))
+            .count()
+    };
+    let mut text = original.clone();
+    let mut report = lint(&text);
+    let baseline_parse_errors = parse_errors(&report);
+    let mut applied = 0;
+    for _ in 0..MAX_ROUNDS {
+        let (edits, count) = select(&report.findings, unsafe_fixes);
+        if count == 0 {
+            break;
+        }
+        let next = json_edit::apply(&text, &edits);
+        if next == text {
+            break;
+        }
+        let next_report = lint(&next);
+        if parse_errors(&next_report) > baseline_parse_errors {
+            let detail = next_report
+                .findings
+                .iter()
+                .find(|f| std::ptr::eq(f.rule, &ParseError::META))
+                .map_or_else(String::new, |f| f.message.clone());
+            return Err(FixError::Unparseable { detail });
+        }
+        text = next;
+        report = next_report;
+        applied += count;
+    }
+    let unconverged: Vec<&'static str> = report
+        .findings
+        .iter()
+        .filter(|f| applies(f, unsafe_fixes))
+        .map(|f| f.rule.code)
+        .collect();
+    if !unconverged.is_empty() {
+        return Err(FixError::DidNotConverge { codes: unconverged });
+    }
+    let unsafe_left = report
+        .findings
+        .iter()
+        .filter(|f| {
+            f.fix
+                .as_ref()
+                .is_some_and(|x| x.applicability == Applicability::Unsafe)
+        })
+        .count();
+    Ok(FileFix {
+        original,
+        fixed: text,
+        applied,
+        report,
+        unsafe_left,
+    })
+}
+
+/// The edits of every applicable fix that does not overlap one taken before it, and how
+/// many fixes they are. Zero-width inserts at the same offset do not conflict.
+fn select(findings: &[Finding], unsafe_fixes: bool) -> (Vec<Edit>, usize) {
+    let mut taken: Vec<Edit> = Vec::new();
+    let mut count = 0;
+    let mut candidates: Vec<&Finding> = findings
+        .iter()
+        .filter(|f| applies(f, unsafe_fixes))
+        .collect();
+    candidates.sort_by_key(|f| {
+        f.fix
+            .as_ref()
+            .and_then(|x| x.edits.iter().map(|e| e.start).min())
+    });
+    for finding in candidates {
+        let Some(fix) = &finding.fix else { continue };
+        if fix.edits.is_empty() {
+            continue;
+        }
+        let clashes = fix.edits.iter().any(|e| {
+            taken.iter().any(|t| overlaps(e, t))
+                || fix
+                    .edits
+                    .iter()
+                    .any(|o| !std::ptr::eq(o, e) && overlaps(e, o))
+        });
+        if !clashes {
+            taken.extend(fix.edits.iter().cloned());
+            count += 1;
+        }
+    }
+    (taken, count)
+}
+
+fn overlaps(a: &Edit, b: &Edit) -> bool {
+    if a.start == a.end && b.start == b.end {
+        return false;
+    }
+    let inside = |point: usize, range: &Edit| point > range.start && point < range.end;
+    if a.start == a.end {
+        return inside(a.start, b);
+    }
+    if b.start == b.end {
+        return inside(b.start, a);
+    }
+    a.start < b.end && b.start < a.end
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn edit(start: usize, end: usize) -> Edit {
+        Edit {
+            start,
+            end,
+            content: String::new(),
+        }
+    }
+
+    #[test]
+    fn overlap_rules() {
+        assert!(overlaps(&edit(0, 5), &edit(4, 8)));
+        assert!(!overlaps(&edit(0, 5), &edit(5, 8)));
+        assert!(!overlaps(&edit(5, 5), &edit(5, 5)));
+        assert!(!overlaps(&edit(5, 5), &edit(0, 5)));
+        assert!(overlaps(&edit(3, 3), &edit(0, 5)));
+    }
+}

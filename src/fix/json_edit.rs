@@ -1,0 +1,385 @@
+//! Byte-range edits on JSON text that keep the surrounding layout: a removed array element
+//! takes its comma with it, an inserted element copies its neighbour's indentation (pretty)
+//! or spacing (compact), and nothing outside the edit changes.
+
+use serde_json::Value;
+
+use crate::finding::Edit;
+use crate::source::{locate, skip_value, skip_ws};
+
+/// Removes the array element at `pointer` (with one adjoining comma).
+pub fn remove_element(text: &str, base: usize, pointer: &str) -> Option<Edit> {
+    let (parent, index) = split_index(pointer)?;
+    let (arr_start, arr_end) = locate(text, base, parent)?;
+    let elements = elements(text, arr_start, arr_end)?;
+    let &(start, end) = elements.get(index)?;
+    let edit = if elements.len() == 1 {
+        // The only element: leave `[]`.
+        Edit {
+            start: arr_start + 1,
+            end: arr_end - 1,
+            content: String::new(),
+        }
+    } else if index > 0 {
+        // From the end of the previous element: takes the comma before this one.
+        Edit {
+            start: elements[index - 1].1,
+            end,
+            content: String::new(),
+        }
+    } else {
+        // The first element: up to the start of the next one.
+        Edit {
+            start,
+            end: elements[1].0,
+            content: String::new(),
+        }
+    };
+    Some(edit)
+}
+
+/// Inserts `value` into the array at `array_pointer` so that it becomes element `index`.
+pub fn insert_element(
+    text: &str,
+    base: usize,
+    array_pointer: &str,
+    index: usize,
+    value: &Value,
+) -> Option<Edit> {
+    let (arr_start, arr_end) = locate(text, base, array_pointer)?;
+    let elements = elements(text, arr_start, arr_end)?;
+    insert_raw(text, arr_start, arr_end, &elements, index, |style| {
+        render(value, style)
+    })
+}
+
+/// Inserts already-rendered JSON text (a moved element, kept byte for byte) as element
+/// `index`. Multi-line text is re-indented to its new place.
+pub fn insert_text(
+    text: &str,
+    base: usize,
+    array_pointer: &str,
+    index: usize,
+    element_text: &str,
+) -> Option<Edit> {
+    let (arr_start, arr_end) = locate(text, base, array_pointer)?;
+    let elements = elements(text, arr_start, arr_end)?;
+    insert_raw(text, arr_start, arr_end, &elements, index, |_| {
+        element_text.to_string()
+    })
+}
+
+/// Replaces the value at `pointer` with `new_text`.
+pub fn replace_value(text: &str, base: usize, pointer: &str, new_text: String) -> Option<Edit> {
+    let (start, end) = locate(text, base, pointer)?;
+    Some(Edit {
+        start,
+        end,
+        content: new_text,
+    })
+}
+
+/// The text of the value at `pointer`.
+pub fn value_text<'t>(text: &'t str, base: usize, pointer: &str) -> Option<&'t str> {
+    let (start, end) = locate(text, base, pointer)?;
+    text.get(start..end)
+}
+
+/// How to lay out an inserted value so it matches its neighbours.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Style {
+    /// One line; `spaced` means `", "` and `": "` separators.
+    Compact { spaced: bool },
+    /// Several lines: the element's indentation and one indentation step.
+    Pretty { indent: String, step: String },
+}
+
+fn insert_raw(
+    text: &str,
+    arr_start: usize,
+    arr_end: usize,
+    elements: &[(usize, usize)],
+    index: usize,
+    render_with: impl Fn(&Style) -> String,
+) -> Option<Edit> {
+    if elements.is_empty() {
+        let inner = &text[arr_start + 1..arr_end - 1];
+        let style = if inner.contains('\n') {
+            let indent = line_indent(text, arr_start);
+            Style::Pretty {
+                step: "  ".into(),
+                indent: format!("{indent}  "),
+            }
+        } else {
+            Style::Compact { spaced: true }
+        };
+        let content = match &style {
+            Style::Pretty { indent, .. } => {
+                let closing = line_indent(text, arr_start);
+                format!(
+                    "\n{indent}{}\n{closing}",
+                    reindent(&render_with(&style), indent)
+                )
+            }
+            Style::Compact { .. } => render_with(&style),
+        };
+        return Some(Edit {
+            start: arr_start + 1,
+            end: arr_end - 1,
+            content,
+        });
+    }
+    let neighbour = elements[index.min(elements.len() - 1)];
+    let style = style_of(text, arr_start, elements, neighbour);
+    let separator = separator(text, arr_start, elements);
+    let mut rendered = render_with(&style);
+    if let Style::Pretty { indent, .. } = &style {
+        rendered = reindent(&rendered, indent);
+    }
+    if index == 0 {
+        Some(Edit {
+            start: elements[0].0,
+            end: elements[0].0,
+            content: format!("{rendered},{separator}"),
+        })
+    } else {
+        let after = elements.get(index - 1)?.1;
+        Some(Edit {
+            start: after,
+            end: after,
+            content: format!(",{separator}{rendered}"),
+        })
+    }
+}
+
+/// Byte ranges of the elements of the array spanning `start..end`.
+pub fn elements(text: &str, start: usize, end: usize) -> Option<Vec<(usize, usize)>> {
+    let bytes = text.as_bytes();
+    if bytes.get(start) != Some(&b'[') {
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut pos = skip_ws(bytes, start + 1);
+    if bytes.get(pos) == Some(&b']') {
+        return Some(out);
+    }
+    while pos < end {
+        let value_end = skip_value(bytes, pos)?;
+        out.push((pos, value_end));
+        pos = skip_ws(bytes, value_end);
+        match bytes.get(pos) {
+            Some(b',') => pos = skip_ws(bytes, pos + 1),
+            _ => break,
+        }
+    }
+    Some(out)
+}
+
+/// What goes between two elements: the whitespace after the first comma, or a space.
+fn separator(text: &str, arr_start: usize, elements: &[(usize, usize)]) -> String {
+    if elements.len() >= 2 {
+        let between = &text[elements[0].1..elements[1].0];
+        let after_comma = between.split_once(',').map_or(" ", |(_, ws)| ws);
+        return after_comma.to_string();
+    }
+    // One element: copy the whitespace that precedes it after `[`.
+    let before = &text[arr_start + 1..elements[0].0];
+    match before.rfind('\n') {
+        Some(newline) => before[newline..].to_string(),
+        None => " ".to_string(),
+    }
+}
+
+fn style_of(
+    text: &str,
+    arr_start: usize,
+    elements: &[(usize, usize)],
+    (start, end): (usize, usize),
+) -> Style {
+    let element = &text[start..end];
+    let before = &text[arr_start + 1..elements[0].0];
+    let array_is_pretty = before.contains('\n');
+    if array_is_pretty && element.contains('\n') {
+        let indent = line_indent(text, start);
+        // The step: how much deeper the element's second line is indented.
+        let step = element
+            .lines()
+            .nth(1)
+            .map(|l| {
+                let ws: String = l.chars().take_while(|c| *c == ' ' || *c == '\t').collect();
+                ws.strip_prefix(indent.as_str()).unwrap_or("  ").to_string()
+            })
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "  ".to_string());
+        Style::Pretty { indent, step }
+    } else {
+        Style::Compact {
+            spaced: element.contains(": ") || element.contains(", ") || !element.contains(':'),
+        }
+    }
+}
+
+/// The leading whitespace of the line holding `offset`.
+fn line_indent(text: &str, offset: usize) -> String {
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    text[line_start..]
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect()
+}
+
+/// Prefixes every line but the first with `indent`.
+fn reindent(rendered: &str, indent: &str) -> String {
+    let mut lines = rendered.lines();
+    let mut out = lines.next().unwrap_or_default().to_string();
+    for line in lines {
+        out.push('\n');
+        out.push_str(indent);
+        out.push_str(line);
+    }
+    out
+}
+
+/// Serialises `value` in `style` (pretty output starts at indentation zero).
+pub fn render(value: &Value, style: &Style) -> String {
+    let mut out = Vec::new();
+    let written = match style {
+        Style::Compact { spaced: false } => serde_json::to_writer(&mut out, value),
+        Style::Compact { spaced: true } => {
+            let mut ser = serde_json::Serializer::with_formatter(&mut out, SpacedFormatter);
+            serde::Serialize::serialize(value, &mut ser)
+        }
+        Style::Pretty { step, .. } => {
+            let formatter = serde_json::ser::PrettyFormatter::with_indent(step.as_bytes());
+            let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
+            serde::Serialize::serialize(value, &mut ser)
+        }
+    };
+    match written {
+        Ok(()) => String::from_utf8(out).unwrap_or_default(),
+        Err(_) => value.to_string(),
+    }
+}
+
+/// One line with `", "` and `": "`, as Python's `json.dumps` writes it.
+struct SpacedFormatter;
+
+impl serde_json::ser::Formatter for SpacedFormatter {
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b", ")
+        }
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        if first {
+            Ok(())
+        } else {
+            writer.write_all(b", ")
+        }
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+    ) -> std::io::Result<()> {
+        writer.write_all(b": ")
+    }
+}
+
+/// Splits `/a/b/3` into (`/a/b`, 3).
+pub fn split_index(pointer: &str) -> Option<(&str, usize)> {
+    let (parent, last) = pointer.rsplit_once('/')?;
+    Some((parent, last.parse().ok()?))
+}
+
+/// Applies non-overlapping edits to `text` (sorted by start, inserts before replacements at
+/// the same offset).
+pub fn apply(text: &str, edits: &[Edit]) -> String {
+    let mut sorted: Vec<&Edit> = edits.iter().collect();
+    sorted.sort_by_key(|e| (e.start, e.end));
+    let mut out = String::with_capacity(text.len());
+    let mut pos = 0;
+    for edit in sorted {
+        if edit.start < pos {
+            continue;
+        }
+        out.push_str(&text[pos..edit.start]);
+        out.push_str(&edit.content);
+        pos = edit.end;
+    }
+    out.push_str(&text[pos..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn after(text: &str, edit: Option<Edit>) -> String {
+        apply(text, &[edit.expect("an edit")])
+    }
+
+    #[test]
+    fn removes_elements_with_their_comma() {
+        let t = "[\n  1,\n  2,\n  3\n]";
+        assert_eq!(after(t, remove_element(t, 0, "/1")), "[\n  1,\n  3\n]");
+        assert_eq!(after(t, remove_element(t, 0, "/0")), "[\n  2,\n  3\n]");
+        assert_eq!(after(t, remove_element(t, 0, "/2")), "[\n  1,\n  2\n]");
+        let one = r#"{"a": [ {"x": 1} ]}"#;
+        assert_eq!(after(one, remove_element(one, 0, "/a/0")), r#"{"a": []}"#);
+    }
+
+    #[test]
+    fn inserts_compact_elements_like_their_neighbours() {
+        let t = r#"[{"a": 1}, {"b": 2}]"#;
+        let v = json!({"c": [3, 4]});
+        assert_eq!(
+            after(t, insert_element(t, 0, "", 1, &v)),
+            r#"[{"a": 1}, {"c": [3, 4]}, {"b": 2}]"#
+        );
+        let tight = r#"[{"a":1},{"b":2}]"#;
+        assert_eq!(
+            after(tight, insert_element(tight, 0, "", 2, &v)),
+            r#"[{"a":1},{"b":2},{"c":[3,4]}]"#
+        );
+        assert_eq!(
+            after(tight, insert_element(tight, 0, "", 0, &v)),
+            r#"[{"c":[3,4]},{"a":1},{"b":2}]"#
+        );
+    }
+
+    #[test]
+    fn inserts_pretty_elements_with_the_same_indentation() {
+        let t = "{\n    \"m\": [\n        {\n            \"a\": 1\n        },\n        {\n            \"b\": 2\n        }\n    ]\n}";
+        let got = after(t, insert_element(t, 0, "/m", 1, &json!({"c": 3})));
+        assert_eq!(
+            got,
+            "{\n    \"m\": [\n        {\n            \"a\": 1\n        },\n        {\n            \"c\": 3\n        },\n        {\n            \"b\": 2\n        }\n    ]\n}"
+        );
+        // One-line elements in a pretty array stay one line.
+        let lines = "[\n  {\"a\": 1},\n  {\"b\": 2}\n]";
+        assert_eq!(
+            after(lines, insert_element(lines, 0, "", 2, &json!({"c": 3}))),
+            "[\n  {\"a\": 1},\n  {\"b\": 2},\n  {\"c\": 3}\n]"
+        );
+    }
+
+    #[test]
+    fn keeps_untouched_bytes() {
+        let t = "{\"x\": \"\\u00e9\", \"n\": 1.0, \"a\": [ 1 ,2 ]}";
+        let got = after(t, remove_element(t, 0, "/a/1"));
+        assert_eq!(got, "{\"x\": \"\\u00e9\", \"n\": 1.0, \"a\": [ 1 ]}");
+    }
+}

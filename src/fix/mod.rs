@@ -1,0 +1,10 @@
+//! Fixing: apply non-overlapping edits, lint again, repeat until nothing changes; verify the
+//! result parses and no fixable finding is left; show diffs; write atomically.
+
+pub mod diff;
+pub mod engine;
+pub mod json_edit;
+pub mod plan;
+pub mod write;
+
+pub use engine::{applies, fix_bytes, FileFix, FixError};

@@ -1,0 +1,145 @@
+//! Turning fix intents into byte edits. The generic planner here serves every format whose
+//! messages are elements of an array (or whole JSONL records); adapters supply the JSON of
+//! the results they insert, and may override the planning (Claude Code re-links lines).
+
+use serde_json::Value;
+
+use super::json_edit::{self, split_index};
+use crate::finding::{Edit, FixIntent};
+use crate::formats::Adapter;
+use crate::source::SourceFile;
+use crate::transcript::Loc;
+
+/// What an adapter's planner sees: the file, and whether it is JSONL.
+pub struct EditContext<'a> {
+    pub source: &'a SourceFile,
+    pub jsonl: bool,
+}
+
+/// The text of an inserted interrupted-call result.
+pub const INTERRUPTED: &str =
+    "Error: tool call was interrupted before a result was recorded (inserted by toolcheck)";
+
+/// Stands for a moved block inside a new message, replaced by the block's own text.
+const PLACEHOLDER: &str = "\u{1}toolcheck-moved-block\u{1}";
+
+/// The default planner for `adapter`.
+pub fn generic(
+    adapter: &dyn Adapter,
+    intent: &FixIntent,
+    cx: &EditContext<'_>,
+) -> Option<Vec<Edit>> {
+    let text = cx.source.text.as_str();
+    match intent {
+        FixIntent::Replace { at, text: new } => Some(vec![json_edit::replace_value(
+            text,
+            at.base,
+            &at.pointer,
+            new.clone(),
+        )?]),
+        FixIntent::RemoveResult { result, message }
+        | FixIntent::RemoveCall {
+            call: result,
+            message,
+        } => Some(vec![remove_from_message(cx, result, message)?]),
+        FixIntent::InsertResult { call, after } => {
+            let value = adapter.interrupted_result(call, INTERRUPTED)?;
+            Some(vec![insert_after(cx, after, &value)?])
+        }
+        FixIntent::MoveResult {
+            result,
+            message,
+            after,
+        } => {
+            let removal = remove_from_message(cx, result, message)?;
+            let original = json_edit::value_text(text, result.base, &result.pointer)?;
+            let insertion = if result == message {
+                insert_text_after(cx, after, original)?
+            } else {
+                let wrapper = adapter.result_message(Value::String(PLACEHOLDER.into()))?;
+                let mut edit = insert_after(cx, after, &wrapper)?;
+                let quoted = serde_json::to_string(PLACEHOLDER).ok()?;
+                edit.content = edit.content.replace(&quoted, original);
+                edit
+            };
+            Some(vec![removal, insertion])
+        }
+    }
+}
+
+/// Removes `node` from its message, or the whole message when `node` is its only element
+/// (or is the message itself).
+pub fn remove_from_message(cx: &EditContext<'_>, node: &Loc, message: &Loc) -> Option<Edit> {
+    if node == message || is_only_element(cx, node) {
+        remove_node(cx, message)
+    } else {
+        remove_node(cx, node)
+    }
+}
+
+fn is_only_element(cx: &EditContext<'_>, node: &Loc) -> bool {
+    let Some((parent, _)) = split_index(&node.pointer) else {
+        return false;
+    };
+    let text = cx.source.text.as_str();
+    crate::source::locate(text, node.base, parent)
+        .and_then(|(s, e)| json_edit::elements(text, s, e))
+        .is_some_and(|els| els.len() == 1)
+}
+
+/// Removes an array element, or a whole JSONL record.
+pub fn remove_node(cx: &EditContext<'_>, node: &Loc) -> Option<Edit> {
+    if split_index(&node.pointer).is_some() {
+        return json_edit::remove_element(&cx.source.text, node.base, &node.pointer);
+    }
+    if cx.jsonl {
+        let line = cx.source.line_index(node.base);
+        let start = cx.source.line_range(line).0;
+        let end = cx
+            .source
+            .line_range(line + 1)
+            .0
+            .max(start)
+            .min(cx.source.text.len());
+        let end = if line + 1 < cx.source.line_count() {
+            end
+        } else {
+            cx.source.text.len()
+        };
+        return Some(Edit {
+            start,
+            end,
+            content: String::new(),
+        });
+    }
+    None
+}
+
+/// Inserts `value` right after the element (or JSONL record) `after`.
+pub fn insert_after(cx: &EditContext<'_>, after: &Loc, value: &Value) -> Option<Edit> {
+    if let Some((parent, index)) = split_index(&after.pointer) {
+        return json_edit::insert_element(&cx.source.text, after.base, parent, index + 1, value);
+    }
+    let line = serde_json::to_string(value).ok()?;
+    insert_record_after(cx, after, &line)
+}
+
+fn insert_text_after(cx: &EditContext<'_>, after: &Loc, element: &str) -> Option<Edit> {
+    if let Some((parent, index)) = split_index(&after.pointer) {
+        return json_edit::insert_text(&cx.source.text, after.base, parent, index + 1, element);
+    }
+    insert_record_after(cx, after, element)
+}
+
+/// A new JSONL line after the record holding `after`.
+pub fn insert_record_after(cx: &EditContext<'_>, after: &Loc, line: &str) -> Option<Edit> {
+    if !cx.jsonl || line.contains('\n') {
+        return None;
+    }
+    let (_, end) = cx.source.line_range(cx.source.line_index(after.base));
+    Some(Edit {
+        start: end,
+        end,
+        content: format!("\n{line}"),
+    })
+}
