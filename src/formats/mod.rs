@@ -11,11 +11,18 @@ use crate::fix::plan::EditContext;
 use crate::transcript::{Conversation, ToolCall};
 
 mod anthropic;
+mod bedrock_converse;
+mod gemini;
 mod openai_chat;
 
 /// Every adapter, in detection-priority order (ties go to the earlier one). Adding a format is
 /// one file plus one line here.
-static ADAPTERS: &[&dyn Adapter] = &[&openai_chat::OpenAiChat, &anthropic::Anthropic];
+static ADAPTERS: &[&dyn Adapter] = &[
+    &openai_chat::OpenAiChat,
+    &anthropic::Anthropic,
+    &gemini::Gemini,
+    &bedrock_converse::BedrockConverse,
+];
 
 /// The formats of DESIGN.md section 4.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

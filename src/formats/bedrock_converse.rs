@@ -1,0 +1,440 @@
+//! AWS Bedrock Converse requests (`{messages, system?, toolConfig?, inferenceConfig?}`), bare
+//! arrays of Converse messages, and Converse responses (`{output: {message}, stopReason}`).
+//!
+//! Content blocks are single-key unions with no `type` field: `{text}`, `{image}`,
+//! `{document}`, `{toolUse: {toolUseId, name, input: O}}`,
+//! `{toolResult: {toolUseId, content: [{text}|{json}|...], status?}}`, `{reasoningContent}`,
+//! `{cachePoint}`. `status: "error"` is the error flag. Tools are
+//! `toolConfig.tools[].toolSpec.{name, inputSchema.json}`. Pairing follows Anthropic's rules:
+//! adjacent same-role messages merge, and results open the next user turn.
+
+use serde_json::Value;
+
+use super::{all_have_role, array_at, str_at, Adapter, Doc, Format};
+use crate::transcript::{
+    looks_like_error, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role,
+    SchemaDecl, SchemaDialect, Text, ToolCall, ToolDef, ToolResult,
+};
+
+pub struct BedrockConverse;
+
+/// Block keys only Converse uses.
+const CONVERSE_BLOCKS: &[&str] = &[
+    "toolUse",
+    "toolResult",
+    "reasoningContent",
+    "cachePoint",
+    "guardContent",
+    "citationsContent",
+];
+
+impl Adapter for BedrockConverse {
+    fn format(&self) -> Format {
+        Format::BedrockConverse
+    }
+
+    fn sniff(&self, doc: &Value) -> Option<u8> {
+        if let Some(message) = doc.get("output").and_then(|o| o.get("message")) {
+            let converse = doc.get("stopReason").is_some() && is_converse_message(message);
+            return converse.then_some(80);
+        }
+        let messages = array_at(doc, "messages").or_else(|| doc.as_array())?;
+        if !all_have_role(messages) || !messages.iter().all(is_converse_message) {
+            return None;
+        }
+        let converse_blocks = messages
+            .iter()
+            .flat_map(|m| array_at(m, "content").into_iter().flatten())
+            .any(|b| CONVERSE_BLOCKS.iter().any(|k| b.get(k).is_some()));
+        let converse_config = doc.get("toolConfig").is_some()
+            || doc.get("inferenceConfig").is_some()
+            || array_at(doc, "system").is_some_and(|s| s.iter().all(untyped_block));
+        if converse_blocks {
+            Some(85)
+        } else if converse_config {
+            Some(70)
+        } else if doc.is_object() {
+            // Untyped `{text}` blocks: not OpenAI or Anthropic, whose parts carry `type`.
+            Some(30)
+        } else {
+            None
+        }
+    }
+
+    fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
+        docs.iter().map(normalise_doc).collect()
+    }
+}
+
+/// A block without a `type` field (Converse unions are keyed by their single field).
+fn untyped_block(block: &Value) -> bool {
+    block.as_object().is_some_and(|b| !b.contains_key("type"))
+}
+
+/// `{role: user|assistant, content: [untyped blocks]}`.
+fn is_converse_message(message: &Value) -> bool {
+    matches!(str_at(message, "role"), Some("user" | "assistant"))
+        && array_at(message, "content").is_some_and(|c| c.iter().all(untyped_block))
+}
+
+fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
+    let root = Loc::new(doc.base, "");
+    let mut conv = Conversation::new(Format::BedrockConverse, root.clone(), Pairing::NextTurn);
+    conv.results_first = true;
+    if let Some(message) = doc.value.get("output").and_then(|o| o.get("message")) {
+        push_message(&mut conv, message, &root.child("output").child("message"))?;
+        return Ok(conv);
+    }
+    let (messages, messages_loc) = match doc.value {
+        Value::Array(messages) => (messages, root.clone()),
+        _ => (
+            array_at(doc.value, "messages").ok_or("expected a `messages` array")?,
+            root.child("messages"),
+        ),
+    };
+    read_tools(doc.value, &root, &mut conv);
+    for (i, message) in messages.iter().enumerate() {
+        push_message(&mut conv, message, &messages_loc.child(i))?;
+    }
+    Ok(conv)
+}
+
+fn push_message(conv: &mut Conversation, message: &Value, mloc: &Loc) -> Result<(), String> {
+    let role = match str_at(message, "role") {
+        Some("assistant") => Role::Assistant,
+        Some("user") => Role::User,
+        Some(other) => return Err(format!("unexpected role \"{other}\" at {}", mloc.pointer)),
+        None => return Err(format!("message without a `role` at {}", mloc.pointer)),
+    };
+    let blocks = array_at(message, "content").map_or(&[][..], Vec::as_slice);
+    let mut pushed = false;
+    for (j, block) in blocks.iter().enumerate() {
+        // Cache points mark a prefix; they are neither text nor tool traffic.
+        if block.get("cachePoint").is_some() {
+            continue;
+        }
+        let loc = mloc.child("content").child(j);
+        conv.push(role, mloc, block_item(block, loc, mloc));
+        pushed = true;
+    }
+    if !pushed && conv.turns.last().is_none_or(|t| t.role != role) {
+        // An empty message still separates turns.
+        conv.start_turn(role, mloc.clone());
+    }
+    Ok(())
+}
+
+fn block_item(block: &Value, loc: Loc, mloc: &Loc) -> Item {
+    if let Some(call) = block.get("toolUse") {
+        let id = str_at(call, "toolUseId").map(str::to_string);
+        let body = loc.child("toolUse");
+        let input = call.get("input");
+        return Item::Call(ToolCall {
+            key: id
+                .clone()
+                .unwrap_or_else(|| format!("#noid{}", loc.pointer)),
+            id,
+            name: str_at(call, "name").unwrap_or_default().to_string(),
+            kind: CallKind::Function,
+            arguments: match input {
+                None => Arguments::Absent,
+                Some(v) => Arguments::Value(v.clone()),
+            },
+            args_loc: if input.is_some() {
+                body.child("input")
+            } else {
+                body
+            },
+            loc,
+            message: mloc.clone(),
+        });
+    }
+    if let Some(result) = block.get("toolResult") {
+        let call_id = str_at(result, "toolUseId").map(str::to_string);
+        let content = result.get("content").unwrap_or(&Value::Null);
+        let text = content_text(content);
+        let is_error = match str_at(result, "status") {
+            Some(status) => status == "error",
+            // `status` is only supported by some models: without it, judge the content.
+            None => looks_like_error(&Value::String(text.clone())) || json_error(content),
+        };
+        return Item::Result(ToolResult {
+            key: call_id
+                .clone()
+                .unwrap_or_else(|| format!("#noid{}", loc.pointer)),
+            call_id,
+            name: None,
+            is_error,
+            text,
+            provider_executed: false,
+            loc,
+            message: mloc.clone(),
+        });
+    }
+    Item::Text(Text {
+        loc,
+        message: mloc.clone(),
+    })
+}
+
+/// The text of a result's content: its `text` blocks and serialised `json` blocks.
+fn content_text(content: &Value) -> String {
+    let Value::Array(blocks) = content else {
+        return result_text(content);
+    };
+    let parts: Vec<Value> = blocks
+        .iter()
+        .filter_map(|b| match (b.get("text"), b.get("json")) {
+            (Some(Value::String(text)), _) => Some(Value::String(text.clone())),
+            (_, Some(json)) => Some(Value::String(json.to_string())),
+            _ => None,
+        })
+        .collect();
+    result_text(&Value::Array(parts))
+}
+
+/// A `{json: {error: ...}}` result block.
+fn json_error(content: &Value) -> bool {
+    content
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|b| b.get("json"))
+        .any(looks_like_error)
+}
+
+/// Reads `toolConfig.tools`: `toolSpec` entries (JSON Schema in `inputSchema.json`) and
+/// `systemTool` built-ins; `cachePoint` entries are skipped.
+fn read_tools(container: &Value, root: &Loc, conv: &mut Conversation) {
+    let Some(tools) = container
+        .get("toolConfig")
+        .and_then(|c| array_at(c, "tools"))
+    else {
+        return;
+    };
+    let tools_loc = root.child("toolConfig").child("tools");
+    for (k, tool) in tools.iter().enumerate() {
+        let loc = tools_loc.child(k);
+        let (spec, spec_key, builtin) = match (tool.get("toolSpec"), tool.get("systemTool")) {
+            (Some(spec), _) => (spec, "toolSpec", false),
+            (None, Some(system)) => (system, "systemTool", true),
+            _ => continue,
+        };
+        let Some(name) = str_at(spec, "name") else {
+            continue;
+        };
+        let schema = spec.get("inputSchema").and_then(|s| s.get("json"));
+        let spec_loc = loc.child(spec_key);
+        conv.tools.push(ToolDef {
+            name: name.to_string(),
+            schema: schema.map(|s| match s {
+                Value::String(text) => SchemaDecl::Encoded(text.clone()),
+                other => SchemaDecl::Value(other.clone()),
+            }),
+            dialect: SchemaDialect::JsonSchema,
+            strict: false,
+            builtin,
+            object_root_required: true,
+            schema_loc: if schema.is_some() {
+                spec_loc.child("inputSchema").child("json")
+            } else {
+                spec_loc
+            },
+            loc,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::detect;
+    use crate::lint::lint_str;
+    use serde_json::json;
+
+    fn codes(text: &str) -> Vec<String> {
+        lint_str("x.json", text).codes()
+    }
+
+    fn detected(text: &str) -> Option<Format> {
+        let value: Value = serde_json::from_str(text).ok()?;
+        detect(&value).map(|a| a.format())
+    }
+
+    fn conversation(value: Value) -> Option<Conversation> {
+        BedrockConverse
+            .normalise(&[Doc {
+                base: 0,
+                value: &value,
+            }])
+            .ok()?
+            .into_iter()
+            .next()
+    }
+
+    const CLEAN_REQUEST: &str =
+        include_str!("../../fixtures/bedrock-converse/clean-converse-request.json");
+    const CLEAN_RESPONSE: &str =
+        include_str!("../../fixtures/bedrock-converse/clean-converse-response.json");
+    const BROKEN_PAIRING: &str =
+        include_str!("../../fixtures/bedrock-converse/broken-converse-pairing.json");
+    const BROKEN_ARGUMENTS: &str =
+        include_str!("../../fixtures/bedrock-converse/broken-converse-arguments.json");
+
+    #[test]
+    fn fixtures_are_detected_as_bedrock() {
+        for text in [
+            CLEAN_REQUEST,
+            CLEAN_RESPONSE,
+            BROKEN_PAIRING,
+            BROKEN_ARGUMENTS,
+        ] {
+            assert_eq!(detected(text), Some(Format::BedrockConverse));
+        }
+    }
+
+    #[test]
+    fn clean_fixtures_have_no_findings() {
+        assert_eq!(codes(CLEAN_REQUEST), Vec::<String>::new());
+        assert_eq!(codes(CLEAN_RESPONSE), Vec::<String>::new());
+    }
+
+    #[test]
+    fn broken_pairing() {
+        assert_eq!(
+            codes(BROKEN_PAIRING),
+            [
+                "TC101@6:9",
+                "TC104@33:9",
+                "TC105@97:9",
+                "TC102@113:9",
+                "TC103@153:9",
+                "TC103@196:9"
+            ]
+        );
+    }
+
+    #[test]
+    fn broken_arguments() {
+        assert_eq!(
+            codes(BROKEN_ARGUMENTS),
+            ["TC203@18:22", "TC202@25:22", "TC202@29:22", "TC203@38:22"]
+        );
+    }
+
+    #[test]
+    fn leaves_anthropic_and_openai_files_alone() {
+        let anthropic = r#"{
+            "model": "claude-sonnet-4-5", "max_tokens": 1024,
+            "system": [{"type": "text", "text": "Be brief."}],
+            "messages": [
+                {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_01", "name": "f", "input": {}}]},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "ok"}]}
+            ]
+        }"#;
+        assert_eq!(detected(anthropic), Some(Format::Anthropic));
+        let anthropic_plain =
+            r#"{"system": "Be brief.", "messages": [{"role": "user", "content": "hi"}]}"#;
+        assert_eq!(detected(anthropic_plain), Some(Format::Anthropic));
+        let openai = r#"{"messages": [
+            {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+            {"role": "assistant", "content": "hello"}
+        ]}"#;
+        assert_eq!(detected(openai), Some(Format::OpenAiChat));
+    }
+
+    #[test]
+    fn detects_plain_requests_and_bare_arrays() {
+        let plain = r#"{"system": [{"text": "Be brief."}], "messages": [{"role": "user", "content": [{"text": "hi"}]}]}"#;
+        assert_eq!(detected(plain), Some(Format::BedrockConverse));
+        let bare = r#"[
+            {"role": "assistant", "content": [{"toolUse": {"toolUseId": "tooluse_1", "name": "f", "input": {}}}]},
+            {"role": "user", "content": [{"toolResult": {"toolUseId": "tooluse_1", "content": [{"text": "ok"}]}}]}
+        ]"#;
+        assert_eq!(detected(bare), Some(Format::BedrockConverse));
+        assert_eq!(codes(bare), Vec::<String>::new());
+    }
+
+    #[test]
+    fn error_flag_and_result_text() {
+        let conv = conversation(json!({"messages": [
+            {"role": "assistant", "content": [
+                {"toolUse": {"toolUseId": "t1", "name": "f", "input": {}}},
+                {"toolUse": {"toolUseId": "t2", "name": "f", "input": {}}},
+                {"toolUse": {"toolUseId": "t3", "name": "f", "input": {}}},
+                {"toolUse": {"toolUseId": "t4", "name": "f", "input": {}}}
+            ]},
+            {"role": "user", "content": [
+                {"cachePoint": {"type": "default"}},
+                {"toolResult": {"toolUseId": "t1", "content": [{"text": "timed out"}], "status": "error"}},
+                {"toolResult": {"toolUseId": "t2", "content": [{"text": "Error: no such file"}]}},
+                {"toolResult": {"toolUseId": "t3", "content": [{"json": {"error": "denied"}}]}},
+                {"toolResult": {"toolUseId": "t4", "content": [{"text": "Error: ignored"}], "status": "success"}}
+            ]}
+        ]}))
+        .expect("a conversation");
+        let flags: Vec<(bool, &str)> = conv
+            .results()
+            .map(|(_, r)| (r.is_error, r.text.as_str()))
+            .collect();
+        assert_eq!(
+            flags,
+            [
+                (true, "timed out"),
+                (true, "Error: no such file"),
+                (true, r#"{"error":"denied"}"#),
+                (false, "Error: ignored")
+            ]
+        );
+        // The cache point is not text: results still come first.
+        assert_eq!(conv.turns[1].items.len(), 4);
+    }
+
+    #[test]
+    fn reads_tool_specs() {
+        let conv = conversation(json!({
+            "messages": [],
+            "toolConfig": {"tools": [
+                {"toolSpec": {"name": "a", "inputSchema": {"json": {"type": "object"}}}},
+                {"cachePoint": {"type": "default"}},
+                {"toolSpec": {"name": "b", "inputSchema": {"json": "{\"type\": \"object\"}"}}},
+                {"toolSpec": {"name": "c"}}
+            ]}
+        }))
+        .expect("a conversation");
+        let tools: Vec<(&str, bool, &str)> = conv
+            .tools
+            .iter()
+            .map(|t| {
+                (
+                    t.name.as_str(),
+                    matches!(t.schema, Some(SchemaDecl::Encoded(_))),
+                    t.schema_loc.pointer.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            tools,
+            [
+                ("a", false, "/toolConfig/tools/0/toolSpec/inputSchema/json"),
+                ("b", true, "/toolConfig/tools/2/toolSpec/inputSchema/json"),
+                ("c", false, "/toolConfig/tools/3/toolSpec"),
+            ]
+        );
+    }
+
+    #[test]
+    fn reads_calls_and_rejects_bad_roles() {
+        let conv = conversation(json!({"messages": [
+            {"role": "assistant", "content": [{"toolUse": {"toolUseId": "t1", "name": "f"}}]}
+        ]}))
+        .expect("a conversation");
+        let (_, call) = conv.calls().next().expect("one call");
+        assert_eq!(call.arguments, Arguments::Absent);
+        assert_eq!(call.args_loc.pointer, "/messages/0/content/0/toolUse");
+        assert_eq!(call.loc.pointer, "/messages/0/content/0");
+        let bad = json!({"messages": [{"role": "system", "content": [{"text": "x"}]}]});
+        assert!(conversation(bad).is_none());
+    }
+}

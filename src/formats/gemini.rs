@@ -1,0 +1,552 @@
+//! Google Gemini `generateContent` requests (Gemini API and Vertex AI), bare `Content[]`
+//! histories (gemini-cli `/chat save` checkpoints, legacy and `{history}` forms), Vertex batch
+//! records (`{request: {contents}}`) and saved responses (`candidates[].content`).
+//!
+//! Shapes: model parts `functionCall {name, args?: O, id?}`; user parts
+//! `functionResponse {name, response: O, id?}`, failed when `response` has an `error` key.
+//! Older clients send responses in `function`/`tool` turns: they are the user side. The REST
+//! API reads proto3 JSON, so every field may be camelCase or snake_case. Adjacent same-role
+//! turns are merged, as the API does. Results pair with calls by `id` when present; otherwise
+//! the k-th id-less response named X in a user turn answers the k-th open call named X in the
+//! model turn before it.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{json, Value};
+
+use super::{array_at, field, str_at, Adapter, Doc, Format};
+use crate::transcript::{
+    result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role, SchemaDecl,
+    SchemaDialect, Text, ToolCall, ToolDef, ToolResult,
+};
+
+pub struct Gemini;
+
+const FUNCTION_CALL: &[&str] = &["functionCall", "function_call"];
+const FUNCTION_RESPONSE: &[&str] = &["functionResponse", "function_response"];
+const DECLARATIONS: &[&str] = &["functionDeclarations", "function_declarations"];
+const JSON_SCHEMA: &[&str] = &["parametersJsonSchema", "parameters_json_schema"];
+
+impl Adapter for Gemini {
+    fn format(&self) -> Format {
+        Format::Gemini
+    }
+
+    fn sniff(&self, doc: &Value) -> Option<u8> {
+        if let Some((_, contents)) = locate_contents(doc) {
+            let all_content = !contents.is_empty() && contents.iter().all(is_content);
+            return match (all_content, doc.is_array()) {
+                (true, false) => Some(90),
+                (true, true) => Some(85),
+                // `{contents: []}` with Gemini tools or config is still a request.
+                (false, false) if contents.is_empty() && has_gemini_config(doc) => Some(50),
+                _ => None,
+            };
+        }
+        let candidates = array_at(doc, "candidates")?;
+        candidates
+            .iter()
+            .any(|c| c.get("content").is_some_and(is_content))
+            .then_some(80)
+    }
+
+    fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
+        let mut out = Vec::new();
+        for doc in docs {
+            out.extend(normalise_doc(doc)?);
+        }
+        Ok(out)
+    }
+}
+
+/// A Content object: `parts` array, with an optional string `role`.
+fn is_content(value: &Value) -> bool {
+    array_at(value, "parts").is_some()
+        && value
+            .get("role")
+            .is_none_or(|r| r.is_string() || r.is_null())
+}
+
+fn has_gemini_config(doc: &Value) -> bool {
+    field(doc, &["systemInstruction", "system_instruction"]).is_some()
+        || field(doc, &["toolConfig", "tool_config"]).is_some()
+        || field(doc, &["generationConfig", "generation_config"]).is_some()
+        || array_at(doc, "tools")
+            .is_some_and(|t| t.iter().any(|t| field(t, DECLARATIONS).is_some()))
+}
+
+/// Where the `Content[]` history is: `contents`, a checkpoint's `history`, a Vertex batch
+/// record's `request.contents`, or a bare array. Returns the pointer prefix of its container.
+fn locate_contents(doc: &Value) -> Option<(&'static str, &Vec<Value>)> {
+    if let Some(contents) = array_at(doc, "contents") {
+        return Some(("", contents));
+    }
+    if let Some(history) = array_at(doc, "history") {
+        return history.iter().all(is_content).then_some(("", history));
+    }
+    if let Some(contents) = doc.get("request").and_then(|r| array_at(r, "contents")) {
+        return Some(("/request", contents));
+    }
+    doc.as_array().map(|a| ("", a))
+}
+
+fn normalise_doc(doc: &Doc<'_>) -> Result<Vec<Conversation>, String> {
+    if let Some((prefix, contents)) = locate_contents(doc.value) {
+        let root = Loc::new(doc.base, prefix);
+        let contents_loc = if doc.value.is_array() {
+            root.clone()
+        } else if doc.value.get("contents").is_some() || !prefix.is_empty() {
+            root.child("contents")
+        } else {
+            root.child("history")
+        };
+        let mut conv = Conversation::new(Format::Gemini, root.clone(), Pairing::NextTurn);
+        if !doc.value.is_array() {
+            let container = if prefix.is_empty() {
+                doc.value
+            } else {
+                doc.value.get(&prefix[1..]).unwrap_or(doc.value)
+            };
+            read_tools(container, &root, &mut conv);
+        }
+        for (i, content) in contents.iter().enumerate() {
+            push_content(&mut conv, content, &contents_loc.child(i))?;
+        }
+        pair_idless(&mut conv);
+        return Ok(vec![conv]);
+    }
+    // A saved response: each candidate is one alternative model turn.
+    let candidates = array_at(doc.value, "candidates")
+        .ok_or("expected `contents` (an array of {role, parts}), a bare array of Content objects, or `candidates`")?;
+    let root = Loc::new(doc.base, "");
+    let mut out = Vec::new();
+    for (c, candidate) in candidates.iter().enumerate() {
+        let Some(content) = candidate.get("content") else {
+            continue;
+        };
+        let loc = root.child("candidates").child(c);
+        let mut conv = Conversation::new(Format::Gemini, loc.clone(), Pairing::NextTurn);
+        push_content(&mut conv, content, &loc.child("content"))?;
+        pair_idless(&mut conv);
+        out.push(conv);
+    }
+    Ok(out)
+}
+
+fn push_content(conv: &mut Conversation, content: &Value, cloc: &Loc) -> Result<(), String> {
+    let role = match content.get("role") {
+        Some(Value::String(r)) if r == "model" => Role::Assistant,
+        // `function` and `tool` turns (older clients) hold responses: the user side.
+        Some(Value::String(r)) if matches!(r.as_str(), "user" | "function" | "tool") => Role::User,
+        None | Some(Value::Null) => Role::User,
+        Some(Value::String(other)) => {
+            return Err(format!("unexpected role \"{other}\" at {}", cloc.pointer))
+        }
+        Some(_) => return Err(format!("`role` is not a string at {}", cloc.pointer)),
+    };
+    let parts = array_at(content, "parts").map_or(&[][..], Vec::as_slice);
+    if parts.is_empty() {
+        // An empty content still separates turns.
+        if conv.turns.last().is_none_or(|t| t.role != role) {
+            conv.start_turn(role, cloc.clone());
+        }
+        return Ok(());
+    }
+    for (j, part) in parts.iter().enumerate() {
+        let loc = cloc.child("parts").child(j);
+        conv.push(role, cloc, part_item(part, loc, cloc));
+    }
+    Ok(())
+}
+
+fn part_item(part: &Value, loc: Loc, cloc: &Loc) -> Item {
+    if let Some((key, call)) = field(part, FUNCTION_CALL) {
+        let id = str_at(call, "id").map(str::to_string);
+        let body = loc.child(key);
+        let (arguments, args_loc) = match call.get("args") {
+            // `args` is optional: a call without it passes no arguments.
+            None => (Arguments::Value(json!({})), body.clone()),
+            Some(args) => (Arguments::Value(args.clone()), body.child("args")),
+        };
+        return Item::Call(ToolCall {
+            key: id
+                .clone()
+                .unwrap_or_else(|| format!("#noid{}", loc.pointer)),
+            id,
+            name: str_at(call, "name").unwrap_or_default().to_string(),
+            kind: CallKind::Function,
+            arguments,
+            args_loc,
+            loc,
+            message: cloc.clone(),
+        });
+    }
+    if let Some((_, response)) = field(part, FUNCTION_RESPONSE) {
+        let call_id = str_at(response, "id").map(str::to_string);
+        let body = response.get("response").unwrap_or(&Value::Null);
+        let error = body.get("error");
+        return Item::Result(ToolResult {
+            // Id-less responses get their key in `pair_idless`.
+            key: call_id
+                .clone()
+                .unwrap_or_else(|| format!("#unmatched{}", loc.pointer)),
+            call_id,
+            name: str_at(response, "name").map(str::to_string),
+            is_error: error.is_some(),
+            text: result_text(error.unwrap_or(body)),
+            provider_executed: false,
+            loc,
+            message: cloc.clone(),
+        });
+    }
+    // text, thought, inlineData, executableCode, codeExecutionResult ...
+    Item::Text(Text {
+        loc,
+        message: cloc.clone(),
+    })
+}
+
+/// Gives id-less responses the key of the call they answer: the k-th id-less response named
+/// X in a user turn meets the k-th call named X in the model turn right before it, among the
+/// calls no response in that user turn answers by id. Responses with no such call keep a key
+/// that matches nothing.
+fn pair_idless(conv: &mut Conversation) {
+    for t in 1..conv.turns.len() {
+        if conv.turns[t].role != Role::User || conv.turns[t - 1].role != Role::Assistant {
+            continue;
+        }
+        let (before, after) = conv.turns.split_at_mut(t);
+        let (calls_turn, results_turn) = (&before[t - 1], &mut after[0]);
+        let claimed: HashSet<String> = results_turn
+            .items
+            .iter()
+            .filter_map(|item| match item {
+                Item::Result(r) => r.call_id.clone(),
+                _ => None,
+            })
+            .collect();
+        let mut open: HashMap<&str, Vec<&str>> = HashMap::new();
+        for item in &calls_turn.items {
+            if let Item::Call(call) = item {
+                if call.id.as_deref().is_none_or(|id| !claimed.contains(id)) {
+                    open.entry(call.name.as_str())
+                        .or_default()
+                        .push(call.key.as_str());
+                }
+            }
+        }
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        for item in &mut results_turn.items {
+            let Item::Result(result) = item else {
+                continue;
+            };
+            if result.call_id.is_some() {
+                continue;
+            }
+            let name = result.name.clone().unwrap_or_default();
+            let k = seen.entry(name.clone()).or_insert(0);
+            if let Some(key) = open.get(name.as_str()).and_then(|keys| keys.get(*k)) {
+                result.key = (*key).to_string();
+            }
+            *k += 1;
+        }
+    }
+}
+
+/// Reads `tools[].functionDeclarations[]` (also under the SDKs' `config`). Entries without
+/// declarations (`googleSearch`, `codeExecution`, ...) declare no named function.
+fn read_tools(container: &Value, root: &Loc, conv: &mut Conversation) {
+    let (tools, tools_loc) = match array_at(container, "tools") {
+        Some(tools) => (tools, root.child("tools")),
+        None => match container.get("config").and_then(|c| array_at(c, "tools")) {
+            Some(tools) => (tools, root.child("config").child("tools")),
+            None => return,
+        },
+    };
+    for (k, tool) in tools.iter().enumerate() {
+        let Some((decl_key, Value::Array(decls))) = field(tool, DECLARATIONS) else {
+            continue;
+        };
+        for (d, decl) in decls.iter().enumerate() {
+            let Some(name) = str_at(decl, "name") else {
+                continue;
+            };
+            let loc = tools_loc.child(k).child(decl_key).child(d);
+            let (schema, dialect, schema_loc) = match field(decl, JSON_SCHEMA) {
+                Some((key, schema)) => (Some(schema), SchemaDialect::JsonSchema, loc.child(key)),
+                None => match decl.get("parameters") {
+                    Some(schema) => (
+                        Some(schema),
+                        SchemaDialect::OpenApi,
+                        loc.child("parameters"),
+                    ),
+                    None => (None, SchemaDialect::OpenApi, loc.clone()),
+                },
+            };
+            conv.tools.push(ToolDef {
+                name: name.to_string(),
+                schema: schema.map(|s| match s {
+                    Value::String(text) => SchemaDecl::Encoded(text.clone()),
+                    other => SchemaDecl::Value(other.clone()),
+                }),
+                dialect,
+                strict: false,
+                builtin: false,
+                object_root_required: true,
+                loc,
+                schema_loc,
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::detect;
+    use crate::lint::lint_str;
+
+    fn codes(text: &str) -> Vec<String> {
+        lint_str("x.json", text).codes()
+    }
+
+    fn detected(text: &str) -> Option<Format> {
+        let value: Value = serde_json::from_str(text).ok()?;
+        detect(&value).map(|a| a.format())
+    }
+
+    fn conversations(value: Value) -> Vec<Conversation> {
+        Gemini
+            .normalise(&[Doc {
+                base: 0,
+                value: &value,
+            }])
+            .unwrap_or_default()
+    }
+
+    const CLEAN_REQUEST: &str = include_str!("../../fixtures/gemini/clean-request.json");
+    const CLEAN_CHECKPOINT: &str = include_str!("../../fixtures/gemini/clean-chat-checkpoint.json");
+    const CLEAN_SNAKE: &str = include_str!("../../fixtures/gemini/clean-snake-case.json");
+    const BROKEN_PAIRING: &str = include_str!("../../fixtures/gemini/broken-pairing.json");
+    const BROKEN_ARGUMENTS: &str = include_str!("../../fixtures/gemini/broken-arguments.json");
+
+    #[test]
+    fn fixtures_are_detected_as_gemini() {
+        for text in [
+            CLEAN_REQUEST,
+            CLEAN_CHECKPOINT,
+            CLEAN_SNAKE,
+            BROKEN_PAIRING,
+            BROKEN_ARGUMENTS,
+        ] {
+            assert_eq!(detected(text), Some(Format::Gemini));
+        }
+    }
+
+    #[test]
+    fn clean_fixtures_have_no_findings() {
+        assert_eq!(codes(CLEAN_REQUEST), Vec::<String>::new());
+        assert_eq!(codes(CLEAN_CHECKPOINT), Vec::<String>::new());
+        assert_eq!(codes(CLEAN_SNAKE), Vec::<String>::new());
+    }
+
+    #[test]
+    fn broken_pairing() {
+        assert_eq!(
+            codes(BROKEN_PAIRING),
+            [
+                "TC101@9:9",
+                "TC104@32:9",
+                "TC105@95:9",
+                "TC102@109:9",
+                "TC103@162:9",
+                "TC101@171:9"
+            ]
+        );
+    }
+
+    #[test]
+    fn broken_arguments() {
+        assert_eq!(
+            codes(BROKEN_ARGUMENTS),
+            [
+                "TC203@18:21",
+                "TC203@25:21",
+                "TC202@32:21",
+                "TC202@36:27",
+                "TC202@45:21"
+            ]
+        );
+    }
+
+    #[test]
+    fn detects_bare_arrays_batch_records_and_responses() {
+        let bare = r#"[
+            {"role": "user", "parts": [{"text": "ls"}]},
+            {"role": "model", "parts": [{"functionCall": {"name": "list_directory", "args": {"path": "."}}}]},
+            {"role": "user", "parts": [{"functionResponse": {"name": "list_directory", "response": {"output": "src"}}}]}
+        ]"#;
+        assert_eq!(detected(bare), Some(Format::Gemini));
+        assert_eq!(codes(bare), Vec::<String>::new());
+
+        let batch = r#"{"request": {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}}"#;
+        assert_eq!(detected(batch), Some(Format::Gemini));
+        let convs = conversations(serde_json::from_str(batch).unwrap_or_default());
+        assert_eq!(convs[0].turns[0].loc.pointer, "/request/contents/0");
+
+        let response = r#"{
+            "candidates": [{"content": {"role": "model", "parts": [
+                {"functionCall": {"name": "get_time", "args": {"tz": "UTC"}}}
+            ]}, "finishReason": "STOP"}],
+            "usageMetadata": {"totalTokenCount": 12}
+        }"#;
+        assert_eq!(detected(response), Some(Format::Gemini));
+        assert_eq!(codes(response), Vec::<String>::new());
+
+        // Other formats' files stay theirs.
+        let openai = r#"{"messages": [{"role": "user", "content": "hi"}]}"#;
+        assert_eq!(detected(openai), Some(Format::OpenAiChat));
+        let history = r#"{"history": [{"role": "user", "content": "hi"}]}"#;
+        assert_eq!(detected(history), None);
+    }
+
+    #[test]
+    fn idless_responses_pair_by_name_and_order() {
+        // Answered out of order across names, in order within a name.
+        let ok = r#"{"contents": [
+            {"role": "model", "parts": [
+                {"functionCall": {"name": "read", "args": {"p": "a"}}},
+                {"functionCall": {"name": "read", "args": {"p": "b"}}},
+                {"functionCall": {"name": "stat", "args": {"p": "a"}}}
+            ]},
+            {"role": "user", "parts": [
+                {"functionResponse": {"name": "stat", "response": {"size": 1}}},
+                {"functionResponse": {"name": "read", "response": {"text": "A"}}},
+                {"functionResponse": {"name": "read", "response": {"text": "B"}}}
+            ]}
+        ]}"#;
+        assert_eq!(codes(ok), Vec::<String>::new());
+        let convs = conversations(serde_json::from_str(ok).unwrap_or_default());
+        let keys: Vec<&str> = convs[0].results().map(|(_, r)| r.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "#noid/contents/0/parts/2",
+                "#noid/contents/0/parts/0",
+                "#noid/contents/0/parts/1"
+            ]
+        );
+
+        // A third `read` response has no third call: orphan. So has a response to a call
+        // made two turns earlier, and one with no model turn before it.
+        let bad = r#"{"contents": [
+            {"role": "user", "parts": [{"functionResponse": {"name": "read", "response": {}}}]},
+            {"role": "model", "parts": [{"functionCall": {"name": "read", "args": {"p": "a"}}}]},
+            {"role": "user", "parts": [
+                {"functionResponse": {"name": "read", "response": {"text": "A"}}},
+                {"functionResponse": {"name": "read", "response": {"text": "A"}}}
+            ]}
+        ]}"#;
+        assert_eq!(codes(bad), ["TC101@2:40", "TC101@6:17"]);
+    }
+
+    #[test]
+    fn idless_response_answers_a_call_with_an_id() {
+        let text = r#"{"contents": [
+            {"role": "model", "parts": [
+                {"functionCall": {"id": "0usajhl5", "name": "read", "args": {"p": "a"}}},
+                {"functionCall": {"id": "lx8q24je", "name": "read", "args": {"p": "b"}}}
+            ]},
+            {"role": "user", "parts": [
+                {"functionResponse": {"id": "0usajhl5", "name": "read", "response": {"text": "A"}}},
+                {"functionResponse": {"name": "read", "response": {"text": "B"}}}
+            ]}
+        ]}"#;
+        assert_eq!(codes(text), Vec::<String>::new());
+    }
+
+    #[test]
+    fn merges_same_role_turns_and_function_role() {
+        let text = r#"[
+            {"role": "model", "parts": [{"function_call": {"name": "a", "args": {}}}]},
+            {"role": "model", "parts": [{"function_call": {"name": "b", "args": {}}}]},
+            {"role": "user", "parts": [{"text": "results:"}]},
+            {"role": "function", "parts": [{"function_response": {"name": "a", "response": {}}}]},
+            {"role": "tool", "parts": [{"function_response": {"name": "b", "response": {}}}]},
+            {"role": "model", "parts": [{"text": "done"}]}
+        ]"#;
+        assert_eq!(codes(text), Vec::<String>::new());
+        let convs = conversations(serde_json::from_str(text).unwrap_or_default());
+        let roles: Vec<Role> = convs[0].turns.iter().map(|t| t.role).collect();
+        assert_eq!(roles, [Role::Assistant, Role::User, Role::Assistant]);
+    }
+
+    #[test]
+    fn reads_calls_results_and_errors() {
+        let convs = conversations(json!({"contents": [
+            {"role": "model", "parts": [{"functionCall": {"id": "c1", "name": "f"}}]},
+            {"role": "user", "parts": [
+                {"functionResponse": {"id": "c1", "name": "f", "response": {"error": "Permission denied"}}}
+            ]}
+        ]}));
+        let (_, call) = convs[0].calls().next().expect("one call");
+        assert_eq!(call.arguments, Arguments::Value(json!({})));
+        assert_eq!(call.args_loc.pointer, "/contents/0/parts/0/functionCall");
+        assert_eq!(call.loc.pointer, "/contents/0/parts/0");
+        let (_, result) = convs[0].results().next().expect("one result");
+        assert!(result.is_error);
+        assert_eq!(result.text, "Permission denied");
+        assert_eq!(result.call_id.as_deref(), Some("c1"));
+
+        let bad_role = json!({"contents": [{"role": "system", "parts": [{"text": "x"}]}]});
+        let value = &bad_role;
+        assert!(Gemini.normalise(&[Doc { base: 0, value }]).is_err());
+    }
+
+    #[test]
+    fn reads_declarations_in_both_casings() {
+        let convs = conversations(json!({
+            "contents": [],
+            "tools": [
+                {"functionDeclarations": [
+                    {"name": "a", "parameters": {"type": "OBJECT"}},
+                    {"name": "b", "parametersJsonSchema": {"type": "object"}},
+                    {"name": "c"}
+                ]},
+                {"function_declarations": [{"name": "d", "parameters_json_schema": {"type": "object"}}]},
+                {"googleSearch": {}},
+                {"codeExecution": {}}
+            ]
+        }));
+        let tools: Vec<(&str, SchemaDialect, &str)> = convs[0]
+            .tools
+            .iter()
+            .map(|t| (t.name.as_str(), t.dialect, t.schema_loc.pointer.as_str()))
+            .collect();
+        assert_eq!(
+            tools,
+            [
+                (
+                    "a",
+                    SchemaDialect::OpenApi,
+                    "/tools/0/functionDeclarations/0/parameters"
+                ),
+                (
+                    "b",
+                    SchemaDialect::JsonSchema,
+                    "/tools/0/functionDeclarations/1/parametersJsonSchema"
+                ),
+                (
+                    "c",
+                    SchemaDialect::OpenApi,
+                    "/tools/0/functionDeclarations/2"
+                ),
+                (
+                    "d",
+                    SchemaDialect::JsonSchema,
+                    "/tools/1/function_declarations/0/parameters_json_schema"
+                ),
+            ]
+        );
+    }
+}
