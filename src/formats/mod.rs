@@ -12,8 +12,13 @@ use crate::transcript::{Conversation, ToolCall};
 
 mod anthropic;
 mod bedrock_converse;
+mod claude_code;
+mod codex;
 mod gemini;
+mod langchain;
 mod openai_chat;
+mod openai_responses;
+mod vercel_ai;
 
 /// Every adapter, in detection-priority order (ties go to the earlier one). Adding a format is
 /// one file plus one line here.
@@ -22,6 +27,11 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &anthropic::Anthropic,
     &gemini::Gemini,
     &bedrock_converse::BedrockConverse,
+    &openai_responses::OpenAiResponses,
+    &codex::Codex,
+    &claude_code::ClaudeCode,
+    &vercel_ai::VercelAi,
+    &langchain::Langchain,
 ];
 
 /// The formats of DESIGN.md section 4.

@@ -1,0 +1,390 @@
+//! OpenAI Codex CLI rollouts (`~/.codex/sessions/…/rollout-<ts>-<uuid>.jsonl`): one JSONL
+//! file is one session.
+//!
+//! Lines are `{timestamp, type, payload}` with `type` one of `session_meta`, `turn_context`,
+//! `response_item`, `event_msg` or `compacted`. Only `response_item` payloads build the
+//! conversation; they are Responses API items, read by the shared code in
+//! [`super::openai_responses`]. Old rollouts have no envelope: a metadata line
+//! `{id, timestamp, instructions}`, then raw items, and sometimes `record_type: "state"` lines.
+//!
+//! Resuming a session replays every item to the Responses API, so a trailing unanswered call
+//! is reported too (`resumable`).
+//!
+//! `compacted` lines: on resume Codex replaces the history it rebuilt so far with the line's
+//! `replacement_history` (or, in rollouts without one, with the initial context, the user
+//! messages and the summary `message`: no calls or outputs survive either way). So each
+//! `compacted` line starts a new conversation, seeded with its replacement items, and only
+//! the last one is what resume sends (`resumable`). The earlier ones are still checked as the
+//! requests they were, except that calls left open when the compaction replaced them are not
+//! reported; an output after a compaction whose call came before it is an orphan, as the
+//! replayed history would be.
+
+use serde_json::Value;
+
+use super::openai_responses::read_item;
+use super::{array_at, str_at, Adapter, Doc, Format, Unit};
+use crate::transcript::{Conversation, Item, Loc, Pairing, Role, Text};
+
+pub struct Codex;
+
+/// Envelope record types.
+const RECORD_TYPES: [&str; 5] = [
+    "session_meta",
+    "turn_context",
+    "response_item",
+    "event_msg",
+    "compacted",
+];
+
+/// Raw item types of envelope-less rollouts.
+const RAW_ITEM_TYPES: [&str; 9] = [
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "web_search_call",
+    "ghost_snapshot",
+];
+
+impl Adapter for Codex {
+    fn format(&self) -> Format {
+        Format::Codex
+    }
+
+    fn unit(&self) -> Unit {
+        Unit::Session
+    }
+
+    fn sniff(&self, record: &Value) -> Option<u8> {
+        let kind = str_at(record, "type");
+        if record.get("payload").is_some() && record.get("timestamp").is_some() {
+            return kind
+                .is_some_and(|k| RECORD_TYPES.contains(&k))
+                .then_some(90);
+        }
+        if str_at(record, "record_type") == Some("state") {
+            return Some(10);
+        }
+        match kind {
+            // A raw `ResponseItem` line of an old rollout.
+            Some(kind) if RAW_ITEM_TYPES.contains(&kind) => {
+                let plausible = match kind {
+                    "message" => {
+                        record.get("role").is_some() && array_at(record, "content").is_some()
+                    }
+                    "function_call" | "custom_tool_call" | "function_call_output" => {
+                        record.get("call_id").is_some()
+                    }
+                    _ => true,
+                };
+                plausible.then_some(40)
+            }
+            Some(_) => None,
+            // The metadata line of an old rollout.
+            None => {
+                let object = record.as_object()?;
+                let meta = str_at(record, "id").is_some()
+                    && str_at(record, "timestamp").is_some()
+                    && object
+                        .keys()
+                        .all(|k| matches!(k.as_str(), "id" | "timestamp" | "instructions" | "git"));
+                meta.then_some(50)
+            }
+        }
+    }
+
+    fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
+        let first = docs.first().map_or(0, |d| d.base);
+        let mut segments = Vec::new();
+        let mut conv = new_conversation(Loc::new(first, ""));
+        let mut recognised = false;
+        for doc in docs {
+            let record = doc.value;
+            let root = Loc::new(doc.base, "");
+            let payload = record.get("payload");
+            match (str_at(record, "type"), payload) {
+                (Some("response_item"), Some(item)) => {
+                    recognised = true;
+                    read_item(item, root.child("payload"), &mut conv);
+                }
+                (Some("compacted"), Some(compacted)) => {
+                    recognised = true;
+                    let mut next = new_conversation(root.clone());
+                    let payload_loc = root.child("payload");
+                    match array_at(compacted, "replacement_history") {
+                        Some(items) => {
+                            let items_loc = payload_loc.child("replacement_history");
+                            for (i, item) in items.iter().enumerate() {
+                                read_item(item, items_loc.child(i), &mut next);
+                            }
+                        }
+                        // Rebuilt from the user messages and this summary: no calls survive.
+                        None => next.push(
+                            Role::User,
+                            &payload_loc,
+                            Item::Text(Text {
+                                loc: payload_loc.clone(),
+                                message: payload_loc.clone(),
+                            }),
+                        ),
+                    }
+                    conv.resumable = false;
+                    segments.push(std::mem::replace(&mut conv, next));
+                }
+                (Some(kind), Some(_)) if RECORD_TYPES.contains(&kind) => recognised = true,
+                // Envelope-less rollouts: raw items after a metadata line.
+                (Some(_), None) => {
+                    recognised = true;
+                    read_item(record, root, &mut conv);
+                }
+                _ if str_at(record, "record_type").is_some() || str_at(record, "id").is_some() => {
+                    recognised = true;
+                }
+                _ => {}
+            }
+        }
+        if !recognised && !docs.is_empty() {
+            return Err("expected Codex rollout lines `{timestamp, type, payload}`".into());
+        }
+        segments.push(conv);
+        Ok(segments)
+    }
+}
+
+fn new_conversation(loc: Loc) -> Conversation {
+    let mut conv = Conversation::new(Format::Codex, loc, Pairing::AnyLater);
+    conv.resumable = true;
+    conv
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::lint::{lint_str, Outcome};
+
+    fn codes(name: &str, text: &str) -> Vec<String> {
+        lint_str(name, text).codes()
+    }
+
+    fn jsonl(records: &[Value]) -> String {
+        records.iter().map(|r| format!("{r}\n")).collect()
+    }
+
+    fn line(kind: &str, payload: Value) -> Value {
+        json!({"timestamp": "2025-10-02T09:00:00.000Z", "type": kind, "payload": payload})
+    }
+
+    fn call(id: &str) -> Value {
+        line(
+            "response_item",
+            json!({"type": "function_call", "name": "shell", "arguments": "{\"command\":[\"ls\"]}", "call_id": id}),
+        )
+    }
+
+    fn output(id: &str, output: Value) -> Value {
+        line(
+            "response_item",
+            json!({"type": "function_call_output", "call_id": id, "output": output}),
+        )
+    }
+
+    fn user(text: &str) -> Value {
+        line(
+            "response_item",
+            json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}),
+        )
+    }
+
+    fn normalise(text: &str) -> Vec<Conversation> {
+        let values: Vec<(usize, Value)> = text
+            .split_inclusive('\n')
+            .scan(0, |at, l| {
+                let base = *at;
+                *at += l.len();
+                Some((base, serde_json::from_str(l).unwrap_or(Value::Null)))
+            })
+            .collect();
+        let docs: Vec<Doc<'_>> = values
+            .iter()
+            .map(|(base, value)| Doc { base: *base, value })
+            .collect();
+        Codex.normalise(&docs).unwrap_or_default()
+    }
+
+    #[test]
+    fn clean_fixtures_have_no_findings() {
+        for (name, text) in [
+            (
+                "clean-session.jsonl",
+                include_str!("../../fixtures/codex/clean-session.jsonl"),
+            ),
+            (
+                "clean-compacted.jsonl",
+                include_str!("../../fixtures/codex/clean-compacted.jsonl"),
+            ),
+            (
+                "clean-legacy.jsonl",
+                include_str!("../../fixtures/codex/clean-legacy.jsonl"),
+            ),
+        ] {
+            let report = lint_str(name, text);
+            assert_eq!(report.codes(), Vec::<String>::new(), "{name}");
+            assert_eq!(
+                report.outcome,
+                Outcome::Checked(vec![Format::Codex]),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn broken_interrupted() {
+        // An Esc-interrupted call the session moved past, and one left open at the end: resume
+        // replays both.
+        assert_eq!(
+            codes(
+                "broken-interrupted.jsonl",
+                include_str!("../../fixtures/codex/broken-interrupted.jsonl")
+            ),
+            ["TC102@4:74", "TC102@11:74"]
+        );
+    }
+
+    #[test]
+    fn broken_arguments() {
+        assert_eq!(
+            codes(
+                "broken-arguments.jsonl",
+                include_str!("../../fixtures/codex/broken-arguments.jsonl")
+            ),
+            [
+                "TC201@4:125",
+                "TC104@5:74",
+                "TC105@8:74",
+                "TC101@9:74",
+                "TC202@10:131",
+                "TC203@11:133"
+            ]
+        );
+    }
+
+    #[test]
+    fn broken_compacted() {
+        // The output arrives after a compaction replaced its call.
+        assert_eq!(
+            codes(
+                "broken-compacted.jsonl",
+                include_str!("../../fixtures/codex/broken-compacted.jsonl")
+            ),
+            ["TC101@8:74"]
+        );
+    }
+
+    #[test]
+    fn sniffs_records() {
+        assert_eq!(Codex.sniff(&user("hi")), Some(90));
+        assert_eq!(Codex.sniff(&json!({"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c"})), Some(40));
+        assert_eq!(Codex.sniff(&json!({"id": "5e0c2b7a", "timestamp": "2025-05-14T16:40:12Z", "instructions": null})), Some(50));
+        assert_eq!(Codex.sniff(&json!({"record_type": "state"})), Some(10));
+        // Not ours: chat messages, Claude Code lines, NeMo-Gym records, unknown envelopes.
+        assert_eq!(Codex.sniff(&json!({"role": "user", "content": "hi"})), None);
+        assert_eq!(Codex.sniff(&json!({"type": "user", "message": {"role": "user", "content": "hi"}, "uuid": "u1", "timestamp": "t"})), None);
+        assert_eq!(
+            Codex.sniff(&json!({"responses_create_params": {"input": []}, "response": {}})),
+            None
+        );
+        assert_eq!(
+            Codex.sniff(&json!({"timestamp": "t", "type": "other", "payload": {}})),
+            None
+        );
+    }
+
+    #[test]
+    fn output_shapes_and_error_flags() {
+        let text = jsonl(&[
+            line("session_meta", json!({"id": "s1", "cwd": "/tmp"})),
+            user("go"),
+            call("c1"),
+            call("c2"),
+            call("c3"),
+            call("c4"),
+            output(
+                "c1",
+                json!({"content": "permission denied", "success": false}),
+            ),
+            output("c2", json!({"content": "ok", "success": true})),
+            output(
+                "c3",
+                json!([{"type": "input_text", "text": "Error: no such file"}, {"type": "input_image", "image_url": "data:image/png;base64,AA"}]),
+            ),
+            output("c4", json!("Exit code: 0\nOutput:\nREADME.md")),
+        ]);
+        assert_eq!(codes("s.jsonl", &text), Vec::<String>::new());
+        let convs = normalise(&text);
+        assert_eq!(convs.len(), 1);
+        let conv = &convs[0];
+        assert!(conv.resumable);
+        let flags: Vec<(bool, &str)> = conv
+            .results()
+            .map(|(_, r)| (r.is_error, r.text.as_str()))
+            .collect();
+        assert_eq!(
+            flags,
+            [
+                (true, "permission denied"),
+                (false, "ok"),
+                (true, "Error: no such file"),
+                (false, "Exit code: 0\nOutput:\nREADME.md"),
+            ]
+        );
+        // Each node points into its own line, under `/payload`.
+        let (_, first) = conv.calls().next().unwrap_or_else(|| panic!("no call"));
+        let third_line = text.lines().take(2).map(|l| l.len() + 1).sum::<usize>();
+        assert_eq!(first.loc, Loc::new(third_line, "/payload"));
+        assert_eq!(first.args_loc.pointer, "/payload/arguments");
+    }
+
+    #[test]
+    fn compaction_without_replacement_history_drops_earlier_calls() {
+        let text = jsonl(&[
+            user("go"),
+            call("c1"),
+            line(
+                "compacted",
+                json!({"message": "Summary of the work so far."}),
+            ),
+            user("continue"),
+            call("c2"),
+            output("c2", json!("done")),
+        ]);
+        assert_eq!(codes("s.jsonl", &text), Vec::<String>::new());
+        let convs = normalise(&text);
+        assert_eq!(convs.len(), 2);
+        assert!(!convs[0].resumable && convs[1].resumable);
+        // What resume sends is the last segment, which starts at the compacted line.
+        let compacted_at = text.lines().take(2).map(|l| l.len() + 1).sum::<usize>();
+        assert_eq!(convs[1].loc, Loc::new(compacted_at, ""));
+    }
+
+    #[test]
+    fn replacement_history_is_read_in_place() {
+        let text = jsonl(&[
+            user("go"),
+            line(
+                "compacted",
+                json!({"message": "", "replacement_history": [
+                    {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]},
+                    {"type": "function_call", "name": "shell", "arguments": "{\"command\": [", "call_id": "c9"}
+                ]}),
+            ),
+            user("continue"),
+        ]);
+        // The replayed call is truncated and unanswered.
+        assert_eq!(codes("s.jsonl", &text), ["TC102@2:128", "TC201@2:141"]);
+    }
+}

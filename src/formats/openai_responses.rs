@@ -1,0 +1,667 @@
+//! OpenAI Responses API: request bodies (`input` items), saved response objects
+//! (`object: "response"` with `output` items), both in one document, NeMo-Gym rollout records
+//! (`{responses_create_params: {input, tools}, response: {output}}`) and bare item arrays.
+//!
+//! The conversation is `input ++ output`. Items are messages (`{role, content}`, `type:
+//! "message"` optional) or typed items. Calls pair with their outputs by **`call_id`**; the
+//! `fc_…` item `id` is not a pairing key. `custom_tool_call.input` is free text. Built-in calls
+//! with a `call_id` (`computer_call`, `local_shell_call`, `shell_call`, `apply_patch_call`,
+//! client `tool_search_call`) are answered by their `*_output` items; self-contained items
+//! (`web_search_call`, `file_search_call`, `code_interpreter_call`, `image_generation_call`,
+//! `mcp_call`) run on the provider and are never paired. Outputs carry no error flag.
+//!
+//! Results may come anywhere after their call ([`Pairing::AnyLater`]). `previous_response_id`
+//! or `conversation` (and `item_reference` items) mean earlier items live on the server.
+//!
+//! The item reading here is shared with the Codex rollout adapter, whose `response_item`
+//! payloads are the same items.
+
+use serde_json::{json, Value};
+
+use super::{all_have_role, array_at, str_at, Adapter, Doc, Format};
+use crate::transcript::{
+    looks_like_error, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role,
+    SchemaDecl, SchemaDialect, Text, ToolCall, ToolDef, ToolResult,
+};
+
+pub struct OpenAiResponses;
+
+impl Adapter for OpenAiResponses {
+    fn format(&self) -> Format {
+        Format::OpenAiResponses
+    }
+
+    fn sniff(&self, doc: &Value) -> Option<u8> {
+        if let Some(items) = doc.as_array() {
+            // A bare item list (`to_input_list()` dumps). Arrays of plain role messages are
+            // OpenAI Chat's.
+            let typed = items.iter().all(Value::is_object) && items.iter().any(is_typed_item);
+            return typed.then_some(60);
+        }
+        if doc
+            .get("responses_create_params")
+            .is_some_and(Value::is_object)
+        {
+            return Some(90);
+        }
+        if str_at(doc, "object") == Some("response") && array_at(doc, "output").is_some() {
+            return Some(90);
+        }
+        let request_keys = [
+            "instructions",
+            "tools",
+            "previous_response_id",
+            "conversation",
+            "reasoning",
+            "store",
+            "max_output_tokens",
+        ]
+        .iter()
+        .any(|k| doc.get(k).is_some());
+        match doc.get("input")? {
+            // `{input: {messages}}` preference records are OpenAI Chat's; a list of strings or
+            // token arrays is an embeddings request.
+            Value::Array(items) if items.is_empty() => request_keys.then_some(30),
+            Value::Array(items) if !items.iter().all(Value::is_object) => None,
+            Value::Array(items) if items.iter().any(is_typed_item) => Some(85),
+            Value::Array(items) if all_have_role(items) => Some(50),
+            Value::String(_) if request_keys => Some(40),
+            _ => None,
+        }
+    }
+
+    fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
+        docs.iter().map(normalise_doc).collect()
+    }
+}
+
+/// Item types only the Responses API (and Codex) use, or message content parts typed as
+/// Responses parts.
+fn is_typed_item(item: &Value) -> bool {
+    let responses_parts = || {
+        array_at(item, "content").is_some_and(|parts| {
+            parts.iter().any(|p| {
+                matches!(
+                    str_at(p, "type"),
+                    Some("input_text" | "output_text" | "input_image" | "input_file" | "refusal")
+                )
+            })
+        })
+    };
+    match str_at(item, "type") {
+        Some("message") => item.get("role").is_some(),
+        Some(kind) => kind.ends_with("_call") || kind.ends_with("_output") || kind == "reasoning",
+        None => item.get("role").is_some() && responses_parts(),
+    }
+}
+
+fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
+    let value = doc.value;
+    let root = Loc::new(doc.base, "");
+    let mut conv = Conversation::new(Format::OpenAiResponses, root.clone(), Pairing::AnyLater);
+
+    if let Some(items) = value.as_array() {
+        read_items(items, &root, &mut conv);
+        return Ok(conv);
+    }
+    if !value.is_object() {
+        return Err("expected an object with `input` items, a response with `output` items, or an array of items".into());
+    }
+    // (request, its location) and (response, its location); a plain document is both.
+    let (request, request_loc, response, response_loc) = match value
+        .get("responses_create_params")
+        .filter(|p| p.is_object())
+    {
+        Some(params) => (
+            params,
+            root.child("responses_create_params"),
+            value.get("response").unwrap_or(&Value::Null),
+            root.child("response"),
+        ),
+        None => (value, root.clone(), value, root.clone()),
+    };
+
+    let input = request.get("input");
+    let output = array_at(response, "output");
+    match input {
+        Some(Value::Array(_) | Value::String(_)) => {}
+        Some(Value::Object(_)) => {
+            return Err("expected `input` to be an array of items or a string (`input.messages` is an OpenAI Chat record)".into())
+        }
+        _ if output.is_some() => {}
+        _ => return Err("expected `input` items or a response with `output` items".into()),
+    }
+
+    // Tools: the request's, else those the response echoes.
+    if request.get("tools").is_some() {
+        read_tools(request, &request_loc, &mut conv);
+    } else if response.get("tools").is_some() {
+        read_tools(response, &response_loc, &mut conv);
+    }
+    let chained = |v: &Value| {
+        ["previous_response_id", "conversation"]
+            .iter()
+            .any(|k| v.get(k).is_some_and(|x| !x.is_null()))
+    };
+    conv.server_history = chained(request) || chained(response);
+
+    if let Some(items) = input.and_then(Value::as_array) {
+        read_items(items, &request_loc.child("input"), &mut conv);
+    }
+    if let Some(items) = output {
+        read_items(items, &response_loc.child("output"), &mut conv);
+    }
+    Ok(conv)
+}
+
+fn read_items(items: &[Value], loc: &Loc, conv: &mut Conversation) {
+    for (i, item) in items.iter().enumerate() {
+        read_item(item, loc.child(i), conv);
+    }
+}
+
+/// Reads one Responses item (also a Codex `response_item` payload) into `conv`. Adjacent
+/// items of one role form one turn: a model turn is its reasoning, messages and calls; the
+/// outputs that follow are one tool turn. Unknown item types are skipped.
+pub(crate) fn read_item(item: &Value, loc: Loc, conv: &mut Conversation) {
+    if !item.is_object() {
+        return;
+    }
+    let kind = str_at(item, "type").unwrap_or("message");
+    match kind {
+        "message" => {
+            let role = match str_at(item, "role") {
+                Some("assistant") => Role::Assistant,
+                Some("user") => Role::User,
+                Some(_) => Role::System,
+                None => return,
+            };
+            let text_loc = if item.get("content").is_some() {
+                loc.child("content")
+            } else {
+                loc.clone()
+            };
+            push_text(conv, role, text_loc, &loc);
+        }
+        "reasoning" => push_text(conv, Role::Assistant, loc.clone(), &loc),
+        // Remote compaction summaries (Responses `compaction`, Codex `compaction_summary`).
+        "compaction" | "compaction_summary" => push_text(conv, Role::System, loc.clone(), &loc),
+        // Points at an item stored on the server, which may be a call this file never shows.
+        "item_reference" => conv.server_history = true,
+        "function_call" => {
+            let args = item.get("arguments");
+            let arguments = match args {
+                None | Some(Value::Null) => Arguments::Absent,
+                Some(Value::String(s)) => Arguments::Encoded(s.clone()),
+                Some(other) => Arguments::Value(other.clone()),
+            };
+            push_call(conv, item, loc, CallKind::Function, arguments, "arguments");
+        }
+        "custom_tool_call" => {
+            let input = item.get("input").cloned().unwrap_or(Value::Null);
+            let arguments = Arguments::Value(input);
+            push_call(conv, item, loc, CallKind::FreeText, arguments, "input");
+        }
+        "computer_call" | "local_shell_call" | "shell_call" | "apply_patch_call" => {
+            let field = if kind == "apply_patch_call" {
+                "operation"
+            } else {
+                "action"
+            };
+            let arguments = Arguments::Value(item.get(field).cloned().unwrap_or(json!({})));
+            push_call(conv, item, loc, CallKind::Function, arguments, field);
+        }
+        "tool_search_call" => {
+            let arguments = Arguments::Value(item.get("arguments").cloned().unwrap_or(json!({})));
+            let kind = if str_at(item, "execution") == Some("server") {
+                CallKind::ProviderExecuted
+            } else {
+                CallKind::Function
+            };
+            push_call(conv, item, loc, kind, arguments, "arguments");
+        }
+        "web_search_call"
+        | "file_search_call"
+        | "code_interpreter_call"
+        | "image_generation_call"
+        | "mcp_call" => {
+            let (arguments, field) = match item.get("arguments") {
+                Some(Value::String(s)) => (Arguments::Encoded(s.clone()), "arguments"),
+                _ => match item.get("action").filter(|a| a.is_object()) {
+                    Some(action) => (Arguments::Value(action.clone()), "action"),
+                    None => (Arguments::Value(json!({})), ""),
+                },
+            };
+            push_call(
+                conv,
+                item,
+                loc,
+                CallKind::ProviderExecuted,
+                arguments,
+                field,
+            );
+        }
+        "function_call_output"
+        | "custom_tool_call_output"
+        | "computer_call_output"
+        | "local_shell_call_output"
+        | "shell_call_output"
+        | "apply_patch_call_output"
+        | "tool_search_output" => push_result(conv, item, kind, loc),
+        _ => {}
+    }
+}
+
+fn push_text(conv: &mut Conversation, role: Role, loc: Loc, item_loc: &Loc) {
+    let text = Text {
+        loc,
+        message: item_loc.clone(),
+    };
+    conv.push(role, item_loc, Item::Text(text));
+}
+
+/// The call's name as tools declare it: built-ins are named by their tool type, the declared
+/// variant when there is one (`computer_call` answers `computer` or `computer_use_preview`).
+fn call_name(item: &Value, kind: &str, tools: &[ToolDef]) -> String {
+    if let Some(name) = str_at(item, "name") {
+        return name.to_string();
+    }
+    let base = kind.strip_suffix("_call").unwrap_or(kind);
+    tools
+        .iter()
+        .find(|t| t.builtin && t.name.starts_with(base))
+        .map_or(base, |t| t.name.as_str())
+        .to_string()
+}
+
+fn push_call(
+    conv: &mut Conversation,
+    item: &Value,
+    loc: Loc,
+    kind: CallKind,
+    arguments: Arguments,
+    args_field: &str,
+) {
+    let item_type = str_at(item, "type").unwrap_or_default();
+    // Provider-executed items have no `call_id`; their item id names them. `local_shell_call`
+    // carries its `id` alone when it came through Chat Completions (Codex).
+    let id = str_at(item, "call_id")
+        .or_else(|| {
+            (kind == CallKind::ProviderExecuted || item_type == "local_shell_call")
+                .then(|| str_at(item, "id"))
+                .flatten()
+        })
+        .map(str::to_string);
+    let key = match (&id, kind) {
+        (Some(id), CallKind::Function | CallKind::FreeText) => id.clone(),
+        _ => format!("#noid{}", loc.pointer),
+    };
+    let args_loc = if !args_field.is_empty() && item.get(args_field).is_some() {
+        loc.child(args_field)
+    } else {
+        loc.clone()
+    };
+    let call = ToolCall {
+        id,
+        key,
+        name: call_name(item, item_type, &conv.tools),
+        kind,
+        arguments,
+        args_loc,
+        message: loc.clone(),
+        loc: loc.clone(),
+    };
+    conv.push(Role::Assistant, &loc, Item::Call(call));
+}
+
+fn push_result(conv: &mut Conversation, item: &Value, kind: &str, loc: Loc) {
+    // Early `local_shell_call_output`s named the call by `id`.
+    let call_id = str_at(item, "call_id")
+        .or_else(|| {
+            (kind == "local_shell_call_output")
+                .then(|| str_at(item, "id"))
+                .flatten()
+        })
+        .map(str::to_string);
+    let output = item.get("output").unwrap_or(&Value::Null);
+    let (is_error, text) = match output {
+        // Codex rollouts: `{content, success}`, where `success: false` is the error flag.
+        Value::Object(map) if map.contains_key("content") && !map.contains_key("type") => {
+            let content = map.get("content").unwrap_or(&Value::Null);
+            let failed = match map.get("success").and_then(Value::as_bool) {
+                Some(success) => !success,
+                None => looks_like_error(content),
+            };
+            (failed, result_text(content))
+        }
+        other => (looks_like_error(other), result_text(other)),
+    };
+    let is_error = is_error || str_at(item, "status") == Some("failed");
+    let result = ToolResult {
+        key: call_id
+            .clone()
+            .unwrap_or_else(|| format!("#noid{}", loc.pointer)),
+        call_id,
+        name: None,
+        is_error,
+        text,
+        provider_executed: kind == "tool_search_output"
+            && str_at(item, "execution") == Some("server"),
+        message: loc.clone(),
+        loc: loc.clone(),
+    };
+    conv.push(Role::Tool, &loc, Item::Result(result));
+}
+
+/// Reads `tools`: flat function tools, custom tools, built-ins (named by their type), and
+/// chat-style nested `{type: "function", function: {...}}` definitions, which are read as
+/// written (whether they are acceptable is for the rules to say).
+fn read_tools(container: &Value, root: &Loc, conv: &mut Conversation) {
+    for (k, tool) in array_at(container, "tools")
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let loc = root.child("tools").child(k);
+        let kind = str_at(tool, "type").unwrap_or("function");
+        let (body, body_loc) = match tool.get("function").filter(|f| f.is_object()) {
+            Some(function) if kind == "function" => (function, loc.child("function")),
+            _ => (tool, loc.clone()),
+        };
+        let (name, schema, builtin) = match kind {
+            "function" => (str_at(body, "name"), body.get("parameters"), false),
+            "custom" => (str_at(body, "name"), None, false),
+            other => (Some(other), None, true),
+        };
+        let Some(name) = name else {
+            continue;
+        };
+        conv.tools.push(ToolDef {
+            name: name.to_string(),
+            schema: schema.map(|s| match s {
+                Value::String(text) => SchemaDecl::Encoded(text.clone()),
+                other => SchemaDecl::Value(other.clone()),
+            }),
+            dialect: SchemaDialect::JsonSchema,
+            strict: body.get("strict").and_then(Value::as_bool) == Some(true),
+            builtin,
+            object_root_required: true,
+            schema_loc: if schema.is_some() {
+                body_loc.child("parameters")
+            } else {
+                loc.clone()
+            },
+            loc,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::lint::{lint_str, Outcome};
+
+    fn codes(name: &str, text: &str) -> Vec<String> {
+        lint_str(name, text).codes()
+    }
+
+    fn detected(value: &Value) -> Option<Format> {
+        crate::formats::detect(value).map(|a| a.format())
+    }
+
+    fn normalise(value: &Value) -> Conversation {
+        let docs = [Doc { base: 0, value }];
+        let mut convs = OpenAiResponses.normalise(&docs).unwrap_or_default();
+        assert_eq!(convs.len(), 1);
+        convs.remove(0)
+    }
+
+    #[test]
+    fn clean_fixtures_have_no_findings() {
+        for (name, text) in [
+            (
+                "clean-request.json",
+                include_str!("../../fixtures/openai-responses/clean-request.json"),
+            ),
+            (
+                "clean-response.json",
+                include_str!("../../fixtures/openai-responses/clean-response.json"),
+            ),
+            (
+                "clean-chained.json",
+                include_str!("../../fixtures/openai-responses/clean-chained.json"),
+            ),
+            (
+                "clean-nemo-gym.jsonl",
+                include_str!("../../fixtures/openai-responses/clean-nemo-gym.jsonl"),
+            ),
+        ] {
+            let report = lint_str(name, text);
+            assert_eq!(report.codes(), Vec::<String>::new(), "{name}");
+            assert_eq!(
+                report.outcome,
+                Outcome::Checked(vec![Format::OpenAiResponses]),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn broken_pairing() {
+        // The output names the `fc_…` item id instead of the `call_id`: orphaned, and its
+        // call is unanswered; the second call is abandoned for a user message.
+        assert_eq!(
+            codes(
+                "broken-pairing.json",
+                include_str!("../../fixtures/openai-responses/broken-pairing.json")
+            ),
+            ["TC102@36:5", "TC101@43:5", "TC102@48:5"]
+        );
+    }
+
+    #[test]
+    fn broken_duplicates() {
+        assert_eq!(
+            codes(
+                "broken-duplicates.json",
+                include_str!("../../fixtures/openai-responses/broken-duplicates.json")
+            ),
+            ["TC104@15:5", "TC105@44:5"]
+        );
+    }
+
+    #[test]
+    fn broken_arguments() {
+        // The free-text `custom_tool_call` input is not JSON and is not reported.
+        assert_eq!(
+            codes(
+                "broken-arguments.json",
+                include_str!("../../fixtures/openai-responses/broken-arguments.json")
+            ),
+            ["TC201@44:20", "TC202@51:20", "TC203@58:20"]
+        );
+    }
+
+    #[test]
+    fn detection() {
+        let responses = Some(Format::OpenAiResponses);
+        assert_eq!(
+            detected(
+                &json!({"input": [{"type": "function_call_output", "call_id": "c", "output": "1"}]})
+            ),
+            responses
+        );
+        assert_eq!(
+            detected(&json!({"model": "gpt-5", "input": [{"role": "user", "content": "hi"}]})),
+            responses
+        );
+        assert_eq!(
+            detected(&json!({"instructions": "Be brief.", "input": "hi"})),
+            responses
+        );
+        assert_eq!(
+            detected(&json!({"object": "response", "output": []})),
+            responses
+        );
+        assert_eq!(
+            detected(
+                &json!([{"role": "user", "content": "hi"}, {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"}])
+            ),
+            responses
+        );
+        // Chat preference records, plain message arrays and embeddings requests are not ours.
+        assert_eq!(
+            detected(
+                &json!({"input": {"messages": [{"role": "user", "content": "hi"}]}, "preferred_output": []})
+            ),
+            Some(Format::OpenAiChat)
+        );
+        assert_eq!(
+            detected(&json!([{"role": "user", "content": "hi"}])),
+            Some(Format::OpenAiChat)
+        );
+        assert_eq!(
+            detected(&json!({"model": "text-embedding-3-small", "input": ["a", "b"]})),
+            None
+        );
+        assert_eq!(
+            detected(&json!({"model": "text-embedding-3-small", "input": "a"})),
+            None
+        );
+    }
+
+    #[test]
+    fn server_history_excuses_outputs_without_calls() {
+        let output = json!({"type": "function_call_output", "call_id": "call_1", "output": "ok"});
+        for doc in [
+            json!({"previous_response_id": "resp_1", "input": [output]}),
+            json!({"conversation": {"id": "conv_1"}, "input": [output]}),
+            json!({"model": "gpt-5", "input": [{"type": "item_reference", "id": "fc_1"}, output]}),
+        ] {
+            assert!(normalise(&doc).server_history, "{doc}");
+            assert_eq!(codes("x.json", &doc.to_string()), Vec::<String>::new());
+        }
+        // `previous_response_id: null` in a saved response is not a chain.
+        let doc = json!({"object": "response", "previous_response_id": null, "output": [output]});
+        assert_eq!(codes("x.json", &doc.to_string()), ["TC101@1:32"]);
+    }
+
+    #[test]
+    fn trailing_calls_are_fine_but_a_call_left_behind_is_not() {
+        let call = |id: &str| json!({"type": "function_call", "call_id": id, "name": "f", "arguments": "{}"});
+        let output =
+            |id: &str| json!({"type": "function_call_output", "call_id": id, "output": "ok"});
+        let doc = json!({"input": [call("a"), call("b")]});
+        assert_eq!(codes("x.json", &doc.to_string()), Vec::<String>::new());
+        let doc = json!({"input": [call("a"), call("b"), output("a")]});
+        assert_eq!(codes("x.json", &doc.to_string()), ["TC102@1:78"]);
+    }
+
+    #[test]
+    fn provider_executed_items_are_not_paired() {
+        let doc = json!({"input": [
+            {"role": "user", "content": "search"},
+            {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {"type": "search", "query": "q"}},
+            {"type": "file_search_call", "id": "fs_1", "status": "completed", "queries": ["q"]},
+            {"type": "image_generation_call", "id": "ig_1", "status": "completed", "result": null},
+            {"type": "mcp_call", "id": "mcp_1", "server_label": "docs", "name": "lookup", "arguments": "{\"q\": 1}", "output": "x"},
+            {"type": "tool_search_call", "id": "ts_1", "execution": "server", "arguments": {"query": "q"}},
+            {"type": "tool_search_output", "id": "tso_1", "execution": "server", "tools": []},
+            {"role": "user", "content": "thanks"}
+        ]});
+        assert_eq!(codes("x.json", &doc.to_string()), Vec::<String>::new());
+        let conv = normalise(&doc);
+        assert!(conv
+            .calls()
+            .all(|(_, c)| c.kind == CallKind::ProviderExecuted));
+        // An `mcp_call` with broken arguments is still reported.
+        let doc = json!({"input": [{"type": "mcp_call", "id": "mcp_1", "server_label": "docs",
+            "name": "lookup", "arguments": "{\"q\": ", "output": "x"}]});
+        assert_eq!(codes("x.json", &doc.to_string()), ["TC201@1:24"]);
+    }
+
+    #[test]
+    fn builtin_client_calls_pair_with_their_outputs() {
+        let doc = json!({"input": [
+            {"type": "computer_call", "id": "cu_1", "call_id": "call_c", "status": "completed",
+             "action": {"type": "click", "x": 10, "y": 20, "button": "left"}, "pending_safety_checks": []},
+            {"type": "local_shell_call", "id": "lsh_1", "call_id": "call_l", "status": "completed",
+             "action": {"type": "exec", "command": ["ls"], "env": {}}},
+            {"type": "apply_patch_call", "call_id": "call_p", "status": "completed",
+             "operation": {"type": "update_file", "path": "a.txt", "diff": "@@\n-a\n+b"}},
+            {"type": "tool_search_call", "call_id": "call_t", "execution": "client", "arguments": {"query": "db"}},
+            {"type": "computer_call_output", "call_id": "call_c",
+             "output": {"type": "computer_screenshot", "image_url": "data:image/png;base64,AAAA"}},
+            {"type": "local_shell_call_output", "id": "call_l", "output": "a.txt"},
+            {"type": "apply_patch_call_output", "call_id": "call_p", "status": "failed", "output": "context mismatch"},
+            {"type": "tool_search_output", "call_id": "call_t", "execution": "client", "tools": []},
+            {"role": "user", "content": "go on"}
+        ]});
+        let mut with_tools = doc.clone();
+        with_tools["tools"] = json!([{"type": "computer_use_preview", "display_width": 1024,
+            "display_height": 768, "environment": "browser"}]);
+        let conv = normalise(&with_tools);
+        let (_, computer) = conv.calls().next().unwrap_or_else(|| panic!("no call"));
+        assert_eq!(computer.name, "computer_use_preview");
+        assert_eq!(codes("x.json", &doc.to_string()), Vec::<String>::new());
+        let conv = normalise(&doc);
+        let names: Vec<&str> = conv.calls().map(|(_, c)| c.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["computer", "local_shell", "apply_patch", "tool_search"]
+        );
+        let errors: Vec<bool> = conv.results().map(|(_, r)| r.is_error).collect();
+        assert_eq!(errors, [false, false, true, false]);
+    }
+
+    #[test]
+    fn reads_tools() {
+        let doc = json!({"input": "hi", "tools": [
+            {"type": "function", "name": "f", "parameters": {"type": "object"}, "strict": true},
+            {"type": "function", "function": {"name": "nested", "parameters": {"type": "object"}}},
+            {"type": "custom", "name": "grammar_tool", "format": {"type": "text"}},
+            {"type": "web_search_preview"},
+            {"type": "mcp", "server_label": "docs", "server_url": "https://mcp.example.com"}
+        ]});
+        let conv = normalise(&doc);
+        let tools: Vec<(&str, bool, bool, &str)> = conv
+            .tools
+            .iter()
+            .map(|t| {
+                (
+                    t.name.as_str(),
+                    t.strict,
+                    t.builtin,
+                    t.schema_loc.pointer.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            tools,
+            [
+                ("f", true, false, "/tools/0/parameters"),
+                ("nested", false, false, "/tools/1/function/parameters"),
+                ("grammar_tool", false, false, "/tools/2"),
+                ("web_search_preview", false, true, "/tools/3"),
+                ("mcp", false, true, "/tools/4"),
+            ]
+        );
+        assert!(conv.tools[2].schema.is_none());
+    }
+
+    #[test]
+    fn nemo_gym_locations() {
+        let doc = json!({"responses_create_params": {"input": [{"role": "user", "content": "q"}],
+            "tools": [{"type": "function", "name": "f", "parameters": {"type": "object"}}]},
+            "response": {"output": [{"type": "function_call", "call_id": "c", "name": "f", "arguments": "{"}]}});
+        let conv = normalise(&doc);
+        assert_eq!(
+            conv.tools[0].loc.pointer,
+            "/responses_create_params/tools/0"
+        );
+        let (_, call) = conv.calls().next().unwrap_or_else(|| panic!("no call"));
+        assert_eq!(call.args_loc.pointer, "/response/output/0/arguments");
+    }
+}
