@@ -9,11 +9,12 @@ use serde_json::Value;
 use crate::transcript::Conversation;
 
 mod anthropic;
+mod claude_code;
 mod openai_chat;
 
 /// Every adapter, in detection-priority order (ties go to the earlier one). Adding a format is
 /// one file plus one line here.
-static ADAPTERS: &[&dyn Adapter] = &[&openai_chat::OpenAiChat, &anthropic::Anthropic];
+static ADAPTERS: &[&dyn Adapter] = &[&openai_chat::OpenAiChat, &anthropic::Anthropic, &claude_code::ClaudeCode];
 
 /// The formats of DESIGN.md section 4.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
