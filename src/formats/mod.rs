@@ -9,11 +9,18 @@ use serde_json::Value;
 use crate::transcript::Conversation;
 
 mod anthropic;
+mod langchain;
 mod openai_chat;
+mod vercel_ai;
 
 /// Every adapter, in detection-priority order (ties go to the earlier one). Adding a format is
 /// one file plus one line here.
-static ADAPTERS: &[&dyn Adapter] = &[&openai_chat::OpenAiChat, &anthropic::Anthropic];
+static ADAPTERS: &[&dyn Adapter] = &[
+    &openai_chat::OpenAiChat,
+    &anthropic::Anthropic,
+    &vercel_ai::VercelAi,
+    &langchain::Langchain,
+];
 
 /// The formats of DESIGN.md section 4.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
