@@ -182,7 +182,9 @@ fn has_text(content: Option<&Value>) -> bool {
     }
 }
 
-fn take_pending(pending: &mut Vec<(String, String)>, name: Option<&str>) -> Option<String> {
+/// The key of the pending id-less call answered by a result named `name` (the first pending
+/// call when the result has no name). Shared with the LangChain adapter.
+pub(crate) fn take_pending(pending: &mut Vec<(String, String)>, name: Option<&str>) -> Option<String> {
     let index = match name {
         Some(name) => pending.iter().position(|(n, _)| n == name)?,
         None if pending.is_empty() => return None,
@@ -200,7 +202,9 @@ fn arguments(value: Option<&Value>) -> Arguments {
     }
 }
 
-fn read_tool_call(
+/// Reads one OpenAI `tool_calls[j]` of the message at `mloc`. Shared with the LangChain
+/// adapter (`additional_kwargs.tool_calls`).
+pub(crate) fn read_tool_call(
     call: &Value,
     mloc: &Loc,
     j: usize,
