@@ -5,13 +5,13 @@ use std::process::ExitCode;
 
 use rayon::prelude::*;
 
-use crate::cli::{CatalogFormat, ColorChoice, Command, LintArgs, RulesArgs};
+use crate::cli::{CatalogFormat, ColorChoice, Command, CommonArgs, FixArgs, LintArgs, RulesArgs};
 use crate::discover::{self, Input};
-use crate::finding::Severity;
+use crate::fix::{self, diff::DiffStyle};
 use crate::formats::Format;
 use crate::lint::{self, FileReport, LintOptions, Outcome, Selection, SourceName};
 use crate::report::{self, Diagnostic, FullRenderer, OutputFormat, Totals};
-use crate::rules;
+use crate::rules::{self, UnpairedFix};
 
 /// Exit codes of DESIGN.md section 2.
 pub const EXIT_CLEAN: u8 = 0;
@@ -21,6 +21,7 @@ pub const EXIT_ERROR: u8 = 2;
 pub fn run(command: Command) -> ExitCode {
     let code = match command {
         Command::Lint(args) => lint_command(&args),
+        Command::Fix(args) => fix_command(&args),
         Command::Rules(args) => rules_command(&args),
         Command::Explain { rule } => explain_command(&rule),
     };
@@ -32,42 +33,42 @@ fn usage_error(message: &str) -> u8 {
     EXIT_ERROR
 }
 
-fn lint_command(args: &LintArgs) -> u8 {
-    let selection = match Selection::new(&args.select, &args.ignore) {
-        Ok(s) => s,
-        Err(e) => return usage_error(&e),
-    };
-    let excludes = match discover::build_excludes(&args.exclude) {
-        Ok(g) => g,
-        Err(e) => return usage_error(&e),
-    };
+/// What `lint` and `fix` share: options, the inputs, stdin, and the exit code so far.
+struct Run {
+    opts: LintOptions,
+    inputs: Vec<Input>,
+    stdin: Option<Vec<u8>>,
+    exit: u8,
+}
+
+fn prepare(common: &CommonArgs, unpaired: UnpairedFix) -> Result<Run, u8> {
+    let selection = Selection::new(&common.select, &common.ignore).map_err(|e| usage_error(&e))?;
+    let excludes = discover::build_excludes(&common.exclude).map_err(|e| usage_error(&e))?;
     let mut extra_tools = Vec::new();
-    for path in &args.tools {
-        match crate::tools_file::load(path) {
-            Ok(tools) => extra_tools.extend(tools),
-            Err(e) => return usage_error(&format!("cannot use --tools {}: {e}", path.display())),
-        }
+    for path in &common.tools {
+        let tools = crate::tools_file::load(path)
+            .map_err(|e| usage_error(&format!("cannot use --tools {}: {e}", path.display())))?;
+        extra_tools.extend(tools);
     }
     let opts = LintOptions {
-        input_format: Format::from_name(&args.input_format),
+        input_format: Format::from_name(&common.input_format),
         selection,
         extra_tools,
         rule_options: rules::RuleOptions {
-            loop_threshold: args.loop_threshold as usize,
-            loop_match: args.loop_match,
-            unpaired: rules::UnpairedFix::InsertResult,
+            loop_threshold: common.loop_threshold as usize,
+            loop_match: common.loop_match,
+            unpaired,
         },
         schemas: Default::default(),
     };
     let (inputs, errors) =
-        discover::discover(&args.paths, &excludes, args.stdin_filename.as_deref());
+        discover::discover(&common.paths, &excludes, common.stdin_filename.as_deref());
     let mut exit = EXIT_CLEAN;
     for e in &errors {
         eprintln!("error: {}: {}", e.path, e.message);
         exit = EXIT_ERROR;
     }
-
-    let stdin_text = if inputs.iter().any(|i| i.path.is_none()) {
+    let stdin = if inputs.iter().any(|i| i.path.is_none()) {
         let mut buf = Vec::new();
         if let Err(e) = io::stdin().read_to_end(&mut buf) {
             eprintln!("error: cannot read stdin: {e}");
@@ -77,24 +78,73 @@ fn lint_command(args: &LintArgs) -> u8 {
     } else {
         None
     };
+    Ok(Run {
+        opts,
+        inputs,
+        stdin,
+        exit,
+    })
+}
 
-    let results: Vec<Result<FileReport, (String, String)>> = inputs
+fn read_input(input: &Input, stdin: Option<&[u8]>) -> Result<Vec<u8>, String> {
+    match &input.path {
+        Some(path) => std::fs::read(path).map_err(|e| e.to_string()),
+        None => Ok(stdin.unwrap_or_default().to_vec()),
+    }
+}
+
+fn source_name(input: &Input) -> SourceName {
+    SourceName {
+        name: input.name.clone(),
+        path: input.path.clone(),
+    }
+}
+
+/// Places a file's findings and sorts them by position.
+fn diagnostics(report: FileReport) -> (Vec<Diagnostic>, crate::source::SourceFile) {
+    let mut diagnostics: Vec<Diagnostic> = report
+        .findings
+        .into_iter()
+        .map(|f| Diagnostic::resolve(&report.source, f))
+        .collect();
+    diagnostics.sort_by(|a, b| (a.start, a.code, &a.message).cmp(&(b.start, b.code, &b.message)));
+    (diagnostics, report.source)
+}
+
+fn lint_command(args: &LintArgs) -> u8 {
+    let Run {
+        opts,
+        inputs,
+        stdin,
+        mut exit,
+    } = match prepare(&args.common, UnpairedFix::InsertResult) {
+        Ok(run) => run,
+        Err(code) => return code,
+    };
+    let results: Vec<Result<FileReport, String>> = inputs
         .par_iter()
-        .map(|input| read_and_lint(input, stdin_text.as_deref(), &opts))
+        .map(|input| {
+            let bytes = read_input(input, stdin.as_deref())?;
+            Ok(lint::lint_bytes(
+                source_name(input),
+                bytes,
+                input.explicit,
+                &opts,
+            ))
+        })
         .collect();
 
-    let color = use_color(args.color);
-    let renderer = FullRenderer::new(color);
+    let renderer = FullRenderer::new(use_color(args.common.color));
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let mut totals = Totals::default();
     let mut all = Vec::new();
     let mut skipped = Vec::new();
-    for result in results {
+    for (input, result) in inputs.iter().zip(results) {
         let report = match result {
             Ok(report) => report,
-            Err((name, message)) => {
-                eprintln!("error: {name}: {message}");
+            Err(message) => {
+                eprintln!("error: {}: {message}", input.name);
                 exit = EXIT_ERROR;
                 continue;
             }
@@ -106,22 +156,11 @@ fn lint_command(args: &LintArgs) -> u8 {
                 skipped.push((report.source.name.clone(), reason.clone()));
             }
         }
-        let mut diagnostics: Vec<Diagnostic> = report
-            .findings
-            .into_iter()
-            .map(|f| Diagnostic::resolve(&report.source, f))
-            .collect();
-        diagnostics
-            .sort_by(|a, b| (a.start, a.code, &a.message).cmp(&(b.start, b.code, &b.message)));
-        for d in &diagnostics {
-            match d.severity {
-                Severity::Error => totals.errors += 1,
-                Severity::Warning => totals.warnings += 1,
-            }
-        }
+        let (diagnostics, source) = diagnostics(report);
+        totals.count(&diagnostics);
         if args.output_format == OutputFormat::Full && !args.statistics {
             for d in &diagnostics {
-                let _ = write!(out, "{}", renderer.render(&report.source, d));
+                let _ = write!(out, "{}", renderer.render(&source, d));
                 let _ = writeln!(out);
             }
         } else {
@@ -143,12 +182,12 @@ fn lint_command(args: &LintArgs) -> u8 {
         return EXIT_ERROR;
     }
     drop(out);
-    if args.verbose {
+    if args.common.verbose {
         for (name, reason) in &skipped {
             eprintln!("skipped {name}: {reason}");
         }
     }
-    if !args.quiet && (args.output_format.is_human() || args.statistics) {
+    if !args.common.quiet && (args.output_format.is_human() || args.statistics) {
         println!("{}", totals.summary());
     }
     if exit == EXIT_CLEAN && totals.findings() > 0 && !args.exit_zero {
@@ -157,20 +196,149 @@ fn lint_command(args: &LintArgs) -> u8 {
     exit
 }
 
-fn read_and_lint(
-    input: &Input,
-    stdin: Option<&[u8]>,
-    opts: &LintOptions,
-) -> Result<FileReport, (String, String)> {
-    let bytes = match &input.path {
-        Some(path) => std::fs::read(path).map_err(|e| (input.name.clone(), e.to_string()))?,
-        None => stdin.unwrap_or_default().to_vec(),
+fn fix_command(args: &FixArgs) -> u8 {
+    let Run {
+        opts,
+        inputs,
+        stdin,
+        mut exit,
+    } = match prepare(&args.common, args.unpaired) {
+        Ok(run) => run,
+        Err(code) => return code,
     };
-    let name = SourceName {
-        name: input.name.clone(),
-        path: input.path.clone(),
+    let results: Vec<Result<(Vec<u8>, fix::FileFix), String>> = inputs
+        .par_iter()
+        .map(|input| {
+            let bytes = read_input(input, stdin.as_deref())?;
+            let fixed = fix::fix_bytes(
+                &source_name(input),
+                bytes.clone(),
+                input.explicit,
+                &opts,
+                args.unsafe_fixes,
+            )
+            .map_err(|e| e.to_string())?;
+            Ok((bytes, fixed))
+        })
+        .collect();
+
+    let style = DiffStyle {
+        color: use_color(args.common.color),
     };
-    Ok(lint::lint_bytes(name, bytes, input.explicit, opts))
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let (mut fixed_findings, mut files_changed, mut remaining, mut unsafe_left) = (0, 0, 0, 0);
+    for (input, result) in inputs.iter().zip(results) {
+        let (bytes, file) = match result {
+            Ok(ok) => ok,
+            Err(message) => {
+                eprintln!("error: {}: {message}", input.name);
+                exit = EXIT_ERROR;
+                continue;
+            }
+        };
+        remaining += file.report.findings.len();
+        unsafe_left += file.unsafe_left;
+        if !file.changed() {
+            continue;
+        }
+        fixed_findings += file.applied;
+        files_changed += 1;
+        let written = match (&input.path, args.write) {
+            // `fix --write -` prints the fixed text, like a formatter.
+            (None, true) => write!(out, "{}", file.fixed),
+            (Some(path), true) => match fix::write::write_atomic(path, &bytes, &file.fixed) {
+                Ok(()) => write!(
+                    out,
+                    "{}",
+                    fix::diff::unified(&input.name, &file.original, &file.fixed, &style)
+                ),
+                Err(e) => {
+                    eprintln!("error: {}: {e}", input.name);
+                    exit = EXIT_ERROR;
+                    Ok(())
+                }
+            },
+            (_, false) => write!(
+                out,
+                "{}",
+                fix::diff::unified(&input.name, &file.original, &file.fixed, &style)
+            ),
+        };
+        if let Err(e) = written {
+            if e.kind() != io::ErrorKind::BrokenPipe {
+                eprintln!("error: cannot write output: {e}");
+            }
+            return EXIT_ERROR;
+        }
+    }
+    let _ = out.flush();
+    drop(out);
+    if !args.common.quiet {
+        eprintln!(
+            "{}",
+            fix_summary(
+                args.write,
+                fixed_findings,
+                files_changed,
+                remaining,
+                unsafe_left
+            )
+        );
+    }
+    if exit != EXIT_CLEAN {
+        return exit;
+    }
+    let something_left = if args.write {
+        remaining > 0
+    } else {
+        files_changed > 0
+    };
+    if something_left {
+        EXIT_FINDINGS
+    } else {
+        EXIT_CLEAN
+    }
+}
+
+fn fix_summary(
+    write: bool,
+    fixed: usize,
+    files: usize,
+    remaining: usize,
+    unsafe_left: usize,
+) -> String {
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut s = if fixed == 0 {
+        "Nothing to fix.".to_string()
+    } else if write {
+        format!(
+            "Fixed {} in {}.",
+            plural(fixed, "finding", "findings"),
+            plural(files, "file", "files")
+        )
+    } else {
+        format!(
+            "Would fix {} in {} (run with --write to apply).",
+            plural(fixed, "finding", "findings"),
+            plural(files, "file", "files")
+        )
+    };
+    if remaining > 0 {
+        s.push_str(&format!(
+            " {} {} no automatic fix (see `toolcheck lint`).",
+            plural(remaining, "finding", "findings"),
+            if remaining == 1 { "has" } else { "have" }
+        ));
+    }
+    if unsafe_left > 0 {
+        s.push_str(&format!(
+            " {} left out: rerun with --unsafe-fixes to include them.",
+            plural(unsafe_left, "unsafe fix", "unsafe fixes")
+        ));
+    }
+    s
 }
 
 fn use_color(choice: ColorChoice) -> bool {

@@ -1,8 +1,11 @@
 //! Command-line definitions (clap). Behaviour lives in `app.rs`.
 
+use std::path::PathBuf;
+
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::report::OutputFormat;
+use crate::rules::{LoopMatch, UnpairedFix};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -10,7 +13,9 @@ use crate::report::OutputFormat;
     version,
     about = "Lint and repair tool calls in saved LLM conversation logs",
     long_about = "Lint and repair tool calls in saved LLM conversation logs: orphaned results, \
-                  unpaired calls, broken arguments, across OpenAI, Anthropic and other formats."
+                  unpaired calls, misplaced results, broken arguments and schemas, retry loops; \
+                  across OpenAI, Anthropic, Gemini, Bedrock, Claude Code, Codex, Vercel AI and \
+                  LangChain logs."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -21,6 +26,8 @@ pub struct Cli {
 pub enum Command {
     /// Check conversation logs and report findings.
     Lint(LintArgs),
+    /// Show (or with --write, apply) the repairs for what lint finds, as unified diffs.
+    Fix(FixArgs),
     /// List every rule.
     Rules(RulesArgs),
     /// Show one rule's documentation, by code or name.
@@ -37,8 +44,9 @@ pub enum ColorChoice {
     Never,
 }
 
+/// Options shared by `lint` and `fix`.
 #[derive(Debug, Args)]
-pub struct LintArgs {
+pub struct CommonArgs {
     /// Files or directories to check; `-` reads stdin.
     #[arg(default_value = ".")]
     pub paths: Vec<String>,
@@ -46,10 +54,6 @@ pub struct LintArgs {
     /// Read every file as this format instead of detecting it.
     #[arg(long, value_name = "FORMAT", default_value = "auto", value_parser = input_formats())]
     pub input_format: String,
-
-    /// How to print findings.
-    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = OutputFormat::Full)]
-    pub output_format: OutputFormat,
 
     /// Only these rules: codes (TC101), prefixes (TC1) or names, comma-separated.
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
@@ -62,15 +66,15 @@ pub struct LintArgs {
     /// Extra tool definitions (any provider's `tools` array, Gemini `functionDeclarations`,
     /// Bedrock `toolConfig`, or an MCP `tools/list` result); repeatable.
     #[arg(long, value_name = "FILE")]
-    pub tools: Vec<std::path::PathBuf>,
+    pub tools: Vec<PathBuf>,
 
     /// How many consecutive matching failed calls make a loop (repeated-failing-call).
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(2..))]
     pub loop_threshold: u32,
 
     /// What makes failed calls match: equal arguments, equal error text, or either.
-    #[arg(long, value_enum, value_name = "MATCH", default_value_t = crate::rules::LoopMatch::Either)]
-    pub loop_match: crate::rules::LoopMatch,
+    #[arg(long, value_enum, value_name = "MATCH", default_value_t = LoopMatch::Either)]
+    pub loop_match: LoopMatch,
 
     /// The name to report for stdin (`-`); its extension also picks JSON or JSONL.
     #[arg(long, value_name = "NAME")]
@@ -80,6 +84,28 @@ pub struct LintArgs {
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
 
+    /// Colour output (honours NO_COLOR).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+
+    /// Print findings (or diffs) only, no summary.
+    #[arg(short, long)]
+    pub quiet: bool,
+
+    /// Also list skipped files and why.
+    #[arg(short, long)]
+    pub verbose: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+
+    /// How to print findings.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = OutputFormat::Full)]
+    pub output_format: OutputFormat,
+
     /// Print counts per rule instead of individual findings.
     #[arg(long)]
     pub statistics: bool,
@@ -87,18 +113,25 @@ pub struct LintArgs {
     /// Exit 0 even when there are findings.
     #[arg(long)]
     pub exit_zero: bool,
+}
 
-    /// Colour output (honours NO_COLOR).
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-    pub color: ColorChoice,
+#[derive(Debug, Args)]
+pub struct FixArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
 
-    /// Print findings only, no summary.
-    #[arg(short, long)]
-    pub quiet: bool,
+    /// Apply the fixes in place (atomically) instead of only showing them.
+    #[arg(long)]
+    pub write: bool,
 
-    /// Also list skipped files and why.
-    #[arg(short, long)]
-    pub verbose: bool,
+    /// Also apply fixes marked unsafe (they may drop information: review the diff).
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+
+    /// How to repair an unpaired tool call: insert an error result (safe) or remove the
+    /// call (unsafe).
+    #[arg(long, value_enum, value_name = "HOW", default_value_t = UnpairedFix::InsertResult)]
+    pub unpaired: UnpairedFix,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

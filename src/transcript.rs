@@ -215,11 +215,12 @@ pub struct ToolCall {
 }
 
 impl ToolCall {
-    /// How findings name this call: its id, or its tool name when it has none.
+    /// How findings name this call: its quoted id, or that it has none (messages then name
+    /// its tool).
     pub fn label(&self) -> String {
         match &self.id {
             Some(id) => format!("\"{id}\""),
-            None => format!("to `{}`", self.name),
+            None => "without an id".to_string(),
         }
     }
 }

@@ -199,7 +199,12 @@ fn style_of(
     let element = &text[start..end];
     let before = &text[arr_start + 1..elements[0].0];
     let array_is_pretty = before.contains('\n');
-    if array_is_pretty && element.contains('\n') {
+    // Pretty-printed elements open with a bracket and a line break; a hand layout such as
+    // `{"role": "user", "content": [` followed by nested lines is written compactly.
+    let opens_with_newline = element
+        .get(1..)
+        .is_some_and(|rest| rest.trim_start_matches([' ', '\t', '\r']).starts_with('\n'));
+    if array_is_pretty && opens_with_newline {
         let indent = line_indent(text, start);
         // The step: how much deeper the element's second line is indented.
         let step = element

@@ -5,7 +5,7 @@
 //! answered inside the same assistant message by `*_tool_result` blocks. Adjacent same-role
 //! messages are merged before pairing, as the API does.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::{all_have_role, array_at, blocks, str_at, Adapter, Doc, Format};
 use crate::transcript::{
@@ -52,6 +52,24 @@ impl Adapter for Anthropic {
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
         docs.iter().map(normalise_doc).collect()
     }
+
+    fn interrupted_result(&self, call: &ToolCall, text: &str) -> Option<Value> {
+        self.result_message(interrupted_block(call, text))
+    }
+
+    fn result_message(&self, block: Value) -> Option<Value> {
+        Some(json!({"role": "user", "content": [block]}))
+    }
+}
+
+/// A `tool_result` block answering `call` with an error. Shared with Claude Code.
+pub(crate) fn interrupted_block(call: &ToolCall, text: &str) -> Value {
+    json!({
+        "type": "tool_result",
+        "tool_use_id": call.id.as_deref().unwrap_or_default(),
+        "content": text,
+        "is_error": true
+    })
 }
 
 fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {

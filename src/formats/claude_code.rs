@@ -634,7 +634,7 @@ mod tests {
         ];
         assert!(codes("s.jsonl", &records.concat()).is_empty());
         // Without the summary, the last message record is the leaf: its call is unanswered.
-        assert_eq!(codes("s.jsonl", &records[..4].concat()), ["TC102@4:44"]);
+        assert_eq!(codes("s.jsonl", &records[..4].concat()), ["TC102@4:139"]);
     }
 
     #[test]
@@ -645,7 +645,7 @@ mod tests {
             msg("a1", Some("u1"), "assistant", call("toolu_a")),
         ]
         .concat();
-        assert_eq!(codes("s.jsonl", &text), ["TC102@3:44"]);
+        assert_eq!(codes("s.jsonl", &text), ["TC102@3:139"]);
     }
 
     #[test]

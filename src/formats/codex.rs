@@ -385,6 +385,6 @@ mod tests {
             user("continue"),
         ]);
         // The replayed call is truncated and unanswered.
-        assert_eq!(codes("s.jsonl", &text), ["TC102@2:128", "TC201@2:141"]);
+        assert_eq!(codes("s.jsonl", &text), ["TC102@2:186", "TC201@2:237"]);
     }
 }

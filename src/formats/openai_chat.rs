@@ -6,7 +6,7 @@
 //! by name and order). Tools live in `tools[].function.parameters` or legacy `functions`.
 //! OpenAI merges nothing: tool messages must directly follow the assistant message.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::{all_have_role, array_at, str_at, Adapter, Doc, Format};
 use crate::transcript::{
@@ -38,6 +38,18 @@ impl Adapter for OpenAiChat {
 
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
         docs.iter().map(normalise_doc).collect()
+    }
+
+    fn interrupted_result(&self, call: &ToolCall, text: &str) -> Option<Value> {
+        // Legacy `function_call`s are answered by a `function` message, id-less calls by
+        // name (Ollama's `tool_name`), the rest by `tool_call_id`.
+        Some(match &call.id {
+            Some(id) => json!({"role": "tool", "tool_call_id": id, "content": text}),
+            None if call.loc.pointer.ends_with("/function_call") => {
+                json!({"role": "function", "name": call.name, "content": text})
+            }
+            None => json!({"role": "tool", "tool_name": call.name, "content": text}),
+        })
     }
 }
 
@@ -184,7 +196,10 @@ fn has_text(content: Option<&Value>) -> bool {
 
 /// The key of the pending id-less call answered by a result named `name` (the first pending
 /// call when the result has no name). Shared with the LangChain adapter.
-pub(crate) fn take_pending(pending: &mut Vec<(String, String)>, name: Option<&str>) -> Option<String> {
+pub(crate) fn take_pending(
+    pending: &mut Vec<(String, String)>,
+    name: Option<&str>,
+) -> Option<String> {
     let index = match name {
         Some(name) => pending.iter().position(|(n, _)| n == name)?,
         None if pending.is_empty() => return None,

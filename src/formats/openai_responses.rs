@@ -545,7 +545,7 @@ mod tests {
         }
         // `previous_response_id: null` in a saved response is not a chain.
         let doc = json!({"object": "response", "previous_response_id": null, "output": [output]});
-        assert_eq!(codes("x.json", &doc.to_string()), ["TC101@1:32"]);
+        assert_eq!(codes("x.json", &doc.to_string()), ["TC101@1:60"]);
     }
 
     #[test]
@@ -579,7 +579,7 @@ mod tests {
         // An `mcp_call` with broken arguments is still reported.
         let doc = json!({"input": [{"type": "mcp_call", "id": "mcp_1", "server_label": "docs",
             "name": "lookup", "arguments": "{\"q\": ", "output": "x"}]});
-        assert_eq!(codes("x.json", &doc.to_string()), ["TC201@1:24"]);
+        assert_eq!(codes("x.json", &doc.to_string()), ["TC201@1:93"]);
     }
 
     #[test]

@@ -100,6 +100,16 @@ pub struct Totals {
 }
 
 impl Totals {
+    /// Adds diagnostics to the counts.
+    pub fn count(&mut self, diagnostics: &[Diagnostic]) {
+        for d in diagnostics {
+            match d.severity {
+                Severity::Error => self.errors += 1,
+                Severity::Warning => self.warnings += 1,
+            }
+        }
+    }
+
     pub fn findings(&self) -> usize {
         self.errors + self.warnings
     }

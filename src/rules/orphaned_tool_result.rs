@@ -54,11 +54,16 @@ impl Rule for OrphanedToolResult {
             let Some(result) = result_at(conv, pos) else {
                 continue;
             };
-            let earlier: Vec<&str> = conv
+            let mut earlier: Vec<&str> = Vec::new();
+            for id in conv
                 .calls()
                 .filter(|&(t, _)| t <= pos.0)
                 .filter_map(|(_, c)| c.id.as_deref())
-                .collect();
+            {
+                if !earlier.contains(&id) {
+                    earlier.push(id);
+                }
+            }
             let context = if earlier.is_empty() {
                 "the conversation has no tool call before it".to_string()
             } else {
