@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::json_edit::{self, split_index};
 use crate::finding::{Edit, FixIntent};
-use crate::formats::Adapter;
+use crate::formats::{Adapter, CallSite};
 use crate::source::SourceFile;
 use crate::transcript::Loc;
 
@@ -43,7 +43,23 @@ pub fn generic(
             message,
         } => Some(vec![remove_from_message(cx, result, message)?]),
         FixIntent::InsertResult { call, after } => {
-            let value = adapter.interrupted_result(call, INTERRUPTED)?;
+            let parse = |loc: &Loc| -> Option<Value> {
+                serde_json::from_str(json_edit::value_text(text, loc.base, &loc.pointer)?).ok()
+            };
+            let element = parse(&call.loc)?;
+            let message = parse(&call.message)?;
+            let record = if cx.jsonl {
+                parse(&Loc::new(call.loc.base, ""))
+            } else {
+                None
+            };
+            let site = CallSite {
+                call,
+                element: &element,
+                message: &message,
+                record: record.as_ref(),
+            };
+            let value = adapter.interrupted_result(&site, INTERRUPTED)?;
             Some(vec![insert_after(cx, after, &value)?])
         }
         FixIntent::MoveResult {

@@ -7,7 +7,7 @@
 
 use serde_json::{json, Value};
 
-use super::{all_have_role, array_at, blocks, str_at, Adapter, Doc, Format};
+use super::{all_have_role, array_at, blocks, str_at, Adapter, CallSite, Doc, Format};
 use crate::transcript::{
     result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role, SchemaDecl,
     SchemaDialect, Text, ToolCall, ToolDef, ToolResult,
@@ -53,8 +53,8 @@ impl Adapter for Anthropic {
         docs.iter().map(normalise_doc).collect()
     }
 
-    fn interrupted_result(&self, call: &ToolCall, text: &str) -> Option<Value> {
-        self.result_message(interrupted_block(call, text))
+    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+        self.result_message(interrupted_block(site.call, text))
     }
 
     fn result_message(&self, block: Value) -> Option<Value> {

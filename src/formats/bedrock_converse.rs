@@ -8,9 +8,9 @@
 //! `toolConfig.tools[].toolSpec.{name, inputSchema.json}`. Pairing follows Anthropic's rules:
 //! adjacent same-role messages merge, and results open the next user turn.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
-use super::{all_have_role, array_at, str_at, Adapter, Doc, Format};
+use super::{all_have_role, array_at, str_at, Adapter, CallSite, Doc, Format};
 use crate::transcript::{
     looks_like_error, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role,
     SchemaDecl, SchemaDialect, Text, ToolCall, ToolDef, ToolResult,
@@ -29,6 +29,19 @@ const CONVERSE_BLOCKS: &[&str] = &[
 ];
 
 impl Adapter for BedrockConverse {
+    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+        // `status: "error"` requires non-empty content, which the text is.
+        self.result_message(json!({"toolResult": {
+            "toolUseId": site.call.id.as_deref()?,
+            "content": [{"text": text}],
+            "status": "error"
+        }}))
+    }
+
+    fn result_message(&self, block: Value) -> Option<Value> {
+        Some(json!({"role": "user", "content": [block]}))
+    }
+
     fn format(&self) -> Format {
         Format::BedrockConverse
     }

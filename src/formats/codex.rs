@@ -19,10 +19,10 @@
 //! reported; an output after a compaction whose call came before it is an orphan, as the
 //! replayed history would be.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
-use super::openai_responses::read_item;
-use super::{array_at, str_at, Adapter, Doc, Format, Unit};
+use super::openai_responses::{output_item, read_item};
+use super::{array_at, str_at, Adapter, CallSite, Doc, Format, Unit};
 use crate::transcript::{Conversation, Item, Loc, Pairing, Role, Text};
 
 pub struct Codex;
@@ -50,6 +50,25 @@ const RAW_ITEM_TYPES: [&str; 9] = [
 ];
 
 impl Adapter for Codex {
+    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+        let item = output_item(site.element, text)?;
+        // Items inside a compaction's replacement history are bare; rollout lines carry an
+        // envelope with the call line's timestamp (resume requires one).
+        match site.record {
+            Some(record)
+                if record.get("payload").is_some()
+                    && !site.call.loc.pointer.contains("/replacement_history/") =>
+            {
+                Some(json!({
+                    "timestamp": record.get("timestamp").cloned().unwrap_or(Value::Null),
+                    "type": "response_item",
+                    "payload": item
+                }))
+            }
+            _ => Some(item),
+        }
+    }
+
     fn format(&self) -> Format {
         Format::Codex
     }

@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Value};
 
-use super::{array_at, field, str_at, Adapter, Doc, Format};
+use super::{array_at, field, str_at, Adapter, CallSite, Doc, Format};
 use crate::transcript::{
     result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role, SchemaDecl,
     SchemaDialect, Text, ToolCall, ToolDef, ToolResult,
@@ -28,6 +28,27 @@ const DECLARATIONS: &[&str] = &["functionDeclarations", "function_declarations"]
 const JSON_SCHEMA: &[&str] = &["parametersJsonSchema", "parameters_json_schema"];
 
 impl Adapter for Gemini {
+    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+        // Answer in the casing the call was written in.
+        let snake = site.element.get("function_call").is_some();
+        let mut response = serde_json::Map::new();
+        response.insert("name".into(), json!(site.call.name));
+        if let Some(id) = &site.call.id {
+            response.insert("id".into(), json!(id));
+        }
+        response.insert("response".into(), json!({"error": text}));
+        let key = if snake {
+            "function_response"
+        } else {
+            "functionResponse"
+        };
+        self.result_message(json!({ key: response }))
+    }
+
+    fn result_message(&self, part: Value) -> Option<Value> {
+        Some(json!({"role": "user", "parts": [part]}))
+    }
+
     fn format(&self) -> Format {
         Format::Gemini
     }

@@ -21,10 +21,10 @@
 //! Histories are replayed to OpenAI-compatible providers, so turns are OpenAI's: every
 //! non-tool message starts a turn, and consecutive tool messages form one.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::openai_chat::{read_tool_call, take_pending};
-use super::{array_at, str_at, Adapter, Doc, Format};
+use super::{array_at, str_at, Adapter, CallSite, Doc, Format};
 use crate::transcript::{
     looks_like_error, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role,
     Text, ToolCall, ToolResult,
@@ -33,6 +33,24 @@ use crate::transcript::{
 pub struct Langchain;
 
 impl Adapter for Langchain {
+    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+        let id = site.call.id.as_deref()?;
+        // Answer in the serialisation the conversation uses.
+        if site.message.get("lc").is_some() {
+            Some(json!({
+                "lc": 1,
+                "type": "constructor",
+                "id": ["langchain_core", "messages", "ToolMessage"],
+                "kwargs": {"content": text, "tool_call_id": id, "name": site.call.name, "status": "error", "type": "tool"}
+            }))
+        } else {
+            Some(json!({
+                "type": "tool",
+                "data": {"content": text, "tool_call_id": id, "name": site.call.name, "status": "error", "type": "tool"}
+            }))
+        }
+    }
+
     fn format(&self) -> Format {
         Format::Langchain
     }

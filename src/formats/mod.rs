@@ -124,8 +124,9 @@ pub trait Adapter: Sync {
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String>;
 
     /// The message (or item, or record) this format inserts after a call's turn to answer
-    /// `call` with an error saying `text`. `None` when the format cannot answer calls.
-    fn interrupted_result(&self, _call: &ToolCall, _text: &str) -> Option<Value> {
+    /// the call at `site` with an error saying `text`, in the dialect of the file (casing,
+    /// SDK version, envelope). `None` when the format cannot answer that call.
+    fn interrupted_result(&self, _site: &CallSite<'_>, _text: &str) -> Option<Value> {
         None
     }
 
@@ -141,6 +142,17 @@ pub trait Adapter: Sync {
     fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
         Planned::Generic
     }
+}
+
+/// A call as it sits in the file, for shaping the result inserted to answer it.
+pub struct CallSite<'a> {
+    pub call: &'a ToolCall,
+    /// The call element (`tool_calls[i]`, a `tool_use` block, a `function_call` item...).
+    pub element: &'a Value,
+    /// The message holding it (the same as `element` when the call is a message or item).
+    pub message: &'a Value,
+    /// The whole JSONL record holding it, for JSONL files.
+    pub record: Option<&'a Value>,
 }
 
 /// An adapter's answer to a fix intent.

@@ -8,7 +8,7 @@
 
 use serde_json::{json, Value};
 
-use super::{all_have_role, array_at, str_at, Adapter, Doc, Format};
+use super::{all_have_role, array_at, str_at, Adapter, CallSite, Doc, Format};
 use crate::transcript::{
     looks_like_error, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role,
     SchemaDecl, SchemaDialect, Text, ToolCall, ToolDef, ToolResult,
@@ -40,7 +40,8 @@ impl Adapter for OpenAiChat {
         docs.iter().map(normalise_doc).collect()
     }
 
-    fn interrupted_result(&self, call: &ToolCall, text: &str) -> Option<Value> {
+    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+        let call = site.call;
         // Legacy `function_call`s are answered by a `function` message, id-less calls by
         // name (Ollama's `tool_name`), the rest by `tool_call_id`.
         Some(match &call.id {

@@ -18,7 +18,7 @@
 
 use serde_json::{json, Value};
 
-use super::{all_have_role, array_at, str_at, Adapter, Doc, Format};
+use super::{all_have_role, array_at, str_at, Adapter, CallSite, Doc, Format};
 use crate::transcript::{
     looks_like_error, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role,
     SchemaDecl, SchemaDialect, Text, ToolCall, ToolDef, ToolResult,
@@ -27,6 +27,10 @@ use crate::transcript::{
 pub struct OpenAiResponses;
 
 impl Adapter for OpenAiResponses {
+    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+        output_item(site.element, text)
+    }
+
     fn format(&self) -> Format {
         Format::OpenAiResponses
     }
@@ -393,6 +397,25 @@ fn read_tools(container: &Value, root: &Loc, conv: &mut Conversation) {
             },
             loc,
         });
+    }
+}
+
+/// The output item answering the call item `call` with an error saying `text`, for the
+/// call types whose output can carry text. Shared with Codex.
+pub(crate) fn output_item(call: &Value, text: &str) -> Option<Value> {
+    let call_id = str_at(call, "call_id")?;
+    match str_at(call, "type")? {
+        "function_call" => {
+            Some(json!({"type": "function_call_output", "call_id": call_id, "output": text}))
+        }
+        "custom_tool_call" => {
+            Some(json!({"type": "custom_tool_call_output", "call_id": call_id, "output": text}))
+        }
+        "apply_patch_call" => Some(
+            json!({"type": "apply_patch_call_output", "call_id": call_id, "status": "failed", "output": text}),
+        ),
+        // Screenshots and structured shell outputs cannot be faked with text.
+        _ => None,
     }
 }
 

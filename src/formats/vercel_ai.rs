@@ -26,7 +26,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Value};
 
-use super::{all_have_role, array_at, str_at, Adapter, Doc, Format};
+use super::{all_have_role, array_at, str_at, Adapter, CallSite, Doc, Format};
 use crate::transcript::{
     looks_like_error, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role,
     Text, ToolCall, ToolResult,
@@ -35,6 +35,26 @@ use crate::transcript::{
 pub struct VercelAi;
 
 impl Adapter for VercelAi {
+    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+        // UI messages keep call and result in one part: there is no message to insert.
+        let pointer = &site.call.loc.pointer;
+        if pointer.contains("/parts/") || pointer.contains("/toolInvocations/") {
+            return None;
+        }
+        let id = site.call.id.as_deref()?;
+        let part = if site.element.get("args").is_some() {
+            // v4 `CoreMessage`.
+            json!({"type": "tool-result", "toolCallId": id, "toolName": site.call.name, "result": text, "isError": true})
+        } else {
+            json!({"type": "tool-result", "toolCallId": id, "toolName": site.call.name, "output": {"type": "error-text", "value": text}})
+        };
+        self.result_message(part)
+    }
+
+    fn result_message(&self, part: Value) -> Option<Value> {
+        Some(json!({"role": "tool", "content": [part]}))
+    }
+
     fn format(&self) -> Format {
         Format::VercelAi
     }

@@ -1,0 +1,259 @@
+//! `toolcheck fix`: diffs, --write, and the invariants every fix keeps.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{fixture_files, root, toolcheck, toolcheck_in, toolcheck_stdin};
+
+/// A copy of the fixtures in a temporary directory.
+fn fixture_copy() -> (tempfile::TempDir, Vec<PathBuf>) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut files = Vec::new();
+    for rel in fixture_files() {
+        let to = dir.path().join(&rel);
+        std::fs::create_dir_all(to.parent().expect("a parent")).expect("mkdir");
+        std::fs::copy(root().join(&rel), &to).expect("copy");
+        files.push(to);
+    }
+    (dir, files)
+}
+
+/// How many documents (the file, or its JSONL records) do not parse.
+fn unparseable(path: &Path, text: &str) -> usize {
+    let is_jsonl = path
+        .extension()
+        .is_some_and(|e| e == "jsonl" || e == "ndjson");
+    let bad = |t: &str| usize::from(serde_json::from_str::<serde_json::Value>(t).is_err());
+    if is_jsonl {
+        text.lines().filter(|l| !l.trim().is_empty()).map(bad).sum()
+    } else {
+        bad(text)
+    }
+}
+
+#[test]
+fn dry_run_shows_diffs_of_every_fixable_fixture() {
+    let out = toolcheck(&["fix", "fixtures", "--color", "never"]);
+    assert_eq!(out.code, 1, "there is something to fix");
+    insta::assert_snapshot!(out.transcript());
+}
+
+#[test]
+fn fixing_every_fixture_keeps_the_invariants() {
+    let (dir, files) = fixture_copy();
+    let before: Vec<(Vec<u8>, std::time::SystemTime)> = files
+        .iter()
+        .map(|f| {
+            (
+                std::fs::read(f).expect("read"),
+                std::fs::metadata(f)
+                    .and_then(|m| m.modified())
+                    .expect("mtime"),
+            )
+        })
+        .collect();
+    let out = toolcheck_in(
+        dir.path(),
+        &["fix", ".", "--write", "--unsafe-fixes", "--color", "never"],
+        None,
+    );
+    assert_ne!(out.code, 2, "{}", out.stderr);
+
+    // Nothing fixable is left, and fixing again changes nothing.
+    let lint = toolcheck_in(dir.path(), &["lint", ".", "--output-format", "json"], None);
+    let remaining: Vec<serde_json::Value> = serde_json::from_str(&lint.stdout).expect("JSON");
+    let fixable: Vec<&serde_json::Value> =
+        remaining.iter().filter(|d| !d["fix"].is_null()).collect();
+    assert!(fixable.is_empty(), "fixable findings remain: {fixable:#?}");
+    let again = toolcheck_in(dir.path(), &["fix", ".", "--unsafe-fixes"], None);
+    assert_eq!(again.code, 0, "a second fix found more: {}", again.stdout);
+    assert!(again.stdout.is_empty());
+
+    for (file, (bytes, mtime)) in files.iter().zip(before) {
+        let now = std::fs::read(file).expect("read");
+        let name = file.display();
+        if now == bytes {
+            let mtime_now = std::fs::metadata(file)
+                .and_then(|m| m.modified())
+                .expect("mtime");
+            assert_eq!(mtime, mtime_now, "{name} was rewritten without changes");
+        } else {
+            // What parsed before parses after (deliberately truncated records stay so).
+            let was = unparseable(file, &String::from_utf8_lossy(&bytes));
+            let is = unparseable(file, &String::from_utf8_lossy(&now));
+            assert!(
+                is <= was,
+                "{name}: {is} unparseable documents after fixing, {was} before"
+            );
+        }
+    }
+}
+
+#[test]
+fn write_prints_what_it_changed_and_exits_by_what_remains() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("fixable.json");
+    std::fs::write(
+        &file,
+        r#"{"messages": [{"role": "user", "content": "hi"}, {"role": "tool", "tool_call_id": "call_x", "content": "stale"}]}"#,
+    )
+    .expect("write");
+    let out = toolcheck_in(
+        dir.path(),
+        &["fix", "fixable.json", "--write", "--color", "never"],
+        None,
+    );
+    assert_eq!(out.code, 0, "nothing is left after fixing: {}", out.stderr);
+    assert!(out.stdout.contains("-{\"messages\""), "{}", out.stdout);
+    assert_eq!(
+        std::fs::read_to_string(&file).expect("read"),
+        r#"{"messages": [{"role": "user", "content": "hi"}]}"#
+    );
+    assert!(
+        out.stderr.contains("Fixed 1 finding in 1 file."),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn untouched_bytes_stay_identical() {
+    // Odd spacing, escapes and number spellings outside the fixed element survive.
+    let text = "{ \"model\":\"x\" ,\"temperature\" : 1.0,\n  \"messages\" : [\n\t{\"role\":\"user\",\"content\":\"caf\\u00e9 \\/ 1e3\"},\n\t{\"role\":\"tool\",\"tool_call_id\":\"gone\",\"content\":\"x\"} ,\n\t{\"role\":\"assistant\",\"content\":\"ok\"}\n  ]\n}\n";
+    let out = toolcheck_stdin(
+        &["fix", "-", "--stdin-filename", "odd.json", "--write"],
+        text,
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // The element and the comma before it go; the space before the next comma stays.
+    let expected = text.replace(
+        ",\n\t{\"role\":\"tool\",\"tool_call_id\":\"gone\",\"content\":\"x\"}",
+        "",
+    );
+    assert_eq!(out.stdout, expected);
+}
+
+#[test]
+fn inserted_results_follow_the_layout() {
+    let compact = r#"[{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"user","content":"next"}]"#;
+    let out = toolcheck_stdin(
+        &["fix", "-", "--stdin-filename", "c.json", "--write"],
+        compact,
+    );
+    assert_eq!(
+        out.stdout,
+        r#"[{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"Error: tool call was interrupted before a result was recorded (inserted by toolcheck)"},{"role":"user","content":"next"}]"#
+    );
+    let jsonl = "{\"messages\": [{\"role\": \"assistant\", \"tool_calls\": [{\"id\": \"c1\", \"type\": \"function\", \"function\": {\"name\": \"f\", \"arguments\": \"{\\\"a\\\": \"}}]}, {\"role\": \"user\", \"content\": \"next\"}]}\n";
+    let out = toolcheck_stdin(
+        &["fix", "-", "--stdin-filename", "t.jsonl", "--write"],
+        jsonl,
+    );
+    assert_eq!(
+        out.stdout.lines().count(),
+        1,
+        "a JSONL record stays one line: {}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains(r#""arguments": "{}"}}]}, {"role": "tool", "tool_call_id": "c1""#),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn unsafe_fixes_are_left_out_unless_asked() {
+    let text = r#"{"messages": [
+  {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+  {"role": "tool", "tool_call_id": "c1", "content": "Error: timeout"},
+  {"role": "tool", "tool_call_id": "c1", "content": "ok"}
+]}"#;
+    let safe = toolcheck_stdin(&["fix", "-", "--stdin-filename", "d.json"], text);
+    assert_eq!(safe.code, 0, "nothing safe to fix");
+    assert!(
+        safe.stderr.contains("1 unsafe fix left out"),
+        "{}",
+        safe.stderr
+    );
+    let all = toolcheck_stdin(
+        &["fix", "-", "--stdin-filename", "d.json", "--unsafe-fixes"],
+        text,
+    );
+    assert_eq!(all.code, 1);
+    assert!(
+        all.stdout
+            .contains("-  {\"role\": \"tool\", \"tool_call_id\": \"c1\", \"content\": \"ok\"}"),
+        "{}",
+        all.stdout
+    );
+}
+
+#[test]
+fn remove_call_instead_of_inserting_a_result() {
+    let text = r#"[{"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}, {"role": "user", "content": "next"}]"#;
+    let out = toolcheck_stdin(
+        &[
+            "fix",
+            "-",
+            "--stdin-filename",
+            "r.json",
+            "--write",
+            "--unpaired",
+            "remove-call",
+            "--unsafe-fixes",
+        ],
+        text,
+    );
+    assert_eq!(out.stdout, r#"[{"role": "user", "content": "next"}]"#);
+}
+
+#[cfg(unix)]
+#[test]
+fn write_keeps_the_mode_and_follows_symlinks() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let target = dir.path().join("real.json");
+    std::fs::write(
+        &target,
+        r#"{"messages": [{"role": "tool", "tool_call_id": "x", "content": "y"}, {"role": "user", "content": "hi"}]}"#,
+    )
+    .expect("write");
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+    let link = dir.path().join("link.json");
+    std::os::unix::fs::symlink(&target, &link).expect("symlink");
+    let out = toolcheck_in(dir.path(), &["fix", "link.json", "--write"], None);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(std::fs::symlink_metadata(&link)
+        .expect("lstat")
+        .file_type()
+        .is_symlink());
+    let mode = std::fs::metadata(&target)
+        .expect("stat")
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(mode, 0o640);
+    assert_eq!(
+        std::fs::read_to_string(&target).expect("read"),
+        r#"{"messages": [{"role": "user", "content": "hi"}]}"#
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .expect("readdir")
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".toolcheck-"))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left behind");
+}
+
+#[test]
+fn refuses_to_overwrite_a_file_that_changed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("a.json");
+    std::fs::write(&file, "[1]").expect("write");
+    let err = toolcheck::fix::write::write_atomic(&file, b"[2]", "[3]").expect_err("refused");
+    assert!(err.contains("changed on disk"), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), "[1]");
+}
