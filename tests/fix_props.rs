@@ -131,6 +131,9 @@ fn anthropic(turns: &[Vec<Defect>], orphan: bool) -> Value {
         if !results.is_empty() {
             messages.push(json!({"role": "user", "content": results}));
         }
+        // Merged with the results above: results first, then text, as Anthropic requires.
+        // Without it, the two assistant messages would merge and late results be on time.
+        messages.push(json!({"role": "user", "content": "thanks"}));
         messages.push(json!({"role": "assistant", "content": "noted"}));
         if !late.is_empty() {
             late.push(json!({"type": "text", "text": "late results"}));
@@ -195,7 +198,12 @@ fn check_fix(name: &str, text: &str, defective: bool) -> Result<(), TestCaseErro
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() })]
+    // 48 cases keep CI fast; `PROPTEST_CASES=5000 cargo test --test fix_props` digs deeper.
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(48),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn openai_fixes_converge((turns, orphan) in scenario(), style in style()) {
