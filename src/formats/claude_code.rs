@@ -24,9 +24,12 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::anthropic::push_message;
-use super::{blocks, str_at, Adapter, Doc, Format, Unit};
-use crate::transcript::{Conversation, Loc, Pairing, Role};
+use super::anthropic::{interrupted_block, push_message};
+use super::{blocks, str_at, Adapter, Doc, Format, Planned, Unit};
+use crate::finding::{Edit, FixIntent};
+use crate::fix::json_edit::{self, split_index};
+use crate::fix::plan::{insert_record_after, remove_node, EditContext, INTERRUPTED};
+use crate::transcript::{Conversation, Loc, Pairing, Role, ToolCall};
 
 pub struct ClaudeCode;
 
@@ -86,6 +89,285 @@ impl Adapter for ClaudeCode {
         }
         Ok(session.conversations())
     }
+
+    /// Fixes keep the `parentUuid` chain whole (DESIGN.md section 6): a removed line's
+    /// children are re-parented to its own parent, an inserted or moved line is linked in
+    /// after the call's turn and the lines that hung there hang from it instead.
+    fn plan_edits(&self, intent: &FixIntent, cx: &EditContext<'_>) -> Planned {
+        if !cx.jsonl {
+            return Planned::Generic;
+        }
+        let planned = match intent {
+            FixIntent::RemoveResult { result, message } => {
+                if !is_whole_line(cx, result, message) {
+                    return Planned::Generic;
+                }
+                remove_line(cx, message)
+            }
+            FixIntent::RemoveCall { call, message } => {
+                if !is_whole_line(cx, call, message) {
+                    return Planned::Generic;
+                }
+                remove_line(cx, message)
+            }
+            FixIntent::InsertResult { call, after } => insert_result(cx, call, after),
+            FixIntent::MoveResult {
+                result,
+                message,
+                after,
+            } => move_result(cx, result, message, after),
+            FixIntent::Replace { .. } => return Planned::Generic,
+        };
+        match planned {
+            Some(edits) if !self_overlapping(&edits) => Planned::Edits(edits),
+            _ => Planned::Unsupported,
+        }
+    }
+}
+
+/// Fields of the record envelope an inserted result line copies from the assistant line of
+/// its call (in that line's key order): the rest of a record is its own.
+const ENVELOPE: &[&str] = &[
+    "isSidechain",
+    "userType",
+    "entrypoint",
+    "cwd",
+    "sessionId",
+    "version",
+    "gitBranch",
+    "agentId",
+    "slug",
+    "teamName",
+];
+
+/// Whether removing `node` removes its whole line: it is the message itself, or the only
+/// block of the message's `content`.
+fn is_whole_line(cx: &EditContext<'_>, node: &Loc, message: &Loc) -> bool {
+    if node == message {
+        return true;
+    }
+    let Some((parent, _)) = split_index(&node.pointer) else {
+        return false;
+    };
+    if node.base != message.base || parent != format!("{}/content", message.pointer) {
+        return false;
+    }
+    let text = cx.source.text.as_str();
+    crate::source::locate(text, node.base, parent)
+        .and_then(|(s, e)| json_edit::elements(text, s, e))
+        .is_some_and(|els| els.len() == 1)
+}
+
+/// Byte offset where the line holding `offset` starts.
+fn line_start(cx: &EditContext<'_>, offset: usize) -> usize {
+    cx.source.line_range(cx.source.line_index(offset)).0
+}
+
+/// The string at `pointer` in the record starting at `base`.
+fn string_at(cx: &EditContext<'_>, base: usize, pointer: &str) -> Option<String> {
+    let raw = json_edit::value_text(&cx.source.text, base, pointer)?;
+    serde_json::from_str::<String>(raw).ok()
+}
+
+/// The record on the line holding `base`, parsed.
+fn record(cx: &EditContext<'_>, base: usize) -> Option<Value> {
+    let (start, end) = cx.source.line_range(cx.source.line_index(base));
+    serde_json::from_str(cx.source.text.get(start..end)?).ok()
+}
+
+/// Line starts of the records whose `parentUuid` is `uuid`. Only lines that mention `uuid`
+/// are read.
+fn children(cx: &EditContext<'_>, uuid: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    if uuid.is_empty() {
+        return out;
+    }
+    let mut checked = None;
+    for (at, _) in cx.source.text.match_indices(uuid) {
+        let start = line_start(cx, at);
+        if checked == Some(start) {
+            continue;
+        }
+        checked = Some(start);
+        if string_at(cx, start, "/parentUuid").as_deref() == Some(uuid) {
+            out.push(start);
+        }
+    }
+    out
+}
+
+/// Points the children of `uuid` (except the lines in `skip`) at `parent_json`.
+fn relink(cx: &EditContext<'_>, uuid: &str, parent_json: &str, skip: &[usize]) -> Vec<Edit> {
+    children(cx, uuid)
+        .into_iter()
+        .filter(|start| !skip.contains(start))
+        .filter_map(|start| {
+            json_edit::replace_value(
+                &cx.source.text,
+                start,
+                "/parentUuid",
+                parent_json.to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Removes the line of `message` and re-parents its children to its own parent.
+fn remove_line(cx: &EditContext<'_>, message: &Loc) -> Option<Vec<Edit>> {
+    let start = line_start(cx, message.base);
+    let mut edits = vec![remove_node(cx, &Loc::new(start, ""))?];
+    if let Some(uuid) = string_at(cx, start, "/uuid") {
+        let parent = json_edit::value_text(&cx.source.text, start, "/parentUuid").unwrap_or("null");
+        edits.extend(relink(cx, &uuid, parent, &[start]));
+    }
+    Some(edits)
+}
+
+/// A new user line answering `call` with an interrupted error, after the line of `after`
+/// (the last message of the call's turn), linked to it; `after`'s children move under it.
+fn insert_result(cx: &EditContext<'_>, call: &ToolCall, after: &Loc) -> Option<Vec<Edit>> {
+    let text = cx.source.text.as_str();
+    let id = call.id.as_deref()?;
+    let after_start = line_start(cx, after.base);
+    let after_uuid = string_at(cx, after_start, "/uuid")?;
+    let holder = record(cx, call.message.base)?;
+    let holder = holder.as_object()?;
+    let uuid = derived_uuid(
+        holder
+            .get("sessionId")
+            .and_then(Value::as_str)
+            .unwrap_or_default(),
+        id,
+    );
+    if text.contains(&uuid) {
+        // Inserted before and still not answering: do not add a second line with that uuid.
+        return None;
+    }
+    let mut line = serde_json::Map::new();
+    line.insert("parentUuid".into(), Value::String(after_uuid.clone()));
+    for (key, value) in holder {
+        if ENVELOPE.contains(&key.as_str()) {
+            line.insert(key.clone(), value.clone());
+        }
+    }
+    line.insert("type".into(), "user".into());
+    line.insert(
+        "message".into(),
+        serde_json::json!({"role": "user", "content": [interrupted_block(call, INTERRUPTED)]}),
+    );
+    line.insert("uuid".into(), Value::String(uuid.clone()));
+    if let Some(timestamp) = holder.get("timestamp") {
+        line.insert("timestamp".into(), timestamp.clone());
+    }
+    line.insert("toolUseResult".into(), Value::String(INTERRUPTED.into()));
+    if let Some(source) = holder.get("uuid") {
+        line.insert("sourceToolAssistantUUID".into(), source.clone());
+    }
+    let rendered = serde_json::to_string(&Value::Object(line)).ok()?;
+    let mut edits = vec![insert_record_after(cx, after, &rendered)?];
+    // `after`'s uuid, rewritten as itself: two inserts after one line then clash, so they
+    // land in separate rounds and the chain stays a line instead of forking.
+    let (s, e) = crate::source::locate(text, after_start, "/uuid")?;
+    edits.push(Edit {
+        start: s,
+        end: e,
+        content: text[s..e].to_string(),
+    });
+    let quoted = serde_json::to_string(&uuid).ok()?;
+    edits.extend(relink(cx, &after_uuid, &quoted, &[after_start]));
+    Some(edits)
+}
+
+/// Moves a result line (whose only block is the result) to right after `after`'s line: it
+/// is cut out of the chain (its children take its parent) and linked in after `after` (whose
+/// children then hang from it). A result sharing its line with other blocks is not moved.
+fn move_result(
+    cx: &EditContext<'_>,
+    result: &Loc,
+    message: &Loc,
+    after: &Loc,
+) -> Option<Vec<Edit>> {
+    if !is_whole_line(cx, result, message) {
+        return None;
+    }
+    let text = cx.source.text.as_str();
+    let start = line_start(cx, message.base);
+    let after_start = line_start(cx, after.base);
+    if start == after_start {
+        return None;
+    }
+    let uuid = string_at(cx, start, "/uuid")?;
+    let after_uuid = string_at(cx, after_start, "/uuid")?;
+    let (ps, pe) = crate::source::locate(text, start, "/parentUuid")?;
+    let old_parent = &text[ps..pe];
+    if serde_json::from_str::<String>(old_parent).ok().as_deref() == Some(&after_uuid) {
+        // Already linked after the call's turn: moving the line would change nothing.
+        return None;
+    }
+    let end = cx.source.line_range(cx.source.line_index(start)).1;
+    let moved = format!(
+        "{}{}{}",
+        &text[start..ps],
+        serde_json::to_string(&after_uuid).ok()?,
+        &text[pe..end]
+    );
+    let mut edits = vec![
+        remove_node(cx, &Loc::new(start, ""))?,
+        insert_record_after(cx, after, &moved)?,
+    ];
+    edits.extend(relink(cx, &uuid, old_parent, &[start]));
+    let quoted = serde_json::to_string(&uuid).ok()?;
+    edits.extend(relink(cx, &after_uuid, &quoted, &[start, after_start]));
+    Some(edits)
+}
+
+/// Whether two of `edits` overlap (as the fix engine judges it): such a fix is never taken.
+fn self_overlapping(edits: &[Edit]) -> bool {
+    let overlaps = |a: &Edit, b: &Edit| {
+        let inside = |p: usize, r: &Edit| p > r.start && p < r.end;
+        match (a.start == a.end, b.start == b.end) {
+            (true, true) => false,
+            (true, false) => inside(a.start, b),
+            (false, true) => inside(b.start, a),
+            (false, false) => a.start < b.end && b.start < a.end,
+        }
+    };
+    edits
+        .iter()
+        .enumerate()
+        .any(|(i, a)| edits[i + 1..].iter().any(|b| overlaps(a, b)))
+}
+
+/// A version-4-shaped UUID derived from the session and the call id, so that fixing the same
+/// file twice inserts the same line (FNV-1a over 128 bits, then mixed).
+fn derived_uuid(session: &str, call_id: &str) -> String {
+    const PRIME: u128 = 0x0000_0000_0100_0000_0000_0000_0000_013B;
+    let mut h: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
+    let input = [
+        b"toolcheck interrupted result\0".as_slice(),
+        session.as_bytes(),
+        b"\0",
+        call_id.as_bytes(),
+    ];
+    for byte in input.iter().flat_map(|part| part.iter()) {
+        h ^= u128::from(*byte);
+        h = h.wrapping_mul(PRIME);
+    }
+    h ^= h >> 67;
+    h = h.wrapping_mul(PRIME);
+    h ^= h >> 61;
+    let mut b = h.to_be_bytes();
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
 }
 
 /// One record of the session file, with what the rebuild needs.
@@ -722,6 +1004,337 @@ mod tests {
             ]
         );
         assert!(codes("s.jsonl", &text).is_empty());
+    }
+
+    // Fixing: the parentUuid chain stays whole.
+
+    const INTERRUPTED_MID_TOOL: &str =
+        include_str!("../../fixtures/claude-code/broken-interrupted-mid-tool.jsonl");
+    const UNANSWERED_THEN_PROMPT: &str =
+        include_str!("../../fixtures/claude-code/broken-unanswered-then-prompt.jsonl");
+    const COMPACTION_ORPHAN: &str =
+        include_str!("../../fixtures/claude-code/broken-compaction-orphan.jsonl");
+    const DUPLICATE_TOOL_RESULT: &str =
+        include_str!("../../fixtures/claude-code/broken-duplicate-tool-result.jsonl");
+    const QUEUED_PROMPT: &str =
+        include_str!("../../fixtures/claude-code/broken-queued-prompt-before-result.jsonl");
+
+    fn fix_with(text: &str, opts: &crate::lint::LintOptions) -> String {
+        let name = crate::lint::SourceName {
+            name: "session.jsonl".into(),
+            path: None,
+        };
+        let fixed = crate::fix::fix_bytes(&name, text.as_bytes().to_vec(), true, opts, true)
+            .expect("fixing converges and parses");
+        assert!(
+            !fixed.report.findings.iter().any(|f| f.fix.is_some()),
+            "a fixable finding is left: {:?}",
+            fixed.report.findings
+        );
+        fixed.fixed
+    }
+
+    fn fix(text: &str) -> String {
+        fix_with(text, &crate::lint::LintOptions::default())
+    }
+
+    fn parse_lines(text: &str) -> Vec<Value> {
+        records(text).into_iter().map(|(_, v)| v).collect()
+    }
+
+    fn by_uuid<'v>(lines: &'v [Value], uuid: &str) -> &'v Value {
+        lines
+            .iter()
+            .find(|l| str_at(l, "uuid") == Some(uuid))
+            .unwrap_or_else(|| panic!("no line {uuid}"))
+    }
+
+    /// Every `parentUuid` names a line of the file, is null, or already named nothing in the
+    /// original; no uuid is used twice.
+    fn assert_chain_whole(original: &str, fixed: &str) {
+        let dangling = |text: &str| -> HashSet<String> {
+            let lines = parse_lines(text);
+            let uuids: HashSet<&str> = lines.iter().filter_map(|l| str_at(l, "uuid")).collect();
+            lines
+                .iter()
+                .filter_map(|l| str_at(l, "parentUuid"))
+                .filter(|p| !uuids.contains(p))
+                .map(str::to_string)
+                .collect()
+        };
+        let before = dangling(original);
+        for parent in dangling(fixed) {
+            assert!(
+                before.contains(&parent),
+                "parentUuid {parent} names no line"
+            );
+        }
+        let fixed_lines = parse_lines(fixed);
+        let mut seen = HashSet::new();
+        for uuid in fixed_lines.iter().filter_map(|l| str_at(l, "uuid")) {
+            assert!(seen.insert(uuid), "uuid {uuid} is used twice");
+        }
+    }
+
+    #[test]
+    fn fixed_fixtures_parse_lint_clean_and_keep_the_chain() {
+        for (name, text, lines_added) in [
+            ("interrupted-mid-tool", INTERRUPTED_MID_TOOL, 1),
+            ("unanswered-then-prompt", UNANSWERED_THEN_PROMPT, 1),
+            ("compaction-orphan", COMPACTION_ORPHAN, -1),
+            ("duplicate-tool-result", DUPLICATE_TOOL_RESULT, -1),
+            ("queued-prompt-before-result", QUEUED_PROMPT, 0),
+        ] {
+            let fixed = fix(text);
+            assert_ne!(fixed, text, "{name}");
+            // Every line parses (records() panics otherwise), one record per line.
+            let count = |t: &str| t.lines().filter(|l| !l.trim().is_empty()).count() as i64;
+            assert_eq!(count(&fixed), count(text) + lines_added, "{name}");
+            assert_eq!(parse_lines(&fixed).len() as i64, count(&fixed), "{name}");
+            assert!(fixed.ends_with('\n'), "{name}");
+            assert_eq!(fix(&fixed), fixed, "{name}: fixing again changes nothing");
+            assert_chain_whole(text, &fixed);
+            // Only the lines the fix is about changed: the rest are kept byte for byte.
+            let kept: HashSet<&str> = text.lines().collect();
+            let changed = fixed.lines().filter(|l| !kept.contains(l)).count();
+            assert!(changed <= 3, "{name}: {changed} lines changed");
+        }
+    }
+
+    #[test]
+    fn an_inserted_result_line_is_linked_in_with_its_neighbours_fields() {
+        let fixed = fix(INTERRUPTED_MID_TOOL);
+        let lines = parse_lines(&fixed);
+        // Line 3 holds the call and ends the turn; the new line follows it.
+        let assistant = &lines[2];
+        let inserted = &lines[3];
+        for key in [
+            "sessionId",
+            "cwd",
+            "version",
+            "gitBranch",
+            "userType",
+            "isSidechain",
+        ] {
+            assert_eq!(inserted.get(key), assistant.get(key), "{key}");
+        }
+        assert_eq!(inserted["timestamp"], assistant["timestamp"]);
+        assert_eq!(inserted["parentUuid"], assistant["uuid"]);
+        assert_eq!(inserted["sourceToolAssistantUUID"], assistant["uuid"]);
+        assert_eq!(inserted["type"], "user");
+        assert_eq!(inserted["toolUseResult"], INTERRUPTED);
+        let block = &inserted["message"]["content"][0];
+        assert_eq!(block["type"], "tool_result");
+        assert_eq!(block["tool_use_id"], "toolu_01J32yhGXn1SsbUHuwQ8qRmA");
+        assert_eq!(block["is_error"], true);
+        // A fresh v4-shaped uuid, the same on every run, and the next line hangs from it.
+        let uuid = str_at(inserted, "uuid").unwrap();
+        assert_eq!(uuid.len(), 36);
+        assert_eq!(&uuid[14..15], "4");
+        assert!(!INTERRUPTED_MID_TOOL.contains(uuid));
+        assert_eq!(str_at(&lines[4], "parentUuid"), Some(uuid));
+        assert_eq!(str_at(&lines[4], "type"), Some("progress"));
+        assert_eq!(fix(INTERRUPTED_MID_TOOL), fixed);
+        // Keys in the order Claude Code writes a result line.
+        let keys: Vec<&str> = inserted
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "parentUuid",
+                "isSidechain",
+                "userType",
+                "cwd",
+                "sessionId",
+                "version",
+                "gitBranch",
+                "type",
+                "message",
+                "uuid",
+                "timestamp",
+                "toolUseResult",
+                "sourceToolAssistantUUID"
+            ]
+        );
+        // The whole file rebuilds as one chain ending in the inserted result.
+        let convs = normalise(&fixed);
+        assert_eq!(convs.len(), 1);
+        assert_eq!(
+            shape(&convs[0]).last().unwrap(),
+            &format!("user result:{}", block["tool_use_id"].as_str().unwrap())
+        );
+    }
+
+    #[test]
+    fn a_result_inserted_before_a_prompt_stays_on_the_chain() {
+        let fixed = fix(UNANSWERED_THEN_PROMPT);
+        let lines = parse_lines(&fixed);
+        let inserted = &lines[2];
+        assert_eq!(inserted["parentUuid"], lines[1]["uuid"]);
+        // The progress line that hung from the call now hangs from the result; the prompt
+        // after it is untouched.
+        assert_eq!(lines[3]["parentUuid"], inserted["uuid"]);
+        assert_eq!(
+            UNANSWERED_THEN_PROMPT.lines().nth(3),
+            fixed.lines().nth(4),
+            "the prompt line"
+        );
+        let convs = normalise(&fixed);
+        assert_eq!(
+            shape(&convs[0]),
+            [
+                "user text",
+                "assistant call:Bash",
+                "user result:toolu_01tYs03t7pxlJeyU5ZZTL36B,text",
+                "assistant text"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_removed_line_s_child_is_re_parented() {
+        // The orphaned result line is removed; the assistant line under it takes its parent.
+        let fixed = fix(COMPACTION_ORPHAN);
+        let recs = parse_lines(&fixed);
+        assert!(!fixed.contains("\"uuid\":\"6d167ec4-6dff-434b-a5ed-cb4224cc9507\""));
+        assert_eq!(
+            by_uuid(&recs, "748197ac-0c56-43cf-9b69-1d080e5a7a7a")["parentUuid"],
+            "8fbf5ca1-08b4-4545-863d-b5f88156e86e"
+        );
+        // The duplicate result line goes; the reply under it hangs from the first result.
+        let fixed = fix(DUPLICATE_TOOL_RESULT);
+        let lines = parse_lines(&fixed);
+        assert!(!fixed.contains("\"uuid\":\"85bc9873-236b-4ee7-9b1e-883e972f3174\""));
+        assert_eq!(
+            by_uuid(&lines, "24f97a41-7aa5-4f09-92a1-99014ed9e5c9")["parentUuid"],
+            "69a5d2ac-53a8-4257-8351-3ff72a96f024"
+        );
+    }
+
+    #[test]
+    fn a_removed_root_passes_on_its_null_parent() {
+        let text = [
+            msg("r0", None, "user", result("toolu_gone")),
+            msg("u1", Some("r0"), "user", json!("go")),
+            msg("a1", Some("u1"), "assistant", json!("done")),
+        ]
+        .concat();
+        let fixed = fix(&text);
+        assert_eq!(
+            fixed,
+            [
+                msg("u1", None, "user", json!("go")),
+                msg("a1", Some("u1"), "assistant", json!("done")),
+            ]
+            .concat()
+        );
+    }
+
+    #[test]
+    fn a_result_sharing_its_line_is_removed_as_a_block() {
+        let both = json!([
+            {"type": "tool_result", "tool_use_id": "toolu_a", "content": "ok"},
+            {"type": "tool_result", "tool_use_id": "toolu_a", "content": "again"}
+        ]);
+        let text = [
+            msg("u1", None, "user", json!("go")),
+            msg("a1", Some("u1"), "assistant", call("toolu_a")),
+            msg("r1", Some("a1"), "user", both),
+            msg("a2", Some("r1"), "assistant", json!("done")),
+        ]
+        .concat();
+        let fixed = fix(&text);
+        assert_eq!(fixed.lines().count(), 4);
+        assert!(!fixed.contains("again"));
+        assert_eq!(fixed.lines().last(), text.lines().last());
+    }
+
+    #[test]
+    fn remove_call_re_parents_the_call_s_children() {
+        let mut opts = crate::lint::LintOptions::default();
+        opts.rule_options.unpaired = crate::rules::UnpairedFix::RemoveCall;
+        let fixed = fix_with(UNANSWERED_THEN_PROMPT, &opts);
+        let lines = parse_lines(&fixed);
+        assert_eq!(lines.len(), 4);
+        assert!(!fixed.contains("toolu_01tYs03t7pxlJeyU5ZZTL36B\",\"name\""));
+        // The progress line that hung from the removed call hangs from the first prompt.
+        assert_eq!(lines[1]["type"], "progress");
+        assert_eq!(lines[1]["parentUuid"], lines[0]["uuid"]);
+        assert_chain_whole(UNANSWERED_THEN_PROMPT, &fixed);
+        assert_eq!(fix_with(&fixed, &opts), fixed);
+    }
+
+    #[test]
+    fn parallel_unanswered_calls_get_results_on_one_chain() {
+        let calls = json!([
+            {"type": "tool_use", "id": "toolu_a", "name": "Bash", "input": {}},
+            {"type": "tool_use", "id": "toolu_b", "name": "Bash", "input": {}}
+        ]);
+        let text = [
+            msg("u1", None, "user", json!("go")),
+            msg("a1", Some("u1"), "assistant", calls),
+            msg("u2", Some("a1"), "user", json!("stop")),
+            msg("a2", Some("u2"), "assistant", json!("stopped")),
+        ]
+        .concat();
+        let fixed = fix(&text);
+        assert_chain_whole(&text, &fixed);
+        let lines = parse_lines(&fixed);
+        assert_eq!(lines.len(), 6);
+        // a1 -> result -> result -> u2: no fork.
+        let mut children: HashMap<&str, usize> = HashMap::new();
+        for parent in lines.iter().filter_map(|l| str_at(l, "parentUuid")) {
+            *children.entry(parent).or_default() += 1;
+        }
+        assert!(children.values().all(|&n| n == 1), "{children:?}");
+        // Both answered in the next turn (the second insert lands first: order is free).
+        let shape = shape(&normalise(&fixed)[0]);
+        assert_eq!(shape.len(), 4);
+        assert!(shape[2].contains("result:toolu_a") && shape[2].contains("result:toolu_b"));
+        assert!(shape[2].ends_with(",text"));
+        // Trailing calls (nothing hangs from the call's line yet): still one chain.
+        let trailing = text
+            .lines()
+            .take(2)
+            .map(|l| format!("{l}\n"))
+            .collect::<String>();
+        let fixed = fix(&trailing);
+        assert_chain_whole(&trailing, &fixed);
+        let lines = parse_lines(&fixed);
+        assert_eq!(lines.len(), 4);
+        let parents: HashSet<&str> = lines
+            .iter()
+            .filter_map(|l| str_at(l, "parentUuid"))
+            .collect();
+        assert_eq!(parents.len(), 3, "{fixed}");
+    }
+
+    #[test]
+    fn a_misplaced_result_line_moves_after_its_call() {
+        let fixed = fix(QUEUED_PROMPT);
+        let lines = parse_lines(&fixed);
+        // call, result, queued prompt, reply: re-linked in that order.
+        assert_eq!(lines[2]["uuid"], "45733332-4415-4ff2-876a-c93f02cbadba");
+        assert_eq!(lines[2]["parentUuid"], lines[1]["uuid"]);
+        assert_eq!(lines[3]["uuid"], "4adb1d42-92dd-4c02-8467-3b8904b8735b");
+        assert_eq!(lines[3]["parentUuid"], lines[2]["uuid"]);
+        assert_eq!(lines[4]["parentUuid"], lines[3]["uuid"]);
+        assert_chain_whole(QUEUED_PROMPT, &fixed);
+    }
+
+    #[test]
+    fn derived_uuids_are_stable_and_distinct() {
+        let a = derived_uuid("s1", "toolu_a");
+        assert_eq!(a, derived_uuid("s1", "toolu_a"));
+        assert_ne!(a, derived_uuid("s1", "toolu_b"));
+        assert_ne!(a, derived_uuid("s2", "toolu_a"));
+        let parts: Vec<usize> = a.split('-').map(str::len).collect();
+        assert_eq!(parts, [8, 4, 4, 4, 12]);
+        assert!(matches!(&a[19..20], "8" | "9" | "a" | "b"));
     }
 
     #[test]
