@@ -87,11 +87,21 @@ fn child(phase: &str, path: &str) {
                 .count()
         }
         _ => {
-            let name = SourceName { name: path.to_string(), path: None };
-            lint_bytes(name, bytes, true, &LintOptions::default()).findings.len()
+            let name = SourceName {
+                name: path.to_string(),
+                path: None,
+            };
+            lint_bytes(name, bytes, true, &LintOptions::default())
+                .findings
+                .len()
         }
     };
-    println!("{} {} {}", start.elapsed().as_secs_f64(), peak_rss_kib(), findings);
+    println!(
+        "{} {} {}",
+        start.elapsed().as_secs_f64(),
+        peak_rss_kib(),
+        findings
+    );
 }
 
 fn run_phase(phase: &str, path: &str, threads: Option<&str>) -> (f64, u64, usize) {
@@ -101,17 +111,26 @@ fn run_phase(phase: &str, path: &str, threads: Option<&str>) -> (f64, u64, usize
     if let Some(t) = threads {
         cmd.env("RAYON_NUM_THREADS", t);
     }
-    let out = cmd.output().map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default();
+    let out = cmd
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
     let mut parts = out.split_whitespace();
     (
-        parts.next().and_then(|v| v.parse().ok()).unwrap_or(f64::NAN),
+        parts
+            .next()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(f64::NAN),
         parts.next().and_then(|v| v.parse().ok()).unwrap_or(0),
         parts.next().and_then(|v| v.parse().ok()).unwrap_or(0),
     )
 }
 
 fn best_of(n: usize, mut f: impl FnMut() -> (f64, u64, usize)) -> (f64, u64, usize) {
-    (0..n).map(|_| f()).fold((f64::INFINITY, 0, 0), |best, r| if r.0 < best.0 { r } else { best })
+    (0..n).map(|_| f()).fold(
+        (f64::INFINITY, 0, 0),
+        |best, r| if r.0 < best.0 { r } else { best },
+    )
 }
 
 fn schema_cache_bench(calls: usize) -> (f64, f64, usize) {
@@ -171,7 +190,8 @@ fn main() {
             .collect(),
     );
     {
-        let mut file = std::io::BufWriter::new(std::fs::File::create(&path).expect("create corpus"));
+        let mut file =
+            std::io::BufWriter::new(std::fs::File::create(&path).expect("create corpus"));
         for n in 0..records {
             let _ = writeln!(file, "{}", record(n, &tools));
         }
@@ -183,7 +203,10 @@ fn main() {
     let parse = best_of(3, || run_phase("parse", &p, None));
     let lint1 = best_of(3, || run_phase("lint", &p, Some("1")));
     let lint = best_of(3, || run_phase("lint", &p, None));
-    println!("{:<10} {:>9} {:>10} {:>12} {:>10}", "phase", "seconds", "MiB/s", "peak RSS MiB", "findings");
+    println!(
+        "{:<10} {:>9} {:>10} {:>12} {:>10}",
+        "phase", "seconds", "MiB/s", "peak RSS MiB", "findings"
+    );
     for (name, (secs, kib, n)) in [("parse", parse), ("lint-1t", lint1), ("lint", lint)] {
         println!(
             "{name:<10} {secs:>9.3} {:>10.1} {:>12.1} {n:>10}",

@@ -57,17 +57,29 @@ impl SchemaCache {
     /// The compiled effective schema of `tool`, or `None` when it declares none (or its
     /// declaration is not usable as a schema at all: a string that is not JSON).
     pub fn get(&self, tool: &ToolDef) -> Option<Arc<Compiled>> {
-        let schema = effective_schema(tool)?;
-        let key = structural_hash(&schema);
+        // Most declarations are used as written: look them up without cloning them.
+        let borrowed = match (&tool.schema, tool.dialect, tool.strict) {
+            (Some(SchemaDecl::Value(v)), SchemaDialect::JsonSchema, false) => Some(v),
+            _ => None,
+        };
+        let owned;
+        let schema = match borrowed {
+            Some(v) => v,
+            None => {
+                owned = effective_schema(tool)?;
+                &owned
+            }
+        };
+        let key = structural_hash(schema);
         if let Ok(entries) = self.entries.read() {
             if let Some(hit) = entries
                 .get(&key)
-                .and_then(|v| v.iter().find(|c| c.schema == schema))
+                .and_then(|v| v.iter().find(|c| &c.schema == schema))
             {
                 return Some(Arc::clone(hit));
             }
         }
-        let compiled = Arc::new(compile(schema));
+        let compiled = Arc::new(compile(schema.clone()));
         if let Ok(mut entries) = self.entries.write() {
             let bucket = entries.entry(key).or_default();
             match bucket.iter().find(|c| c.schema == compiled.schema) {
@@ -222,19 +234,28 @@ fn hash_value(value: &Value, h: &mut impl Hasher) {
     match value {
         Value::Null => 0u8.hash(h),
         Value::Bool(b) => (1u8, b).hash(h),
-        Value::Number(n) => (2u8, n.to_string()).hash(h),
+        Value::Number(n) => {
+            2u8.hash(h);
+            match (n.as_i64(), n.as_u64()) {
+                (Some(i), _) => i.hash(h),
+                (None, Some(u)) => u.hash(h),
+                _ => n.as_f64().unwrap_or_default().to_bits().hash(h),
+            }
+        }
         Value::String(s) => (3u8, s).hash(h),
         Value::Array(items) => {
             (4u8, items.len()).hash(h);
             items.iter().for_each(|v| hash_value(v, h));
         }
         Value::Object(map) => {
-            // serde_json's map is ordered by key, so iteration order is canonical.
-            (5u8, map.len()).hash(h);
-            for (k, v) in map {
-                k.hash(h);
-                hash_value(v, h);
-            }
+            // Members hashed apart and summed: the order they are written in does not count.
+            let sum = map.iter().fold(0u64, |acc, (k, v)| {
+                let mut member = std::collections::hash_map::DefaultHasher::new();
+                k.hash(&mut member);
+                hash_value(v, &mut member);
+                acc.wrapping_add(member.finish())
+            });
+            (5u8, map.len(), sum).hash(h);
         }
     }
 }
@@ -271,6 +292,14 @@ mod tests {
         }
         let b = tool(json!({"type": "object"}), SchemaDialect::JsonSchema, false);
         cache.get(&b);
+        assert_eq!(cache.len(), 2);
+        // The same schema written in another key order is the same entry.
+        let a2 = tool(
+            json!({"properties": {"a": {"type": "string"}}, "type": "object"}),
+            SchemaDialect::JsonSchema,
+            false,
+        );
+        cache.get(&a2);
         assert_eq!(cache.len(), 2);
     }
 

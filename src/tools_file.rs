@@ -9,7 +9,7 @@
 use serde_json::{json, Value};
 
 use crate::formats::{Doc, Format};
-use crate::transcript::{Loc, SchemaDecl, SchemaDialect, ToolDef};
+use crate::transcript::{Loc, ToolDef};
 
 /// Reads the tool definitions of one `--tools` file.
 pub fn load(path: &std::path::Path) -> Result<Vec<ToolDef>, String> {
@@ -120,20 +120,13 @@ fn mcp_tools(items: &[Value]) -> Vec<ToolDef> {
         .filter_map(|(i, tool)| {
             let name = tool.get("name")?.as_str()?;
             let loc = Loc::new(0, format!("/tools/{i}"));
-            let schema = tool.get("inputSchema");
-            Some(ToolDef {
-                name: name.to_string(),
-                schema: schema.map(|s| match s {
-                    Value::String(text) => SchemaDecl::Encoded(text.clone()),
-                    other => SchemaDecl::Value(other.clone()),
-                }),
-                dialect: SchemaDialect::JsonSchema,
-                strict: false,
-                builtin: false,
-                object_root_required: true,
-                schema_loc: loc.child("inputSchema"),
+            let schema_loc = loc.child("inputSchema");
+            Some(ToolDef::declared(
+                name,
+                tool.get("inputSchema"),
                 loc,
-            })
+                schema_loc,
+            ))
         })
         .collect()
 }

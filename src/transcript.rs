@@ -341,6 +341,13 @@ impl Conversation {
         }
     }
 
+    /// Adds an item to the last turn (started with [`Conversation::start_turn`]).
+    pub fn push_to_last(&mut self, item: Item) {
+        if let Some(turn) = self.turns.last_mut() {
+            turn.items.push(item);
+        }
+    }
+
     /// Starts a new turn even if the last one has the same role (providers that do not merge).
     pub fn start_turn(&mut self, role: Role, loc: Loc) {
         self.turns.push(Turn {
@@ -348,6 +355,15 @@ impl Conversation {
             loc,
             items: Vec::new(),
         });
+    }
+}
+
+/// What results pair by: the id, or, for an element without one, a key unique to its place
+/// (which only a result that adapters link by name and order will share).
+pub fn pairing_key(id: Option<&str>, loc: &Loc) -> String {
+    match id {
+        Some(id) => id.to_string(),
+        None => format!("#noid@{}{}", loc.base, loc.pointer),
     }
 }
 
@@ -409,6 +425,14 @@ pub fn text_looks_like_error(s: &str) -> bool {
 }
 
 impl SchemaDecl {
+    /// A declaration as written: a string is a double-encoded schema.
+    pub fn from_value(value: &Value) -> SchemaDecl {
+        match value {
+            Value::String(text) => SchemaDecl::Encoded(text.clone()),
+            other => SchemaDecl::Value(other.clone()),
+        }
+    }
+
     /// The schema as a value, decoding one level of string encoding.
     pub fn value(&self) -> Option<std::borrow::Cow<'_, Value>> {
         match self {
@@ -421,6 +445,26 @@ impl SchemaDecl {
 }
 
 impl ToolDef {
+    /// A client tool declared with `schema` (JSON Schema) found at `schema_loc`; findings
+    /// about a missing schema point at the definition itself. Adapters adjust the dialect,
+    /// `strict` and `builtin` with struct-update syntax.
+    pub fn declared(name: &str, schema: Option<&Value>, loc: Loc, schema_loc: Loc) -> ToolDef {
+        ToolDef {
+            name: name.to_string(),
+            schema: schema.map(SchemaDecl::from_value),
+            dialect: SchemaDialect::JsonSchema,
+            strict: false,
+            builtin: false,
+            object_root_required: true,
+            schema_loc: if schema.is_some() {
+                schema_loc
+            } else {
+                loc.clone()
+            },
+            loc,
+        }
+    }
+
     /// The parameters a call must pass: the schema's `required`, or every property under
     /// `strict`.
     pub fn required_params(&self) -> Vec<String> {

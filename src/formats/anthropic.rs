@@ -9,8 +9,8 @@ use serde_json::{json, Value};
 
 use super::{all_have_role, array_at, blocks, str_at, Adapter, CallSite, Doc, Format};
 use crate::transcript::{
-    result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role, SchemaDecl,
-    SchemaDialect, Text, ToolCall, ToolDef, ToolResult,
+    pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role, Text,
+    ToolCall, ToolDef, ToolResult,
 };
 
 pub struct Anthropic;
@@ -130,9 +130,7 @@ fn block_item(block: &Value, loc: Loc, mloc: &Loc) -> Item {
             let id = str_at(block, "id").map(str::to_string);
             let input = block.get("input");
             Item::Call(ToolCall {
-                key: id
-                    .clone()
-                    .unwrap_or_else(|| format!("#noid{}", loc.pointer)),
+                key: pairing_key(id.as_deref(), &loc),
                 id,
                 name: str_at(block, "name").unwrap_or_default().to_string(),
                 kind: if kind == "tool_use" {
@@ -157,9 +155,7 @@ fn block_item(block: &Value, loc: Loc, mloc: &Loc) -> Item {
             let call_id = str_at(block, "tool_use_id").map(str::to_string);
             let content = block.get("content").unwrap_or(&Value::Null);
             Item::Result(ToolResult {
-                key: call_id
-                    .clone()
-                    .unwrap_or_else(|| format!("#noid{}", loc.pointer)),
+                key: pairing_key(call_id.as_deref(), &loc),
                 call_id,
                 name: None,
                 is_error: block.get("is_error").and_then(Value::as_bool) == Some(true),
@@ -190,21 +186,9 @@ pub(crate) fn read_tools(container: &Value, root: &Loc, conv: &mut Conversation)
         let schema = tool.get("input_schema");
         let builtin = schema.is_none() && str_at(tool, "type").is_some_and(|t| t != "custom");
         conv.tools.push(ToolDef {
-            name: name.to_string(),
-            schema: schema.map(|s| match s {
-                Value::String(text) => SchemaDecl::Encoded(text.clone()),
-                other => SchemaDecl::Value(other.clone()),
-            }),
-            dialect: SchemaDialect::JsonSchema,
             strict: tool.get("strict").and_then(Value::as_bool) == Some(true),
             builtin,
-            object_root_required: true,
-            schema_loc: if schema.is_some() {
-                loc.child("input_schema")
-            } else {
-                loc.clone()
-            },
-            loc,
+            ..ToolDef::declared(name, schema, loc.clone(), loc.child("input_schema"))
         });
     }
 }

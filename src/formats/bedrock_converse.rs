@@ -12,8 +12,8 @@ use serde_json::{json, Value};
 
 use super::{all_have_role, array_at, str_at, Adapter, CallSite, Doc, Format};
 use crate::transcript::{
-    looks_like_error, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role,
-    SchemaDecl, SchemaDialect, Text, ToolCall, ToolDef, ToolResult,
+    looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc,
+    Pairing, Role, Text, ToolCall, ToolDef, ToolResult,
 };
 
 pub struct BedrockConverse;
@@ -143,9 +143,7 @@ fn block_item(block: &Value, loc: Loc, mloc: &Loc) -> Item {
         let body = loc.child("toolUse");
         let input = call.get("input");
         return Item::Call(ToolCall {
-            key: id
-                .clone()
-                .unwrap_or_else(|| format!("#noid{}", loc.pointer)),
+            key: pairing_key(id.as_deref(), &loc),
             id,
             name: str_at(call, "name").unwrap_or_default().to_string(),
             kind: CallKind::Function,
@@ -172,9 +170,7 @@ fn block_item(block: &Value, loc: Loc, mloc: &Loc) -> Item {
             None => looks_like_error(&Value::String(text.clone())) || json_error(content),
         };
         return Item::Result(ToolResult {
-            key: call_id
-                .clone()
-                .unwrap_or_else(|| format!("#noid{}", loc.pointer)),
+            key: pairing_key(call_id.as_deref(), &loc),
             call_id,
             name: None,
             is_error,
@@ -239,21 +235,13 @@ fn read_tools(container: &Value, root: &Loc, conv: &mut Conversation) {
         let schema = spec.get("inputSchema").and_then(|s| s.get("json"));
         let spec_loc = loc.child(spec_key);
         conv.tools.push(ToolDef {
-            name: name.to_string(),
-            schema: schema.map(|s| match s {
-                Value::String(text) => SchemaDecl::Encoded(text.clone()),
-                other => SchemaDecl::Value(other.clone()),
-            }),
-            dialect: SchemaDialect::JsonSchema,
-            strict: false,
             builtin,
-            object_root_required: true,
-            schema_loc: if schema.is_some() {
-                spec_loc.child("inputSchema").child("json")
-            } else {
-                spec_loc
-            },
-            loc,
+            ..ToolDef::declared(
+                name,
+                schema,
+                loc,
+                spec_loc.child("inputSchema").child("json"),
+            )
         });
     }
 }
@@ -263,6 +251,7 @@ mod tests {
     use super::*;
     use crate::formats::detect;
     use crate::lint::lint_str;
+    use crate::transcript::SchemaDecl;
     use serde_json::json;
 
     fn codes(text: &str) -> Vec<String> {
@@ -432,7 +421,7 @@ mod tests {
             [
                 ("a", false, "/toolConfig/tools/0/toolSpec/inputSchema/json"),
                 ("b", true, "/toolConfig/tools/2/toolSpec/inputSchema/json"),
-                ("c", false, "/toolConfig/tools/3/toolSpec"),
+                ("c", false, "/toolConfig/tools/3"),
             ]
         );
     }

@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 
 use super::{array_at, field, str_at, Adapter, CallSite, Doc, Format};
 use crate::transcript::{
-    result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role, SchemaDecl,
+    pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role,
     SchemaDialect, Text, ToolCall, ToolDef, ToolResult,
 };
 
@@ -190,9 +190,7 @@ fn part_item(part: &Value, loc: Loc, cloc: &Loc) -> Item {
             Some(args) => (Arguments::Value(args.clone()), body.child("args")),
         };
         return Item::Call(ToolCall {
-            key: id
-                .clone()
-                .unwrap_or_else(|| format!("#noid{}", loc.pointer)),
+            key: pairing_key(id.as_deref(), &loc),
             id,
             name: str_at(call, "name").unwrap_or_default().to_string(),
             kind: CallKind::Function,
@@ -208,9 +206,7 @@ fn part_item(part: &Value, loc: Loc, cloc: &Loc) -> Item {
         let error = body.get("error");
         return Item::Result(ToolResult {
             // Id-less responses get their key in `pair_idless`.
-            key: call_id
-                .clone()
-                .unwrap_or_else(|| format!("#unmatched{}", loc.pointer)),
+            key: call_id.clone().unwrap_or_else(|| pairing_key(None, &loc)),
             call_id,
             name: str_at(response, "name").map(str::to_string),
             is_error: error.is_some(),
@@ -305,17 +301,8 @@ fn read_tools(container: &Value, root: &Loc, conv: &mut Conversation) {
                 },
             };
             conv.tools.push(ToolDef {
-                name: name.to_string(),
-                schema: schema.map(|s| match s {
-                    Value::String(text) => SchemaDecl::Encoded(text.clone()),
-                    other => SchemaDecl::Value(other.clone()),
-                }),
                 dialect,
-                strict: false,
-                builtin: false,
-                object_root_required: true,
-                loc,
-                schema_loc,
+                ..ToolDef::declared(name, schema, loc, schema_loc)
             });
         }
     }
@@ -453,9 +440,9 @@ mod tests {
         assert_eq!(
             keys,
             [
-                "#noid/contents/0/parts/2",
-                "#noid/contents/0/parts/0",
-                "#noid/contents/0/parts/1"
+                "#noid@0/contents/0/parts/2",
+                "#noid@0/contents/0/parts/0",
+                "#noid@0/contents/0/parts/1"
             ]
         );
 

@@ -24,10 +24,10 @@
 use serde_json::{json, Value};
 
 use super::openai_chat::{read_tool_call, take_pending};
-use super::{array_at, str_at, Adapter, CallSite, Doc, Format};
+use super::{array_at, has_text, str_at, Adapter, CallSite, Doc, Format};
 use crate::transcript::{
-    looks_like_error, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role,
-    Text, ToolCall, ToolResult,
+    looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc,
+    Pairing, Role, Text, ToolCall, ToolResult,
 };
 
 pub struct Langchain;
@@ -186,17 +186,14 @@ fn conversation(messages: &[Value], messages_loc: Loc) -> Result<Conversation, S
             pending.clear();
         }
         if has_text(body.get("content")) {
-            push_item(
-                &mut conv,
-                Item::Text(Text {
-                    loc: bloc.child("content"),
-                    message: mloc.clone(),
-                }),
-            );
+            conv.push_to_last(Item::Text(Text {
+                loc: bloc.child("content"),
+                message: mloc.clone(),
+            }));
         }
         if role == Role::Assistant {
             for call in read_calls(body, &bloc, &mloc, &mut pending) {
-                push_item(&mut conv, Item::Call(call));
+                conv.push_to_last(Item::Call(call));
             }
         }
     }
@@ -216,8 +213,7 @@ fn read_result(
     let name = str_at(body, "name").map(str::to_string);
     let key = match &call_id {
         Some(id) => id.clone(),
-        None => take_pending(pending, name.as_deref())
-            .unwrap_or_else(|| format!("#unmatched{}", mloc.pointer)),
+        None => take_pending(pending, name.as_deref()).unwrap_or_else(|| pairing_key(None, mloc)),
     };
     let content = body.get("content").unwrap_or(&Value::Null);
     let is_error = match str_at(body, "status") {
@@ -251,7 +247,7 @@ fn read_calls(
             let id = str_at(call, "id").map(str::to_string);
             let name = str_at(call, "name").unwrap_or_default().to_string();
             let key = id.clone().unwrap_or_else(|| {
-                let key = format!("#noid{}", loc.pointer);
+                let key = pairing_key(None, &loc);
                 pending.push((name.clone(), key.clone()));
                 key
             });
@@ -298,7 +294,7 @@ fn read_calls(
     if let Some(fc) = kwargs.get("function_call").filter(|v| v.is_object()) {
         let loc = kloc.child("function_call");
         let name = str_at(fc, "name").unwrap_or_default().to_string();
-        let key = format!("#legacy{}", loc.pointer);
+        let key = pairing_key(None, &loc);
         pending.push((name.clone(), key.clone()));
         let args = fc.get("arguments");
         calls.push(ToolCall {
@@ -321,20 +317,6 @@ fn read_calls(
         });
     }
     calls
-}
-
-fn push_item(conv: &mut Conversation, item: Item) {
-    if let Some(turn) = conv.turns.last_mut() {
-        turn.items.push(item);
-    }
-}
-
-fn has_text(content: Option<&Value>) -> bool {
-    match content {
-        Some(Value::String(s)) => !s.trim().is_empty(),
-        Some(Value::Array(parts)) => !parts.is_empty(),
-        _ => false,
-    }
 }
 
 #[cfg(test)]

@@ -242,3 +242,12 @@ pub(crate) fn all_have_role(items: &[Value]) -> bool {
 pub(crate) fn blocks(message: &Value) -> &[Value] {
     array_at(message, "content").map_or(&[], Vec::as_slice)
 }
+
+/// Whether message content holds anything: a non-blank string or a non-empty part list.
+pub(crate) fn has_text(content: Option<&Value>) -> bool {
+    match content {
+        Some(Value::String(s)) => !s.trim().is_empty(),
+        Some(Value::Array(parts)) => !parts.is_empty(),
+        _ => false,
+    }
+}

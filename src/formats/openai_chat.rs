@@ -8,10 +8,10 @@
 
 use serde_json::{json, Value};
 
-use super::{all_have_role, array_at, str_at, Adapter, CallSite, Doc, Format};
+use super::{all_have_role, array_at, has_text, str_at, Adapter, CallSite, Doc, Format};
 use crate::transcript::{
-    looks_like_error, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role,
-    SchemaDecl, SchemaDialect, Text, ToolCall, ToolDef, ToolResult,
+    looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc,
+    Pairing, Role, Text, ToolCall, ToolDef, ToolResult,
 };
 
 pub struct OpenAiChat;
@@ -112,7 +112,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
                 let key = match &call_id {
                     Some(id) => id.clone(),
                     None => take_pending(&mut pending_by_name, name.as_deref())
-                        .unwrap_or_else(|| format!("#unmatched{}", mloc.pointer)),
+                        .unwrap_or_else(|| pairing_key(None, &mloc)),
                 };
                 let content = message.get("content").unwrap_or(&Value::Null);
                 let result = ToolResult {
@@ -133,13 +133,10 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
                     pending_by_name.clear();
                 }
                 if has_text(message.get("content")) {
-                    push_item(
-                        &mut conv,
-                        Item::Text(Text {
-                            loc: mloc.child("content"),
-                            message: mloc.clone(),
-                        }),
-                    );
+                    conv.push_to_last(Item::Text(Text {
+                        loc: mloc.child("content"),
+                        message: mloc.clone(),
+                    }));
                 }
                 if role != Role::Assistant {
                     continue;
@@ -150,49 +147,32 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
                     .enumerate()
                 {
                     let call = read_tool_call(call, &mloc, j, &mut pending_by_name);
-                    push_item(&mut conv, Item::Call(call));
+                    conv.push_to_last(Item::Call(call));
                 }
                 if let Some(fc) = message.get("function_call").filter(|v| v.is_object()) {
                     let loc = mloc.child("function_call");
                     let name = str_at(fc, "name").unwrap_or_default().to_string();
-                    let key = format!("#legacy{}", loc.pointer);
+                    let key = pairing_key(None, &loc);
                     pending_by_name.push((name.clone(), key.clone()));
-                    push_item(
-                        &mut conv,
-                        Item::Call(ToolCall {
-                            id: None,
-                            key,
-                            name,
-                            kind: CallKind::Function,
-                            arguments: arguments(fc.get("arguments")),
-                            args_loc: if fc.get("arguments").is_some() {
-                                loc.child("arguments")
-                            } else {
-                                loc.clone()
-                            },
-                            loc,
-                            message: mloc.clone(),
-                        }),
-                    );
+                    conv.push_to_last(Item::Call(ToolCall {
+                        id: None,
+                        key,
+                        name,
+                        kind: CallKind::Function,
+                        arguments: arguments(fc.get("arguments")),
+                        args_loc: if fc.get("arguments").is_some() {
+                            loc.child("arguments")
+                        } else {
+                            loc.clone()
+                        },
+                        loc,
+                        message: mloc.clone(),
+                    }));
                 }
             }
         }
     }
     Ok(conv)
-}
-
-fn push_item(conv: &mut Conversation, item: Item) {
-    if let Some(turn) = conv.turns.last_mut() {
-        turn.items.push(item);
-    }
-}
-
-fn has_text(content: Option<&Value>) -> bool {
-    match content {
-        Some(Value::String(s)) => !s.trim().is_empty(),
-        Some(Value::Array(parts)) => !parts.is_empty(),
-        _ => false,
-    }
 }
 
 /// The key of the pending id-less call answered by a result named `name` (the first pending
@@ -233,7 +213,7 @@ pub(crate) fn read_tool_call(
     let body = call.get(body_key).unwrap_or(&Value::Null);
     let name = str_at(body, "name").unwrap_or_default().to_string();
     let key = id.clone().unwrap_or_else(|| {
-        let key = format!("#noid{}", loc.pointer);
+        let key = pairing_key(None, &loc);
         pending_by_name.push((name.clone(), key.clone()));
         key
     });
@@ -328,22 +308,8 @@ fn tool_def(
     loc: Loc,
     schema_loc: Loc,
 ) -> ToolDef {
-    let schema_loc = if schema.is_some() {
-        schema_loc
-    } else {
-        loc.clone()
-    };
     ToolDef {
-        name: name.to_string(),
-        schema: schema.map(|s| match s {
-            Value::String(text) => SchemaDecl::Encoded(text.clone()),
-            other => SchemaDecl::Value(other.clone()),
-        }),
-        dialect: SchemaDialect::JsonSchema,
         strict,
-        builtin: false,
-        object_root_required: true,
-        loc,
-        schema_loc,
+        ..ToolDef::declared(name, schema, loc, schema_loc)
     }
 }

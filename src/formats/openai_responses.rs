@@ -20,8 +20,8 @@ use serde_json::{json, Value};
 
 use super::{all_have_role, array_at, str_at, Adapter, CallSite, Doc, Format};
 use crate::transcript::{
-    looks_like_error, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role,
-    SchemaDecl, SchemaDialect, Text, ToolCall, ToolDef, ToolResult,
+    looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc,
+    Pairing, Role, Text, ToolCall, ToolDef, ToolResult,
 };
 
 pub struct OpenAiResponses;
@@ -298,7 +298,7 @@ fn push_call(
         .map(str::to_string);
     let key = match (&id, kind) {
         (Some(id), CallKind::Function | CallKind::FreeText) => id.clone(),
-        _ => format!("#noid{}", loc.pointer),
+        _ => pairing_key(None, &loc),
     };
     let args_loc = if !args_field.is_empty() && item.get(args_field).is_some() {
         loc.child(args_field)
@@ -342,9 +342,7 @@ fn push_result(conv: &mut Conversation, item: &Value, kind: &str, loc: Loc) {
     };
     let is_error = is_error || str_at(item, "status") == Some("failed");
     let result = ToolResult {
-        key: call_id
-            .clone()
-            .unwrap_or_else(|| format!("#noid{}", loc.pointer)),
+        key: pairing_key(call_id.as_deref(), &loc),
         call_id,
         name: None,
         is_error,
@@ -381,21 +379,9 @@ fn read_tools(container: &Value, root: &Loc, conv: &mut Conversation) {
             continue;
         };
         conv.tools.push(ToolDef {
-            name: name.to_string(),
-            schema: schema.map(|s| match s {
-                Value::String(text) => SchemaDecl::Encoded(text.clone()),
-                other => SchemaDecl::Value(other.clone()),
-            }),
-            dialect: SchemaDialect::JsonSchema,
             strict: body.get("strict").and_then(Value::as_bool) == Some(true),
             builtin,
-            object_root_required: true,
-            schema_loc: if schema.is_some() {
-                body_loc.child("parameters")
-            } else {
-                loc.clone()
-            },
-            loc,
+            ..ToolDef::declared(name, schema, loc, body_loc.child("parameters"))
         });
     }
 }

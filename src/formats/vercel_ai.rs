@@ -28,8 +28,8 @@ use serde_json::{json, Value};
 
 use super::{all_have_role, array_at, str_at, Adapter, CallSite, Doc, Format};
 use crate::transcript::{
-    looks_like_error, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role,
-    Text, ToolCall, ToolResult,
+    looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc,
+    Pairing, Role, Text, ToolCall, ToolResult,
 };
 
 pub struct VercelAi;
@@ -214,8 +214,7 @@ fn arguments(value: Option<&Value>) -> Arguments {
 
 /// The pairing key: the id, or one no result can meet.
 fn key(id: &Option<String>, loc: &Loc) -> String {
-    id.clone()
-        .unwrap_or_else(|| format!("#noid{}", loc.pointer))
+    pairing_key(id.as_deref(), loc)
 }
 
 fn push_model_message(

@@ -68,7 +68,7 @@ impl Rule for ArgumentsNotObject {
                         "arguments of tool call {} to `{}` are {}, not an object: {}",
                         call.label(),
                         call.name,
-                        kind(&value),
+                        super::json_kind(&value),
                         quote(&value.to_string(), 60)
                     ),
                     "tool arguments must be a JSON object; wrap the value in an object keyed by its parameter name",
@@ -99,16 +99,5 @@ impl Rule for ArgumentsNotObject {
             }
             out.push(finding);
         }
-    }
-}
-
-fn kind(value: &Value) -> &'static str {
-    match value {
-        Value::Array(_) => "an array",
-        Value::String(_) => "a string",
-        Value::Number(_) => "a number",
-        Value::Bool(_) => "a boolean",
-        Value::Null => "null",
-        Value::Object(_) => "an object",
     }
 }

@@ -116,7 +116,7 @@ fn root_problem(
     let Value::Object(map) = schema else {
         return Some(format!(
             "schema of tool `{name}` is {}, not an object schema",
-            describe(schema)
+            super::json_kind(schema)
         ));
     };
     if !object_required {
@@ -131,16 +131,5 @@ fn root_problem(
             "schema of tool `{name}` has root type {other}; tool parameters must be the single type \"object\""
         )),
         _ => None,
-    }
-}
-
-fn describe(value: &Value) -> &'static str {
-    match value {
-        Value::Array(_) => "an array",
-        Value::String(_) => "a string",
-        Value::Number(_) => "a number",
-        Value::Bool(_) => "a boolean",
-        Value::Null => "null",
-        Value::Object(_) => "an object",
     }
 }

@@ -252,3 +252,16 @@ pub(crate) fn id_list<'a>(ids: impl Iterator<Item = &'a str>) -> String {
     }
     out
 }
+
+/// "an array", "a string"...: what a JSON value is, for messages.
+pub(crate) fn json_kind(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match value {
+        Value::Array(_) => "an array",
+        Value::String(_) => "a string",
+        Value::Number(_) => "a number",
+        Value::Bool(_) => "a boolean",
+        Value::Null => "null",
+        Value::Object(_) => "an object",
+    }
+}
