@@ -187,6 +187,12 @@ pub fn openapi_to_json_schema(value: Value) -> Value {
                 if let Some(Value::String(ty)) = out.get("type").cloned() {
                     out.insert("type".into(), serde_json::json!([ty, "null"]));
                 }
+                // In OpenAPI, `nullable` admits null even when an `enum` lists the values.
+                if let Some(Value::Array(values)) = out.get_mut("enum") {
+                    if !values.contains(&Value::Null) {
+                        values.push(Value::Null);
+                    }
+                }
             }
             Value::Object(out)
         }
@@ -307,7 +313,8 @@ mod tests {
     fn normalises_openapi_types_and_nullable() {
         let schema = openapi_to_json_schema(json!({
             "type": "OBJECT",
-            "properties": {"type": {"type": "STRING", "nullable": true}, "n": {"type": "INTEGER"}},
+            "properties": {"type": {"type": "STRING", "nullable": true}, "n": {"type": "INTEGER"},
+                           "u": {"type": "STRING", "enum": ["c", "f"], "nullable": true}},
             "propertyOrdering": ["type", "n"],
             "required": ["n"]
         }));
@@ -315,7 +322,8 @@ mod tests {
             schema,
             json!({
                 "type": "object",
-                "properties": {"type": {"type": ["string", "null"]}, "n": {"type": "integer"}},
+                "properties": {"type": {"type": ["string", "null"]}, "n": {"type": "integer"},
+                               "u": {"type": ["string", "null"], "enum": ["c", "f", null]}},
                 "required": ["n"]
             })
         );
