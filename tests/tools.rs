@@ -60,3 +60,39 @@ fn unusable_tools_file_is_a_usage_error() {
     let missing = toolcheck(&["lint", LOG, "--tools", "no/such/tools.json"]);
     assert_eq!(missing.code, 2);
 }
+
+#[test]
+fn claude_code_sessions_are_checked_against_supplied_tools() {
+    let session = "fixtures/claude-code/broken-loop.jsonl";
+    let without = toolcheck(&["lint", session, "--output-format", "concise", "-q"]);
+    assert!(!without.stdout.contains("TC301") && !without.stdout.contains("TC202"));
+    let with = toolcheck(&[
+        "lint",
+        session,
+        "--tools",
+        "tests/data/anthropic-tools.json",
+        "--output-format",
+        "concise",
+        "-q",
+    ]);
+    let lines: Vec<&str> = with.stdout.lines().collect();
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.contains("TC202 [empty-arguments]"))
+            .count(),
+        3,
+        "{}",
+        with.stdout
+    );
+    assert_eq!(
+        lines
+            .iter()
+            .filter(|l| l.contains("TC301 [schema-violation]"))
+            .count(),
+        3,
+        "{}",
+        with.stdout
+    );
+    assert!(with.stdout.contains("\"command\" is a required property"));
+}

@@ -23,7 +23,7 @@ use serde_json::{json, Value};
 
 use super::openai_responses::{output_item, read_item};
 use super::{array_at, str_at, Adapter, CallSite, Doc, Format, Unit};
-use crate::transcript::{Conversation, Item, Loc, Pairing, Role, Text};
+use crate::transcript::{result_text, Conversation, Item, Loc, Pairing, Role, Text};
 
 pub struct Codex;
 
@@ -127,7 +127,7 @@ impl Adapter for Codex {
             match (str_at(record, "type"), payload) {
                 (Some("response_item"), Some(item)) => {
                     recognised = true;
-                    read_item(item, root.child("payload"), &mut conv);
+                    read_codex_item(item, root.child("payload"), &mut conv);
                 }
                 (Some("compacted"), Some(compacted)) => {
                     recognised = true;
@@ -137,7 +137,7 @@ impl Adapter for Codex {
                         Some(items) => {
                             let items_loc = payload_loc.child("replacement_history");
                             for (i, item) in items.iter().enumerate() {
-                                read_item(item, items_loc.child(i), &mut next);
+                                read_codex_item(item, items_loc.child(i), &mut next);
                             }
                         }
                         // Rebuilt from the user messages and this summary: no calls survive.
@@ -157,7 +157,7 @@ impl Adapter for Codex {
                 // Envelope-less rollouts: raw items after a metadata line.
                 (Some(_), None) => {
                     recognised = true;
-                    read_item(record, root, &mut conv);
+                    read_codex_item(record, root, &mut conv);
                 }
                 _ if str_at(record, "record_type").is_some() || str_at(record, "id").is_some() => {
                     recognised = true;
@@ -171,6 +171,49 @@ impl Adapter for Codex {
         segments.push(conv);
         Ok(segments)
     }
+}
+
+/// Codex reports a failed shell command in the output text, not with a flag: a JSON
+/// `{"output", "metadata": {"exit_code"}}` (older CLIs) or an `Exit code: N` header (newer).
+/// Judged on the raw item, right after `read_item` added its result; the result's text
+/// becomes the command output, so error messages compare and read as the tool printed them.
+fn read_codex_item(item: &Value, loc: Loc, conv: &mut Conversation) {
+    read_item(item, loc, conv);
+    if str_at(item, "type") != Some("function_call_output") {
+        return;
+    }
+    let Some(text) = item.get("output").and_then(Value::as_str) else {
+        return;
+    };
+    let (code, output) = exit_code(text);
+    let Some(Item::Result(result)) = conv.turns.last_mut().and_then(|t| t.items.last_mut()) else {
+        return;
+    };
+    result.is_error |= code.is_some_and(|code| code != 0);
+    if let Some(output) = output {
+        result.text = result_text(&Value::String(output));
+    }
+}
+
+/// The exit code a shell output reports, and the command output inside a JSON wrapper.
+fn exit_code(text: &str) -> (Option<i64>, Option<String>) {
+    if let Some(rest) = text.strip_prefix("Exit code:") {
+        return (
+            rest.split_whitespace().next().and_then(|c| c.parse().ok()),
+            None,
+        );
+    }
+    if text.starts_with('{') {
+        if let Ok(value) = serde_json::from_str::<Value>(text) {
+            let code = value.pointer("/metadata/exit_code").and_then(Value::as_i64);
+            let output = value
+                .get("output")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            return (code, output);
+        }
+    }
+    (None, None)
 }
 
 fn new_conversation(loc: Loc) -> Conversation {
@@ -233,6 +276,25 @@ mod tests {
             .map(|(base, value)| Doc { base: *base, value })
             .collect();
         Codex.normalise(&docs).unwrap_or_default()
+    }
+
+    #[test]
+    fn a_non_zero_exit_code_is_a_failure() {
+        assert_eq!(
+            super::exit_code("Exit code: 2\nWall time: 0.1 seconds\nOutput:\nboom"),
+            (Some(2), None)
+        );
+        assert_eq!(
+            super::exit_code(
+                r#"{"output": "ok", "metadata": {"exit_code": 0, "duration_seconds": 1.0}}"#
+            ),
+            (Some(0), Some("ok".to_string()))
+        );
+        assert_eq!(super::exit_code("plain text"), (None, None));
+        // The loop fixture fails three times on a non-zero exit code, then succeeds.
+        let conv = &normalise(include_str!("../../fixtures/codex/broken-loop.jsonl"))[0];
+        let failed: Vec<bool> = conv.results().map(|(_, r)| r.is_error).collect();
+        assert_eq!(failed, [true, true, true, false]);
     }
 
     #[test]
