@@ -140,6 +140,7 @@ fn lint_command(args: &LintArgs) -> u8 {
     let mut totals = Totals::default();
     let mut all = Vec::new();
     let mut skipped = Vec::new();
+    let mut checked = Vec::new();
     for (input, result) in inputs.iter().zip(results) {
         let report = match result {
             Ok(report) => report,
@@ -150,7 +151,13 @@ fn lint_command(args: &LintArgs) -> u8 {
             }
         };
         match &report.outcome {
-            Outcome::Checked(_) => totals.files_checked += 1,
+            Outcome::Checked(formats) => {
+                totals.files_checked += 1;
+                if args.common.verbose {
+                    let names: Vec<&str> = formats.iter().map(|f| f.name()).collect();
+                    checked.push((report.source.name.clone(), names.join(", ")));
+                }
+            }
             Outcome::Skipped(reason) => {
                 totals.files_skipped += 1;
                 skipped.push((report.source.name.clone(), reason.clone()));
@@ -183,6 +190,14 @@ fn lint_command(args: &LintArgs) -> u8 {
     }
     drop(out);
     if args.common.verbose {
+        for (name, formats) in &checked {
+            let formats = if formats.is_empty() {
+                "no conversation found"
+            } else {
+                formats
+            };
+            eprintln!("checked {name} ({formats})");
+        }
         for (name, reason) in &skipped {
             eprintln!("skipped {name}: {reason}");
         }

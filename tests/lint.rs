@@ -249,3 +249,62 @@ fn forced_format_that_does_not_fit_is_a_finding() {
     assert_eq!(out.code, 1);
     assert!(out.stdout.contains("TC002"), "{}", out.stdout);
 }
+
+#[test]
+fn sarif_output_for_code_scanning() {
+    let out = toolcheck(&[
+        "lint",
+        "fixtures/anthropic/broken-request.json",
+        "--output-format",
+        "sarif",
+    ]);
+    assert_eq!(out.code, 1);
+    let log: serde_json::Value = serde_json::from_str(&out.stdout).expect("SARIF is JSON");
+    assert_eq!(log["version"], "2.1.0");
+    let run = &log["runs"][0];
+    let rules = run["tool"]["driver"]["rules"].as_array().expect("rules");
+    let results = run["results"].as_array().expect("results");
+    assert_eq!(results.len(), 7);
+    for result in results {
+        // Each result points at its rule's descriptor.
+        let index = result["ruleIndex"].as_u64().expect("index") as usize;
+        assert_eq!(rules[index]["id"], result["ruleId"]);
+        let region = &result["locations"][0]["physicalLocation"]["region"];
+        assert!(region["startLine"].as_u64() >= Some(1));
+    }
+    // Fixes travel as byte replacements.
+    let orphan = results
+        .iter()
+        .find(|r| r["ruleId"] == "TC101")
+        .expect("TC101");
+    let replacement = &orphan["fixes"][0]["artifactChanges"][0]["replacements"][0];
+    assert!(replacement["deletedRegion"]["byteLength"].as_u64() > Some(0));
+    insta::assert_snapshot!(out
+        .stdout
+        .lines()
+        .filter(|l| l.contains("\"ruleId\"") || l.contains("\"startLine\""))
+        .collect::<Vec<_>>()
+        .join("\n"));
+}
+
+#[test]
+fn verbose_lists_the_format_of_each_checked_file() {
+    let out = toolcheck(&["lint", "fixtures/codex", "fixtures/mixed", "-v", "-q"]);
+    let checked: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("checked "))
+        .collect();
+    assert!(
+        checked.iter().all(|l| l.ends_with("(codex)")),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        out.stderr
+            .lines()
+            .filter(|l| l.starts_with("skipped "))
+            .count(),
+        4
+    );
+}

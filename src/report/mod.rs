@@ -11,6 +11,7 @@ mod concise;
 mod full;
 mod github;
 mod json;
+mod sarif;
 
 pub use full::FullRenderer;
 
@@ -26,6 +27,8 @@ pub enum OutputFormat {
     Jsonl,
     /// GitHub Actions workflow commands (annotations on the pull request).
     Github,
+    /// SARIF 2.1.0 (code-scanning dashboards).
+    Sarif,
 }
 
 impl OutputFormat {
@@ -165,6 +168,7 @@ pub fn write_diagnostics(
         OutputFormat::Json => json::write_array(out, diagnostics),
         OutputFormat::Jsonl => json::write_lines(out, diagnostics),
         OutputFormat::Github => github::write(out, diagnostics),
+        OutputFormat::Sarif => sarif::write(out, diagnostics),
     }
 }
 
