@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use rayon::prelude::*;
 
 use crate::cli::{CatalogFormat, ColorChoice, Command, CommonArgs, FixArgs, LintArgs, RulesArgs};
+use crate::config::Config;
 use crate::discover::{self, Input};
 use crate::fix::{self, diff::DiffStyle};
 use crate::formats::Format;
@@ -41,23 +42,61 @@ struct Run {
     exit: u8,
 }
 
-fn prepare(common: &CommonArgs, unpaired: UnpairedFix) -> Result<Run, u8> {
-    let selection = Selection::new(&common.select, &common.ignore).map_err(|e| usage_error(&e))?;
-    let excludes = discover::build_excludes(&common.exclude).map_err(|e| usage_error(&e))?;
+fn prepare(common: &CommonArgs, unpaired: Option<UnpairedFix>) -> Result<Run, u8> {
+    // Settings: the command line, then toolcheck.toml, then the defaults.
+    let config = if common.no_config {
+        Config::default()
+    } else if let Some(path) = &common.config {
+        Config::load(path).map_err(|e| usage_error(&format!("cannot use --config: {e}")))?
+    } else {
+        let cwd = std::env::current_dir().unwrap_or_default();
+        Config::discover(&cwd).map_err(|e| usage_error(&format!("invalid config file {e}")))?
+    };
+    let pick = |cli: &[String], file: &Option<Vec<String>>| -> Vec<String> {
+        if cli.is_empty() {
+            file.clone().unwrap_or_default()
+        } else {
+            cli.to_vec()
+        }
+    };
+    let selection = Selection::new(
+        &pick(&common.select, &config.select),
+        &pick(&common.ignore, &config.ignore),
+    )
+    .map_err(|e| usage_error(&e))?;
+    let excludes = discover::build_excludes(&pick(&common.exclude, &config.exclude))
+        .map_err(|e| usage_error(&e))?;
+    let tool_files = if common.tools.is_empty() {
+        config.tools.clone().unwrap_or_default()
+    } else {
+        common.tools.clone()
+    };
     let mut extra_tools = Vec::new();
-    for path in &common.tools {
+    for path in &tool_files {
         let tools = crate::tools_file::load(path)
             .map_err(|e| usage_error(&format!("cannot use --tools {}: {e}", path.display())))?;
         extra_tools.extend(tools);
     }
+    let input_format = common
+        .input_format
+        .clone()
+        .or(config.input_format.clone())
+        .unwrap_or_else(|| "auto".to_string());
+    let defaults = rules::RuleOptions::default();
     let opts = LintOptions {
-        input_format: Format::from_name(&common.input_format),
+        input_format: Format::from_name(&input_format),
         selection,
         extra_tools,
         rule_options: rules::RuleOptions {
-            loop_threshold: common.loop_threshold as usize,
-            loop_match: common.loop_match,
-            unpaired,
+            loop_threshold: common
+                .loop_threshold
+                .or(config.loop_threshold)
+                .map_or(defaults.loop_threshold, |n| n as usize),
+            loop_match: common
+                .loop_match
+                .or(config.loop_match)
+                .unwrap_or(defaults.loop_match),
+            unpaired: unpaired.or(config.unpaired).unwrap_or(defaults.unpaired),
         },
         schemas: Default::default(),
     };
@@ -117,7 +156,7 @@ fn lint_command(args: &LintArgs) -> u8 {
         inputs,
         stdin,
         mut exit,
-    } = match prepare(&args.common, UnpairedFix::InsertResult) {
+    } = match prepare(&args.common, None) {
         Ok(run) => run,
         Err(code) => return code,
     };

@@ -51,9 +51,9 @@ pub struct CommonArgs {
     #[arg(default_value = ".")]
     pub paths: Vec<String>,
 
-    /// Read every file as this format instead of detecting it.
-    #[arg(long, value_name = "FORMAT", default_value = "auto", value_parser = input_formats())]
-    pub input_format: String,
+    /// Read every file as this format instead of detecting it [default: auto].
+    #[arg(long, value_name = "FORMAT", value_parser = input_formats())]
+    pub input_format: Option<String>,
 
     /// Only these rules: codes (TC101), prefixes (TC1) or names, comma-separated.
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
@@ -68,13 +68,23 @@ pub struct CommonArgs {
     #[arg(long, value_name = "FILE")]
     pub tools: Vec<PathBuf>,
 
-    /// How many consecutive matching failed calls make a loop (repeated-failing-call).
-    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u32).range(2..))]
-    pub loop_threshold: u32,
+    /// How many consecutive matching failed calls make a loop (repeated-failing-call)
+    /// [default: 3].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..))]
+    pub loop_threshold: Option<u32>,
 
-    /// What makes failed calls match: equal arguments, equal error text, or either.
-    #[arg(long, value_enum, value_name = "MATCH", default_value_t = LoopMatch::Either)]
-    pub loop_match: LoopMatch,
+    /// What makes failed calls match: equal arguments, equal error text, or either
+    /// [default: either].
+    #[arg(long, value_enum, value_name = "MATCH")]
+    pub loop_match: Option<LoopMatch>,
+
+    /// Read settings from this file instead of the nearest toolcheck.toml.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+
+    /// Ignore toolcheck.toml files.
+    #[arg(long)]
+    pub no_config: bool,
 
     /// The name to report for stdin (`-`); its extension also picks JSON or JSONL.
     #[arg(long, value_name = "NAME")]
@@ -129,9 +139,9 @@ pub struct FixArgs {
     pub unsafe_fixes: bool,
 
     /// How to repair an unpaired tool call: insert an error result (safe) or remove the
-    /// call (unsafe).
-    #[arg(long, value_enum, value_name = "HOW", default_value_t = UnpairedFix::InsertResult)]
-    pub unpaired: UnpairedFix,
+    /// call (unsafe) [default: insert-result].
+    #[arg(long, value_enum, value_name = "HOW")]
+    pub unpaired: Option<UnpairedFix>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

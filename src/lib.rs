@@ -6,6 +6,7 @@
 
 pub mod app;
 pub mod cli;
+pub mod config;
 pub mod discover;
 pub mod finding;
 pub mod fix;

@@ -1,0 +1,153 @@
+//! `toolcheck.toml`: discovery, precedence and errors.
+
+mod common;
+
+use common::{root, toolcheck_in};
+
+/// A project with a config file, a nested directory to run from, and a log in it.
+fn project(config: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("toolcheck.toml"), config).expect("write config");
+    let logs = dir.path().join("logs");
+    std::fs::create_dir_all(&logs).expect("mkdir");
+    for name in ["broken-request.json", "broken-loops.jsonl"] {
+        std::fs::copy(
+            root().join("fixtures/openai-chat").join(name),
+            logs.join(name),
+        )
+        .expect("copy");
+    }
+    std::fs::copy(
+        root().join("tests/data/calls-without-tools.json"),
+        logs.join("no-tools.json"),
+    )
+    .expect("copy");
+    std::fs::copy(
+        root().join("tests/data/anthropic-tools.json"),
+        dir.path().join("tools.json"),
+    )
+    .expect("copy");
+    dir
+}
+
+fn codes(out: &str) -> Vec<String> {
+    let mut codes: Vec<String> = out
+        .lines()
+        .filter_map(|l| l.split(": ").nth(1)?.split(' ').next().map(str::to_string))
+        .collect();
+    codes.sort();
+    codes.dedup();
+    codes
+}
+
+#[test]
+fn the_nearest_config_applies_and_the_command_line_wins() {
+    let dir = project("select = [\"TC1\"]\nignore = [\"unpaired-tool-call\"]\n");
+    let logs = dir.path().join("logs");
+    let out = toolcheck_in(
+        &logs,
+        &["lint", ".", "--output-format", "concise", "-q"],
+        None,
+    );
+    assert_eq!(
+        codes(&out.stdout),
+        ["TC101", "TC103", "TC104", "TC105"],
+        "{}",
+        out.stdout
+    );
+    let cli = toolcheck_in(
+        &logs,
+        &[
+            "lint",
+            ".",
+            "--output-format",
+            "concise",
+            "-q",
+            "--select",
+            "TC4",
+        ],
+        None,
+    );
+    assert_eq!(codes(&cli.stdout), ["TC401"], "{}", cli.stdout);
+    let none = toolcheck_in(
+        &logs,
+        &[
+            "lint",
+            ".",
+            "--output-format",
+            "concise",
+            "-q",
+            "--no-config",
+        ],
+        None,
+    );
+    assert!(codes(&none.stdout).len() > 5, "{}", none.stdout);
+}
+
+#[test]
+fn loop_settings_and_tool_paths_relative_to_the_config() {
+    let dir =
+        project("select = [\"TC401\", \"TC302\"]\nloop-threshold = 12\ntools = [\"tools.json\"]\n");
+    let out = toolcheck_in(
+        &dir.path().join("logs"),
+        &["lint", ".", "--output-format", "concise", "-q"],
+        None,
+    );
+    let loops = out.stdout.lines().filter(|l| l.contains("TC401")).count();
+    assert_eq!(
+        loops, 1,
+        "only the 12-call run reaches the threshold: {}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("no-tools.json") && out.stdout.contains("names `get_forecast`"),
+        "tools.json was loaded: {}",
+        out.stdout
+    );
+}
+
+#[test]
+fn explicit_config_file() {
+    let dir = project("select = [\"TC999\"]\n");
+    std::fs::write(dir.path().join("other.toml"), "select = [\"TC201\"]\n").expect("write");
+    let out = toolcheck_in(
+        dir.path(),
+        &[
+            "lint",
+            "logs",
+            "--config",
+            "other.toml",
+            "--output-format",
+            "concise",
+            "-q",
+        ],
+        None,
+    );
+    assert_eq!(codes(&out.stdout), ["TC201"], "{}", out.stderr);
+}
+
+#[test]
+fn invalid_config_is_a_usage_error() {
+    let dir = project("selct = [\"TC1\"]\n");
+    let out = toolcheck_in(dir.path(), &["lint", "logs"], None);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("toolcheck.toml") && out.stderr.contains("selct"),
+        "{}",
+        out.stderr
+    );
+    let dir = project("loop-threshold = 1\n");
+    let out = toolcheck_in(dir.path(), &["lint", "logs"], None);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("loop-threshold must be at least 2"),
+        "{}",
+        out.stderr
+    );
+    let dir = project("select = [\"TC999\"]\n");
+    let out = toolcheck_in(dir.path(), &["lint", "logs"], None);
+    assert_eq!(
+        out.code, 2,
+        "an unknown selector in the config is an error too"
+    );
+}
