@@ -260,19 +260,18 @@ fn fix_command(args: &FixArgs) -> u8 {
         Ok(run) => run,
         Err(code) => return code,
     };
-    let results: Vec<Result<(Vec<u8>, fix::FileFix), String>> = inputs
+    let results: Vec<Result<fix::FileFix, String>> = inputs
         .par_iter()
         .map(|input| {
             let bytes = read_input(input, stdin.as_deref())?;
-            let fixed = fix::fix_bytes(
+            fix::fix_bytes(
                 &source_name(input),
-                bytes.clone(),
+                bytes,
                 input.explicit,
                 &opts,
                 args.unsafe_fixes,
             )
-            .map_err(|e| e.to_string())?;
-            Ok((bytes, fixed))
+            .map_err(|e| e.to_string())
         })
         .collect();
 
@@ -283,8 +282,8 @@ fn fix_command(args: &FixArgs) -> u8 {
     let mut out = io::BufWriter::new(stdout.lock());
     let (mut fixed_findings, mut files_changed, mut remaining, mut unsafe_left) = (0, 0, 0, 0);
     for (input, result) in inputs.iter().zip(results) {
-        let (bytes, file) = match result {
-            Ok(ok) => ok,
+        let file = match result {
+            Ok(file) => file,
             Err(message) => {
                 eprintln!("error: {}: {message}", input.name);
                 exit = EXIT_ERROR;
@@ -301,18 +300,20 @@ fn fix_command(args: &FixArgs) -> u8 {
         let written = match (&input.path, args.write) {
             // `fix --write -` prints the fixed text, like a formatter.
             (None, true) => write!(out, "{}", file.fixed),
-            (Some(path), true) => match fix::write::write_atomic(path, &bytes, &file.fixed) {
-                Ok(()) => write!(
-                    out,
-                    "{}",
-                    fix::diff::unified(&input.name, &file.original, &file.fixed, &style)
-                ),
-                Err(e) => {
-                    eprintln!("error: {}: {e}", input.name);
-                    exit = EXIT_ERROR;
-                    Ok(())
+            (Some(path), true) => {
+                match fix::write::write_atomic(path, file.original.as_bytes(), &file.fixed) {
+                    Ok(()) => write!(
+                        out,
+                        "{}",
+                        fix::diff::unified(&input.name, &file.original, &file.fixed, &style)
+                    ),
+                    Err(e) => {
+                        eprintln!("error: {}: {e}", input.name);
+                        exit = EXIT_ERROR;
+                        Ok(())
+                    }
                 }
-            },
+            }
             (_, false) => write!(
                 out,
                 "{}",

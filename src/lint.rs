@@ -224,7 +224,7 @@ impl Linter<'_> {
             base: 0,
             value: doc,
         }];
-        self.normalise_and_check(adapter, &docs);
+        self.normalise_and_check(adapter, &docs, false);
         None
     }
 
@@ -272,7 +272,7 @@ impl Linter<'_> {
                 .iter()
                 .map(|(base, value)| Doc { base: *base, value })
                 .collect();
-            self.normalise_and_check(adapter, &docs);
+            self.normalise_and_check(adapter, &docs, true);
             return None;
         }
         let opts = self.opts;
@@ -297,39 +297,10 @@ impl Linter<'_> {
         None
     }
 
-    fn normalise_and_check(&mut self, adapter: &dyn Adapter, docs: &[Doc<'_>]) {
-        match adapter.normalise(docs) {
-            Ok(conversations) => {
-                self.formats.push(adapter.format());
-                let jsonl = docs.len() > 1
-                    || is_jsonl(self.source)
-                    || docs.first().is_some_and(|d| d.base > 0);
-                for conv in &conversations {
-                    self.findings.extend(check_conversation(
-                        conv,
-                        adapter,
-                        self.source,
-                        self.opts,
-                        jsonl,
-                    ));
-                }
-            }
-            Err(reason) => {
-                let at = docs.first().map_or(0, |d| d.base);
-                self.findings.push(Finding {
-                    anchor: Anchor::Span { start: at, end: at },
-                    ..Finding::at(
-                        &rules::UnknownFormat::META,
-                        &crate::transcript::Loc::new(at, ""),
-                        format!(
-                            "file does not fit the `{}` format: {reason}",
-                            adapter.format()
-                        ),
-                    )
-                    .help("check the file, or pass the right `--input-format`")
-                });
-            }
-        }
+    fn normalise_and_check(&mut self, adapter: &dyn Adapter, docs: &[Doc<'_>], jsonl: bool) {
+        let (findings, format) = check_docs(adapter, docs, self.source, self.opts, jsonl);
+        self.findings.extend(findings);
+        self.formats.extend(format);
     }
 
     fn unrecognised(&mut self, reason: String) -> Option<String> {
@@ -414,23 +385,49 @@ fn check_record(source: &SourceFile, opts: &LintOptions, base: usize, line: &str
         base,
         value: &value,
     }];
-    let findings = match adapter.normalise(&docs) {
-        Ok(conversations) => conversations
-            .iter()
-            .flat_map(|conv| check_conversation(conv, adapter, source, opts, true))
-            .collect(),
-        Err(reason) => vec![Finding::at(
-            &rules::UnknownFormat::META,
-            &crate::transcript::Loc::new(base, ""),
-            format!(
-                "record does not fit the `{}` format: {reason}",
-                adapter.format()
-            ),
-        )],
-    };
-    RecordOutcome::Parsed {
-        findings,
-        format: Some(adapter.format()),
+    let (findings, format) = check_docs(adapter, &docs, source, opts, true);
+    RecordOutcome::Parsed { findings, format }
+}
+
+/// Normalises documents with `adapter` and runs the rules on every conversation; a document
+/// that does not fit the format is an `unknown-format` finding at its start. `jsonl`: the
+/// documents are records of a JSONL file (fixes may then add or remove whole lines, and must
+/// not add line breaks inside a record). Returns the format when the documents fit it.
+fn check_docs(
+    adapter: &dyn Adapter,
+    docs: &[Doc<'_>],
+    source: &SourceFile,
+    opts: &LintOptions,
+    jsonl: bool,
+) -> (Vec<Finding>, Option<Format>) {
+    match adapter.normalise(docs) {
+        Ok(conversations) => {
+            let findings = conversations
+                .iter()
+                .flat_map(|conv| check_conversation(conv, adapter, source, opts, jsonl))
+                .collect();
+            (findings, Some(adapter.format()))
+        }
+        Err(reason) => {
+            let at = docs.first().map_or(0, |d| d.base);
+            let what = if jsonl { "record" } else { "file" };
+            let finding = Finding::at(
+                &rules::UnknownFormat::META,
+                &crate::transcript::Loc::new(at, ""),
+                format!(
+                    "{what} does not fit the `{}` format: {reason}",
+                    adapter.format()
+                ),
+            )
+            .help("check the file, or pass the right `--input-format`");
+            (
+                vec![Finding {
+                    anchor: Anchor::Span { start: at, end: at },
+                    ..finding
+                }],
+                None,
+            )
+        }
     }
 }
 
