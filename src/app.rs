@@ -204,7 +204,7 @@ fn lint_command(args: &LintArgs) -> u8 {
         }
         let (diagnostics, source) = diagnostics(report);
         totals.count(&diagnostics);
-        if args.output_format == OutputFormat::Full && !args.statistics {
+        if args.common.output_format == OutputFormat::Full && !args.common.statistics {
             for d in &diagnostics {
                 let _ = write!(out, "{}", renderer.render(&source, d));
                 let _ = writeln!(out);
@@ -214,12 +214,12 @@ fn lint_command(args: &LintArgs) -> u8 {
         }
     }
 
-    let written = if args.statistics {
-        report::write_statistics(&mut out, &all)
-    } else if args.output_format == OutputFormat::Full {
+    let written = if args.common.statistics {
+        report::write_statistics(&mut out, args.common.output_format, &all)
+    } else if args.common.output_format == OutputFormat::Full {
         Ok(())
     } else {
-        report::write_diagnostics(&mut out, args.output_format, &all)
+        report::write_diagnostics(&mut out, args.common.output_format, &all)
     };
     if let Err(e) = written.and_then(|()| out.flush()) {
         if e.kind() != io::ErrorKind::BrokenPipe {
@@ -241,10 +241,10 @@ fn lint_command(args: &LintArgs) -> u8 {
             eprintln!("skipped {name}: {reason}");
         }
     }
-    if !args.common.quiet && (args.output_format.is_human() || args.statistics) {
+    if !args.common.quiet && args.common.output_format.is_human() {
         println!("{}", totals.summary());
     }
-    if exit == EXIT_CLEAN && totals.findings() > 0 && !args.exit_zero {
+    if exit == EXIT_CLEAN && totals.findings() > 0 && !args.common.exit_zero {
         exit = EXIT_FINDINGS;
     }
     exit
@@ -278,9 +278,12 @@ fn fix_command(args: &FixArgs) -> u8 {
     let style = DiffStyle {
         color: use_color(args.common.color),
     };
+    // Any output format but `full` prints findings instead of diffs.
+    let findings_output = args.common.output_format != OutputFormat::Full || args.common.statistics;
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
-    let (mut fixed_findings, mut files_changed, mut remaining, mut unsafe_left) = (0, 0, 0, 0);
+    let mut summary = FixSummary::default();
+    let mut diagnostics_out = Vec::new();
     for (input, result) in inputs.iter().zip(results) {
         let file = match result {
             Ok(file) => file,
@@ -290,35 +293,40 @@ fn fix_command(args: &FixArgs) -> u8 {
                 continue;
             }
         };
-        remaining += file.report.findings.len();
-        unsafe_left += file.unsafe_left;
-        if !file.changed() {
+        summary.count(&file);
+        let changed = file.changed();
+        let (original, fixed) = (file.original, file.fixed);
+        if findings_output {
+            // After --write, what remains in the written file; otherwise what is there now,
+            // each with its fix.
+            let report = if args.write {
+                file.report
+            } else {
+                let bytes = original.clone().into_bytes();
+                lint::lint_bytes(source_name(input), bytes, input.explicit, &opts)
+            };
+            diagnostics_out.extend(diagnostics(report).0);
+        }
+        if !changed {
             continue;
         }
-        fixed_findings += file.applied;
-        files_changed += 1;
+        let diff = || fix::diff::unified(&input.name, &original, &fixed, &style);
         let written = match (&input.path, args.write) {
             // `fix --write -` prints the fixed text, like a formatter.
-            (None, true) => write!(out, "{}", file.fixed),
-            (Some(path), true) => {
-                match fix::write::write_atomic(path, file.original.as_bytes(), &file.fixed) {
-                    Ok(()) => write!(
-                        out,
-                        "{}",
-                        fix::diff::unified(&input.name, &file.original, &file.fixed, &style)
-                    ),
-                    Err(e) => {
-                        eprintln!("error: {}: {e}", input.name);
-                        exit = EXIT_ERROR;
-                        Ok(())
-                    }
+            (None, true) if !findings_output => write!(out, "{fixed}"),
+            (None, true) => Ok(()),
+            (Some(path), true) => match fix::write::write_atomic(path, original.as_bytes(), &fixed)
+            {
+                Ok(()) if findings_output => Ok(()),
+                Ok(()) => write!(out, "{}", diff()),
+                Err(e) => {
+                    eprintln!("error: {}: {e}", input.name);
+                    exit = EXIT_ERROR;
+                    Ok(())
                 }
-            }
-            (_, false) => write!(
-                out,
-                "{}",
-                fix::diff::unified(&input.name, &file.original, &file.fixed, &style)
-            ),
+            },
+            (_, false) if findings_output => Ok(()),
+            (_, false) => write!(out, "{}", diff()),
         };
         if let Err(e) = written {
             if e.kind() != io::ErrorKind::BrokenPipe {
@@ -327,32 +335,75 @@ fn fix_command(args: &FixArgs) -> u8 {
             return EXIT_ERROR;
         }
     }
+    if findings_output {
+        let written = if args.common.statistics {
+            report::write_statistics(&mut out, args.common.output_format, &diagnostics_out)
+        } else {
+            report::write_diagnostics(&mut out, args.common.output_format, &diagnostics_out)
+        };
+        if let Err(e) = written {
+            eprintln!("error: cannot write output: {e}");
+            return EXIT_ERROR;
+        }
+    }
     let _ = out.flush();
     drop(out);
     if !args.common.quiet {
-        eprintln!(
-            "{}",
-            fix_summary(
-                args.write,
-                fixed_findings,
-                files_changed,
-                remaining,
-                unsafe_left
-            )
-        );
+        eprintln!("{}", summary.render(args.write));
     }
-    if exit != EXIT_CLEAN {
+    if exit != EXIT_CLEAN || args.common.exit_zero {
         return exit;
     }
     let something_left = if args.write {
-        remaining > 0
+        summary.remaining() > 0
     } else {
-        files_changed > 0
+        summary.files_changed > 0
     };
     if something_left {
         EXIT_FINDINGS
     } else {
         EXIT_CLEAN
+    }
+}
+
+/// What `fix` did, for its summary line and exit code.
+#[derive(Default)]
+struct FixSummary {
+    fixed: usize,
+    files_changed: usize,
+    /// Findings left that have no fix at all.
+    unfixable: usize,
+    /// Findings left whose fix is unsafe and was not asked for.
+    unsafe_left: usize,
+}
+
+impl FixSummary {
+    fn count(&mut self, file: &fix::FileFix) {
+        self.unsafe_left += file.unsafe_left;
+        self.unfixable += file
+            .report
+            .findings
+            .iter()
+            .filter(|f| f.fix.is_none())
+            .count();
+        if file.changed() {
+            self.fixed += file.applied;
+            self.files_changed += 1;
+        }
+    }
+
+    fn remaining(&self) -> usize {
+        self.unfixable + self.unsafe_left
+    }
+
+    fn render(&self, write: bool) -> String {
+        fix_summary(
+            write,
+            self.fixed,
+            self.files_changed,
+            self.unfixable,
+            self.unsafe_left,
+        )
     }
 }
 

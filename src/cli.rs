@@ -105,14 +105,9 @@ pub struct CommonArgs {
     /// Also list skipped files and why.
     #[arg(short, long)]
     pub verbose: bool,
-}
 
-#[derive(Debug, Args)]
-pub struct LintArgs {
-    #[command(flatten)]
-    pub common: CommonArgs,
-
-    /// How to print findings.
+    /// How to print findings. With `fix`, any format but `full` prints findings instead of
+    /// diffs: those that remain after `--write`, or all of them with their fixes.
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = OutputFormat::Full)]
     pub output_format: OutputFormat,
 
@@ -120,9 +115,15 @@ pub struct LintArgs {
     #[arg(long)]
     pub statistics: bool,
 
-    /// Exit 0 even when there are findings.
+    /// Exit 0 even when there are findings (or, with `fix`, something to fix).
     #[arg(long)]
     pub exit_zero: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
 }
 
 #[derive(Debug, Args)]

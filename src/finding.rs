@@ -65,11 +65,13 @@ pub enum FixIntent {
     RemoveResult { result: Loc, message: Loc },
     /// Insert an error result for `call` right after the message `after`.
     InsertResult { call: Box<ToolCall>, after: Loc },
-    /// Move a result (out of `message`) to right after the message `after`.
+    /// Move a result (out of `message`) to just before the block `before` (the first block
+    /// of the turn after its call) when there is one, else right after the message `after`.
     MoveResult {
         result: Loc,
         message: Loc,
         after: Loc,
+        before: Option<Loc>,
     },
     /// Remove a call, and its message when that leaves it without content.
     RemoveCall { call: Loc, message: Loc },

@@ -187,15 +187,35 @@ struct Linter<'a> {
 impl Linter<'_> {
     /// Runs the file; returns `Some(reason)` when it is skipped as not a transcript.
     fn run(&mut self) -> Option<String> {
-        let text = self.source.text.as_str();
+        // A UTF-8 byte order mark (Windows editors, PowerShell) is skipped, and kept as is.
+        let bom = if self.source.text.starts_with('\u{feff}') {
+            3
+        } else {
+            0
+        };
+        let text = &self.source.text[bom..];
         if text.trim().is_empty() {
+            if is_jsonl(self.source) {
+                // A dataset with no records: nothing to check, nothing wrong.
+                return None;
+            }
             return self.unrecognised("nothing (the file is empty)".into());
         }
         if is_jsonl(self.source) {
-            return self.run_jsonl();
+            // A pretty-printed JSON document saved as `.jsonl` is read as what it is.
+            let first_line = text
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or_default();
+            if serde_json::from_str::<Value>(first_line).is_err() {
+                if let Ok(doc) = serde_json::from_str::<Value>(text) {
+                    return self.run_document(&doc, bom);
+                }
+            }
+            return self.run_jsonl(bom);
         }
         match serde_json::from_str::<Value>(text) {
-            Ok(doc) => self.run_document(&doc),
+            Ok(doc) => self.run_document(&doc, bom),
             Err(e) => {
                 // A `.json` file that is really JSONL (one document per line) is common.
                 let first_line_parses = text
@@ -203,16 +223,17 @@ impl Linter<'_> {
                     .next()
                     .is_some_and(|l| serde_json::from_str::<Value>(l).is_ok());
                 if e.line() > 1 && first_line_parses {
-                    return self.run_jsonl();
+                    return self.run_jsonl(bom);
                 }
-                let at = offset_of(self.source, 0, e.line(), e.column());
+                let at = offset_of(self.source, bom, e.line(), e.column());
                 self.parse_error(at, describe_json_error(&e, "file"));
                 None
             }
         }
     }
 
-    fn run_document(&mut self, doc: &Value) -> Option<String> {
+    /// Checks the one JSON document that starts at byte `base`.
+    fn run_document(&mut self, doc: &Value, base: usize) -> Option<String> {
         let adapter = match self.opts.input_format {
             Some(format) => format.adapter(),
             None => formats::detect(doc),
@@ -220,19 +241,18 @@ impl Linter<'_> {
         let Some(adapter) = adapter else {
             return self.unrecognised(describe_shape(doc));
         };
-        let docs = [Doc {
-            base: 0,
-            value: doc,
-        }];
+        let docs = [Doc { base, value: doc }];
         self.normalise_and_check(adapter, &docs, false);
         None
     }
 
-    fn run_jsonl(&mut self) -> Option<String> {
+    /// Checks a JSONL file; `bom` is the length of a byte order mark before the first line.
+    fn run_jsonl(&mut self, bom: usize) -> Option<String> {
         let source = self.source;
         let mut lines: Vec<(usize, &str)> = Vec::new();
         for i in 0..source.line_count() {
             let (start, end) = source.line_range(i);
+            let start = if i == 0 { start + bom } else { start };
             let line = &source.text[start..end];
             if self.bad_lines.contains(&i) {
                 self.record_error(start, &RecordError::Utf8);
@@ -241,7 +261,8 @@ impl Linter<'_> {
             }
         }
         if lines.is_empty() {
-            return self.unrecognised("nothing (the file is empty)".into());
+            // Only blank or unreadable lines: nothing else to check.
+            return None;
         }
         // Session formats are judged from the first records; the rest is per record.
         let forced_session = self
@@ -525,6 +546,17 @@ impl FileReport {
 fn describe_shape(doc: &Value) -> String {
     match doc {
         Value::Object(map) if map.is_empty() => "an empty object".to_string(),
+        Value::Object(map)
+            if ["messages", "contents", "input"]
+                .iter()
+                .any(|k| map.contains_key(*k)) =>
+        {
+            let key = ["messages", "contents", "input"]
+                .into_iter()
+                .find(|k| map.contains_key(*k))
+                .unwrap_or("messages");
+            format!("an object whose `{key}` is not a list of messages of a known format")
+        }
         Value::Object(map) => {
             let keys: Vec<String> = map.keys().take(5).map(|k| format!("`{k}`")).collect();
             let more = if map.len() > 5 { ", ..." } else { "" };

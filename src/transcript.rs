@@ -215,12 +215,21 @@ pub struct ToolCall {
 }
 
 impl ToolCall {
-    /// How findings name this call: its quoted id, or that it has none (messages then name
-    /// its tool).
-    pub fn label(&self) -> String {
+    /// How findings name this call in a sentence: `tool call "call_1" to `search``, or
+    /// `tool call to `search`` when it has no id (the location says which one).
+    pub fn subject(&self) -> String {
+        match &self.id {
+            Some(id) => format!("tool call \"{id}\" to `{}`", self.name),
+            None => format!("tool call to `{}`", self.name),
+        }
+    }
+
+    /// A short reference for ranges ("from "call_1" at ... to "call_9" at ..."): the quoted
+    /// id, or "the call" when it has none.
+    pub fn reference(&self) -> String {
         match &self.id {
             Some(id) => format!("\"{id}\""),
-            None => "without an id".to_string(),
+            None => "the call".to_string(),
         }
     }
 }
@@ -245,11 +254,13 @@ pub struct ToolResult {
 }
 
 impl ToolResult {
-    pub fn label(&self) -> String {
+    /// How findings name this result in a sentence: `tool result for "call_1"`, or
+    /// `tool result from `search`` when it carries no id.
+    pub fn subject(&self) -> String {
         match (&self.call_id, &self.name) {
-            (Some(id), _) => format!("\"{id}\""),
-            (None, Some(name)) => format!("from `{name}`"),
-            (None, None) => "without an id".to_string(),
+            (Some(id), _) => format!("tool result for \"{id}\""),
+            (None, Some(name)) => format!("tool result from `{name}`"),
+            (None, None) => "tool result without an id".to_string(),
         }
     }
 }

@@ -257,3 +257,100 @@ fn refuses_to_overwrite_a_file_that_changed() {
     assert!(err.contains("changed on disk"), "{err}");
     assert_eq!(std::fs::read_to_string(&file).expect("read"), "[1]");
 }
+
+#[test]
+fn crlf_files_stay_crlf() {
+    let pretty = std::fs::read_to_string(root().join("fixtures/openai-chat/broken-request.json"))
+        .expect("fixture")
+        .replace('\n', "\r\n");
+    let out = toolcheck_stdin(
+        &["fix", "-", "--stdin-filename", "crlf.json", "--write"],
+        &pretty,
+    );
+    assert!(out.stdout.len() > pretty.len() / 2, "{}", out.stderr);
+    assert!(
+        !out.stdout.replace("\r\n", "").contains('\n'),
+        "a bare LF was inserted:\n{:?}",
+        out.stdout
+    );
+    let session = std::fs::read_to_string(
+        root().join("fixtures/claude-code/broken-interrupted-mid-tool.jsonl"),
+    )
+    .expect("fixture")
+    .replace('\n', "\r\n");
+    let out = toolcheck_stdin(
+        &["fix", "-", "--stdin-filename", "s.jsonl", "--write"],
+        &session,
+    );
+    assert!(
+        out.stdout.lines().count() > session.lines().count(),
+        "a result line was inserted"
+    );
+    assert!(
+        !out.stdout.replace("\r\n", "").contains('\n'),
+        "{:?}",
+        out.stdout
+    );
+}
+
+#[test]
+fn fix_takes_the_common_output_options() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("mixed.json");
+    // A duplicate result (unsafe fix), a reused id (no fix), double-encoded arguments (safe).
+    std::fs::write(
+        &file,
+        r#"{"messages": [
+  {"role": "assistant", "tool_calls": [
+    {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "\"{\\\"a\\\": 1}\""}},
+    {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+  {"role": "tool", "tool_call_id": "c1", "content": "one"},
+  {"role": "tool", "tool_call_id": "c1", "content": "two"},
+  {"role": "tool", "tool_call_id": "c1", "content": "three"},
+  {"role": "assistant", "content": "done"}
+]}"#,
+    )
+    .expect("write");
+    // Dry run as JSON: every finding, with its fix; no diff.
+    let json = toolcheck_in(
+        dir.path(),
+        &["fix", "mixed.json", "--output-format", "json"],
+        None,
+    );
+    let findings: Vec<serde_json::Value> =
+        serde_json::from_str(&json.stdout).expect("JSON, not a diff");
+    assert!(findings
+        .iter()
+        .any(|f| f["code"] == "TC203" && f["fix"]["applicability"] == "safe"));
+    assert_eq!(json.code, 1, "there is something to fix");
+    let zero = toolcheck_in(
+        dir.path(),
+        &["fix", "mixed.json", "--exit-zero", "-q"],
+        None,
+    );
+    assert_eq!(zero.code, 0);
+    // --write with --statistics: counts of what is left in the written file.
+    let stats = toolcheck_in(
+        dir.path(),
+        &["fix", "mixed.json", "--write", "--statistics"],
+        None,
+    );
+    assert_eq!(stats.code, 1, "findings remain: {}", stats.stderr);
+    assert!(
+        stats.stdout.contains("TC104") && !stats.stdout.contains("TC203"),
+        "{}",
+        stats.stdout
+    );
+    assert!(
+        stats
+            .stderr
+            .contains("Fixed 1 finding in 1 file. 1 finding has no automatic fix"),
+        "the unsafe one is not counted as unfixable: {}",
+        stats.stderr
+    );
+    assert!(
+        stats.stderr.contains("1 unsafe fix left out"),
+        "{}",
+        stats.stderr
+    );
+}

@@ -308,3 +308,21 @@ fn verbose_lists_the_format_of_each_checked_file() {
         4
     );
 }
+
+#[test]
+fn statistics_as_json() {
+    let out = toolcheck(&[
+        "lint",
+        "fixtures/anthropic",
+        "--statistics",
+        "--output-format",
+        "json",
+    ]);
+    let rows: Vec<serde_json::Value> =
+        serde_json::from_str(&out.stdout).expect("only JSON on stdout");
+    let total: u64 = rows.iter().filter_map(|r| r["count"].as_u64()).sum();
+    assert_eq!(total, 13);
+    assert!(rows
+        .iter()
+        .all(|r| r["code"].is_string() && r["rule"].is_string()));
+}

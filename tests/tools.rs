@@ -43,8 +43,8 @@ fn one_tools_file_makes_other_names_unknown() {
     ]);
     let lines: Vec<&str> = out.stdout.lines().collect();
     assert_eq!(lines.len(), 2, "{}", out.stdout);
-    assert!(lines[0].contains("names `Bash`"));
-    assert!(lines[1].contains("names `Read`"));
+    assert!(lines[0].contains("to `Bash` calls an undeclared tool"));
+    assert!(lines[1].contains("to `Read` calls an undeclared tool"));
 }
 
 #[test]

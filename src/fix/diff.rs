@@ -19,7 +19,9 @@ pub fn unified(name: &str, old: &str, new: &str, style: &DiffStyle) -> String {
     if groups.is_empty() {
         return out;
     }
-    out.push_str(&paint(&format!("--- a/{name}\n+++ b/{name}\n"), "1", style));
+    // `a/` and `b/` prefixes, as git writes them, also before absolute paths.
+    let path = name.trim_start_matches('/');
+    out.push_str(&paint(&format!("--- a/{path}\n+++ b/{path}\n"), "1", style));
     for group in groups {
         let (Some(first), Some(last)) = (group.first(), group.last()) else {
             continue;

@@ -102,6 +102,7 @@ fn insert_raw(
     index: usize,
     render_with: impl Fn(&Style) -> String,
 ) -> Option<Edit> {
+    let eol = line_ending(text);
     if elements.is_empty() {
         let inner = &text[arr_start + 1..arr_end - 1];
         let style = if inner.contains('\n') {
@@ -117,8 +118,8 @@ fn insert_raw(
             Style::Pretty { indent, .. } => {
                 let closing = line_indent(text, arr_start);
                 format!(
-                    "\n{indent}{}\n{closing}",
-                    reindent(&render_with(&style), indent)
+                    "{eol}{indent}{}{eol}{closing}",
+                    reindent(&render_with(&style), indent, eol)
                 )
             }
             Style::Compact { .. } => render_with(&style),
@@ -134,7 +135,7 @@ fn insert_raw(
     let separator = separator(text, arr_start, elements);
     let mut rendered = render_with(&style);
     if let Style::Pretty { indent, .. } = &style {
-        rendered = reindent(&rendered, indent);
+        rendered = reindent(&rendered, indent, eol);
     }
     if index == 0 {
         Some(Edit {
@@ -185,7 +186,11 @@ fn separator(text: &str, arr_start: usize, elements: &[(usize, usize)]) -> Strin
     // One element: copy the whitespace that precedes it after `[`.
     let before = &text[arr_start + 1..elements[0].0];
     match before.rfind('\n') {
-        Some(newline) => before[newline..].to_string(),
+        // From the line break, with its `\r` in CRLF files.
+        Some(newline) => before[..newline].strip_suffix('\r').map_or_else(
+            || before[newline..].to_string(),
+            |head| before[head.len()..].to_string(),
+        ),
         None => " ".to_string(),
     }
 }
@@ -233,16 +238,24 @@ fn line_indent(text: &str, offset: usize) -> String {
         .collect()
 }
 
-/// Prefixes every line but the first with `indent`.
-fn reindent(rendered: &str, indent: &str) -> String {
+/// Prefixes every line but the first with `indent`, joining lines with `eol`.
+fn reindent(rendered: &str, indent: &str, eol: &str) -> String {
     let mut lines = rendered.lines();
     let mut out = lines.next().unwrap_or_default().to_string();
     for line in lines {
-        out.push('\n');
+        out.push_str(eol);
         out.push_str(indent);
         out.push_str(line);
     }
     out
+}
+
+/// The file's line ending: CRLF when its first line break is one.
+pub fn line_ending(text: &str) -> &'static str {
+    match text.find('\n') {
+        Some(i) if i > 0 && text.as_bytes()[i - 1] == b'\r' => "\r\n",
+        _ => "\n",
+    }
 }
 
 /// Serialises `value` in `style` (pretty output starts at indentation zero).
@@ -379,6 +392,19 @@ mod tests {
             after(lines, insert_element(lines, 0, "", 2, &json!({"c": 3}))),
             "[\n  {\"a\": 1},\n  {\"b\": 2},\n  {\"c\": 3}\n]"
         );
+    }
+
+    #[test]
+    fn follows_crlf_line_endings() {
+        let t = "{\r\n  \"m\": [\r\n    {\r\n      \"a\": 1\r\n    }\r\n  ]\r\n}";
+        let got = after(t, insert_element(t, 0, "/m", 1, &json!({"b": 2})));
+        assert_eq!(
+            got,
+            "{\r\n  \"m\": [\r\n    {\r\n      \"a\": 1\r\n    },\r\n    {\r\n      \"b\": 2\r\n    }\r\n  ]\r\n}"
+        );
+        let empty = "{\r\n  \"m\": [\r\n  ]\r\n}";
+        let got = after(empty, insert_element(empty, 0, "/m", 0, &json!({"b": 2})));
+        assert!(!got.replace("\r\n", "").contains('\n'), "{got:?}");
     }
 
     #[test]

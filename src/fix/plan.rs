@@ -66,10 +66,15 @@ pub fn generic(
             result,
             message,
             after,
+            before,
         } => {
             let removal = remove_from_message(cx, result, message)?;
             let original = json_edit::value_text(text, result.base, &result.pointer)?;
-            let insertion = if result == message {
+            let insertion = if let Some(before) = before.as_ref().filter(|_| result != message) {
+                // Into the next turn's message, ahead of what is there.
+                let (parent, index) = split_index(&before.pointer)?;
+                json_edit::insert_text(text, before.base, parent, index, original)?
+            } else if result == message {
                 insert_text_after(cx, after, original)?
             } else {
                 let wrapper = adapter.result_message(Value::String(PLACEHOLDER.into()))?;
@@ -156,6 +161,6 @@ pub fn insert_record_after(cx: &EditContext<'_>, after: &Loc, line: &str) -> Opt
     Some(Edit {
         start: end,
         end,
-        content: format!("\n{line}"),
+        content: format!("{}{line}", json_edit::line_ending(&cx.source.text)),
     })
 }

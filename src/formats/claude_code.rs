@@ -111,10 +111,13 @@ impl Adapter for ClaudeCode {
                 remove_line(cx, message)
             }
             FixIntent::InsertResult { call, after } => insert_result(cx, call, after),
+            // Result lines move as whole lines, re-linked; `before` (a block position)
+            // does not apply to one-block lines.
             FixIntent::MoveResult {
                 result,
                 message,
                 after,
+                ..
             } => move_result(cx, result, message, after),
             FixIntent::Replace { .. } => return Planned::Generic,
         };

@@ -61,6 +61,7 @@ impl Adapter for Gemini {
                 (true, true) => Some(85),
                 // `{contents: []}` with Gemini tools or config is still a request.
                 (false, false) if contents.is_empty() && has_gemini_config(doc) => Some(50),
+                (false, false) if contents.is_empty() => Some(5),
                 _ => None,
             };
         }

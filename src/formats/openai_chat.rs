@@ -23,6 +23,11 @@ impl Adapter for OpenAiChat {
 
     fn sniff(&self, doc: &Value) -> Option<u8> {
         let (_, messages) = locate_messages(doc)?;
+        if messages.is_empty() {
+            // `{"messages": []}` is an empty request (what remains after fixing away an
+            // orphan-only history); a bare `[]` says nothing.
+            return doc.is_object().then_some(5);
+        }
         if !all_have_role(messages) {
             return None;
         }

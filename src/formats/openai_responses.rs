@@ -65,7 +65,7 @@ impl Adapter for OpenAiResponses {
         match doc.get("input")? {
             // `{input: {messages}}` preference records are OpenAI Chat's; a list of strings or
             // token arrays is an embeddings request.
-            Value::Array(items) if items.is_empty() => request_keys.then_some(30),
+            Value::Array(items) if items.is_empty() => Some(if request_keys { 30 } else { 5 }),
             Value::Array(items) if !items.iter().all(Value::is_object) => None,
             Value::Array(items) if items.iter().any(is_typed_item) => Some(85),
             Value::Array(items) if all_have_role(items) => Some(50),

@@ -178,8 +178,13 @@ fn unreachable_full() -> io::Result<()> {
     ))
 }
 
-/// `--statistics`: one row per rule, most frequent first.
-pub fn write_statistics(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::Result<()> {
+/// `--statistics`: one row per rule, most frequent first; a JSON array of
+/// `{code, rule, count}` for the machine formats.
+pub fn write_statistics(
+    out: &mut dyn Write,
+    format: OutputFormat,
+    diagnostics: &[Diagnostic],
+) -> io::Result<()> {
     let mut rows: Vec<(&str, &str, usize)> = Vec::new();
     for d in diagnostics {
         match rows.iter_mut().find(|(code, _, _)| *code == d.code) {
@@ -188,6 +193,14 @@ pub fn write_statistics(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::
         }
     }
     rows.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0)));
+    if !format.is_human() {
+        let json: Vec<serde_json::Value> = rows
+            .iter()
+            .map(|(code, rule, count)| serde_json::json!({"code": code, "rule": rule, "count": count}))
+            .collect();
+        serde_json::to_writer_pretty(&mut *out, &json)?;
+        return writeln!(out);
+    }
     let width = rows
         .iter()
         .map(|r| r.2.to_string().len())

@@ -55,9 +55,8 @@ impl Rule for ArgumentsNotObject {
             let (message, help) = if double_encoded {
                 (
                     format!(
-                        "arguments of tool call {} to `{}` are double-encoded: a JSON string holding an object, {}",
-                        call.label(),
-                        call.name,
+                        "arguments of {} are double-encoded: a JSON string holding an object, {}",
+                        call.subject(),
                         quote(value.as_str().unwrap_or_default(), 60)
                     ),
                     "decode the arguments one level, so they are the object itself",
@@ -65,9 +64,8 @@ impl Rule for ArgumentsNotObject {
             } else {
                 (
                     format!(
-                        "arguments of tool call {} to `{}` are {}, not an object: {}",
-                        call.label(),
-                        call.name,
+                        "arguments of {} are {}, not an object: {}",
+                        call.subject(),
                         super::json_kind(&value),
                         quote(&value.to_string(), 60)
                     ),

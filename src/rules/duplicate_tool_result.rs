@@ -58,8 +58,8 @@ impl Rule for DuplicateToolResult {
                     &Self::META,
                     &result.loc,
                     format!(
-                        "tool call {} is answered twice; the first result is at {}",
-                        call.label(),
+                        "{} is answered twice; the first result is at {}",
+                        call.subject(),
                         cx.describe(&first.loc)
                     ),
                 )

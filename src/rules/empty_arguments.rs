@@ -61,22 +61,18 @@ impl Rule for EmptyArguments {
                 _ => "null".to_string(),
             };
             let message = match call.arguments.parse() {
-                ParsedArgs::Empty if required.is_empty() => format!(
-                    "arguments of tool call {} to `{}` are {shown}",
-                    call.label(),
-                    call.name
-                ),
+                ParsedArgs::Empty if required.is_empty() => {
+                    format!("arguments of {} are {shown}", call.subject())
+                }
                 ParsedArgs::Empty => format!(
-                    "arguments of tool call {} to `{}` are {shown}, but `{}` requires {}",
-                    call.label(),
-                    call.name,
+                    "arguments of {} are {shown}, but `{}` requires {}",
+                    call.subject(),
                     call.name,
                     required_list()
                 ),
                 ParsedArgs::Object(map) if map.is_empty() && !required.is_empty() => format!(
-                    "arguments of tool call {} to `{}` are `{{}}`, but `{}` requires {}",
-                    call.label(),
-                    call.name,
+                    "arguments of {} are `{{}}`, but `{}` requires {}",
+                    call.subject(),
                     call.name,
                     required_list()
                 ),

@@ -52,16 +52,14 @@ impl Rule for InvalidArgumentsJson {
             };
             let message = if truncated {
                 format!(
-                    "arguments of tool call {} to `{}` are truncated JSON: {}",
-                    call.label(),
-                    call.name,
+                    "arguments of {} are truncated JSON: {}",
+                    call.subject(),
                     quote(text, 80)
                 )
             } else {
                 format!(
-                    "arguments of tool call {} to `{}` are not valid JSON ({error}): {}",
-                    call.label(),
-                    call.name,
+                    "arguments of {} are not valid JSON ({error}): {}",
+                    call.subject(),
                     quote(text, 80)
                 )
             };

@@ -1,7 +1,7 @@
 use super::pairing::{call_at, result_at, Misplacement, ResultStatus};
 use super::{declare_rule, Context, Rule, RuleMeta};
 use crate::finding::{Applicability, Finding, FixIntent};
-use crate::transcript::Conversation;
+use crate::transcript::{Conversation, Item, Loc, Role};
 
 declare_rule! {
     /// ## What it does
@@ -55,21 +55,21 @@ impl Rule for MisplacedToolResult {
             let call_at_ = cx.describe(&call_node.loc);
             let message = match why {
                 Misplacement::SameTurn => format!(
-                    "tool result for {} is in the same turn as its call at {call_at_}; it must be in the next turn",
-                    call_node.label()
+                    "{} is in the same turn as its call at {call_at_}; it must be in the next turn",
+                    result.subject()
                 ),
                 Misplacement::Late if pos.0 == call.0 + 1 => format!(
-                    "tool result for {} is in an assistant turn; it must be in the turn after its call at {call_at_}",
-                    call_node.label()
+                    "{} is in an assistant turn; it must be in the turn after its call at {call_at_}",
+                    result.subject()
                 ),
                 Misplacement::Late => format!(
-                    "tool result for {} comes too late: its call at {call_at_} must be answered in the turn right after it, but {} in between",
-                    call_node.label(),
+                    "{} comes too late: its call at {call_at_} must be answered in the turn right after it, but {} in between",
+                    result.subject(),
                     between(conv, call.0, pos.0)
                 ),
                 Misplacement::AfterText => format!(
-                    "tool result for {} follows text in its message; tool results must come first",
-                    call_node.label()
+                    "{} follows text in its message; tool results must come first",
+                    result.subject()
                 ),
             };
             let help = match why {
@@ -91,6 +91,7 @@ impl Rule for MisplacedToolResult {
                             result: result.loc.clone(),
                             message: result.message.clone(),
                             after: conv.turns[call.0].last_message().clone(),
+                            before: first_block_of_next_turn(conv, call.0),
                         },
                     ),
             );
@@ -98,9 +99,37 @@ impl Rule for MisplacedToolResult {
     }
 }
 
-/// What sits between two turns: "a user turn comes", "2 turns come".
+/// Where a moved result block goes: in front of the first block of the turn after the
+/// call's, when that turn answers calls (not an assistant turn) and holds blocks inside
+/// messages. `None` where results are messages of their own (OpenAI) or there is no turn.
+fn first_block_of_next_turn(conv: &Conversation, call_turn: usize) -> Option<Loc> {
+    let turn = conv.turns.get(call_turn + 1)?;
+    if turn.role == Role::Assistant {
+        return None;
+    }
+    let first = turn.items.first()?;
+    let loc = match first {
+        Item::Text(t) => &t.loc,
+        Item::Call(c) => &c.loc,
+        Item::Result(r) => &r.loc,
+    };
+    (loc != first.message()).then(|| loc.clone())
+}
+
+/// What is in the way between a call's turn and a late result: the turns in between that
+/// are not themselves results ("a user turn comes", "2 turns come").
 fn between(conv: &Conversation, from: usize, to: usize) -> String {
-    match conv.turns.get(from + 1..to).unwrap_or_default() {
+    let middle = conv.turns.get(from + 1..to).unwrap_or_default();
+    let in_the_way: Vec<_> = middle
+        .iter()
+        .filter(|t| !t.items.iter().all(|i| matches!(i, Item::Result(_))))
+        .collect();
+    let turns: Vec<_> = if in_the_way.is_empty() {
+        middle.iter().collect()
+    } else {
+        in_the_way
+    };
+    match turns.as_slice() {
         [one] => format!("a {} turn comes", one.role.as_str()),
         many => format!("{} turns come", many.len()),
     }

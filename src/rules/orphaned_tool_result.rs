@@ -1,7 +1,7 @@
 use super::pairing::{result_at, ResultStatus};
 use super::{declare_rule, id_list, Context, Rule, RuleMeta};
 use crate::finding::{Applicability, Finding, FixIntent};
-use crate::transcript::Conversation;
+use crate::transcript::{CallKind, Conversation};
 
 declare_rule! {
     /// ## What it does
@@ -57,7 +57,7 @@ impl Rule for OrphanedToolResult {
             let mut earlier: Vec<&str> = Vec::new();
             for id in conv
                 .calls()
-                .filter(|&(t, _)| t <= pos.0)
+                .filter(|&(t, c)| t <= pos.0 && c.kind != CallKind::ProviderExecuted)
                 .filter_map(|(_, c)| c.id.as_deref())
             {
                 if !earlier.contains(&id) {
@@ -87,10 +87,7 @@ impl Rule for OrphanedToolResult {
                 Finding::at(
                     &Self::META,
                     &result.loc,
-                    format!(
-                        "tool result {} has no matching tool call; {context}",
-                        describe_result(result)
-                    ),
+                    format!("{} has no matching tool call; {context}", result.subject()),
                 )
                 .help(help)
                 .fix(
@@ -103,12 +100,5 @@ impl Rule for OrphanedToolResult {
                 ),
             );
         }
-    }
-}
-
-fn describe_result(result: &crate::transcript::ToolResult) -> String {
-    match &result.call_id {
-        Some(id) => format!("for \"{id}\""),
-        None => result.label(),
     }
 }

@@ -111,7 +111,7 @@ impl Rule for RepeatedFailingCall {
         let mut findings: Vec<Finding> = closed
             .into_iter()
             .filter(|run| run.len() >= threshold)
-            .map(|run| report(cx, &run, threshold, matching))
+            .map(|run| report(cx, &run, threshold))
             .collect();
         // Deterministic order regardless of hash-map iteration.
         findings.sort_by(|a, b| a.message.cmp(&b.message));
@@ -142,12 +142,12 @@ fn args_key(arguments: &Arguments) -> Value {
     }
 }
 
-fn report(cx: &Context<'_>, run: &[Failure<'_>], threshold: usize, matching: LoopMatch) -> Finding {
+fn report(cx: &Context<'_>, run: &[Failure<'_>], threshold: usize) -> Finding {
     let first = &run[0];
     let last = &run[run.len() - 1];
     let all_same_args = run.iter().all(|f| f.args == first.args);
     let all_same_error = run.iter().all(|f| f.error == first.error) && !first.error.is_empty();
-    let what = if all_same_args && (matching != LoopMatch::Error || !all_same_error) {
+    let what = if all_same_args {
         format!(
             "with the same arguments {}",
             quote(&first.args.to_string(), 60)
@@ -166,9 +166,9 @@ fn report(cx: &Context<'_>, run: &[Failure<'_>], threshold: usize, matching: Loo
         "tool `{}` was called {} times in a row {what}{error}; the run goes from {} at {} to {} at {}",
         first.call.name,
         run.len(),
-        first.call.label(),
+        first.call.reference(),
         cx.describe(&first.call.loc),
-        last.call.label(),
+        last.call.reference(),
         cx.describe(&last.call.loc),
     );
     Finding::at(&RepeatedFailingCall::META, &run[threshold - 1].call.loc, message).help(

@@ -87,9 +87,8 @@ impl Rule for SchemaViolation {
                     &Self::META,
                     &call.args_loc,
                     format!(
-                        "arguments of tool call {} to `{}` violate its schema: {listed}",
-                        call.label(),
-                        call.name
+                        "arguments of {} violate its schema: {listed}",
+                        call.subject()
                     ),
                 )
                 .help(format!(

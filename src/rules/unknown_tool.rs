@@ -68,9 +68,8 @@ impl Rule for UnknownTool {
                     &Self::META,
                     &call.loc,
                     format!(
-                        "tool call {} names `{}`, which is not declared; declared tools: {}",
-                        call.label(),
-                        call.name,
+                        "{} calls an undeclared tool; declared tools: {}",
+                        call.subject(),
                         super::id_list(declared.iter().copied())
                     ),
                 )

@@ -1,7 +1,7 @@
 use super::pairing::call_at;
 use super::{declare_rule, Context, Rule, RuleMeta, UnpairedFix};
 use crate::finding::{Applicability, Finding, FixIntent};
-use crate::transcript::Conversation;
+use crate::transcript::{Conversation, Item, Loc, Role, ToolCall};
 
 declare_rule! {
     /// ## What it does
@@ -63,15 +63,13 @@ impl Rule for UnpairedToolCall {
             }
             let message = if trailing {
                 format!(
-                    "tool call {} to `{}` has no result, and resuming this session sends it without one",
-                    call.label(),
-                    call.name
+                    "{} has no result, and resuming this session sends it without one",
+                    call.subject()
                 )
             } else {
                 format!(
-                    "tool call {} to `{}` has no result, but the conversation continues at {}",
-                    call.label(),
-                    call.name,
+                    "{} has no result, but the conversation continues at {}",
+                    call.subject(),
                     cx.describe(&conv.turns[pos.0 + 1].loc)
                 )
             };
@@ -84,7 +82,7 @@ impl Rule for UnpairedToolCall {
                     "insert an error result saying the call was interrupted",
                     FixIntent::InsertResult {
                         call: Box::new(call.clone()),
-                        after: conv.turns[pos.0].last_message().clone(),
+                        after: insertion_point(conv, pos.0, call),
                     },
                 ),
                 UnpairedFix::RemoveCall => finding.fix(
@@ -99,4 +97,24 @@ impl Rule for UnpairedToolCall {
             out.push(finding);
         }
     }
+}
+
+/// Where an inserted result goes: right after the call's turn; but a call without an id is
+/// answered by name and order, so its result goes after the results already given in the
+/// next turn, or it would take the place of one of them.
+fn insertion_point(conv: &Conversation, turn: usize, call: &ToolCall) -> Loc {
+    let after_turn = conv.turns[turn].last_message().clone();
+    if call.id.is_some() {
+        return after_turn;
+    }
+    conv.turns
+        .get(turn + 1)
+        .filter(|next| next.role != Role::Assistant)
+        .and_then(|next| {
+            next.items.iter().rev().find_map(|item| match item {
+                Item::Result(r) => Some(r.message.clone()),
+                _ => None,
+            })
+        })
+        .unwrap_or(after_turn)
 }
