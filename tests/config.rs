@@ -100,7 +100,10 @@ fn loop_settings_and_tool_paths_relative_to_the_config() {
         out.stdout
     );
     assert!(
-        out.stdout.contains("no-tools.json") && out.stdout.contains("`get_forecast` calls an undeclared tool"),
+        out.stdout.contains("no-tools.json")
+            && out
+                .stdout
+                .contains("`get_forecast` calls an undeclared tool"),
         "tools.json was loaded: {}",
         out.stdout
     );
