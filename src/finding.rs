@@ -63,8 +63,14 @@ pub struct Fix {
 pub enum FixIntent {
     /// Remove a result, and its message when that leaves the message without content.
     RemoveResult { result: Loc, message: Loc },
-    /// Insert an error result for `call` right after the message `after`.
-    InsertResult { call: Box<ToolCall>, after: Loc },
+    /// Insert an error result for `call`: as a block just before `before` (the first block
+    /// of the turn that answers the call's turn) when there is one and the format has
+    /// blocks, else as a message right after the message `after`.
+    InsertResult {
+        call: Box<ToolCall>,
+        after: Loc,
+        before: Option<Loc>,
+    },
     /// Move a result (out of `message`) to just before the block `before` (the first block
     /// of the turn after its call) when there is one, else right after the message `after`.
     MoveResult {

@@ -74,6 +74,9 @@ pub struct Conversation {
     pub pairing: Pairing,
     /// Results must open their turn, before any text (Anthropic `tool_result` blocks).
     pub results_first: bool,
+    /// The role of the turns results live in: `User` where they are blocks of user messages
+    /// (Anthropic, Bedrock, Gemini), `Tool` where they have messages of their own.
+    pub results_role: Role,
     /// Earlier items live on the server (`previous_response_id`), so results whose call is not
     /// in the file are expected.
     pub server_history: bool,
@@ -306,6 +309,7 @@ impl Conversation {
             tools: Vec::new(),
             pairing,
             results_first: false,
+            results_role: Role::Tool,
             server_history: false,
             resumable: false,
             loc,

@@ -64,9 +64,29 @@ pub fn insert_text(
 ) -> Option<Edit> {
     let (arr_start, arr_end) = locate(text, base, array_pointer)?;
     let elements = elements(text, arr_start, arr_end)?;
+    let dedented = dedent(element_text);
     insert_raw(text, arr_start, arr_end, &elements, index, |_| {
-        element_text.to_string()
+        dedented.clone()
     })
+}
+
+/// Strips the indentation every line after the first shares (the element's own depth, which
+/// its closing bracket shows), so the text can be indented for its new place.
+fn dedent(element_text: &str) -> String {
+    let common = element_text
+        .lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start_matches([' ', '\t']).len())
+        .min()
+        .unwrap_or(0);
+    let mut lines = element_text.lines();
+    let mut out = lines.next().unwrap_or_default().to_string();
+    for line in lines {
+        out.push('\n');
+        out.push_str(line.get(common..).unwrap_or(line.trim_start()));
+    }
+    out
 }
 
 /// Replaces the value at `pointer` with `new_text`.
@@ -405,6 +425,17 @@ mod tests {
         let empty = "{\r\n  \"m\": [\r\n  ]\r\n}";
         let got = after(empty, insert_element(empty, 0, "/m", 0, &json!({"b": 2})));
         assert!(!got.replace("\r\n", "").contains('\n'), "{got:?}");
+    }
+
+    #[test]
+    fn moved_pretty_elements_are_reindented() {
+        let t = "{\n  \"a\": [\n    {\n      \"x\": 1\n    }\n  ],\n  \"b\": [\n    {\n      \"y\": 2\n    }\n  ]\n}";
+        let moved = value_text(t, 0, "/a/0").expect("element");
+        let got = after(t, insert_text(t, 0, "/b", 0, moved));
+        assert!(
+            got.contains("\"b\": [\n    {\n      \"x\": 1\n    },\n    {"),
+            "{got}"
+        );
     }
 
     #[test]

@@ -42,7 +42,11 @@ pub fn generic(
             call: result,
             message,
         } => Some(vec![remove_from_message(cx, result, message)?]),
-        FixIntent::InsertResult { call, after } => {
+        FixIntent::InsertResult {
+            call,
+            after,
+            before,
+        } => {
             let parse = |loc: &Loc| -> Option<Value> {
                 serde_json::from_str(json_edit::value_text(text, loc.base, &loc.pointer)?).ok()
             };
@@ -59,6 +63,16 @@ pub fn generic(
                 message: &message,
                 record: record.as_ref(),
             };
+            // Into the message that already answers the call's turn, ahead of what is there;
+            // else a message of its own after the call's turn.
+            let in_place = before.as_ref().and_then(|before| {
+                let block = adapter.interrupted_block(&site, INTERRUPTED)?;
+                let (parent, index) = split_index(&before.pointer)?;
+                json_edit::insert_element(text, before.base, parent, index, &block)
+            });
+            if let Some(edit) = in_place {
+                return Some(vec![edit]);
+            }
             let value = adapter.interrupted_result(&site, INTERRUPTED)?;
             Some(vec![insert_after(cx, after, &value)?])
         }
@@ -70,10 +84,16 @@ pub fn generic(
         } => {
             let removal = remove_from_message(cx, result, message)?;
             let original = json_edit::value_text(text, result.base, &result.pointer)?;
-            let insertion = if let Some(before) = before.as_ref().filter(|_| result != message) {
-                // Into the next turn's message, ahead of what is there.
-                let (parent, index) = split_index(&before.pointer)?;
-                json_edit::insert_text(text, before.base, parent, index, original)?
+            let into_next = before
+                .as_ref()
+                .filter(|_| result != message)
+                .and_then(|before| {
+                    // Into the next turn's message, ahead of what is there.
+                    let (parent, index) = split_index(&before.pointer)?;
+                    json_edit::insert_text(text, before.base, parent, index, original)
+                });
+            let insertion = if let Some(edit) = into_next {
+                edit
             } else if result == message {
                 insert_text_after(cx, after, original)?
             } else {

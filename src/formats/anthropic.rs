@@ -53,8 +53,8 @@ impl Adapter for Anthropic {
         docs.iter().map(normalise_doc).collect()
     }
 
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
-        self.result_message(interrupted_block(site.call, text))
+    fn interrupted_block(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+        Some(interrupted_block(site.call, text))
     }
 
     fn result_message(&self, block: Value) -> Option<Value> {
@@ -82,6 +82,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
         ),
     };
     let mut conv = Conversation::new(Format::Anthropic, root.clone(), Pairing::NextTurn);
+    conv.results_role = Role::User;
     conv.results_first = true;
     read_tools(doc.value, &root, &mut conv);
     for (i, message) in messages.iter().enumerate() {

@@ -5,8 +5,10 @@
 //! `{document}`, `{toolUse: {toolUseId, name, input: O}}`,
 //! `{toolResult: {toolUseId, content: [{text}|{json}|...], status?}}`, `{reasoningContent}`,
 //! `{cachePoint}`. `status: "error"` is the error flag. Tools are
-//! `toolConfig.tools[].toolSpec.{name, inputSchema.json}`. Pairing follows Anthropic's rules:
-//! adjacent same-role messages merge, and results open the next user turn.
+//! `toolConfig.tools[].toolSpec.{name, inputSchema.json}`. Unlike Anthropic, Bedrock merges
+//! nothing: roles must alternate ("A conversation must alternate between user and assistant
+//! roles"), and every result must be in the one message after its call; results split over
+//! two user messages are rejected ("Expected toolResult blocks at messages.N.content").
 
 use serde_json::{json, Value};
 
@@ -29,9 +31,9 @@ const CONVERSE_BLOCKS: &[&str] = &[
 ];
 
 impl Adapter for BedrockConverse {
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+    fn interrupted_block(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
         // `status: "error"` requires non-empty content, which the text is.
-        self.result_message(json!({"toolResult": {
+        Some(json!({"toolResult": {
             "toolUseId": site.call.id.as_deref()?,
             "content": [{"text": text}],
             "status": "error"
@@ -93,6 +95,7 @@ fn is_converse_message(message: &Value) -> bool {
 fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
     let root = Loc::new(doc.base, "");
     let mut conv = Conversation::new(Format::BedrockConverse, root.clone(), Pairing::NextTurn);
+    conv.results_role = Role::User;
     conv.results_first = true;
     if let Some(message) = doc.value.get("output").and_then(|o| o.get("message")) {
         push_message(&mut conv, message, &root.child("output").child("message"))?;
@@ -120,19 +123,15 @@ fn push_message(conv: &mut Conversation, message: &Value, mloc: &Loc) -> Result<
         None => return Err(format!("message without a `role` at {}", mloc.pointer)),
     };
     let blocks = array_at(message, "content").map_or(&[][..], Vec::as_slice);
-    let mut pushed = false;
+    // Each message is a turn of its own.
+    conv.start_turn(role, mloc.clone());
     for (j, block) in blocks.iter().enumerate() {
         // Cache points mark a prefix; they are neither text nor tool traffic.
         if block.get("cachePoint").is_some() {
             continue;
         }
         let loc = mloc.child("content").child(j);
-        conv.push(role, mloc, block_item(block, loc, mloc));
-        pushed = true;
-    }
-    if !pushed && conv.turns.last().is_none_or(|t| t.role != role) {
-        // An empty message still separates turns.
-        conv.start_turn(role, mloc.clone());
+        conv.push_to_last(block_item(block, loc, mloc));
     }
     Ok(())
 }

@@ -110,7 +110,9 @@ impl Adapter for ClaudeCode {
                 }
                 remove_line(cx, message)
             }
-            FixIntent::InsertResult { call, after } => insert_result(cx, call, after),
+            // Result lines are inserted whole, re-linked; `before` (a block position) does not
+            // apply to one-block lines.
+            FixIntent::InsertResult { call, after, .. } => insert_result(cx, call, after),
             // Result lines move as whole lines, re-linked; `before` (a block position)
             // does not apply to one-block lines.
             FixIntent::MoveResult {
@@ -651,6 +653,7 @@ impl<'a> Session<'a> {
     fn build(&self, chain: &[usize], sidechain: bool) -> Conversation {
         let root = chain.first().map_or(0, |&i| self.recs[i].base);
         let mut conv = Conversation::new(Format::ClaudeCode, Loc::new(root, ""), Pairing::NextTurn);
+        conv.results_role = Role::User;
         conv.results_first = true;
         conv.resumable = true;
         for i in self.messages(chain, sidechain) {

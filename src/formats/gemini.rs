@@ -28,7 +28,7 @@ const DECLARATIONS: &[&str] = &["functionDeclarations", "function_declarations"]
 const JSON_SCHEMA: &[&str] = &["parametersJsonSchema", "parameters_json_schema"];
 
 impl Adapter for Gemini {
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+    fn interrupted_block(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
         // Answer in the casing the call was written in.
         let snake = site.element.get("function_call").is_some();
         let mut response = serde_json::Map::new();
@@ -42,7 +42,7 @@ impl Adapter for Gemini {
         } else {
             "functionResponse"
         };
-        self.result_message(json!({ key: response }))
+        Some(json!({ key: response }))
     }
 
     fn result_message(&self, part: Value) -> Option<Value> {
@@ -123,6 +123,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Vec<Conversation>, String> {
             root.child("history")
         };
         let mut conv = Conversation::new(Format::Gemini, root.clone(), Pairing::NextTurn);
+        conv.results_role = Role::User;
         if !doc.value.is_array() {
             let container = if prefix.is_empty() {
                 doc.value
@@ -148,6 +149,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Vec<Conversation>, String> {
         };
         let loc = root.child("candidates").child(c);
         let mut conv = Conversation::new(Format::Gemini, loc.clone(), Pairing::NextTurn);
+        conv.results_role = Role::User;
         push_content(&mut conv, content, &loc.child("content"))?;
         pair_idless(&mut conv);
         out.push(conv);

@@ -126,7 +126,13 @@ pub trait Adapter: Sync {
     /// The message (or item, or record) this format inserts after a call's turn to answer
     /// the call at `site` with an error saying `text`, in the dialect of the file (casing,
     /// SDK version, envelope). `None` when the format cannot answer that call.
-    fn interrupted_result(&self, _site: &CallSite<'_>, _text: &str) -> Option<Value> {
+    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+        self.result_message(self.interrupted_block(site, text)?)
+    }
+
+    /// For formats whose results are blocks inside messages: the result block itself, which
+    /// a fix may put at the front of the message that already answers the call's turn.
+    fn interrupted_block(&self, _site: &CallSite<'_>, _text: &str) -> Option<Value> {
         None
     }
 

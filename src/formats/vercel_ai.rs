@@ -35,7 +35,7 @@ use crate::transcript::{
 pub struct VercelAi;
 
 impl Adapter for VercelAi {
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+    fn interrupted_block(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
         // UI messages keep call and result in one part: there is no message to insert.
         let pointer = &site.call.loc.pointer;
         if pointer.contains("/parts/") || pointer.contains("/toolInvocations/") {
@@ -48,7 +48,7 @@ impl Adapter for VercelAi {
         } else {
             json!({"type": "tool-result", "toolCallId": id, "toolName": site.call.name, "output": {"type": "error-text", "value": text}})
         };
-        self.result_message(part)
+        Some(part)
     }
 
     fn result_message(&self, part: Value) -> Option<Value> {

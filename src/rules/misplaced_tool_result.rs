@@ -1,7 +1,7 @@
-use super::pairing::{call_at, result_at, Misplacement, ResultStatus};
+use super::pairing::{call_at, next_turn_block, result_at, Misplacement, ResultStatus};
 use super::{declare_rule, Context, Rule, RuleMeta};
 use crate::finding::{Applicability, Finding, FixIntent};
-use crate::transcript::{Conversation, Item, Loc, Role};
+use crate::transcript::{Conversation, Item};
 
 declare_rule! {
     /// ## What it does
@@ -91,29 +91,12 @@ impl Rule for MisplacedToolResult {
                             result: result.loc.clone(),
                             message: result.message.clone(),
                             after: conv.turns[call.0].last_message().clone(),
-                            before: first_block_of_next_turn(conv, call.0),
+                            before: next_turn_block(conv, call.0),
                         },
                     ),
             );
         }
     }
-}
-
-/// Where a moved result block goes: in front of the first block of the turn after the
-/// call's, when that turn answers calls (not an assistant turn) and holds blocks inside
-/// messages. `None` where results are messages of their own (OpenAI) or there is no turn.
-fn first_block_of_next_turn(conv: &Conversation, call_turn: usize) -> Option<Loc> {
-    let turn = conv.turns.get(call_turn + 1)?;
-    if turn.role == Role::Assistant {
-        return None;
-    }
-    let first = turn.items.first()?;
-    let loc = match first {
-        Item::Text(t) => &t.loc,
-        Item::Call(c) => &c.loc,
-        Item::Result(r) => &r.loc,
-    };
-    (loc != first.message()).then(|| loc.clone())
 }
 
 /// What is in the way between a call's turn and a late result: the turns in between that

@@ -129,3 +129,26 @@ pub(crate) fn result_at(conv: &Conversation, pos: Pos) -> Option<&ToolResult> {
         _ => None,
     }
 }
+
+/// The first block of the turn after `turn`, when that turn is where this format keeps
+/// results (not an assistant turn, and of the conversation's results role) and its first
+/// item is a block inside a message: where a fix puts a result so the message that answers
+/// the call's turn gets it, instead of a new message next to it.
+pub(crate) fn next_turn_block(conv: &Conversation, turn: usize) -> Option<crate::transcript::Loc> {
+    let next = conv.turns.get(turn + 1)?;
+    if next.role != conv.results_role {
+        return None;
+    }
+    let first = next.items.first()?;
+    let loc = match first {
+        Item::Text(t) => &t.loc,
+        Item::Call(c) => &c.loc,
+        Item::Result(r) => &r.loc,
+    };
+    let is_block = loc != first.message()
+        && loc
+            .pointer
+            .rsplit_once('/')
+            .is_some_and(|(_, last)| last.parse::<usize>().is_ok());
+    is_block.then(|| loc.clone())
+}

@@ -1,4 +1,4 @@
-use super::pairing::call_at;
+use super::pairing::{call_at, next_turn_block};
 use super::{declare_rule, Context, Rule, RuleMeta, UnpairedFix};
 use crate::finding::{Applicability, Finding, FixIntent};
 use crate::transcript::{Conversation, Item, Loc, Role, ToolCall};
@@ -83,6 +83,8 @@ impl Rule for UnpairedToolCall {
                     FixIntent::InsertResult {
                         call: Box::new(call.clone()),
                         after: insertion_point(conv, pos.0, call),
+                        // Calls without ids are answered by order: their result goes last.
+                        before: call.id.as_ref().and_then(|_| next_turn_block(conv, pos.0)),
                     },
                 ),
                 UnpairedFix::RemoveCall => finding.fix(
