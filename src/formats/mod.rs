@@ -229,7 +229,6 @@ pub(crate) fn array_at<'a>(value: &'a Value, key: &str) -> Option<&'a Vec<Value>
 }
 
 /// The first of several spellings of a field that is present (camelCase and snake_case).
-#[allow(dead_code)] // used by the camelCase/snake_case formats
 pub(crate) fn field<'a>(
     value: &'a Value,
     names: &[&'static str],
