@@ -1,6 +1,6 @@
 //! The commands: what `main` runs after parsing arguments.
 
-use std::io::{self, IsTerminal, Read, Write};
+use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 
 use rayon::prelude::*;
@@ -11,6 +11,7 @@ use crate::discover::{self, Input};
 use crate::fix::{self, diff::DiffStyle};
 use crate::formats::Format;
 use crate::lint::{self, FileReport, LintOptions, Outcome, Selection, SourceName};
+use crate::read::{self, Loaded};
 use crate::report::{self, Diagnostic, FullRenderer, OutputFormat, Totals};
 use crate::rules::{self, UnpairedFix};
 
@@ -38,7 +39,10 @@ fn usage_error(message: &str) -> u8 {
 struct Run {
     opts: LintOptions,
     inputs: Vec<Input>,
-    stdin: Option<Vec<u8>>,
+    /// Stdin, read once (bounded) when `-` is among the inputs.
+    stdin: Option<Loaded>,
+    /// The maximum input size.
+    limit: u64,
     exit: u8,
 }
 
@@ -107,13 +111,19 @@ fn prepare(common: &CommonArgs, unpaired: Option<UnpairedFix>) -> Result<Run, u8
         eprintln!("error: {}: {}", e.path, e.message);
         exit = EXIT_ERROR;
     }
+    let limit = common
+        .max_file_size
+        .or(config.max_file_size.as_ref().and_then(|s| s.bytes()))
+        .unwrap_or(read::DEFAULT_MAX_FILE_SIZE);
     let stdin = if inputs.iter().any(|i| i.path.is_none()) {
-        let mut buf = Vec::new();
-        if let Err(e) = io::stdin().read_to_end(&mut buf) {
-            eprintln!("error: cannot read stdin: {e}");
-            exit = EXIT_ERROR;
+        match read::read_stream(io::stdin().lock(), limit) {
+            Ok(loaded) => Some(loaded),
+            Err(e) => {
+                eprintln!("error: cannot read stdin: {e}");
+                exit = EXIT_ERROR;
+                None
+            }
         }
-        Some(buf)
     } else {
         None
     };
@@ -121,14 +131,23 @@ fn prepare(common: &CommonArgs, unpaired: Option<UnpairedFix>) -> Result<Run, u8
         opts,
         inputs,
         stdin,
+        limit,
         exit,
     })
 }
 
-fn read_input(input: &Input, stdin: Option<&[u8]>) -> Result<Vec<u8>, String> {
+/// An input's bytes (and, for a regular file, its stamp when read), or why there are none.
+fn read_input(input: &Input, stdin: Option<&Loaded>, limit: u64) -> Result<Loaded, String> {
     match &input.path {
-        Some(path) => std::fs::read(path).map_err(|e| e.to_string()),
-        None => Ok(stdin.unwrap_or_default().to_vec()),
+        Some(path) => read::read_path(path, limit).map_err(|e| format!("cannot read it: {e}")),
+        None => match stdin {
+            Some(Loaded::Bytes(bytes, _)) => Ok(Loaded::Bytes(bytes.clone(), None)),
+            Some(Loaded::TooLarge { size, limit }) => Ok(Loaded::TooLarge {
+                size: *size,
+                limit: *limit,
+            }),
+            None => Err("stdin could not be read".into()),
+        },
     }
 }
 
@@ -155,6 +174,7 @@ fn lint_command(args: &LintArgs) -> u8 {
         opts,
         inputs,
         stdin,
+        limit,
         mut exit,
     } = match prepare(&args.common, None) {
         Ok(run) => run,
@@ -163,13 +183,14 @@ fn lint_command(args: &LintArgs) -> u8 {
     let results: Vec<Result<FileReport, String>> = inputs
         .par_iter()
         .map(|input| {
-            let bytes = read_input(input, stdin.as_deref())?;
-            Ok(lint::lint_bytes(
-                source_name(input),
-                bytes,
-                input.explicit,
-                &opts,
-            ))
+            Ok(match read_input(input, stdin.as_ref(), limit)? {
+                Loaded::Bytes(bytes, _) => {
+                    lint::lint_bytes(source_name(input), bytes, input.explicit, &opts)
+                }
+                Loaded::TooLarge { size, limit } => {
+                    lint::too_large(source_name(input), size, limit)
+                }
+            })
         })
         .collect();
 
@@ -255,15 +276,21 @@ fn fix_command(args: &FixArgs) -> u8 {
         opts,
         inputs,
         stdin,
+        limit,
         mut exit,
     } = match prepare(&args.common, args.unpaired) {
         Ok(run) => run,
         Err(code) => return code,
     };
-    let results: Vec<Result<fix::FileFix, String>> = inputs
+    let results: Vec<Result<(fix::FileFix, Option<read::FileStamp>), String>> = inputs
         .par_iter()
         .map(|input| {
-            let bytes = read_input(input, stdin.as_deref())?;
+            let (bytes, stamp) = match read_input(input, stdin.as_ref(), limit)? {
+                Loaded::Bytes(bytes, stamp) => (bytes, stamp),
+                Loaded::TooLarge { size, limit } => {
+                    return Err(lint::too_large_message(size, limit));
+                }
+            };
             fix::fix_bytes(
                 &source_name(input),
                 bytes,
@@ -271,6 +298,7 @@ fn fix_command(args: &FixArgs) -> u8 {
                 &opts,
                 args.unsafe_fixes,
             )
+            .map(|file| (file, stamp))
             .map_err(|e| e.to_string())
         })
         .collect();
@@ -285,7 +313,7 @@ fn fix_command(args: &FixArgs) -> u8 {
     let mut summary = FixSummary::default();
     let mut diagnostics_out = Vec::new();
     for (input, result) in inputs.iter().zip(results) {
-        let file = match result {
+        let (file, stamp) = match result {
             Ok(file) => file,
             Err(message) => {
                 eprintln!("error: {}: {message}", input.name);
@@ -293,14 +321,20 @@ fn fix_command(args: &FixArgs) -> u8 {
                 continue;
             }
         };
-        summary.count(&file);
         let changed = file.changed();
-        let (original, fixed) = (file.original, file.fixed);
+        let mut failed = false;
+        let tally = FileTally::of(&file);
+        let fix::FileFix {
+            original,
+            fixed,
+            report,
+            ..
+        } = file;
         if findings_output {
             // After --write, what remains in the written file; otherwise what is there now,
             // each with its fix.
             let report = if args.write {
-                file.report
+                report
             } else {
                 let bytes = original.clone().into_bytes();
                 lint::lint_bytes(source_name(input), bytes, input.explicit, &opts)
@@ -308,6 +342,7 @@ fn fix_command(args: &FixArgs) -> u8 {
             diagnostics_out.extend(diagnostics(report).0);
         }
         if !changed {
+            summary.count(&tally, false);
             continue;
         }
         let diff = || fix::diff::unified(&input.name, &original, &fixed, &style);
@@ -315,19 +350,22 @@ fn fix_command(args: &FixArgs) -> u8 {
             // `fix --write -` prints the fixed text, like a formatter.
             (None, true) if !findings_output => write!(out, "{fixed}"),
             (None, true) => Ok(()),
-            (Some(path), true) => match fix::write::write_atomic(path, original.as_bytes(), &fixed)
-            {
-                Ok(()) if findings_output => Ok(()),
-                Ok(()) => write!(out, "{}", diff()),
-                Err(e) => {
-                    eprintln!("error: {}: {e}", input.name);
-                    exit = EXIT_ERROR;
-                    Ok(())
+            (Some(path), true) => {
+                match fix::write::write_atomic(path, original.as_bytes(), stamp.as_ref(), &fixed) {
+                    Ok(()) if findings_output => Ok(()),
+                    Ok(()) => write!(out, "{}", diff()),
+                    Err(e) => {
+                        eprintln!("error: {}: {e}", input.name);
+                        exit = EXIT_ERROR;
+                        failed = true;
+                        Ok(())
+                    }
                 }
-            },
+            }
             (_, false) if findings_output => Ok(()),
             (_, false) => write!(out, "{}", diff()),
         };
+        summary.count(&tally, failed);
         if let Err(e) = written {
             if e.kind() != io::ErrorKind::BrokenPipe {
                 eprintln!("error: cannot write output: {e}");
@@ -366,6 +404,30 @@ fn fix_command(args: &FixArgs) -> u8 {
     }
 }
 
+/// One file's counts for the summary.
+struct FileTally {
+    applied: usize,
+    unsafe_left: usize,
+    unfixable: usize,
+    changed: bool,
+}
+
+impl FileTally {
+    fn of(file: &fix::FileFix) -> FileTally {
+        FileTally {
+            applied: file.applied,
+            unsafe_left: file.unsafe_left,
+            unfixable: file
+                .report
+                .findings
+                .iter()
+                .filter(|f| f.fix.is_none())
+                .count(),
+            changed: file.changed(),
+        }
+    }
+}
+
 /// What `fix` did, for its summary line and exit code.
 #[derive(Default)]
 struct FixSummary {
@@ -375,35 +437,49 @@ struct FixSummary {
     unfixable: usize,
     /// Findings left whose fix is unsafe and was not asked for.
     unsafe_left: usize,
+    /// Fixes not applied because their file could not be written.
+    failed: usize,
 }
 
 impl FixSummary {
-    fn count(&mut self, file: &fix::FileFix) {
+    /// Counts one file; `failed`: its fixes could not be written, so none of them count
+    /// as fixed.
+    fn count(&mut self, file: &FileTally, failed: bool) {
+        if failed {
+            self.failed += file.applied;
+            return;
+        }
         self.unsafe_left += file.unsafe_left;
-        self.unfixable += file
-            .report
-            .findings
-            .iter()
-            .filter(|f| f.fix.is_none())
-            .count();
-        if file.changed() {
+        self.unfixable += file.unfixable;
+        if file.changed {
             self.fixed += file.applied;
             self.files_changed += 1;
         }
     }
 
     fn remaining(&self) -> usize {
-        self.unfixable + self.unsafe_left
+        self.unfixable + self.unsafe_left + self.failed
     }
 
     fn render(&self, write: bool) -> String {
-        fix_summary(
+        let mut s = fix_summary(
             write,
             self.fixed,
             self.files_changed,
             self.unfixable,
             self.unsafe_left,
-        )
+        );
+        if self.failed > 0 {
+            s.push_str(&format!(
+                " {} not applied: the file could not be written (see the errors above).",
+                if self.failed == 1 {
+                    "1 fix".to_string()
+                } else {
+                    format!("{} fixes", self.failed)
+                }
+            ));
+        }
+        s
     }
 }
 

@@ -90,6 +90,11 @@ pub struct CommonArgs {
     #[arg(long, value_name = "NAME")]
     pub stdin_filename: Option<String>,
 
+    /// Files larger than this are not read, and reported as `input-not-checked`: bytes, or
+    /// with a unit (512K, 100M, 2G) [default: 1G].
+    #[arg(long, value_name = "SIZE", value_parser = crate::read::parse_size)]
+    pub max_file_size: Option<u64>,
+
     /// Skip paths matching this glob in directory walks (repeatable).
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,

@@ -18,6 +18,26 @@ use serde::Deserialize;
 
 use crate::rules::{LoopMatch, UnpairedFix};
 
+/// A config file is small; anything larger is a mistake (a log named `toolcheck.toml`).
+const MAX_CONFIG_SIZE: u64 = 1 << 20;
+
+/// `max-file-size`: a number of bytes, or a size with a unit.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum SizeSetting {
+    Bytes(u64),
+    Text(String),
+}
+
+impl SizeSetting {
+    pub fn bytes(&self) -> Option<u64> {
+        match self {
+            SizeSetting::Bytes(n) => Some(*n).filter(|&n| n > 0),
+            SizeSetting::Text(t) => crate::read::parse_size(t).ok(),
+        }
+    }
+}
+
 /// The names a config file may have, looked for in each directory from the current one up.
 pub const FILE_NAMES: [&str; 2] = ["toolcheck.toml", ".toolcheck.toml"];
 
@@ -32,6 +52,8 @@ pub struct Config {
     pub loop_threshold: Option<u32>,
     pub loop_match: Option<LoopMatch>,
     pub unpaired: Option<UnpairedFix>,
+    /// The maximum input size, as in `--max-file-size` (`"512M"`, or a number of bytes).
+    pub max_file_size: Option<SizeSetting>,
     /// Where the file was read from (not a key).
     #[serde(skip)]
     pub path: Option<PathBuf>,
@@ -40,7 +62,8 @@ pub struct Config {
 impl Config {
     /// Reads and checks one config file; tool paths become relative to its directory.
     pub fn load(path: &Path) -> Result<Config, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = crate::read::read_regular_to_string(path, MAX_CONFIG_SIZE)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
         let mut config: Config = toml::from_str(&text)
             .map_err(|e| format!("{}: {}", path.display(), e.to_string().trim_end()))?;
         if let Some(threshold) = config.loop_threshold {
@@ -50,6 +73,10 @@ impl Config {
                     path.display()
                 ));
             }
+        }
+        if let Some(SizeSetting::Text(size)) = &config.max_file_size {
+            crate::read::parse_size(size)
+                .map_err(|e| format!("{}: max-file-size: {e}", path.display()))?;
         }
         if let Some(format) = &config.input_format {
             if format != "auto" && crate::formats::Format::from_name(format).is_none() {

@@ -59,12 +59,14 @@ pub fn discover(
                 path: arg.clone(),
                 message: e.to_string(),
             }),
-            Ok(meta) if meta.is_file() => inputs.push(Input {
+            Ok(meta) if meta.is_dir() => walk(root, excludes, &mut inputs, &mut errors),
+            // A regular file, or a stream named explicitly (`<(cmd)`, `/dev/stdin`, a FIFO,
+            // a device): read it; the size limit bounds a stream that never ends.
+            Ok(_) => inputs.push(Input {
                 name: arg.clone(),
                 path: Some(root.to_path_buf()),
                 explicit: true,
             }),
-            Ok(_) => walk(root, excludes, &mut inputs, &mut errors),
         }
     }
     inputs.sort();

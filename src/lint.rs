@@ -6,6 +6,7 @@ use serde_json::Value;
 use crate::finding::{Anchor, Finding, Fix};
 use crate::fix::plan::EditContext;
 use crate::formats::{self, Adapter, Doc, Format, Unit};
+use crate::json;
 use crate::rules::{self, Context};
 use crate::source::SourceFile;
 use crate::transcript::{Conversation, ToolDef};
@@ -160,6 +161,37 @@ pub fn lint_bytes(
     }
 }
 
+/// The report for a file over the maximum input size: one `input-not-checked` finding.
+pub fn too_large(source_name: SourceName, size: Option<u64>, limit: u64) -> FileReport {
+    let source = SourceFile::new(source_name.path, source_name.name, String::new());
+    let finding = Finding {
+        anchor: Anchor::Span { start: 0, end: 0 },
+        ..Finding::at(
+            &rules::InputNotChecked::META,
+            &crate::transcript::Loc::new(0, ""),
+            too_large_message(size, limit),
+        )
+        .help("raise the limit with `--max-file-size` (or `max-file-size` in toolcheck.toml) if the file really is a conversation log")
+    };
+    FileReport {
+        source,
+        findings: vec![finding],
+        outcome: Outcome::Checked(Vec::new()),
+    }
+}
+
+/// Why a file over the maximum input size was not read.
+pub fn too_large_message(size: Option<u64>, limit: u64) -> String {
+    let limit = crate::read::human_size(limit);
+    match size {
+        Some(size) => format!(
+            "file is {} ({size} bytes), larger than the maximum input size of {limit}; it was not checked",
+            crate::read::human_size(size)
+        ),
+        None => format!("input is larger than the maximum input size of {limit}; it was not checked"),
+    }
+}
+
 /// The name and path of an input.
 pub struct SourceName {
     pub name: String,
@@ -207,42 +239,41 @@ impl Linter<'_> {
                 .lines()
                 .find(|l| !l.trim().is_empty())
                 .unwrap_or_default();
-            if serde_json::from_str::<Value>(first_line).is_err() {
-                if let Ok(doc) = serde_json::from_str::<Value>(text) {
+            if json::parse(first_line).is_err() {
+                if let Ok(doc) = json::parse(text) {
                     return self.run_document(&doc, bom);
                 }
             }
             return self.run_jsonl(bom);
         }
-        match serde_json::from_str::<Value>(text) {
+        match json::parse(text) {
             Ok(doc) => self.run_document(&doc, bom),
             Err(e) => {
                 // A `.json` file that is really JSONL (one document per line) is common.
-                let first_line_parses = text
-                    .lines()
-                    .next()
-                    .is_some_and(|l| serde_json::from_str::<Value>(l).is_ok());
-                if e.line() > 1 && first_line_parses {
+                let first_line_parses = text.lines().next().is_some_and(|l| json::parse(l).is_ok());
+                if e.line > 1 && first_line_parses {
                     return self.run_jsonl(bom);
                 }
-                let at = offset_of(self.source, bom, e.line(), e.column());
-                self.parse_error(at, describe_json_error(&e, "file"));
+                self.json_error(bom, &e, "file");
                 None
             }
         }
     }
 
     /// Checks the one JSON document that starts at byte `base`.
-    fn run_document(&mut self, doc: &Value, base: usize) -> Option<String> {
+    fn run_document(&mut self, doc: &json::Parsed, base: usize) -> Option<String> {
         let adapter = match self.opts.input_format {
             Some(format) => format.adapter(),
-            None => formats::detect(doc),
+            None => formats::detect(&doc.value),
         };
         let Some(adapter) = adapter else {
-            return self.unrecognised(describe_shape(doc));
+            return self.unrecognised(describe_shape(&doc.value));
         };
-        let docs = [Doc { base, value: doc }];
-        self.normalise_and_check(adapter, &docs, false);
+        let docs = [Doc {
+            base,
+            value: &doc.value,
+        }];
+        self.normalise_and_check(adapter, &docs, false, doc.lossy);
         None
     }
 
@@ -277,15 +308,19 @@ impl Linter<'_> {
             let head: Vec<Value> = lines
                 .iter()
                 .take(16)
-                .filter_map(|(_, l)| serde_json::from_str(l).ok())
+                .filter_map(|(_, l)| json::parse_value(l).ok())
                 .collect();
             formats::detect_session(head.iter())
         });
         if let Some(adapter) = session {
             let mut parsed = Vec::with_capacity(lines.len());
+            let mut lossy = false;
             for &(base, line) in &lines {
                 match parse_record(line) {
-                    Ok(v) => parsed.push((base, v)),
+                    Ok(p) => {
+                        lossy |= p.lossy;
+                        parsed.push((base, p.value));
+                    }
                     Err(e) => self.record_error(base, &e),
                 }
             }
@@ -293,7 +328,7 @@ impl Linter<'_> {
                 .iter()
                 .map(|(base, value)| Doc { base: *base, value })
                 .collect();
-            self.normalise_and_check(adapter, &docs, true);
+            self.normalise_and_check(adapter, &docs, true, lossy);
             return None;
         }
         let opts = self.opts;
@@ -318,8 +353,14 @@ impl Linter<'_> {
         None
     }
 
-    fn normalise_and_check(&mut self, adapter: &dyn Adapter, docs: &[Doc<'_>], jsonl: bool) {
-        let (findings, format) = check_docs(adapter, docs, self.source, self.opts, jsonl);
+    fn normalise_and_check(
+        &mut self,
+        adapter: &dyn Adapter,
+        docs: &[Doc<'_>],
+        jsonl: bool,
+        lossy: bool,
+    ) {
+        let (findings, format) = check_docs(adapter, docs, self.source, self.opts, jsonl, lossy);
         self.findings.extend(findings);
         self.formats.extend(format);
     }
@@ -361,22 +402,42 @@ impl Linter<'_> {
 
     fn record_error(&mut self, base: usize, err: &RecordError) {
         match err {
-            RecordError::Json(e) => {
-                let at = offset_of(self.source, base, e.line(), e.column());
-                self.parse_error(at, describe_json_error(e, "record"));
-            }
+            RecordError::Json(e) => self.json_error(base, e, "record"),
             RecordError::Utf8 => self.parse_error(base, "record is not valid UTF-8".into()),
         }
+    }
+
+    /// Reports JSON that could not be read: a syntax error or truncation is `parse-error`;
+    /// valid JSON nested past the depth toolcheck reads is `input-not-checked`.
+    fn json_error(&mut self, base: usize, e: &json::JsonError, what: &str) {
+        let at = offset_of(self.source, base, e.line, e.column);
+        if e.kind == json::JsonErrorKind::TooDeep {
+            let end = (at + 1).min(self.source.text.len()).max(at);
+            self.findings.push(Finding {
+                anchor: Anchor::Span { start: at, end },
+                ..Finding::at(
+                    &rules::InputNotChecked::META,
+                    &crate::transcript::Loc::new(at, ""),
+                    format!(
+                        "{what} is nested deeper than {} levels here, more than toolcheck reads; the {what} was not checked",
+                        json::MAX_DEPTH
+                    ),
+                )
+                .help("flatten the deeply nested value; toolcheck checks nothing in this {what} until then".replace("{what}", what))
+            });
+            return;
+        }
+        self.parse_error(at, describe_json_error(e, what));
     }
 }
 
 enum RecordError {
-    Json(serde_json::Error),
+    Json(json::JsonError),
     Utf8,
 }
 
-fn parse_record(line: &str) -> Result<Value, RecordError> {
-    serde_json::from_str(line).map_err(RecordError::Json)
+fn parse_record(line: &str) -> Result<json::Parsed, RecordError> {
+    json::parse(line).map_err(RecordError::Json)
 }
 
 enum RecordOutcome {
@@ -388,8 +449,8 @@ enum RecordOutcome {
 }
 
 fn check_record(source: &SourceFile, opts: &LintOptions, base: usize, line: &str) -> RecordOutcome {
-    let value = match parse_record(line) {
-        Ok(v) => v,
+    let (value, lossy) = match parse_record(line) {
+        Ok(p) => (p.value, p.lossy),
         Err(e) => return RecordOutcome::Invalid(e, base),
     };
     let adapter = match opts.input_format {
@@ -406,27 +467,35 @@ fn check_record(source: &SourceFile, opts: &LintOptions, base: usize, line: &str
         base,
         value: &value,
     }];
-    let (findings, format) = check_docs(adapter, &docs, source, opts, true);
+    let (findings, format) = check_docs(adapter, &docs, source, opts, true, lossy);
     RecordOutcome::Parsed { findings, format }
 }
 
 /// Normalises documents with `adapter` and runs the rules on every conversation; a document
 /// that does not fit the format is an `unknown-format` finding at its start. `jsonl`: the
 /// documents are records of a JSONL file (fixes may then add or remove whole lines, and must
-/// not add line breaks inside a record). Returns the format when the documents fit it.
+/// not add line breaks inside a record). `lossy`: a document was read with lone surrogates
+/// replaced, so fixes, which may copy parsed values into the file, are withheld.
+/// Returns the format when the documents fit it.
 fn check_docs(
     adapter: &dyn Adapter,
     docs: &[Doc<'_>],
     source: &SourceFile,
     opts: &LintOptions,
     jsonl: bool,
+    lossy: bool,
 ) -> (Vec<Finding>, Option<Format>) {
     match adapter.normalise(docs) {
         Ok(conversations) => {
-            let findings = conversations
+            let mut findings: Vec<Finding> = conversations
                 .iter()
                 .flat_map(|conv| check_conversation(conv, adapter, source, opts, jsonl))
                 .collect();
+            if lossy {
+                for finding in &mut findings {
+                    finding.fix = None;
+                }
+            }
             (findings, Some(adapter.format()))
         }
         Err(reason) => {
@@ -497,18 +566,11 @@ fn offset_of(source: &SourceFile, base: usize, line: usize, column: usize) -> us
     (start + column.saturating_sub(1)).min(end.max(start))
 }
 
-/// serde_json's message without its position (findings carry the position).
-fn describe_json_error(e: &serde_json::Error, what: &str) -> String {
-    let text = e.to_string();
-    let text = text
-        .rfind(" at line ")
-        .map_or(text.as_str(), |i| &text[..i]);
-    if e.is_eof() {
-        format!("{what} is truncated: {text}")
-    } else if text.contains("recursion limit") {
-        format!("{what} is nested too deeply to read (more than 128 levels)")
-    } else {
-        format!("{what} is not valid JSON: {text}")
+/// The parse-error message (findings carry the position).
+fn describe_json_error(e: &json::JsonError, what: &str) -> String {
+    match e.kind {
+        json::JsonErrorKind::Eof => format!("{what} is truncated: {}", e.message),
+        _ => format!("{what} is not valid JSON: {}", e.message),
     }
 }
 

@@ -29,24 +29,38 @@ impl SourceFile {
         }
     }
 
-    /// 0-based line index holding `offset`.
+    /// 0-based line index holding `offset` (the last line for offsets past the end).
     pub fn line_index(&self, offset: usize) -> usize {
         match self.line_starts.binary_search(&offset) {
             Ok(i) => i,
-            Err(i) => i - 1,
+            Err(i) => i.saturating_sub(1),
         }
     }
 
-    /// Byte range of line `idx` (0-based), without its line terminator.
+    /// Byte range of line `idx` (0-based), without its line terminator. A line past the
+    /// last one is the empty range at the end of the text, so no caller can index out of
+    /// bounds (a file still being written often lacks its final newline).
     pub fn line_range(&self, idx: usize) -> (usize, usize) {
-        let start = self.line_starts[idx];
+        let len = self.text.len();
+        let Some(&start) = self.line_starts.get(idx) else {
+            return (len, len);
+        };
         let mut end = self
             .line_starts
             .get(idx + 1)
-            .map_or(self.text.len(), |next| next - 1);
-        if end > start && self.text.as_bytes()[end - 1] == b'\r' {
+            .map_or(len, |next| next.saturating_sub(1));
+        if end > start && self.text.as_bytes().get(end - 1) == Some(&b'\r') {
             end -= 1;
         }
+        (start, end.max(start))
+    }
+
+    /// Byte range of line `idx` including its terminator (`\n` or `\r\n`), if it has one:
+    /// what removing a whole JSONL record removes.
+    pub fn line_range_with_terminator(&self, idx: usize) -> (usize, usize) {
+        let len = self.text.len();
+        let start = self.line_starts.get(idx).copied().unwrap_or(len);
+        let end = self.line_starts.get(idx + 1).copied().unwrap_or(len);
         (start, end.max(start))
     }
 
@@ -58,7 +72,7 @@ impl SourceFile {
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text.len());
         let line = self.line_index(offset);
-        let start = self.line_starts[line];
+        let start = self.line_starts.get(line).copied().unwrap_or(0);
         let col = self
             .text
             .get(start..offset)
@@ -134,7 +148,7 @@ pub fn locate_member(text: &str, base: usize, pointer: &str) -> Option<(usize, u
         let colon = skip_ws(bytes, key_end);
         let value = skip_ws(bytes, colon + 1);
         let value_end = skip_value(bytes, value)?;
-        if decode_key(&text[key_start..key_end]).as_deref() == Some(key.as_str()) {
+        if decode_key(text.get(key_start..key_end)?).as_deref() == Some(key.as_str()) {
             return Some((key_start, value_end));
         }
         pos = skip_ws(bytes, value_end);
@@ -151,7 +165,7 @@ fn decode_key(raw: &str) -> Option<String> {
     if raw.contains('\\') {
         serde_json::from_str(raw).ok()
     } else {
-        Some(raw[1..raw.len() - 1].to_string())
+        raw.get(1..raw.len().saturating_sub(1)).map(str::to_string)
     }
 }
 
@@ -167,7 +181,7 @@ fn find_member(text: &str, obj: usize, key: &str) -> Option<usize> {
         }
         let value = skip_ws(bytes, colon + 1);
         // serde_json keeps the last of duplicate keys, so the last match wins here too.
-        if decode_key(&text[pos..key_end]).as_deref() == Some(key) {
+        if decode_key(text.get(pos..key_end)?).as_deref() == Some(key) {
             found = Some(value);
         }
         pos = skip_ws(bytes, skip_value(bytes, value)?);

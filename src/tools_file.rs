@@ -13,8 +13,14 @@ use crate::transcript::{Loc, ToolDef};
 
 /// Reads the tool definitions of one `--tools` file.
 pub fn load(path: &std::path::Path) -> Result<Vec<ToolDef>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-    let value: Value = serde_json::from_str(&text).map_err(|e| format!("not valid JSON: {e}"))?;
+    // A tools file is a schema list, never a log: a FIFO or a huge file here is a mistake.
+    let text = crate::read::read_regular_to_string(path, 64 << 20)?;
+    let value: Value = crate::json::parse_value(&text).map_err(|e| {
+        format!(
+            "not valid JSON: {e} at line {} column {}",
+            e.line, e.column
+        )
+    })?;
     let tools = parse(&value)?;
     if tools.is_empty() {
         return Err("it declares no tools".into());

@@ -164,6 +164,8 @@ pub enum ParsedArgs {
         error: String,
         truncated: bool,
     },
+    /// Valid as far as read, but nested deeper than toolcheck reads.
+    TooDeep,
 }
 
 impl Arguments {
@@ -172,11 +174,12 @@ impl Arguments {
             Arguments::Absent => ParsedArgs::Empty,
             Arguments::Value(v) => classify(v.clone()),
             Arguments::Encoded(s) if s.trim().is_empty() => ParsedArgs::Empty,
-            Arguments::Encoded(s) => match serde_json::from_str::<Value>(s) {
+            Arguments::Encoded(s) => match crate::json::parse_value(s) {
                 Ok(v) => classify(v),
+                Err(e) if e.kind == crate::json::JsonErrorKind::TooDeep => ParsedArgs::TooDeep,
                 Err(e) => ParsedArgs::Invalid {
-                    truncated: e.is_eof(),
-                    error: e.to_string(),
+                    truncated: e.kind == crate::json::JsonErrorKind::Eof,
+                    error: format!("{} at line {} column {}", e.message, e.line, e.column),
                 },
             },
         }

@@ -147,7 +147,14 @@ fn inserted_results_follow_the_layout() {
     );
     let jsonl = "{\"messages\": [{\"role\": \"assistant\", \"tool_calls\": [{\"id\": \"c1\", \"type\": \"function\", \"function\": {\"name\": \"f\", \"arguments\": \"{\\\"a\\\": \"}}]}, {\"role\": \"user\", \"content\": \"next\"}]}\n";
     let out = toolcheck_stdin(
-        &["fix", "-", "--stdin-filename", "t.jsonl", "--write"],
+        &[
+            "fix",
+            "-",
+            "--stdin-filename",
+            "t.jsonl",
+            "--write",
+            "--unsafe-fixes",
+        ],
         jsonl,
     );
     assert_eq!(
@@ -253,7 +260,9 @@ fn refuses_to_overwrite_a_file_that_changed() {
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("a.json");
     std::fs::write(&file, "[1]").expect("write");
-    let err = toolcheck::fix::write::write_atomic(&file, b"[2]", "[3]").expect_err("refused");
+    let err = toolcheck::fix::write::write_atomic(&file, b"[2]", None, "[3]")
+        .expect_err("refused")
+        .to_string();
     assert!(err.contains("changed on disk"), "{err}");
     assert_eq!(std::fs::read_to_string(&file).expect("read"), "[1]");
 }

@@ -6,9 +6,13 @@ use crate::rules::ParseError;
 
 use super::json_edit;
 
-/// Rounds of fix-then-lint before giving up: fixes that enable other fixes (a moved result
-/// whose call then has duplicates...) need a few; more means a fix does not converge.
-const MAX_ROUNDS: usize = 8;
+/// Rounds of fix-then-lint allowed beyond one per fix found in the first round. Every round
+/// applies at least one fix, and independent fixes land together, so a file converges in far
+/// fewer rounds than it has fixes (fixes that touch one another, such as the re-linking of
+/// neighbouring Claude Code lines, take turns); fixes that enable new fixes (a moved result
+/// whose call then has duplicates...) need a few more. Exceeding the bound means a fix keeps
+/// re-creating findings: an internal error, and nothing is written.
+const EXTRA_ROUNDS: usize = 8;
 
 /// What fixing one file produced.
 #[derive(Debug)]
@@ -97,7 +101,13 @@ pub fn fix_bytes(
     let mut report = lint(&text);
     let baseline_parse_errors = parse_errors(&report);
     let mut applied = 0;
-    for _ in 0..MAX_ROUNDS {
+    let max_rounds = report
+        .findings
+        .iter()
+        .filter(|f| applies(f, unsafe_fixes))
+        .count()
+        + EXTRA_ROUNDS;
+    for _ in 0..max_rounds {
         let (edits, count) = select(&report.findings, unsafe_fixes);
         if count == 0 {
             break;

@@ -135,18 +135,7 @@ pub fn remove_node(cx: &EditContext<'_>, node: &Loc) -> Option<Edit> {
     }
     if cx.jsonl {
         let line = cx.source.line_index(node.base);
-        let start = cx.source.line_range(line).0;
-        let end = cx
-            .source
-            .line_range(line + 1)
-            .0
-            .max(start)
-            .min(cx.source.text.len());
-        let end = if line + 1 < cx.source.line_count() {
-            end
-        } else {
-            cx.source.text.len()
-        };
+        let (start, end) = cx.source.line_range_with_terminator(line);
         return Some(Edit {
             start,
             end,

@@ -21,14 +21,16 @@ declare_rule! {
     /// ```
     ///
     /// ## Fix
-    /// Safe: replace the arguments with an empty object, in the format's own encoding (the
-    /// string `"{}"` for OpenAI, the object `{}` elsewhere). The call was never usable; the
-    /// conversation becomes valid again.
+    /// Unsafe: replace the arguments with an empty object, in the format's own encoding (the
+    /// string `"{}"` for OpenAI). The conversation becomes valid again, but what the model
+    /// did send is discarded, so the fix is applied only with `--unsafe-fixes`. Arguments
+    /// that are valid JSON beyond common parser limits (`1e400`, a lone surrogate escape)
+    /// are not reported; arguments nested deeper than toolcheck reads are `input-not-checked`.
     pub struct InvalidArgumentsJson {
         code: "TC201",
         name: "invalid-arguments-json",
         severity: Error,
-        fix: Safe,
+        fix: Unsafe,
         summary: "arguments are not valid JSON (\"truncated\" when a valid prefix)",
     }
 }
@@ -71,7 +73,7 @@ impl Rule for InvalidArgumentsJson {
             let mut finding = Finding::at(&Self::META, &call.args_loc, message).help(help);
             if let Arguments::Encoded(_) = call.arguments {
                 finding = finding.fix(
-                    Applicability::Safe,
+                    Applicability::Unsafe,
                     "replace the arguments with an empty object",
                     FixIntent::Replace {
                         at: call.args_loc.clone(),

@@ -14,6 +14,7 @@ mod arguments_not_object;
 mod duplicate_tool_call_id;
 mod duplicate_tool_result;
 mod empty_arguments;
+mod input_not_checked;
 mod invalid_arguments_json;
 mod invalid_tool_schema;
 mod misplaced_tool_result;
@@ -25,6 +26,7 @@ mod unknown_format;
 mod unknown_tool;
 mod unpaired_tool_call;
 
+pub use input_not_checked::InputNotChecked;
 pub use parse_error::ParseError;
 pub use unknown_format::UnknownFormat;
 
@@ -32,6 +34,7 @@ pub use unknown_format::UnknownFormat;
 pub static RULES: &[&dyn Rule] = &[
     &parse_error::ParseError,
     &unknown_format::UnknownFormat,
+    &input_not_checked::InputNotChecked,
     &orphaned_tool_result::OrphanedToolResult,
     &unpaired_tool_call::UnpairedToolCall,
     &misplaced_tool_result::MisplacedToolResult,

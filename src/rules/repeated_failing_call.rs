@@ -135,7 +135,7 @@ fn args_key(arguments: &Arguments) -> Value {
         ParsedArgs::Object(map) => Value::Object(map),
         ParsedArgs::Empty => Value::Null,
         ParsedArgs::NotObject(v) => v,
-        ParsedArgs::Invalid { .. } => match arguments {
+        ParsedArgs::Invalid { .. } | ParsedArgs::TooDeep => match arguments {
             Arguments::Encoded(text) => Value::String(text.clone()),
             _ => Value::Null,
         },

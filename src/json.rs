@@ -1,0 +1,208 @@
+//! Reading JSON text into values, for every JSON the logs hold (files, records, argument
+//! strings, encoded schemas).
+//!
+//! Valid JSON is never reported as invalid: numbers of any magnitude are kept as written
+//! (serde_json's `arbitrary_precision`), and string escapes of lone UTF-16 surrogates
+//! (`"\ud83d"`), which JSON allows but Rust strings cannot hold, are read as U+FFFD in a copy
+//! of the text of the same length, so byte offsets stay true. Such a value is marked lossy:
+//! it is good for checking, never for writing back. The one limit kept is nesting depth
+//! (serde_json's 128 levels, which bounds the stack); exceeding it is reported as what it
+//! is, not as a syntax error.
+
+use serde_json::Value;
+
+/// The deepest nesting read (serde_json's recursion limit).
+pub const MAX_DEPTH: usize = 128;
+
+/// A value read from JSON text.
+#[derive(Debug)]
+pub struct Parsed {
+    pub value: Value,
+    /// Lone surrogate escapes were read as U+FFFD: the value is not byte-faithful.
+    pub lossy: bool,
+}
+
+/// Why JSON text could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonError {
+    pub kind: JsonErrorKind,
+    /// serde_json's message, without its position.
+    pub message: String,
+    /// 1-based line and column (in bytes) where reading stopped.
+    pub line: usize,
+    pub column: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JsonErrorKind {
+    /// Not JSON: a syntax error.
+    Syntax,
+    /// A valid prefix of JSON that ends too early (truncated).
+    Eof,
+    /// Valid as far as read, but nested deeper than [`MAX_DEPTH`].
+    TooDeep,
+}
+
+impl JsonError {
+    fn from_serde(e: &serde_json::Error) -> Self {
+        let text = e.to_string();
+        let message = text
+            .rfind(" at line ")
+            .map_or(text.as_str(), |i| text.get(..i).unwrap_or_default())
+            .to_string();
+        let kind = if e.is_eof() {
+            JsonErrorKind::Eof
+        } else if message.contains("recursion limit") {
+            JsonErrorKind::TooDeep
+        } else {
+            JsonErrorKind::Syntax
+        };
+        JsonError {
+            kind,
+            message,
+            line: e.line(),
+            column: e.column(),
+        }
+    }
+}
+
+impl std::fmt::Display for JsonError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.kind {
+            JsonErrorKind::TooDeep => write!(f, "nested deeper than {MAX_DEPTH} levels"),
+            _ => f.write_str(&self.message),
+        }
+    }
+}
+
+/// Parses JSON text into a value; see the module documentation for what is accepted.
+pub fn parse(text: &str) -> Result<Parsed, JsonError> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(value) => Ok(Parsed {
+            value,
+            lossy: false,
+        }),
+        Err(e) => {
+            let first = JsonError::from_serde(&e);
+            if first.kind == JsonErrorKind::Syntax && first.message.contains("escape") {
+                if let Some(replaced) = replace_lone_surrogates(text) {
+                    return serde_json::from_str::<Value>(&replaced)
+                        .map(|value| Parsed { value, lossy: true })
+                        .map_err(|e| JsonError::from_serde(&e));
+                }
+            }
+            Err(first)
+        }
+    }
+}
+
+/// Parses JSON text, keeping only the value.
+pub fn parse_value(text: &str) -> Result<Value, JsonError> {
+    parse(text).map(|p| p.value)
+}
+
+/// The text with every escape of an unpaired UTF-16 surrogate inside a string replaced by
+/// `\ufffd` (the same length), or `None` when there is none.
+fn replace_lone_surrogates(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out: Option<Vec<u8>> = None;
+    let mut in_string = false;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if !in_string {
+            in_string = b == b'"';
+            i += 1;
+            continue;
+        }
+        match b {
+            b'"' => {
+                in_string = false;
+                i += 1;
+            }
+            b'\\' if bytes.get(i + 1) == Some(&b'u') => {
+                let Some(unit) = hex4(bytes, i + 2) else {
+                    i += 2;
+                    continue;
+                };
+                let high = (0xD800..0xDC00).contains(&unit);
+                let low = (0xDC00..0xE000).contains(&unit);
+                let paired = high
+                    && bytes.get(i + 6) == Some(&b'\\')
+                    && bytes.get(i + 7) == Some(&b'u')
+                    && hex4(bytes, i + 8).is_some_and(|u| (0xDC00..0xE000).contains(&u));
+                if paired {
+                    i += 12;
+                } else if high || low {
+                    let buf = out.get_or_insert_with(|| bytes.to_vec());
+                    if let Some(slot) = buf.get_mut(i..i + 6) {
+                        slot.copy_from_slice(b"\\ufffd");
+                    }
+                    i += 6;
+                } else {
+                    i += 6;
+                }
+            }
+            b'\\' => i += 2,
+            _ => i += 1,
+        }
+    }
+    // Only ASCII bytes were replaced by ASCII bytes, so the text is still UTF-8.
+    out.and_then(|b| String::from_utf8(b).ok())
+}
+
+fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
+    let digits = bytes.get(at..at + 4)?;
+    let text = std::str::from_utf8(digits).ok()?;
+    u32::from_str_radix(text, 16).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn huge_numbers_are_valid() {
+        let v = parse_value(r#"{"n": 1e400, "m": -123456789012345678901234567890}"#)
+            .expect("valid JSON");
+        assert!(v["n"].is_number() && v["m"].is_number());
+        assert_eq!(v["m"].to_string(), "-123456789012345678901234567890");
+    }
+
+    #[test]
+    fn lone_surrogates_are_read_lossily() {
+        let p = parse(r#"{"s": "a\ud83d b", "t": "\udc00", "ok": "\ud83d\ude00"}"#);
+        let p = p.expect("valid JSON");
+        assert!(p.lossy);
+        assert_eq!(p.value["s"], "a\u{fffd} b");
+        assert_eq!(p.value["t"], "\u{fffd}");
+        assert_eq!(p.value["ok"], "\u{1f600}");
+    }
+
+    #[test]
+    fn escaped_backslash_is_not_an_escape() {
+        let p = parse(r#"["\\ud83d"]"#).expect("valid JSON");
+        assert!(!p.lossy);
+        assert_eq!(p.value[0], "\\ud83d");
+    }
+
+    #[test]
+    fn depth_is_reported_as_depth() {
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        let e = parse(&deep).expect_err("too deep");
+        assert_eq!(e.kind, JsonErrorKind::TooDeep);
+        assert_eq!(e.to_string(), "nested deeper than 128 levels");
+    }
+
+    #[test]
+    fn truncation_and_syntax() {
+        assert_eq!(
+            parse(r#"{"query": "hello wor"#).map(|_| ()).map_err(|e| e.kind),
+            Err(JsonErrorKind::Eof)
+        );
+        assert_eq!(
+            parse(r#"{"a": tru}"#).map(|_| ()).map_err(|e| e.kind),
+            Err(JsonErrorKind::Syntax)
+        );
+        assert!(parse(r#""\u12""#).is_err());
+    }
+}

@@ -1,0 +1,188 @@
+//! Reading inputs with a bound: regular files, explicitly named streams (`<(cmd)`,
+//! `/dev/stdin`, FIFOs, devices) and stdin. Nothing is read past the maximum input size, so
+//! an endless stream or a huge file named by mistake cannot take the machine; what is over
+//! the bound is reported, never silently passed.
+
+use std::io::Read;
+use std::path::Path;
+
+/// The default maximum input size: 1 GiB.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 1 << 30;
+
+/// What a file looked like when it was read, to tell later whether it changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileStamp {
+    pub len: u64,
+    pub modified: Option<std::time::SystemTime>,
+    #[cfg(unix)]
+    pub dev: u64,
+    #[cfg(unix)]
+    pub ino: u64,
+}
+
+impl FileStamp {
+    pub fn of(meta: &std::fs::Metadata) -> FileStamp {
+        #[cfg(unix)]
+        use std::os::unix::fs::MetadataExt;
+        FileStamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            #[cfg(unix)]
+            dev: meta.dev(),
+            #[cfg(unix)]
+            ino: meta.ino(),
+        }
+    }
+}
+
+/// An input's bytes, or why there are none.
+#[derive(Debug)]
+pub enum Loaded {
+    /// The whole input, and (for a regular file) its stamp when read.
+    Bytes(Vec<u8>, Option<FileStamp>),
+    /// Larger than the limit: `size` is the file's size when known (a stream's is not).
+    TooLarge { size: Option<u64>, limit: u64 },
+}
+
+/// Reads a file named on the command line or found in a walk. Regular files are checked
+/// against the limit before reading; anything else (a FIFO, `/dev/stdin`, a device) is read
+/// as a stream, up to the limit.
+pub fn read_path(path: &Path, limit: u64) -> std::io::Result<Loaded> {
+    let mut file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    if meta.is_dir() {
+        return Err(std::io::Error::other("is a directory"));
+    }
+    if meta.is_file() {
+        if meta.len() > limit {
+            return Ok(Loaded::TooLarge {
+                size: Some(meta.len()),
+                limit,
+            });
+        }
+        let stamp = FileStamp::of(&meta);
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+        file.by_ref().take(limit + 1).read_to_end(&mut bytes)?;
+        if bytes.len() as u64 > limit {
+            // It grew past the limit while being read.
+            return Ok(Loaded::TooLarge { size: None, limit });
+        }
+        return Ok(Loaded::Bytes(bytes, Some(stamp)));
+    }
+    read_stream(file, limit)
+}
+
+/// Reads a stream (stdin, a pipe) up to `limit` bytes.
+pub fn read_stream(reader: impl Read, limit: u64) -> std::io::Result<Loaded> {
+    let mut bytes = Vec::new();
+    reader.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Ok(Loaded::TooLarge { size: None, limit });
+    }
+    Ok(Loaded::Bytes(bytes, None))
+}
+
+/// Reads a small file that must be a regular file (a config or `--tools` file): a FIFO or
+/// device there is a mistake that would otherwise hang the run.
+pub fn read_regular_to_string(path: &Path, limit: u64) -> Result<String, String> {
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    match read_path(path, limit).map_err(|e| e.to_string())? {
+        Loaded::Bytes(bytes, _) => String::from_utf8(bytes).map_err(|e| {
+            format!(
+                "not valid UTF-8 (byte 0x{:02x} at offset {})",
+                e.as_bytes()
+                    .get(e.utf8_error().valid_up_to())
+                    .copied()
+                    .unwrap_or_default(),
+                e.utf8_error().valid_up_to()
+            )
+        }),
+        Loaded::TooLarge { .. } => Err(format!(
+            "larger than {}",
+            human_size(limit)
+        )),
+    }
+}
+
+/// Parses a size such as `1048576`, `512K`, `100MB`, `1G` or `2GiB` (powers of 1024).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(t.len());
+    let (digits, unit) = t.split_at(split);
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| format!("invalid size `{text}`: expected a number of bytes, optionally with K, M or G"))?;
+    let shift = match unit.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        "T" | "TB" | "TIB" => 40,
+        _ => {
+            return Err(format!(
+                "invalid size `{text}`: unknown unit `{unit}` (use K, M, G or T)"
+            ))
+        }
+    };
+    n.checked_mul(1u64 << shift)
+        .filter(|&n| n > 0)
+        .ok_or_else(|| format!("invalid size `{text}`: must be between 1 byte and 16 EiB"))
+}
+
+/// `1.5 GiB`, `300 MiB`, `12 KiB`, `80 bytes`.
+pub fn human_size(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if n < 1024 {
+        return format!("{n} bytes");
+    }
+    let mut value = n as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    let name = UNITS.get(unit).copied().unwrap_or("TiB");
+    if value.fract() == 0.0 {
+        format!("{value:.0} {name}")
+    } else {
+        format!("{value:.1} {name}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("1024"), Ok(1024));
+        assert_eq!(parse_size("512K"), Ok(512 << 10));
+        assert_eq!(parse_size("100MB"), Ok(100 << 20));
+        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+        assert!(parse_size("0").is_err());
+        assert!(parse_size("12Q").is_err());
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("99999999999T").is_err());
+        assert_eq!(human_size(80), "80 bytes");
+        assert_eq!(human_size(1 << 30), "1 GiB");
+        assert_eq!(human_size(3 << 29), "1.5 GiB");
+    }
+
+    #[test]
+    fn streams_are_bounded() {
+        let endless = std::io::repeat(b'x');
+        match read_stream(endless, 1000) {
+            Ok(Loaded::TooLarge { size: None, limit }) => assert_eq!(limit, 1000),
+            other => panic!("expected TooLarge, got {other:?}"),
+        }
+        match read_stream(&b"{}"[..], 1000) {
+            Ok(Loaded::Bytes(b, None)) => assert_eq!(b, b"{}"),
+            other => panic!("expected bytes, got {other:?}"),
+        }
+    }
+}
