@@ -196,7 +196,9 @@ mod tests {
     #[test]
     fn truncation_and_syntax() {
         assert_eq!(
-            parse(r#"{"query": "hello wor"#).map(|_| ()).map_err(|e| e.kind),
+            parse(r#"{"query": "hello wor"#)
+                .map(|_| ())
+                .map_err(|e| e.kind),
             Err(JsonErrorKind::Eof)
         );
         assert_eq!(

@@ -100,23 +100,18 @@ pub fn read_regular_to_string(path: &Path, limit: u64) -> Result<String, String>
                 e.utf8_error().valid_up_to()
             )
         }),
-        Loaded::TooLarge { .. } => Err(format!(
-            "larger than {}",
-            human_size(limit)
-        )),
+        Loaded::TooLarge { .. } => Err(format!("larger than {}", human_size(limit))),
     }
 }
 
 /// Parses a size such as `1048576`, `512K`, `100MB`, `1G` or `2GiB` (powers of 1024).
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();
-    let split = t
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(t.len());
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let (digits, unit) = t.split_at(split);
-    let n: u64 = digits
-        .parse()
-        .map_err(|_| format!("invalid size `{text}`: expected a number of bytes, optionally with K, M or G"))?;
+    let n: u64 = digits.parse().map_err(|_| {
+        format!("invalid size `{text}`: expected a number of bytes, optionally with K, M or G")
+    })?;
     let shift = match unit.trim().to_ascii_uppercase().as_str() {
         "" | "B" => 0,
         "K" | "KB" | "KIB" => 10,

@@ -15,12 +15,8 @@ use crate::transcript::{Loc, ToolDef};
 pub fn load(path: &std::path::Path) -> Result<Vec<ToolDef>, String> {
     // A tools file is a schema list, never a log: a FIFO or a huge file here is a mistake.
     let text = crate::read::read_regular_to_string(path, 64 << 20)?;
-    let value: Value = crate::json::parse_value(&text).map_err(|e| {
-        format!(
-            "not valid JSON: {e} at line {} column {}",
-            e.line, e.column
-        )
-    })?;
+    let value: Value = crate::json::parse_value(&text)
+        .map_err(|e| format!("not valid JSON: {e} at line {} column {}", e.line, e.column))?;
     let tools = parse(&value)?;
     if tools.is_empty() {
         return Err("it declares no tools".into());

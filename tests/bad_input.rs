@@ -1,0 +1,778 @@
+//! Hostile and broken input, one test per case: each names the finding or error the user
+//! sees and the exit code. Nothing panics, nothing passes silently, nothing is lost.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{root, toolcheck_in, toolcheck_stdin, Output};
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    toolcheck_in(dir, args, None)
+}
+
+fn assert_no_panic(out: &Output) {
+    assert!(
+        !out.stderr.contains("panicked") && out.code != 101,
+        "toolcheck panicked:\n{}",
+        out.transcript()
+    );
+}
+
+/// Lines of concise output that carry findings (`path:line:col: CODE ...`).
+fn codes(out: &Output) -> Vec<String> {
+    out.stdout
+        .lines()
+        .filter_map(|l| {
+            let mut parts = l.splitn(4, ':');
+            let (_, line, col, rest) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+            let code = rest.split_whitespace().next()?;
+            code.starts_with("TC")
+                .then(|| format!("{code}@{}:{}", line.trim(), col.trim()))
+        })
+        .collect()
+}
+
+fn write(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write test file");
+    path
+}
+
+fn fixture(rel: &str) -> String {
+    std::fs::read_to_string(root().join(rel)).expect("fixture exists")
+}
+
+/// A chat request whose only call has `arguments` as given (JSON text inside a string).
+fn request_with_arguments(arguments: &str) -> String {
+    let args = serde_json::to_string(arguments).expect("string");
+    format!(
+        r#"{{"tools": [{{"type": "function", "function": {{"name": "f", "parameters": {{"type": "object"}}}}}}],
+  "messages": [
+    {{"role": "user", "content": "go"}},
+    {{"role": "assistant", "tool_calls": [{{"id": "c1", "type": "function", "function": {{"name": "f", "arguments": {args}}}}}]}},
+    {{"role": "tool", "tool_call_id": "c1", "content": "ok"}},
+    {{"role": "user", "content": "thanks"}}
+  ]}}"#
+    )
+}
+
+// ---- defect 1: session files without a final newline ----
+
+#[test]
+fn session_without_final_newline_is_linted_and_fixed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for rel in [
+        "fixtures/claude-code/broken-compaction-orphan.jsonl",
+        "fixtures/codex/broken-arguments.jsonl",
+    ] {
+        let text = fixture(rel);
+        let name = Path::new(rel).file_name().expect("name");
+        let path = write(
+            dir.path(),
+            &name.to_string_lossy(),
+            text.trim_end_matches('\n'),
+        );
+        let p = path.to_string_lossy();
+        let lint = run(dir.path(), &["lint", &p, "--output-format", "concise"]);
+        assert_no_panic(&lint);
+        assert_eq!(lint.code, 1, "{}", lint.transcript());
+        let fixed = run(dir.path(), &["fix", &p, "--write", "--unsafe-fixes"]);
+        assert_no_panic(&fixed);
+        assert!(fixed.code <= 1, "{}", fixed.transcript());
+        let again = run(dir.path(), &["fix", &p, "--unsafe-fixes"]);
+        assert!(
+            again.stdout.is_empty(),
+            "a second fix changes nothing: {}",
+            again.transcript()
+        );
+    }
+}
+
+#[test]
+fn every_line_prefix_of_every_session_fixture_is_handled() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for rel in common::fixture_files()
+        .into_iter()
+        .filter(|f| f.ends_with(".jsonl"))
+    {
+        let text = fixture(&rel);
+        let lines: Vec<&str> = text.split_inclusive('\n').collect();
+        for k in 1..=lines.len() {
+            let cut: String = lines.iter().take(k).copied().collect();
+            let path = write(dir.path(), "cut.jsonl", cut.trim_end_matches('\n'));
+            let out = run(dir.path(), &["fix", &path.to_string_lossy()]);
+            assert_no_panic(&out);
+            assert!(
+                out.code <= 1,
+                "{rel} cut after {k} lines: {}",
+                out.transcript()
+            );
+        }
+    }
+}
+
+// ---- defect 3: valid JSON beyond common parser limits ----
+
+#[test]
+fn huge_numbers_in_arguments_are_valid_json() {
+    let text = request_with_arguments(r#"{"n": 1e400, "m": 123456789012345678901234567890}"#);
+    let out = toolcheck_stdin(&["lint", "-", "--stdin-filename", "a.json"], &text);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    let fix = toolcheck_stdin(
+        &[
+            "fix",
+            "-",
+            "--stdin-filename",
+            "a.json",
+            "--write",
+            "--unsafe-fixes",
+        ],
+        &text,
+    );
+    assert_eq!(fix.code, 0, "{}", fix.transcript());
+    assert!(fix.stdout.is_empty(), "nothing was changed: {}", fix.stdout);
+}
+
+#[test]
+fn lone_surrogate_escapes_in_arguments_are_valid_json() {
+    let text = request_with_arguments(r#"{"emoji": "\ud83d", "low": "\udc00 x"}"#);
+    let out = toolcheck_stdin(&["lint", "-", "--stdin-filename", "a.json"], &text);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+}
+
+#[test]
+fn deeply_nested_arguments_are_not_checked_rather_than_invalid() {
+    let deep = format!(r#"{{"d": {}{}}}"#, "[".repeat(300), "]".repeat(300));
+    let text = request_with_arguments(&deep);
+    let out = toolcheck_stdin(
+        &[
+            "lint",
+            "-",
+            "--stdin-filename",
+            "a.json",
+            "--output-format",
+            "concise",
+        ],
+        &text,
+    );
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert_eq!(codes(&out), ["TC003@4:114"], "{}", out.transcript());
+    assert!(out.stdout.contains("nest deeper than 128 levels"));
+    let fix = toolcheck_stdin(
+        &["fix", "-", "--stdin-filename", "a.json", "--unsafe-fixes"],
+        &text,
+    );
+    assert!(
+        fix.stdout.is_empty(),
+        "no fix discards them: {}",
+        fix.stdout
+    );
+}
+
+#[test]
+fn huge_numbers_and_lone_surrogates_in_a_file_do_not_stop_the_check() {
+    // The file reads, and its real defect (an orphaned result) is still found.
+    let text = r#"{"temperature": 1e400, "messages": [
+  {"role": "user", "content": "\ud83d hi"},
+  {"role": "tool", "tool_call_id": "gone", "content": "ok"}
+]}"#;
+    let out = toolcheck_stdin(
+        &[
+            "lint",
+            "-",
+            "--stdin-filename",
+            "a.json",
+            "--output-format",
+            "concise",
+        ],
+        text,
+    );
+    assert_eq!(codes(&out), ["TC101@3:3"], "{}", out.transcript());
+    // Fixes are withheld where a value could only be read lossily: nothing is rewritten.
+    let fix = toolcheck_stdin(&["fix", "-", "--stdin-filename", "a.json", "--write"], text);
+    assert!(
+        fix.stdout.is_empty() || fix.stdout == text,
+        "{}",
+        fix.transcript()
+    );
+}
+
+#[test]
+fn deeply_nested_file_is_not_checked_rather_than_invalid() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = format!(r#"{{"messages": {}{}}}"#, "[".repeat(500), "]".repeat(500));
+    let path = write(dir.path(), "deep.json", text);
+    let out = run(
+        dir.path(),
+        &[
+            "lint",
+            &path.to_string_lossy(),
+            "--output-format",
+            "concise",
+        ],
+    );
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stdout
+            .contains("TC003 [input-not-checked] file is nested deeper than 128 levels"),
+        "{}",
+        out.transcript()
+    );
+}
+
+#[test]
+fn deeply_nested_schema_is_handled() {
+    let mut schema = String::from(r#"{"type": "object"}"#);
+    for _ in 0..200 {
+        schema = format!(r#"{{"type": "object", "properties": {{"x": {schema}}}}}"#);
+    }
+    let text = format!(
+        r#"{{"tools": [{{"type": "function", "function": {{"name": "f", "parameters": {schema}}}}}], "messages": [{{"role": "user", "content": "hi"}}]}}"#
+    );
+    let out = toolcheck_stdin(
+        &[
+            "lint",
+            "-",
+            "--stdin-filename",
+            "s.json",
+            "--output-format",
+            "concise",
+        ],
+        &text,
+    );
+    assert_no_panic(&out);
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert!(out.stdout.contains("TC003"), "{}", out.transcript());
+}
+
+// ---- defect 4: writes that could lose data ----
+
+#[test]
+fn write_refuses_a_file_that_changed_size_or_inode_since_it_was_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = write(dir.path(), "a.json", "[1]");
+    let meta = std::fs::metadata(&file).expect("stat");
+    let stamp = toolcheck::read::FileStamp::of(&meta);
+    // Same bytes, new inode: another writer replaced the file.
+    let other = write(dir.path(), "b.json", "[1]");
+    std::fs::rename(&other, &file).expect("rename");
+    let err = toolcheck::fix::write::write_atomic(&file, b"[1]", Some(&stamp), "[2]")
+        .expect_err("refused")
+        .to_string();
+    assert!(err.contains("changed on disk"), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), "[1]");
+}
+
+#[cfg(unix)]
+#[test]
+fn write_refuses_hard_linked_and_read_only_files() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let broken = fixture("fixtures/openai-chat/broken-request.json");
+    let linked = write(dir.path(), "linked.json", &broken);
+    std::fs::hard_link(&linked, dir.path().join("link2.json")).expect("hard link");
+    let out = run(dir.path(), &["fix", "linked.json", "--write"]);
+    assert_eq!(out.code, 2, "{}", out.transcript());
+    assert!(out.stderr.contains("hard links"), "{}", out.stderr);
+    assert!(
+        !out.stderr.contains("Fixed "),
+        "a failed write is not reported as fixed: {}",
+        out.stderr
+    );
+    assert!(out.stderr.contains("not applied"), "{}", out.stderr);
+    assert_eq!(std::fs::read_to_string(&linked).expect("read"), broken);
+
+    let readonly = write(dir.path(), "ro.json", &broken);
+    std::fs::set_permissions(&readonly, std::fs::Permissions::from_mode(0o444)).expect("chmod");
+    let out = run(dir.path(), &["fix", "ro.json", "--write"]);
+    assert_eq!(out.code, 2, "{}", out.transcript());
+    assert!(out.stderr.contains("read-only"), "{}", out.stderr);
+    assert_eq!(std::fs::read_to_string(&readonly).expect("read"), broken);
+}
+
+#[cfg(unix)]
+#[test]
+fn write_keeps_owner_and_extended_attributes() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = write(
+        dir.path(),
+        "a.json",
+        fixture("fixtures/openai-chat/broken-request.json"),
+    );
+    let attr = xattr::set(&file, "user.toolcheck-test", b"kept").is_ok();
+    // Only root can give a file to another user; then the fix must keep that owner.
+    let chowned = std::os::unix::fs::chown(&file, Some(4321), Some(4321)).is_ok();
+    let before = std::fs::metadata(&file).expect("stat");
+    let out = run(dir.path(), &["fix", "a.json", "--write"]);
+    assert!(out.code <= 1, "{}", out.transcript());
+    let after = std::fs::metadata(&file).expect("stat");
+    assert_ne!(before.ino(), after.ino(), "the file was replaced");
+    assert_eq!((before.uid(), before.gid()), (after.uid(), after.gid()));
+    if chowned {
+        assert_eq!(after.uid(), 4321);
+    }
+    if attr {
+        assert_eq!(
+            xattr::get(&file, "user.toolcheck-test").expect("xattr"),
+            Some(b"kept".to_vec())
+        );
+    }
+}
+
+// ---- defect 5: fixes that must converge ----
+
+fn claude_line(parent: Option<&str>, uuid: &str, kind: &str, message: serde_json::Value) -> String {
+    serde_json::json!({
+        "parentUuid": parent, "isSidechain": false, "type": kind, "message": message,
+        "uuid": uuid, "sessionId": "s1", "timestamp": "2026-01-01T00:00:00Z"
+    })
+    .to_string()
+}
+
+#[test]
+fn three_hundred_orphaned_claude_code_results_are_fixed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut lines = vec![claude_line(
+        None,
+        "u0",
+        "user",
+        serde_json::json!({"role": "user", "content": "hi"}),
+    )];
+    let mut parent = "u0".to_string();
+    for i in 0..300 {
+        let uuid = format!("r{i}");
+        lines.push(claude_line(
+            Some(&parent),
+            &uuid,
+            "user",
+            serde_json::json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": format!("toolu_{i}"), "content": "ok"}]}),
+        ));
+        parent = uuid;
+    }
+    lines.push(claude_line(
+        Some(&parent),
+        "a1",
+        "assistant",
+        serde_json::json!({"id": "m1", "role": "assistant", "content": [{"type": "text", "text": "done"}]}),
+    ));
+    let path = write(dir.path(), "s.jsonl", lines.join("\n") + "\n");
+    let p = path.to_string_lossy();
+    let out = run(dir.path(), &["fix", &p, "--write"]);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    assert!(out.stderr.contains("Fixed 300 findings"), "{}", out.stderr);
+    let text = std::fs::read_to_string(&path).expect("read");
+    assert_eq!(text.lines().count(), 2, "{text}");
+    assert!(
+        text.contains(r#""parentUuid":"u0""#),
+        "the chain stays whole: {text}"
+    );
+    assert_eq!(run(dir.path(), &["lint", &p]).code, 0);
+}
+
+#[test]
+fn repeated_uuid_with_an_unanswered_call_is_fixed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let call = claude_line(
+        Some("u0"),
+        "a1",
+        "assistant",
+        serde_json::json!({"id": "m1", "role": "assistant", "content": [{"type": "tool_use", "id": "toolu_a", "name": "Bash", "input": {"command": "ls"}}]}),
+    );
+    let lines = [
+        claude_line(
+            None,
+            "u0",
+            "user",
+            serde_json::json!({"role": "user", "content": "hi"}),
+        ),
+        call.clone(),
+        call,
+        claude_line(
+            Some("a1"),
+            "u1",
+            "user",
+            serde_json::json!({"role": "user", "content": "next"}),
+        ),
+        claude_line(
+            Some("u1"),
+            "a2",
+            "assistant",
+            serde_json::json!({"id": "m2", "role": "assistant", "content": [{"type": "text", "text": "ok"}]}),
+        ),
+    ];
+    let path = write(dir.path(), "s.jsonl", lines.join("\n") + "\n");
+    let p = path.to_string_lossy();
+    let out = run(dir.path(), &["fix", &p, "--write"]);
+    assert_no_panic(&out);
+    assert!(
+        !out.stderr.contains("did not converge"),
+        "{}",
+        out.transcript()
+    );
+    assert!(out.code <= 1, "{}", out.transcript());
+    let again = run(dir.path(), &["fix", &p]);
+    assert!(again.stdout.is_empty(), "{}", again.transcript());
+}
+
+// ---- defect 8: inputs that passed silently or could take the machine ----
+
+#[cfg(unix)]
+#[test]
+fn process_substitution_and_dev_stdin_are_read() {
+    let broken = root().join("fixtures/errors/truncated.json");
+    let bin = env!("CARGO_BIN_EXE_toolcheck");
+    let script = format!(
+        "{bin:?} lint <(cat {b:?}) --output-format concise; echo \"exit $?\"; {bin:?} lint /dev/stdin --output-format concise < {b:?}; echo \"exit $?\"",
+        b = broken
+    );
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(script)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("bash runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.matches("TC001 [parse-error]").count(), 2, "{stdout}");
+    assert_eq!(stdout.matches("exit 1").count(), 2, "{stdout}");
+    assert!(!stdout.contains("0 files checked"), "{stdout}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_named_fifo_is_read_as_a_stream() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fifo = dir.path().join("pipe.json");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            std::fs::write(fifo, fixture("fixtures/openai-chat/broken-request.json"))
+                .expect("write to fifo");
+        })
+    };
+    let out = run(
+        dir.path(),
+        &["lint", "pipe.json", "--output-format", "concise"],
+    );
+    writer.join().expect("writer finishes");
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert!(out.stdout.contains("TC101"), "{}", out.transcript());
+}
+
+#[test]
+fn endless_stdin_stops_at_the_size_limit() {
+    let bin = env!("CARGO_BIN_EXE_toolcheck");
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "yes '{{\"a\": 1}}' | {bin:?} lint - --max-file-size 1M --output-format concise"
+        ))
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("bash runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(
+            "TC003 [input-not-checked] input is larger than the maximum input size of 1 MiB"
+        ),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_file_over_the_size_limit_is_reported_not_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "big.jsonl", "{\"messages\": []}\n".repeat(1000));
+    let out = run(
+        dir.path(),
+        &[
+            "lint",
+            "big.jsonl",
+            "--max-file-size",
+            "1K",
+            "--output-format",
+            "concise",
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert!(out.stdout.contains("big.jsonl:1:1: TC003 [input-not-checked] file is 16.6 KiB (17000 bytes), larger than the maximum input size of 1 KiB"), "{}", out.transcript());
+    // The config sets it too; a bad value names the file.
+    write(dir.path(), "toolcheck.toml", "max-file-size = \"lots\"\n");
+    let out = run(dir.path(), &["lint", "big.jsonl"]);
+    assert_eq!(out.code, 2, "{}", out.transcript());
+    assert!(out.stderr.contains("max-file-size"), "{}", out.stderr);
+    let fix = run(
+        dir.path(),
+        &["fix", "big.jsonl", "--max-file-size", "1K", "--no-config"],
+    );
+    assert_eq!(fix.code, 2, "{}", fix.transcript());
+    assert!(
+        fix.stderr.contains("larger than the maximum input size"),
+        "{}",
+        fix.stderr
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_as_tools_file_is_refused_not_waited_on() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let made = std::process::Command::new("mkfifo")
+        .arg(dir.path().join("tools.json"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    write(dir.path(), "toolcheck.toml", "tools = [\"tools.json\"]\n");
+    write(
+        dir.path(),
+        "a.json",
+        fixture("fixtures/openai-chat/clean-request.json"),
+    );
+    let out = run(dir.path(), &["lint", "a.json"]);
+    assert_eq!(out.code, 2, "{}", out.transcript());
+    assert!(out.stderr.contains("not a regular file"), "{}", out.stderr);
+}
+
+// ---- the rest of the catalogue of bad input ----
+
+#[test]
+fn invalid_utf8_is_a_parse_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "bad.json",
+        b"{\"messages\": [{\"role\": \"user\", \"content\": \"\xff\"}]}",
+    );
+    let out = run(
+        dir.path(),
+        &["lint", "bad.json", "--output-format", "concise"],
+    );
+    assert_eq!(out.code, 1);
+    assert_eq!(codes(&out), ["TC001@1:44"], "{}", out.transcript());
+    assert!(out.stdout.contains("not valid UTF-8: byte 0xff"));
+}
+
+#[test]
+fn a_bom_is_skipped_and_kept() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = format!(
+        "\u{feff}{}",
+        fixture("fixtures/openai-chat/broken-request.json")
+    );
+    let path = write(dir.path(), "bom.json", &text);
+    let out = run(
+        dir.path(),
+        &["lint", "bom.json", "--output-format", "concise"],
+    );
+    assert_eq!(out.code, 1);
+    assert!(!out.stdout.contains("TC001"), "{}", out.transcript());
+    run(dir.path(), &["fix", "bom.json", "--write"]);
+    assert!(std::fs::read_to_string(path)
+        .expect("read")
+        .starts_with('\u{feff}'));
+}
+
+#[test]
+fn empty_and_whitespace_files_are_findings_when_named() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "empty.json", "");
+    write(dir.path(), "blank.json", " \n\t\n");
+    for name in ["empty.json", "blank.json"] {
+        let out = run(dir.path(), &["lint", name, "--output-format", "concise"]);
+        assert_eq!(out.code, 1, "{}", out.transcript());
+        assert!(
+            out.stdout.contains("TC002 [unknown-format]"),
+            "{}",
+            out.transcript()
+        );
+    }
+    // An empty dataset has no records, and nothing wrong.
+    write(dir.path(), "empty.jsonl", "");
+    assert_eq!(run(dir.path(), &["lint", "empty.jsonl"]).code, 0);
+}
+
+#[test]
+fn nul_and_control_bytes_are_parse_errors() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(dir.path(), "nul.json", b"{\"messages\": [\x00]}");
+    write(
+        dir.path(),
+        "ctl.json",
+        b"{\"messages\": [{\"role\": \"user\", \"content\": \"a\x01b\"}]}",
+    );
+    for (name, at) in [("nul.json", "TC001@1:15"), ("ctl.json", "TC001@1:45")] {
+        let out = run(dir.path(), &["lint", name, "--output-format", "concise"]);
+        assert_eq!(out.code, 1, "{}", out.transcript());
+        assert_eq!(codes(&out), [at], "{}", out.transcript());
+    }
+}
+
+#[test]
+fn random_binary_is_a_finding_not_a_crash() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // A fixed pseudo-random sequence (xorshift), so the test is repeatable.
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let bytes: Vec<u8> = (0..4096)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x.to_le_bytes()[0]
+        })
+        .collect();
+    write(dir.path(), "noise.json", &bytes);
+    write(dir.path(), "noise.jsonl", &bytes);
+    for name in ["noise.json", "noise.jsonl"] {
+        let out = run(dir.path(), &["lint", name, "--output-format", "concise"]);
+        assert_no_panic(&out);
+        assert_eq!(out.code, 1, "{}", out.transcript());
+        assert!(out.stdout.contains("TC001"), "{}", out.transcript());
+        let fix = run(dir.path(), &["fix", name, "--write"]);
+        assert_no_panic(&fix);
+        assert_eq!(std::fs::read(dir.path().join(name)).expect("read"), bytes);
+    }
+}
+
+#[test]
+fn one_broken_record_among_good_ones() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let good = r#"{"messages": [{"role": "user", "content": "hi"}]}"#;
+    let orphan = r#"{"messages": [{"role": "tool", "tool_call_id": "x", "content": "a"}]}"#;
+    let text = format!("{good}\n{{\"messages\": [{{\"role\"\n{orphan}\n{good}\n");
+    write(dir.path(), "data.jsonl", text);
+    let out = run(
+        dir.path(),
+        &["lint", "data.jsonl", "--output-format", "concise"],
+    );
+    assert_eq!(
+        codes(&out),
+        ["TC001@2:21", "TC101@3:15"],
+        "{}",
+        out.transcript()
+    );
+}
+
+#[test]
+fn a_fifty_megabyte_line_is_checked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let big = "x".repeat(50 << 20);
+    let record = format!(
+        r#"{{"messages": [{{"role": "user", "content": "{big}"}}, {{"role": "tool", "tool_call_id": "gone", "content": "a"}}]}}"#
+    );
+    write(dir.path(), "big.jsonl", format!("{record}\n"));
+    let out = run(dir.path(), &["lint", "big.jsonl"]);
+    assert_no_panic(&out);
+    assert_eq!(out.code, 1, "{}", &out.stderr);
+    assert!(out.stdout.contains("TC101"), "{}", &out.stderr);
+    assert!(
+        out.stdout.len() < 10_000,
+        "the report crops the line: {} bytes",
+        out.stdout.len()
+    );
+}
+
+#[test]
+fn a_directory_named_like_a_log_is_walked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir(dir.path().join("x.json")).expect("mkdir");
+    write(
+        &dir.path().join("x.json"),
+        "inner.json",
+        fixture("fixtures/openai-chat/broken-request.json"),
+    );
+    let out = run(
+        dir.path(),
+        &["lint", "x.json", "--output-format", "concise"],
+    );
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert!(
+        out.stdout.contains("x.json/inner.json"),
+        "{}",
+        out.transcript()
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_loops_are_an_error_naming_the_path_and_the_rest_is_checked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let logs = dir.path().join("logs");
+    std::fs::create_dir(&logs).expect("mkdir");
+    std::os::unix::fs::symlink(&logs, logs.join("loop")).expect("symlink");
+    write(
+        &logs,
+        "a.json",
+        fixture("fixtures/openai-chat/broken-request.json"),
+    );
+    let out = run(dir.path(), &["lint", "logs", "--output-format", "concise"]);
+    assert_eq!(out.code, 2, "{}", out.transcript());
+    assert!(out.stderr.contains("logs/loop"), "{}", out.stderr);
+    assert!(
+        out.stdout.contains("logs/a.json"),
+        "the other files are checked: {}",
+        out.transcript()
+    );
+}
+
+#[test]
+fn missing_paths_are_an_error_and_the_rest_is_checked() {
+    let out = common::toolcheck(&[
+        "lint",
+        "no/such/file.json",
+        "fixtures/openai-chat/broken-request.json",
+        "--output-format",
+        "concise",
+    ]);
+    assert_eq!(out.code, 2, "{}", out.transcript());
+    assert!(out.stderr.contains("no/such/file.json"), "{}", out.stderr);
+    assert!(
+        out.stdout.contains("broken-request.json"),
+        "{}",
+        out.transcript()
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn unreadable_paths_are_an_error_and_the_rest_is_checked() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let secret = write(dir.path(), "secret.json", "{}");
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o000)).expect("chmod");
+    // A dangling symlink cannot be read by anyone, root included.
+    std::os::unix::fs::symlink(
+        dir.path().join("gone.json"),
+        dir.path().join("dangling.json"),
+    )
+    .expect("symlink");
+    write(
+        dir.path(),
+        "a.json",
+        fixture("fixtures/openai-chat/broken-request.json"),
+    );
+    let root_user = std::fs::read(&secret).is_ok();
+    let mut args = vec![
+        "lint",
+        "dangling.json",
+        "a.json",
+        "--output-format",
+        "concise",
+    ];
+    if !root_user {
+        args.push("secret.json");
+    }
+    let out = run(dir.path(), &args);
+    assert_eq!(out.code, 2, "{}", out.transcript());
+    assert!(out.stderr.contains("dangling.json"), "{}", out.stderr);
+    if !root_user {
+        assert!(out.stderr.contains("secret.json"), "{}", out.stderr);
+    }
+    assert!(out.stdout.contains("a.json"), "{}", out.transcript());
+}
