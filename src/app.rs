@@ -5,15 +5,16 @@ use std::process::ExitCode;
 
 use rayon::prelude::*;
 
-use crate::cli::{CatalogFormat, ColorChoice, Command, CommonArgs, FixArgs, LintArgs, RulesArgs};
-use crate::config::Config;
+use crate::cli::{CatalogFormat, ColorChoice, Command, CommonArgs, LintArgs, RulesArgs};
+use std::sync::Arc;
+
 use crate::discover::{self, Input};
 use crate::fix::{self, diff::DiffStyle};
-use crate::formats::Format;
-use crate::lint::{self, FileReport, LintOptions, Outcome, Selection, SourceName};
+use crate::lint::{self, FileReport, Outcome, SourceName};
 use crate::read::{self, Loaded};
 use crate::report::{self, Diagnostic, FullRenderer, OutputFormat, Totals};
 use crate::rules::{self, UnpairedFix};
+use crate::settings::{Resolver, Settings};
 
 /// Exit codes of DESIGN.md section 2.
 pub const EXIT_CLEAN: u8 = 0;
@@ -23,7 +24,15 @@ pub const EXIT_ERROR: u8 = 2;
 pub fn run(command: Command) -> ExitCode {
     let code = match command {
         Command::Lint(args) => lint_command(&args),
-        Command::Fix(args) => fix_command(&args),
+        Command::Fix(args) => fix_command(
+            &args.common,
+            &FixMode {
+                write: args.write,
+                diff: args.diff,
+                unsafe_fixes: args.unsafe_fixes,
+                unpaired: args.unpaired,
+            },
+        ),
         Command::Rules(args) => rules_command(&args),
         Command::Explain { rule } => explain_command(&rule),
     };
@@ -35,88 +44,59 @@ fn usage_error(message: &str) -> u8 {
     EXIT_ERROR
 }
 
-/// What `lint` and `fix` share: options, the inputs, stdin, and the exit code so far.
+/// What `lint` and `fix` share: each input with its settings, stdin, and the exit code so
+/// far.
 struct Run {
-    opts: LintOptions,
-    inputs: Vec<Input>,
+    inputs: Vec<(Input, Arc<Settings>)>,
+    resolver_settings: Vec<Arc<Settings>>,
     /// Stdin, read once (bounded) when `-` is among the inputs.
     stdin: Option<Loaded>,
-    /// The maximum input size.
-    limit: u64,
     exit: u8,
 }
 
 fn prepare(common: &CommonArgs, unpaired: Option<UnpairedFix>) -> Result<Run, u8> {
-    // Settings: the command line, then toolcheck.toml, then the defaults.
-    let config = if common.no_config {
-        Config::default()
-    } else if let Some(path) = &common.config {
-        Config::load(path).map_err(|e| usage_error(&format!("cannot use --config: {e}")))?
-    } else {
-        let cwd = std::env::current_dir().unwrap_or_default();
-        Config::discover(&cwd).map_err(|e| usage_error(&format!("invalid config file {e}")))?
-    };
-    let pick = |cli: &[String], file: &Option<Vec<String>>| -> Vec<String> {
-        if cli.is_empty() {
-            file.clone().unwrap_or_default()
-        } else {
-            cli.to_vec()
-        }
-    };
-    let selection = Selection::new(
-        &pick(&common.select, &config.select),
-        &pick(&common.ignore, &config.ignore),
-    )
-    .map_err(|e| usage_error(&e))?;
-    let excludes = discover::build_excludes(&pick(&common.exclude, &config.exclude))
-        .map_err(|e| usage_error(&e))?;
-    let tool_files = if common.tools.is_empty() {
-        config.tools.clone().unwrap_or_default()
-    } else {
-        common.tools.clone()
-    };
-    let mut extra_tools = Vec::new();
-    for path in &tool_files {
-        let tools = crate::tools_file::load(path)
-            .map_err(|e| usage_error(&format!("cannot use --tools {}: {e}", path.display())))?;
-        extra_tools.extend(tools);
+    let format = common.format();
+    if common.statistics && matches!(format, OutputFormat::Github | OutputFormat::Sarif) {
+        return Err(usage_error(&format!(
+            "--statistics prints counts, which the `{}` format has no place for; use full, concise, json or jsonl",
+            format.name()
+        )));
     }
-    let input_format = common
-        .input_format
-        .clone()
-        .or(config.input_format.clone())
-        .unwrap_or_else(|| "auto".to_string());
-    let defaults = rules::RuleOptions::default();
-    let opts = LintOptions {
-        input_format: Format::from_name(&input_format),
-        selection,
-        extra_tools,
-        rule_options: rules::RuleOptions {
-            loop_threshold: common
-                .loop_threshold
-                .or(config.loop_threshold)
-                .map_or(defaults.loop_threshold, |n| n as usize),
-            loop_match: common
-                .loop_match
-                .or(config.loop_match)
-                .unwrap_or(defaults.loop_match),
-            unpaired: unpaired.or(config.unpaired).unwrap_or(defaults.unpaired),
-        },
-        schemas: Default::default(),
-    };
-    let (inputs, errors) =
-        discover::discover(&common.paths, &excludes, common.stdin_filename.as_deref());
+    let mut paths = common.paths();
+    if common.stdin_filename.is_some() && !paths.iter().any(|p| p == "-") {
+        // ruff's habit: `--stdin-filename` with no path reads stdin.
+        if paths == ["."] && !common.paths_given() {
+            paths = vec!["-".to_string()];
+        } else {
+            return Err(usage_error(
+                "--stdin-filename names stdin, but `-` is not among the paths; add `-` to read stdin",
+            ));
+        }
+    }
+    let mut resolver = Resolver::new(common, unpaired).map_err(|e| usage_error(&e))?;
+    // The walk's excludes: the settings that apply where the run starts.
+    let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
+    let here = resolver.for_dir(&cwd).map_err(|e| usage_error(&e))?;
+    let excludes = discover::build_excludes(&here.excludes()).map_err(|e| usage_error(&e))?;
+    if common.show_settings {
+        show_settings(&paths, &mut resolver)?;
+        return Err(EXIT_CLEAN);
+    }
+    let (found, errors) = discover::discover(&paths, &excludes, common.stdin_filename.as_deref());
     let mut exit = EXIT_CLEAN;
     for e in &errors {
-        eprintln!("error: {}: {}", e.path, e.message);
+        eprintln!("error: cannot read {}: {}", e.path, e.message);
         exit = EXIT_ERROR;
     }
-    let limit = common
-        .max_file_size
-        .or(config.max_file_size.as_ref().and_then(|s| s.bytes()))
-        .unwrap_or(read::DEFAULT_MAX_FILE_SIZE);
-    let stdin = if inputs.iter().any(|i| i.path.is_none()) {
-        match read::read_stream(io::stdin().lock(), limit) {
+    let mut inputs = Vec::with_capacity(found.len());
+    for input in found {
+        let settings = resolver
+            .for_input(input.path.as_deref())
+            .map_err(|e| usage_error(&e))?;
+        inputs.push((input, settings));
+    }
+    let stdin = if inputs.iter().any(|(i, _)| i.path.is_none()) {
+        match read::read_stream(io::stdin().lock(), here.limit) {
             Ok(loaded) => Some(loaded),
             Err(e) => {
                 eprintln!("error: cannot read stdin: {e}");
@@ -128,25 +108,69 @@ fn prepare(common: &CommonArgs, unpaired: Option<UnpairedFix>) -> Result<Run, u8
         None
     };
     Ok(Run {
-        opts,
         inputs,
+        resolver_settings: resolver.all(),
         stdin,
-        limit,
         exit,
     })
+}
+
+/// `--show-settings`: the effective settings for each path given, and their origins.
+fn show_settings(paths: &[String], resolver: &mut Resolver<'_>) -> Result<(), u8> {
+    let mut out = String::new();
+    for path in paths {
+        let p = std::path::Path::new(path);
+        let dir = if path == "-" || p.is_dir() {
+            p.to_path_buf()
+        } else {
+            p.parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .map_or_else(
+                    || std::path::PathBuf::from("."),
+                    std::path::Path::to_path_buf,
+                )
+        };
+        let dir = if path == "-" {
+            std::path::PathBuf::from(".")
+        } else {
+            dir
+        };
+        let settings = resolver.for_dir(&dir).map_err(|e| usage_error(&e))?;
+        out.push_str(&format!(
+            "# settings for {path}\n# config file: {}\n",
+            settings
+                .config_path
+                .as_deref()
+                .map_or_else(|| "none".to_string(), |c| c.display().to_string())
+        ));
+        let width = settings
+            .shown
+            .iter()
+            .map(|(k, _, _)| k.len())
+            .max()
+            .unwrap_or(0);
+        for (key, value, origin) in &settings.shown {
+            let value = if value.is_empty() { "(none)" } else { value };
+            out.push_str(&format!("{key:<width$} = {value}  # {origin}\n"));
+        }
+    }
+    print_out(&out);
+    Ok(())
 }
 
 /// An input's bytes (and, for a regular file, its stamp when read), or why there are none.
 fn read_input(input: &Input, stdin: Option<&Loaded>, limit: u64) -> Result<Loaded, String> {
     match &input.path {
-        Some(path) => read::read_path(path, limit).map_err(|e| format!("cannot read it: {e}")),
+        Some(path) => {
+            read::read_path(path, limit).map_err(|e| format!("cannot read {}: {e}", input.name))
+        }
         None => match stdin {
             Some(Loaded::Bytes(bytes, _)) => Ok(Loaded::Bytes(bytes.clone(), None)),
             Some(Loaded::TooLarge { size, limit }) => Ok(Loaded::TooLarge {
                 size: *size,
                 limit: *limit,
             }),
-            None => Err("stdin could not be read".into()),
+            None => Err("cannot read stdin".into()),
         },
     }
 }
@@ -158,34 +182,56 @@ fn source_name(input: &Input) -> SourceName {
     }
 }
 
-/// Places a file's findings and sorts them by position.
-fn diagnostics(report: FileReport) -> (Vec<Diagnostic>, crate::source::SourceFile) {
+/// Places a file's findings, drops the suppressed ones, and sorts them by position.
+fn diagnostics(
+    report: FileReport,
+    settings: &Settings,
+) -> (Vec<Diagnostic>, crate::source::SourceFile) {
     let mut diagnostics: Vec<Diagnostic> = report
         .findings
         .into_iter()
         .map(|f| Diagnostic::resolve(&report.source, f))
         .collect();
+    settings.filter(report.source.path.as_deref(), &mut diagnostics);
     diagnostics.sort_by(|a, b| (a.start, a.code, &a.message).cmp(&(b.start, b.code, &b.message)));
     (diagnostics, report.source)
 }
 
+/// Whether GitHub Actions annotations go out beside the normal output: under Actions, when
+/// no output format was asked for (ruff's habit).
+fn github_annotations(common: &CommonArgs) -> bool {
+    common.output_format.is_none()
+        && std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true")
+}
+
 fn lint_command(args: &LintArgs) -> u8 {
+    if args.fix {
+        return fix_command(
+            &args.common,
+            &FixMode {
+                write: true,
+                diff: false,
+                unsafe_fixes: args.unsafe_fixes,
+                unpaired: None,
+            },
+        );
+    }
+    let common = &args.common;
     let Run {
-        opts,
         inputs,
+        resolver_settings,
         stdin,
-        limit,
         mut exit,
-    } = match prepare(&args.common, None) {
+    } = match prepare(common, None) {
         Ok(run) => run,
         Err(code) => return code,
     };
     let results: Vec<Result<FileReport, String>> = inputs
         .par_iter()
-        .map(|input| {
-            Ok(match read_input(input, stdin.as_ref(), limit)? {
+        .map(|(input, settings)| {
+            Ok(match read_input(input, stdin.as_ref(), settings.limit)? {
                 Loaded::Bytes(bytes, _) => {
-                    lint::lint_bytes(source_name(input), bytes, input.explicit, &opts)
+                    lint::lint_bytes(source_name(input), bytes, input.explicit, &settings.opts)
                 }
                 Loaded::TooLarge { size, limit } => {
                     lint::too_large(source_name(input), size, limit)
@@ -194,18 +240,20 @@ fn lint_command(args: &LintArgs) -> u8 {
         })
         .collect();
 
-    let renderer = FullRenderer::new(use_color(args.common.color));
+    let format = common.format();
+    let renderer = FullRenderer::new(use_color(common.color));
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let mut totals = Totals::default();
     let mut all = Vec::new();
     let mut skipped = Vec::new();
     let mut checked = Vec::new();
-    for (input, result) in inputs.iter().zip(results) {
+    let annotate = github_annotations(common);
+    for ((_, settings), result) in inputs.iter().zip(results) {
         let report = match result {
             Ok(report) => report,
             Err(message) => {
-                eprintln!("error: {}: {message}", input.name);
+                eprintln!("error: {message}");
                 exit = EXIT_ERROR;
                 continue;
             }
@@ -213,7 +261,7 @@ fn lint_command(args: &LintArgs) -> u8 {
         match &report.outcome {
             Outcome::Checked(formats) => {
                 totals.files_checked += 1;
-                if args.common.verbose {
+                if common.verbose {
                     let names: Vec<&str> = formats.iter().map(|f| f.name()).collect();
                     checked.push((report.source.name.clone(), names.join(", ")));
                 }
@@ -223,24 +271,53 @@ fn lint_command(args: &LintArgs) -> u8 {
                 skipped.push((report.source.name.clone(), reason.clone()));
             }
         }
-        let (diagnostics, source) = diagnostics(report);
+        let (diagnostics, source) = diagnostics(report, settings);
         totals.count(&diagnostics);
-        if args.common.output_format == OutputFormat::Full && !args.common.statistics {
+        if format == OutputFormat::Full && !common.statistics {
             for d in &diagnostics {
                 let _ = write!(out, "{}", renderer.render(&source, d));
                 let _ = writeln!(out);
+            }
+            if annotate {
+                all.extend(diagnostics);
             }
         } else {
             all.extend(diagnostics);
         }
     }
+    let unused: Vec<Diagnostic> = resolver_settings
+        .iter()
+        .flat_map(|s| s.unused_suppressions())
+        .filter(|d| {
+            resolver_settings
+                .iter()
+                .any(|s| s.opts.selection.is_enabled(d.code))
+        })
+        .collect();
+    totals.count(&unused);
+    if format == OutputFormat::Full && !common.statistics {
+        // A config file is no log: a one-line report with its help, without a snippet.
+        for d in &unused {
+            let help = d.help.as_deref().unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "{}:{}:{}: {} [{}] {}\n  help: {help}\n",
+                d.path, d.line, d.column, d.code, d.rule, d.message
+            );
+        }
+    }
+    all.extend(unused);
 
-    let written = if args.common.statistics {
-        report::write_statistics(&mut out, args.common.output_format, &all)
-    } else if args.common.output_format == OutputFormat::Full {
-        Ok(())
+    let written = if common.statistics {
+        report::write_statistics(&mut out, format, &all)
+    } else if format == OutputFormat::Full {
+        if annotate {
+            report::write_diagnostics(&mut out, OutputFormat::Github, &all)
+        } else {
+            Ok(())
+        }
     } else {
-        report::write_diagnostics(&mut out, args.common.output_format, &all)
+        report::write_diagnostics(&mut out, format, &all)
     };
     if let Err(e) = written.and_then(|()| out.flush()) {
         if e.kind() != io::ErrorKind::BrokenPipe {
@@ -249,7 +326,7 @@ fn lint_command(args: &LintArgs) -> u8 {
         return EXIT_ERROR;
     }
     drop(out);
-    if args.common.verbose {
+    if common.verbose {
         for (name, formats) in &checked {
             let formats = if formats.is_empty() {
                 "no conversation found"
@@ -262,61 +339,82 @@ fn lint_command(args: &LintArgs) -> u8 {
             eprintln!("skipped {name}: {reason}");
         }
     }
-    if !args.common.quiet && args.common.output_format.is_human() {
-        println!("{}", totals.summary());
+    if !common.quiet && format.is_human() {
+        let mut line = totals.summary();
+        if let Some(hint) = totals.fix_hint() {
+            line.push(' ');
+            line.push_str(&hint);
+        }
+        print_out(&format!("{line}\n"));
     }
-    if exit == EXIT_CLEAN && totals.findings() > 0 && !args.common.exit_zero {
+    if exit == EXIT_CLEAN && totals.findings() > 0 && !common.exit_zero {
         exit = EXIT_FINDINGS;
     }
     exit
 }
 
-fn fix_command(args: &FixArgs) -> u8 {
+/// How `fix` (or `lint --fix`) runs.
+struct FixMode {
+    write: bool,
+    /// Uncropped, colourless patches for `git apply`.
+    diff: bool,
+    unsafe_fixes: bool,
+    unpaired: Option<UnpairedFix>,
+}
+
+fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
     let Run {
-        opts,
         inputs,
         stdin,
-        limit,
         mut exit,
-    } = match prepare(&args.common, args.unpaired) {
+        ..
+    } = match prepare(common, mode.unpaired) {
         Ok(run) => run,
         Err(code) => return code,
     };
-    let results: Vec<Result<(fix::FileFix, Option<read::FileStamp>), String>> = inputs
+    type Fixed = (fix::FileFix, Option<read::FileStamp>);
+    let results: Vec<Result<Fixed, String>> = inputs
         .par_iter()
-        .map(|input| {
-            let (bytes, stamp) = match read_input(input, stdin.as_ref(), limit)? {
+        .map(|(input, settings)| {
+            let (bytes, stamp) = match read_input(input, stdin.as_ref(), settings.limit)? {
                 Loaded::Bytes(bytes, stamp) => (bytes, stamp),
                 Loaded::TooLarge { size, limit } => {
-                    return Err(lint::too_large_message(size, limit));
+                    return Err(format!(
+                        "{}: {}",
+                        input.name,
+                        lint::too_large_message(size, limit)
+                    ));
                 }
             };
             fix::fix_bytes(
                 &source_name(input),
                 bytes,
                 input.explicit,
-                &opts,
-                args.unsafe_fixes,
+                &settings.opts,
+                mode.unsafe_fixes,
             )
             .map(|file| (file, stamp))
-            .map_err(|e| e.to_string())
+            .map_err(|e| format!("{}: {e}", input.name))
         })
         .collect();
 
+    let format = common.format();
     let style = DiffStyle {
-        color: use_color(args.common.color),
+        color: use_color(common.color) && !mode.diff,
     };
     // Any output format but `full` prints findings instead of diffs.
-    let findings_output = args.common.output_format != OutputFormat::Full || args.common.statistics;
+    let findings_output = format != OutputFormat::Full || common.statistics;
+    // `-q` with `--write`: the diffs of what was applied are not wanted either.
+    let show_diffs = !(mode.write && common.quiet);
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let mut summary = FixSummary::default();
     let mut diagnostics_out = Vec::new();
-    for (input, result) in inputs.iter().zip(results) {
+    for ((input, settings), result) in inputs.iter().zip(results) {
         let (file, stamp) = match result {
             Ok(file) => file,
             Err(message) => {
-                eprintln!("error: {}: {message}", input.name);
+                eprintln!("error: {message}");
                 exit = EXIT_ERROR;
                 continue;
             }
@@ -333,29 +431,35 @@ fn fix_command(args: &FixArgs) -> u8 {
         if findings_output {
             // After --write, what remains in the written file; otherwise what is there now,
             // each with its fix.
-            let report = if args.write {
+            let report = if mode.write {
                 report
             } else {
                 let bytes = original.clone().into_bytes();
-                lint::lint_bytes(source_name(input), bytes, input.explicit, &opts)
+                lint::lint_bytes(source_name(input), bytes, input.explicit, &settings.opts)
             };
-            diagnostics_out.extend(diagnostics(report).0);
+            diagnostics_out.extend(diagnostics(report, settings).0);
         }
         if !changed {
             summary.count(&tally, false);
             continue;
         }
-        let diff = || fix::diff::unified(&input.name, &original, &fixed, &style);
-        let written = match (&input.path, args.write) {
+        let diff = || {
+            if mode.diff {
+                fix::diff::patch(&input.name, &original, &fixed)
+            } else {
+                fix::diff::unified(&input.name, &original, &fixed, &style)
+            }
+        };
+        let written = match (&input.path, mode.write) {
             // `fix --write -` prints the fixed text, like a formatter.
             (None, true) if !findings_output => write!(out, "{fixed}"),
             (None, true) => Ok(()),
             (Some(path), true) => {
                 match fix::write::write_atomic(path, original.as_bytes(), stamp.as_ref(), &fixed) {
-                    Ok(()) if findings_output => Ok(()),
+                    Ok(()) if findings_output || !show_diffs => Ok(()),
                     Ok(()) => write!(out, "{}", diff()),
                     Err(e) => {
-                        eprintln!("error: {}: {e}", input.name);
+                        eprintln!("error: cannot write {}: {e}", input.name);
                         exit = EXIT_ERROR;
                         failed = true;
                         Ok(())
@@ -374,25 +478,27 @@ fn fix_command(args: &FixArgs) -> u8 {
         }
     }
     if findings_output {
-        let written = if args.common.statistics {
-            report::write_statistics(&mut out, args.common.output_format, &diagnostics_out)
+        let written = if common.statistics {
+            report::write_statistics(&mut out, format, &diagnostics_out)
         } else {
-            report::write_diagnostics(&mut out, args.common.output_format, &diagnostics_out)
+            report::write_diagnostics(&mut out, format, &diagnostics_out)
         };
         if let Err(e) = written {
-            eprintln!("error: cannot write output: {e}");
+            if e.kind() != io::ErrorKind::BrokenPipe {
+                eprintln!("error: cannot write output: {e}");
+            }
             return EXIT_ERROR;
         }
     }
     let _ = out.flush();
     drop(out);
-    if !args.common.quiet {
-        eprintln!("{}", summary.render(args.write));
+    if !common.quiet {
+        eprintln!("{}", summary.render(mode.write));
     }
-    if exit != EXIT_CLEAN || args.common.exit_zero {
+    if exit != EXIT_CLEAN || common.exit_zero {
         return exit;
     }
-    let something_left = if args.write {
+    let something_left = if mode.write {
         summary.remaining() > 0
     } else {
         summary.files_changed > 0
@@ -402,6 +508,12 @@ fn fix_command(args: &FixArgs) -> u8 {
     } else {
         EXIT_CLEAN
     }
+}
+
+/// Writes to stdout; a closed pipe (`| head`) ends the output quietly.
+fn print_out(text: &str) {
+    let mut out = io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
 /// One file's counts for the summary.

@@ -44,11 +44,32 @@ pub enum ColorChoice {
     Never,
 }
 
+impl CommonArgs {
+    /// The paths given, or `.`.
+    pub fn paths(&self) -> Vec<String> {
+        if self.paths.is_empty() {
+            vec![".".to_string()]
+        } else {
+            self.paths.clone()
+        }
+    }
+
+    /// Whether any path was given.
+    pub fn paths_given(&self) -> bool {
+        !self.paths.is_empty()
+    }
+
+    /// The output format asked for, or `full`.
+    pub fn format(&self) -> OutputFormat {
+        self.output_format.unwrap_or(OutputFormat::Full)
+    }
+}
+
 /// Options shared by `lint` and `fix`.
 #[derive(Debug, Args)]
 pub struct CommonArgs {
-    /// Files or directories to check; `-` reads stdin.
-    #[arg(default_value = ".")]
+    /// Files or directories to check; `-` reads stdin [default: .].
+    #[arg(value_name = "PATH")]
     pub paths: Vec<String>,
 
     /// Read every file as this format instead of detecting it [default: auto].
@@ -58,6 +79,10 @@ pub struct CommonArgs {
     /// Only these rules: codes (TC101), prefixes (TC1) or names, comma-separated.
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
     pub select: Vec<String>,
+
+    /// Also these rules, on top of the selection (the config's `select`, or all).
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    pub extend_select: Vec<String>,
 
     /// Skip these rules: codes, prefixes or names, comma-separated.
     #[arg(long, value_delimiter = ',', value_name = "RULE")]
@@ -113,8 +138,9 @@ pub struct CommonArgs {
 
     /// How to print findings. With `fix`, any format but `full` prints findings instead of
     /// diffs: those that remain after `--write`, or all of them with their fixes.
-    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = OutputFormat::Full)]
-    pub output_format: OutputFormat,
+    /// [default: full; under GitHub Actions, `full` plus annotations]
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub output_format: Option<OutputFormat>,
 
     /// Print counts per rule instead of individual findings.
     #[arg(long)]
@@ -123,12 +149,25 @@ pub struct CommonArgs {
     /// Exit 0 even when there are findings (or, with `fix`, something to fix).
     #[arg(long)]
     pub exit_zero: bool,
+
+    /// Print the effective settings for each path given, and where each came from, then
+    /// exit.
+    #[arg(long)]
+    pub show_settings: bool,
 }
 
 #[derive(Debug, Args)]
 pub struct LintArgs {
     #[command(flatten)]
     pub common: CommonArgs,
+
+    /// Apply the fixes in place, as `toolcheck fix --write` does.
+    #[arg(long)]
+    pub fix: bool,
+
+    /// With --fix: also apply fixes marked unsafe.
+    #[arg(long, requires = "fix")]
+    pub unsafe_fixes: bool,
 }
 
 #[derive(Debug, Args)]
@@ -139,6 +178,11 @@ pub struct FixArgs {
     /// Apply the fixes in place (atomically) instead of only showing them.
     #[arg(long)]
     pub write: bool,
+
+    /// Print complete, uncropped patches that `git apply` / `patch -p1` accept, without
+    /// colour (the default view crops long JSONL lines on a terminal).
+    #[arg(long)]
+    pub diff: bool,
 
     /// Also apply fixes marked unsafe (they may drop information: review the diff).
     #[arg(long)]

@@ -1,22 +1,41 @@
-//! `toolcheck.toml`: project settings, found by walking up from the current directory (or
-//! given with `--config`). Command-line options override it.
+//! `toolcheck.toml`: project settings. The closest config file to each checked file applies
+//! (found walking up from the file's directory, as ruff does), unless `--config` names one
+//! for the whole run; the command line is layered on top.
 //!
 //! ```toml
-//! select = ["TC1", "TC2"]          # codes, prefixes or names
-//! ignore = ["empty-arguments"]
-//! exclude = ["vendor/**"]
+//! select = ["TC1", "TC2"]          # codes, prefixes or names; replaces the default (all)
+//! extend-select = ["TC401"]        # added to the selection
+//! ignore = ["empty-arguments"]     # removed from the selection
+//! exclude = ["vendor/**"]          # relative to this file's directory
 //! tools = ["tools/claude-code.json"] # relative to this file
 //! input-format = "auto"
 //! loop-threshold = 4
 //! loop-match = "either"            # args | error | either
 //! unpaired = "insert-result"       # insert-result | remove-call
+//! max-file-size = "1G"
+//!
+//! [per-file-ignores]
+//! "fixtures/legacy/*.json" = ["TC2"]
+//!
+//! [[suppress]]
+//! path = "fixtures/known-bad.json"
+//! rule = "orphaned-tool-result"
+//! id = "call_evicted01"            # or: pointer = "/messages/1"
+//! reason = "kept on purpose: the provider's error is the test's subject"
 //! ```
+//!
+//! Errors name the file, line and column of the offending value and list the valid values.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use toml::Spanned;
 
 use crate::rules::{LoopMatch, UnpairedFix};
+
+/// The names a config file may have, looked for in each directory from the current one up.
+pub const FILE_NAMES: [&str; 2] = ["toolcheck.toml", ".toolcheck.toml"];
 
 /// A config file is small; anything larger is a mistake (a log named `toolcheck.toml`).
 const MAX_CONFIG_SIZE: u64 = 1 << 20;
@@ -38,55 +57,61 @@ impl SizeSetting {
     }
 }
 
-/// The names a config file may have, looked for in each directory from the current one up.
-pub const FILE_NAMES: [&str; 2] = ["toolcheck.toml", ".toolcheck.toml"];
+/// One `[[suppress]]` entry: a finding that is known and accepted, with the reason why.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Suppression {
+    /// A glob, relative to the config file's directory.
+    pub path: String,
+    /// A rule code, prefix or name.
+    pub rule: String,
+    /// The tool-call id the finding is about.
+    pub id: Option<String>,
+    /// The JSON pointer of the finding.
+    pub pointer: Option<String>,
+    pub reason: String,
+}
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct Config {
-    pub select: Option<Vec<String>>,
-    pub ignore: Option<Vec<String>>,
+    pub select: Option<Vec<Spanned<String>>>,
+    pub extend_select: Option<Vec<Spanned<String>>>,
+    pub ignore: Option<Vec<Spanned<String>>>,
     pub exclude: Option<Vec<String>>,
     pub tools: Option<Vec<PathBuf>>,
-    pub input_format: Option<String>,
-    pub loop_threshold: Option<u32>,
+    pub input_format: Option<Spanned<String>>,
+    pub loop_threshold: Option<Spanned<u32>>,
     pub loop_match: Option<LoopMatch>,
     pub unpaired: Option<UnpairedFix>,
     /// The maximum input size, as in `--max-file-size` (`"512M"`, or a number of bytes).
-    pub max_file_size: Option<SizeSetting>,
+    pub max_file_size: Option<Spanned<SizeSetting>>,
+    pub per_file_ignores: Option<BTreeMap<String, Vec<Spanned<String>>>>,
+    pub suppress: Option<Vec<Spanned<Suppression>>>,
     /// Where the file was read from (not a key).
     #[serde(skip)]
     pub path: Option<PathBuf>,
+    /// The file's text, to place the spans of later errors (not a key).
+    #[serde(skip)]
+    pub text: String,
 }
 
 impl Config {
     /// Reads and checks one config file; tool paths become relative to its directory.
     pub fn load(path: &Path) -> Result<Config, String> {
         let text = crate::read::read_regular_to_string(path, MAX_CONFIG_SIZE)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        let mut config: Config = toml::from_str(&text)
-            .map_err(|e| format!("{}: {}", path.display(), e.to_string().trim_end()))?;
-        if let Some(threshold) = config.loop_threshold {
-            if threshold < 2 {
-                return Err(format!(
-                    "{}: loop-threshold must be at least 2",
-                    path.display()
-                ));
-            }
-        }
-        if let Some(SizeSetting::Text(size)) = &config.max_file_size {
-            crate::read::parse_size(size)
-                .map_err(|e| format!("{}: max-file-size: {e}", path.display()))?;
-        }
-        if let Some(format) = &config.input_format {
-            if format != "auto" && crate::formats::Format::from_name(format).is_none() {
-                return Err(format!(
-                    "{}: unknown input-format `{format}`",
-                    path.display()
-                ));
-            }
-        }
-        let dir = path.parent().unwrap_or(Path::new("."));
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let mut config: Config = toml::from_str(&text).map_err(|e| {
+            let at = e
+                .span()
+                .map(|s| line_col(&text, s.start))
+                .map_or(String::new(), |(l, c)| format!(":{l}:{c}"));
+            format!("{}{at}: {}", path.display(), e.message().trim_end())
+        })?;
+        config.text = text;
+        config.path = Some(path.to_path_buf());
+        config.validate()?;
+        let dir = config.dir();
         if let Some(tools) = &mut config.tools {
             for tool in tools.iter_mut() {
                 if tool.is_relative() {
@@ -94,22 +119,126 @@ impl Config {
                 }
             }
         }
-        config.path = Some(path.to_path_buf());
         Ok(config)
+    }
+
+    /// The directory relative paths and globs in this file are relative to.
+    pub fn dir(&self) -> PathBuf {
+        self.path
+            .as_deref()
+            .and_then(Path::parent)
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+    }
+
+    /// `path:line:col: message` for a value at `span`.
+    pub fn error_at(&self, span: std::ops::Range<usize>, message: &str) -> String {
+        let name = self
+            .path
+            .as_deref()
+            .map_or_else(|| "toolcheck.toml".to_string(), |p| p.display().to_string());
+        let (line, col) = line_col(&self.text, span.start);
+        format!("{name}:{line}:{col}: {message}")
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        let selectors = [
+            ("select", &self.select),
+            ("extend-select", &self.extend_select),
+            ("ignore", &self.ignore),
+        ];
+        for (key, list) in selectors {
+            for item in list.iter().flatten() {
+                crate::lint::resolve_selector(item.get_ref())
+                    .map_err(|e| self.error_at(item.span(), &format!("{key}: {e}")))?;
+            }
+        }
+        for list in self.per_file_ignores.iter().flat_map(BTreeMap::values) {
+            for item in list {
+                crate::lint::resolve_selector(item.get_ref())
+                    .map_err(|e| self.error_at(item.span(), &format!("per-file-ignores: {e}")))?;
+            }
+        }
+        for glob in self.per_file_ignores.iter().flat_map(BTreeMap::keys) {
+            globset::Glob::new(glob).map_err(|e| {
+                self.error_at(
+                    0..0,
+                    &format!("per-file-ignores: invalid glob {glob:?}: {e}"),
+                )
+            })?;
+        }
+        for entry in self.suppress.iter().flatten() {
+            let s = entry.get_ref();
+            let at = |m: &str| self.error_at(entry.span(), &format!("suppress: {m}"));
+            crate::lint::resolve_selector(&s.rule).map_err(|e| at(&e))?;
+            globset::Glob::new(&s.path).map_err(|e| at(&format!("invalid path glob: {e}")))?;
+            if s.reason.trim().is_empty() {
+                return Err(at("`reason` must say why the finding is accepted"));
+            }
+            if s.id.is_none() && s.pointer.is_none() {
+                return Err(at(
+                    "give the tool-call `id` or the JSON `pointer` of the finding to suppress (per-file-ignores turns a rule off for whole files)",
+                ));
+            }
+        }
+        if let Some(threshold) = &self.loop_threshold {
+            if *threshold.get_ref() < 2 {
+                return Err(self.error_at(
+                    threshold.span(),
+                    "loop-threshold must be at least 2 (a loop is two or more failed calls)",
+                ));
+            }
+        }
+        if let Some(size) = &self.max_file_size {
+            if let SizeSetting::Text(text) = size.get_ref() {
+                crate::read::parse_size(text)
+                    .map_err(|e| self.error_at(size.span(), &format!("max-file-size: {e}")))?;
+            }
+            if size.get_ref().bytes().is_none() {
+                return Err(self.error_at(size.span(), "max-file-size must be at least 1 byte"));
+            }
+        }
+        if let Some(format) = &self.input_format {
+            let name = format.get_ref();
+            if name != "auto" && crate::formats::Format::from_name(name).is_none() {
+                return Err(self.error_at(
+                    format.span(),
+                    &format!(
+                        "unknown input-format `{name}`; valid values: auto, {}",
+                        crate::formats::Format::ALL.map(|f| f.name()).join(", ")
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The nearest config file to `dir`, walking up, if any.
+    pub fn find(dir: &Path) -> Option<PathBuf> {
+        dir.ancestors()
+            .flat_map(|a| FILE_NAMES.iter().map(move |n| a.join(n)))
+            .find(|candidate| candidate.is_file())
     }
 
     /// The config file for a run started in `dir`: the nearest one walking up, if any.
     pub fn discover(dir: &Path) -> Result<Config, String> {
-        for ancestor in dir.ancestors() {
-            for name in FILE_NAMES {
-                let candidate = ancestor.join(name);
-                if candidate.is_file() {
-                    return Config::load(&candidate);
-                }
-            }
+        match Config::find(dir) {
+            Some(path) => Config::load(&path),
+            None => Ok(Config::default()),
         }
-        Ok(Config::default())
     }
+
+    pub fn strings(list: &Option<Vec<Spanned<String>>>) -> Option<Vec<String>> {
+        list.as_ref()
+            .map(|l| l.iter().map(|s| s.get_ref().clone()).collect())
+    }
+}
+
+/// 1-based line and column (characters) of a byte offset.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
 }
 
 #[cfg(test)]
@@ -121,6 +250,7 @@ mod tests {
         let config: Config = toml::from_str(
             r#"
 select = ["TC1"]
+extend-select = ["TC401"]
 ignore = ["empty-arguments"]
 exclude = ["vendor/**"]
 tools = ["tools.json"]
@@ -128,12 +258,35 @@ input-format = "codex"
 loop-threshold = 5
 loop-match = "args"
 unpaired = "remove-call"
+max-file-size = "2G"
+
+[per-file-ignores]
+"legacy/*.json" = ["TC2"]
+
+[[suppress]]
+path = "a.json"
+rule = "TC101"
+id = "call_1"
+reason = "known"
 "#,
         )
         .expect("a valid config");
-        assert_eq!(config.loop_threshold, Some(5));
+        assert_eq!(config.loop_threshold.as_ref().map(|t| *t.get_ref()), Some(5));
         assert_eq!(config.loop_match, Some(LoopMatch::Args));
         assert_eq!(config.unpaired, Some(UnpairedFix::RemoveCall));
+        assert!(config.validate().is_ok());
         assert!(toml::from_str::<Config>("selct = [\"TC1\"]").is_err());
+    }
+
+    #[test]
+    fn value_errors_name_line_and_column() {
+        let text = "# settings\nselect = [\"TC1\", \"TC9\"]\n";
+        let mut config: Config = toml::from_str(text).expect("parses");
+        config.text = text.into();
+        let err = config.validate().expect_err("TC9 is no rule");
+        assert!(
+            err.starts_with("toolcheck.toml:2:18: select: unknown rule selector `TC9`"),
+            "{err}"
+        );
     }
 }

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::formats::Format;
 use crate::rules::RuleMeta;
-use crate::transcript::{Loc, ToolCall};
+use crate::transcript::{Loc, ToolCall, ToolResult};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -105,6 +105,8 @@ pub struct Finding {
     pub plan: Option<FixPlan>,
     /// The repair as byte edits on the file.
     pub fix: Option<Fix>,
+    /// The tool-call id the finding is about, when it has one (for suppressions and output).
+    pub tool_call_id: Option<String>,
 }
 
 impl Finding {
@@ -119,6 +121,33 @@ impl Finding {
             format: None,
             plan: None,
             fix: None,
+            tool_call_id: None,
+        }
+    }
+
+    /// A finding about a tool call, at `loc` (the call or its arguments).
+    pub fn about_call(
+        rule: &'static RuleMeta,
+        call: &ToolCall,
+        loc: &Loc,
+        message: impl Into<String>,
+    ) -> Self {
+        Finding {
+            tool_call_id: call.id.clone(),
+            ..Finding::at(rule, loc, message)
+        }
+    }
+
+    /// A finding about a tool result, at `loc`.
+    pub fn about_result(
+        rule: &'static RuleMeta,
+        result: &ToolResult,
+        loc: &Loc,
+        message: impl Into<String>,
+    ) -> Self {
+        Finding {
+            tool_call_id: result.call_id.clone(),
+            ..Finding::at(rule, loc, message)
         }
     }
 

@@ -17,6 +17,7 @@ pub mod read;
 pub mod report;
 pub mod rules;
 pub mod schema;
+pub mod settings;
 pub mod source;
 pub mod tools_file;
 pub mod transcript;

@@ -11,6 +11,20 @@ pub struct DiffStyle {
     pub color: bool,
 }
 
+/// A complete unified diff of `old` → `new`, uncropped and uncoloured, that `git apply` and
+/// `patch -p1` accept; empty when they are equal.
+pub fn patch(name: &str, old: &str, new: &str) -> String {
+    if old == new {
+        return String::new();
+    }
+    let path = name.trim_start_matches('/');
+    TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{path}"), &format!("b/{path}"))
+        .to_string()
+}
+
 /// A unified diff of `old` → `new` for the file `name`; empty when they are equal.
 pub fn unified(name: &str, old: &str, new: &str, style: &DiffStyle) -> String {
     let diff = TextDiff::from_lines(old, new);

@@ -32,6 +32,18 @@ pub enum OutputFormat {
 }
 
 impl OutputFormat {
+    /// The name `--output-format` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputFormat::Full => "full",
+            OutputFormat::Concise => "concise",
+            OutputFormat::Json => "json",
+            OutputFormat::Jsonl => "jsonl",
+            OutputFormat::Github => "github",
+            OutputFormat::Sarif => "sarif",
+        }
+    }
+
     /// Whether a human summary line belongs after the findings.
     pub fn is_human(self) -> bool {
         matches!(self, OutputFormat::Full | OutputFormat::Concise)
@@ -54,6 +66,9 @@ pub struct Diagnostic {
     pub end_column: usize,
     pub pointer: String,
     pub fix: Option<Fix>,
+    /// The tool-call id the finding is about, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
     #[serde(skip)]
     pub start: usize,
     #[serde(skip)]
@@ -87,6 +102,7 @@ impl Diagnostic {
             end_column,
             pointer,
             fix: finding.fix,
+            tool_call_id: finding.tool_call_id,
             start,
             end,
         }
@@ -100,6 +116,9 @@ pub struct Totals {
     pub warnings: usize,
     pub files_checked: usize,
     pub files_skipped: usize,
+    /// Findings with a safe fix, and with an unsafe one.
+    pub safe_fixable: usize,
+    pub unsafe_fixable: usize,
 }
 
 impl Totals {
@@ -110,6 +129,25 @@ impl Totals {
                 Severity::Error => self.errors += 1,
                 Severity::Warning => self.warnings += 1,
             }
+            match d.fix.as_ref().map(|f| f.applicability) {
+                Some(crate::finding::Applicability::Safe) => self.safe_fixable += 1,
+                Some(crate::finding::Applicability::Unsafe) => self.unsafe_fixable += 1,
+                None => {}
+            }
+        }
+    }
+
+    /// `N fixable with `toolcheck fix --write` (M more with `--unsafe-fixes`).`, when any are.
+    pub fn fix_hint(&self) -> Option<String> {
+        match (self.safe_fixable, self.unsafe_fixable) {
+            (0, 0) => None,
+            (0, u) => Some(format!(
+                "{u} fixable with `toolcheck fix --write --unsafe-fixes` (review the diff: unsafe fixes may drop data)."
+            )),
+            (s, 0) => Some(format!("{s} fixable with `toolcheck fix --write`.")),
+            (s, u) => Some(format!(
+                "{s} fixable with `toolcheck fix --write` ({u} more with `--unsafe-fixes`)."
+            )),
         }
     }
 

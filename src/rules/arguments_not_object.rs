@@ -72,7 +72,8 @@ impl Rule for ArgumentsNotObject {
                     "tool arguments must be a JSON object; wrap the value in an object keyed by its parameter name",
                 )
             };
-            let mut finding = Finding::at(&Self::META, &call.args_loc, message).help(help);
+            let mut finding =
+                Finding::about_call(&Self::META, call, &call.args_loc, message).help(help);
             if let (Some(object), Some(inner)) = (decoded, value.as_str()) {
                 // One level less: the inner JSON text, itself a string where the format
                 // encodes arguments as strings. Multi-line text is compacted so a JSONL

@@ -57,8 +57,9 @@ impl Rule for DuplicateToolCallId {
                 (Severity::Warning, "in an earlier turn")
             };
             out.push(
-                Finding::at(
+                Finding::about_call(
                     &Self::META,
+                    call,
                     &call.loc,
                     format!(
                         "tool call id \"{id}\" is already used by another call {scope}, at {}",

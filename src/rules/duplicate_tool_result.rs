@@ -54,8 +54,9 @@ impl Rule for DuplicateToolResult {
                 continue;
             };
             out.push(
-                Finding::at(
+                Finding::about_result(
                     &Self::META,
+                    result,
                     &result.loc,
                     format!(
                         "{} is answered twice; the first result is at {}",

@@ -78,7 +78,7 @@ impl Rule for EmptyArguments {
                 ),
                 _ => continue,
             };
-            out.push(Finding::at(&Self::META, &call.args_loc, message).help(
+            out.push(Finding::about_call(&Self::META, call, &call.args_loc, message).help(
                 "validate arguments before dispatching a call, and answer the model with an error naming the missing parameters; send `{}` for tools without parameters",
             ));
         }

@@ -40,8 +40,9 @@ impl Rule for InputNotChecked {
             }
             if call.arguments.parse() == ParsedArgs::TooDeep {
                 out.push(
-                    Finding::at(
+                    Finding::about_call(
                         &Self::META,
+                        call,
                         &call.args_loc,
                         format!(
                             "arguments of {} nest deeper than {} levels, more than toolcheck reads; they were not checked",

@@ -70,7 +70,8 @@ impl Rule for InvalidArgumentsJson {
             } else {
                 "replace the arguments with valid JSON, or with `{}`"
             };
-            let mut finding = Finding::at(&Self::META, &call.args_loc, message).help(help);
+            let mut finding =
+                Finding::about_call(&Self::META, call, &call.args_loc, message).help(help);
             if let Arguments::Encoded(_) = call.arguments {
                 finding = finding.fix(
                     Applicability::Unsafe,

@@ -82,7 +82,7 @@ impl Rule for MisplacedToolResult {
                 ),
             };
             out.push(
-                Finding::at(&Self::META, &result.loc, message)
+                Finding::about_result(&Self::META, result, &result.loc, message)
                     .help(help)
                     .fix(
                         Applicability::Safe,

@@ -25,16 +25,19 @@ mod schema_violation;
 mod unknown_format;
 mod unknown_tool;
 mod unpaired_tool_call;
+mod unused_suppression;
 
 pub use input_not_checked::InputNotChecked;
 pub use parse_error::ParseError;
 pub use unknown_format::UnknownFormat;
+pub use unused_suppression::UnusedSuppression;
 
 /// Every rule, in catalog order. Adding a rule is one file plus one line here.
 pub static RULES: &[&dyn Rule] = &[
     &parse_error::ParseError,
     &unknown_format::UnknownFormat,
     &input_not_checked::InputNotChecked,
+    &unused_suppression::UnusedSuppression,
     &orphaned_tool_result::OrphanedToolResult,
     &unpaired_tool_call::UnpairedToolCall,
     &misplaced_tool_result::MisplacedToolResult,

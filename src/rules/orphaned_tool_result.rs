@@ -84,8 +84,9 @@ impl Rule for OrphanedToolResult {
                 None => "remove the result, or restore the tool call it answers (a memory window, compaction or truncation may have dropped it)".to_string(),
             };
             out.push(
-                Finding::at(
+                Finding::about_result(
                     &Self::META,
+                    result,
                     &result.loc,
                     format!("{} has no matching tool call; {context}", result.subject()),
                 )

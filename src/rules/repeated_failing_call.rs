@@ -171,7 +171,12 @@ fn report(cx: &Context<'_>, run: &[Failure<'_>], threshold: usize) -> Finding {
         last.call.reference(),
         cx.describe(&last.call.loc),
     );
-    Finding::at(&RepeatedFailingCall::META, &run[threshold - 1].call.loc, message).help(
+    Finding::about_call(
+        &RepeatedFailingCall::META,
+        run[threshold - 1].call,
+        &run[threshold - 1].call.loc,
+        message,
+    ).help(
         "the model is retrying a failing call: validate arguments before dispatch and return an actionable error, and detect repeated failures at runtime to tell the model to stop and answer in text",
     )
 }

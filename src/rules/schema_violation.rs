@@ -83,8 +83,9 @@ impl Rule for SchemaViolation {
                 "given with --tools".to_string()
             };
             out.push(
-                Finding::at(
+                Finding::about_call(
                     &Self::META,
+                    call,
                     &call.args_loc,
                     format!(
                         "arguments of {} violate its schema: {listed}",

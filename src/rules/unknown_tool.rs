@@ -64,8 +64,9 @@ impl Rule for UnknownTool {
                 ),
             };
             out.push(
-                Finding::at(
+                Finding::about_call(
                     &Self::META,
+                    call,
                     &call.loc,
                     format!(
                         "{} calls an undeclared tool; declared tools: {}",

@@ -73,7 +73,7 @@ impl Rule for UnpairedToolCall {
                     cx.describe(&conv.turns[pos.0 + 1].loc)
                 )
             };
-            let finding = Finding::at(&Self::META, &call.loc, message).help(
+            let finding = Finding::about_call(&Self::META, call, &call.loc, message).help(
                 "add a tool result for this call right after it (an error result saying the call was interrupted is enough), or remove the call",
             );
             let finding = match cx.options.unpaired {
