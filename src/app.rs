@@ -8,6 +8,7 @@ use rayon::prelude::*;
 use crate::cli::{CatalogFormat, ColorChoice, Command, CommonArgs, FixArgs, LintArgs, RulesArgs};
 use crate::config::Config;
 use crate::discover::{self, Input};
+use crate::escape;
 use crate::fix::{self, diff::DiffStyle};
 use crate::formats::Format;
 use crate::lint::{self, FileReport, LintOptions, Outcome, Selection, SourceName};
@@ -30,7 +31,8 @@ pub fn run(command: Command) -> ExitCode {
 }
 
 fn usage_error(message: &str) -> u8 {
-    eprintln!("error: {message}");
+    // Config and --tools errors quote the files, which may be hostile; keep their layout.
+    eprintln!("error: {}", escape::layout(message));
     EXIT_ERROR
 }
 
@@ -104,7 +106,11 @@ fn prepare(common: &CommonArgs, unpaired: Option<UnpairedFix>) -> Result<Run, u8
         discover::discover(&common.paths, &excludes, common.stdin_filename.as_deref());
     let mut exit = EXIT_CLEAN;
     for e in &errors {
-        eprintln!("error: {}: {}", e.path, e.message);
+        eprintln!(
+            "error: {}: {}",
+            escape::value(&e.path),
+            escape::value(&e.message)
+        );
         exit = EXIT_ERROR;
     }
     let stdin = if inputs.iter().any(|i| i.path.is_none()) {
@@ -184,7 +190,11 @@ fn lint_command(args: &LintArgs) -> u8 {
         let report = match result {
             Ok(report) => report,
             Err(message) => {
-                eprintln!("error: {}: {message}", input.name);
+                eprintln!(
+                    "error: {}: {}",
+                    escape::value(&input.name),
+                    escape::value(&message)
+                );
                 exit = EXIT_ERROR;
                 continue;
             }
@@ -235,10 +245,10 @@ fn lint_command(args: &LintArgs) -> u8 {
             } else {
                 formats
             };
-            eprintln!("checked {name} ({formats})");
+            eprintln!("checked {} ({formats})", escape::value(name));
         }
         for (name, reason) in &skipped {
-            eprintln!("skipped {name}: {reason}");
+            eprintln!("skipped {}: {}", escape::value(name), escape::value(reason));
         }
     }
     if !args.common.quiet && args.common.output_format.is_human() {
@@ -288,7 +298,11 @@ fn fix_command(args: &FixArgs) -> u8 {
         let file = match result {
             Ok(file) => file,
             Err(message) => {
-                eprintln!("error: {}: {message}", input.name);
+                eprintln!(
+                    "error: {}: {}",
+                    escape::value(&input.name),
+                    escape::value(&message)
+                );
                 exit = EXIT_ERROR;
                 continue;
             }
@@ -320,7 +334,11 @@ fn fix_command(args: &FixArgs) -> u8 {
                 Ok(()) if findings_output => Ok(()),
                 Ok(()) => write!(out, "{}", diff()),
                 Err(e) => {
-                    eprintln!("error: {}: {e}", input.name);
+                    eprintln!(
+                        "error: {}: {}",
+                        escape::value(&input.name),
+                        escape::value(&e.to_string())
+                    );
                     exit = EXIT_ERROR;
                     Ok(())
                 }
