@@ -9,6 +9,7 @@ use crate::cli::{CatalogFormat, ColorChoice, Command, CommonArgs, LintArgs, Rule
 use std::sync::Arc;
 
 use crate::discover::{self, Input};
+use crate::escape;
 use crate::fix::{self, diff::DiffStyle};
 use crate::lint::{self, FileReport, Outcome, SourceName};
 use crate::read::{self, Loaded};
@@ -40,7 +41,8 @@ pub fn run(command: Command) -> ExitCode {
 }
 
 fn usage_error(message: &str) -> u8 {
-    eprintln!("error: {message}");
+    // Config and --tools errors quote the files, which may be hostile; keep their layout.
+    eprintln!("error: {}", escape::layout(message));
     EXIT_ERROR
 }
 
@@ -85,7 +87,11 @@ fn prepare(common: &CommonArgs, unpaired: Option<UnpairedFix>) -> Result<Run, u8
     let (found, errors) = discover::discover(&paths, &excludes, common.stdin_filename.as_deref());
     let mut exit = EXIT_CLEAN;
     for e in &errors {
-        eprintln!("error: cannot read {}: {}", e.path, e.message);
+        eprintln!(
+            "error: cannot read {}: {}",
+            escape::value(&e.path),
+            escape::value(&e.message)
+        );
         exit = EXIT_ERROR;
     }
     let mut inputs = Vec::with_capacity(found.len());
@@ -154,7 +160,7 @@ fn show_settings(paths: &[String], resolver: &mut Resolver<'_>) -> Result<(), u8
             out.push_str(&format!("{key:<width$} = {value}  # {origin}\n"));
         }
     }
-    print_out(&out);
+    print_out(&escape::layout(&out));
     Ok(())
 }
 
@@ -253,7 +259,7 @@ fn lint_command(args: &LintArgs) -> u8 {
         let report = match result {
             Ok(report) => report,
             Err(message) => {
-                eprintln!("error: {message}");
+                eprintln!("error: {}", escape::value(&message));
                 exit = EXIT_ERROR;
                 continue;
             }
@@ -302,7 +308,12 @@ fn lint_command(args: &LintArgs) -> u8 {
             let _ = writeln!(
                 out,
                 "{}:{}:{}: {} [{}] {}\n  help: {help}\n",
-                d.path, d.line, d.column, d.code, d.rule, d.message
+                escape::value(&d.path),
+                d.line,
+                d.column,
+                d.code,
+                d.rule,
+                escape::value(&d.message)
             );
         }
     }
@@ -333,10 +344,10 @@ fn lint_command(args: &LintArgs) -> u8 {
             } else {
                 formats
             };
-            eprintln!("checked {name} ({formats})");
+            eprintln!("checked {} ({formats})", escape::value(name));
         }
         for (name, reason) in &skipped {
-            eprintln!("skipped {name}: {reason}");
+            eprintln!("skipped {}: {}", escape::value(name), escape::value(reason));
         }
     }
     if !common.quiet && format.is_human() {
@@ -414,7 +425,7 @@ fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
         let (file, stamp) = match result {
             Ok(file) => file,
             Err(message) => {
-                eprintln!("error: {message}");
+                eprintln!("error: {}", escape::value(&message));
                 exit = EXIT_ERROR;
                 continue;
             }
@@ -459,7 +470,11 @@ fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
                     Ok(()) if findings_output || !show_diffs => Ok(()),
                     Ok(()) => write!(out, "{}", diff()),
                     Err(e) => {
-                        eprintln!("error: cannot write {}: {e}", input.name);
+                        eprintln!(
+                            "error: cannot write {}: {}",
+                            escape::value(&input.name),
+                            escape::value(&e.to_string())
+                        );
                         exit = EXIT_ERROR;
                         failed = true;
                         Ok(())

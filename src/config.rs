@@ -271,7 +271,10 @@ reason = "known"
 "#,
         )
         .expect("a valid config");
-        assert_eq!(config.loop_threshold.as_ref().map(|t| *t.get_ref()), Some(5));
+        assert_eq!(
+            config.loop_threshold.as_ref().map(|t| *t.get_ref()),
+            Some(5)
+        );
         assert_eq!(config.loop_match, Some(LoopMatch::Args));
         assert_eq!(config.unpaired, Some(UnpairedFix::RemoveCall));
         assert!(config.validate().is_ok());

@@ -425,7 +425,9 @@ impl Linter<'_> {
     }
 
     fn parse_error(&mut self, at: usize, message: String) {
-        let end = (at + 1).min(self.source.text.len()).max(at);
+        // One character, not one byte: the span must end on a char boundary.
+        let at = crate::source::floor_char_boundary(&self.source.text, at);
+        let end = crate::source::ceil_char_boundary(&self.source.text, at + 1);
         self.findings.push(Finding {
             anchor: Anchor::Span { start: at, end },
             ..Finding::at(
@@ -600,7 +602,11 @@ fn offset_of(source: &SourceFile, base: usize, line: usize, column: usize) -> us
     let line_idx = (first + line.saturating_sub(1)).min(source.line_count().saturating_sub(1));
     let (start, end) = source.line_range(line_idx);
     let start = if line <= 1 { base } else { start };
-    (start + column.saturating_sub(1)).min(end.max(start))
+    // serde_json counts columns in bytes, so the position can fall inside a character.
+    crate::source::floor_char_boundary(
+        &source.text,
+        (start + column.saturating_sub(1)).min(end.max(start)),
+    )
 }
 
 /// The parse-error message (findings carry the position).

@@ -68,17 +68,37 @@ impl SourceFile {
         self.line_starts.len()
     }
 
-    /// 1-based line and column (in characters) of a byte offset.
+    /// 1-based line and column (in characters) of a byte offset; an offset inside a
+    /// character counts as that character.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        let offset = offset.min(self.text.len());
+        let offset = floor_char_boundary(&self.text, offset);
         let line = self.line_index(offset);
         let start = self.line_starts.get(line).copied().unwrap_or(0);
         let col = self
             .text
             .get(start..offset)
-            .map_or(offset - start, |s| s.chars().count());
+            .map_or(0, |s| s.chars().count());
         (line + 1, col + 1)
     }
+}
+
+/// The largest char boundary of `text` at or before `offset` (clamped to its length):
+/// parsers report byte positions that can fall inside a multi-byte character.
+pub fn floor_char_boundary(text: &str, offset: usize) -> usize {
+    let mut at = offset.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// The smallest char boundary of `text` at or after `offset` (clamped to its length).
+pub fn ceil_char_boundary(text: &str, offset: usize) -> usize {
+    let mut at = offset.min(text.len());
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at
 }
 
 fn memchr_iter(needle: u8, haystack: &[u8]) -> impl Iterator<Item = usize> + '_ {
@@ -296,6 +316,28 @@ mod tests {
         let text = r#"{"a": 1, "b": {"c": 2}}"#;
         let (s, e) = locate_member(text, 0, "/b/c").unwrap();
         assert_eq!(&text[s..e], r#""c": 2"#);
+    }
+
+    #[test]
+    fn offsets_inside_a_character_count_as_that_character() {
+        // 你 is bytes 1..4, 😀 bytes 4..8.
+        let file = SourceFile::new(None, "t".into(), "\"你😀".into());
+        assert_eq!(floor_char_boundary(&file.text, 2), 1);
+        assert_eq!(ceil_char_boundary(&file.text, 2), 4);
+        assert_eq!(floor_char_boundary(&file.text, 6), 4);
+        assert_eq!(ceil_char_boundary(&file.text, 6), 8);
+        assert_eq!(ceil_char_boundary(&file.text, 99), 8);
+        assert_eq!(file.line_col(2), (1, 2));
+        assert_eq!(file.line_col(7), (1, 3));
+        assert_eq!(file.line_col(8), (1, 4));
+        assert_eq!(file.line_range(5), (8, 8));
+    }
+
+    #[test]
+    fn crlf_lines_exclude_the_carriage_return() {
+        let file = SourceFile::new(None, "t".into(), "{\r\n\"é\": 1\r\n}".into());
+        assert_eq!(file.line_range(1), (3, 10));
+        assert_eq!(file.line_col(9), (2, 6));
     }
 
     #[test]

@@ -2,6 +2,8 @@
 
 use similar::{ChangeTag, DiffOp, TextDiff};
 
+use crate::escape;
+
 /// Lines longer than this (in characters) are cropped around what changed.
 const LONG_LINE: usize = 240;
 /// Characters of context kept on each side of a change inside a long line.
@@ -34,7 +36,8 @@ pub fn unified(name: &str, old: &str, new: &str, style: &DiffStyle) -> String {
         return out;
     }
     // `a/` and `b/` prefixes, as git writes them, also before absolute paths.
-    let path = name.trim_start_matches('/');
+    // The name and the lines come from the user's files: escape what a terminal acts on.
+    let path = escape::value(name.trim_start_matches('/'));
     out.push_str(&paint(&format!("--- a/{path}\n+++ b/{path}\n"), "1", style));
     for group in groups {
         let (Some(first), Some(last)) = (group.first(), group.last()) else {
@@ -87,6 +90,8 @@ pub fn unified(name: &str, old: &str, new: &str, style: &DiffStyle) -> String {
                     line.trim_end_matches(['\n', '\r']),
                     partner.map(|p| p.trim_end_matches(['\n', '\r'])),
                 );
+                // Tabs indent pretty-printed JSON; anything else unsafe is escaped.
+                let body = escape::layout(&body);
                 let (sign, color) = match tag {
                     ChangeTag::Delete => ('-', "31"),
                     ChangeTag::Insert => ('+', "32"),
@@ -114,7 +119,7 @@ fn hunk_range(start: usize, len: usize) -> String {
 fn paint(text: &str, code: &str, style: &DiffStyle) -> String {
     if style.color && !code.is_empty() {
         let body = text.trim_end_matches('\n');
-        let tail = &text[body.len()..];
+        let tail = text.get(body.len()..).unwrap_or_default();
         format!("\x1b[{code}m{body}\x1b[0m{tail}")
     } else {
         text.to_string()
@@ -149,7 +154,7 @@ fn crop(line: &str, partner: Option<&str>) -> String {
     if from > 0 {
         out.push_str(&format!("…[{from} chars]"));
     }
-    out.extend(&chars[from..to]);
+    out.extend(chars.get(from..to).unwrap_or_default());
     if to < chars.len() {
         out.push_str(&format!("…[{} chars]", chars.len() - to));
     }
@@ -171,6 +176,21 @@ mod tests {
         assert_eq!(
             d,
             "--- a/a.json\n+++ b/a.json\n@@ -1,4 +1,3 @@\n [\n-1,\n-2\n+1\n ]\n"
+        );
+    }
+
+    #[test]
+    fn names_and_lines_from_the_file_are_escaped() {
+        let d = unified(
+            "x\u{1b}]0;t\u{7}\ny.json",
+            "{\"a\": \"\u{202e}\u{9b}1\"}\n",
+            "{\"a\":\t\"\u{7f}\"}\n",
+            &DiffStyle { color: false },
+        );
+        assert_eq!(
+            d,
+            "--- a/x\\u{1b}]0;t\\u{7}\\u{a}y.json\n+++ b/x\\u{1b}]0;t\\u{7}\\u{a}y.json\n\
+             @@ -1 +1 @@\n-{\"a\": \"\\u{202e}\\u{9b}1\"}\n+{\"a\":\t\"\\u{7f}\"}\n"
         );
     }
 

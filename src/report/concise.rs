@@ -1,14 +1,21 @@
 use std::io::{self, Write};
 
 use super::Diagnostic;
+use crate::escape;
 
 /// `path:line:col: CODE [name] message`
 pub fn write(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::Result<()> {
     for d in diagnostics {
+        // Path and message carry text from the log: one finding stays one plain line.
         writeln!(
             out,
             "{}:{}:{}: {} [{}] {}",
-            d.path, d.line, d.column, d.code, d.rule, d.message
+            escape::value(&d.path),
+            d.line,
+            d.column,
+            d.code,
+            d.rule,
+            escape::value(&d.message)
         )?;
     }
     Ok(())

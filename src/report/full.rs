@@ -9,8 +9,9 @@ use miette::{
 };
 
 use super::Diagnostic;
+use crate::escape;
 use crate::finding::Severity;
-use crate::source::SourceFile;
+use crate::source::{floor_char_boundary, SourceFile};
 
 /// Characters shown before and after the start of a span on a long line.
 const BEFORE: usize = 40;
@@ -39,73 +40,111 @@ impl FullRenderer {
     pub fn render(&self, source: &SourceFile, d: &Diagnostic) -> String {
         let report = Report {
             diagnostic: d,
+            message: escape::value(&d.message).into_owned(),
+            help: d.help.as_deref().map(|h| escape::value(h).into_owned()),
             snippet: Snippet::new(source, d),
         };
         let mut out = String::new();
         if self.handler.render_report(&mut out, &report).is_err() {
-            out = format!("{}: {} {}\n", d.path, d.code, d.message);
+            out = format!(
+                "{}: {} {}\n",
+                escape::value(&d.path),
+                d.code,
+                report.message
+            );
         }
         out
     }
 }
 
-/// The first line of a diagnostic's span, cropped to a window around it.
+/// The first line of a diagnostic's span, cropped to a window around it, with unsafe
+/// characters escaped (so the text miette gets is not the file's: offsets are remapped).
 struct Snippet {
     name: String,
     text: String,
-    /// 0-based line and column (characters) of the snippet's first character in the file.
+    /// 0-based line of the snippet in the file.
     line: usize,
+    /// 0-based column (characters) in the file of the snippet's first character.
     column: usize,
+    /// For each shown character of the line: its byte offset in `text` and its 0-based
+    /// column in the file; a last entry marks the end of the shown part.
+    columns: Vec<(usize, usize)>,
     /// The label, in bytes of `text`.
     label: (usize, usize),
 }
 
 impl Snippet {
     fn new(source: &SourceFile, d: &Diagnostic) -> Snippet {
-        let line_idx = d.line - 1;
+        let line_idx = source.line_index(d.start.min(source.text.len()));
         let (line_start, line_end) = source.line_range(line_idx);
-        let line = &source.text[line_start..line_end];
-        let start_in_line = d.start.saturating_sub(line_start).min(line.len());
-        let end_in_line = d
-            .end
-            .saturating_sub(line_start)
-            .clamp(start_in_line, line.len());
+        let line = source.text.get(line_start..line_end).unwrap_or_default();
+        let start_in_line = floor_char_boundary(line, d.start.saturating_sub(line_start));
+        let end_in_line = floor_char_boundary(line, d.end.saturating_sub(line_start));
 
         // Crop by characters around the start of the span.
         let chars: Vec<(usize, char)> = line.char_indices().collect();
         let start_char = chars.partition_point(|&(i, _)| i < start_in_line);
         let first = start_char.saturating_sub(BEFORE);
         let last = (first + WINDOW).min(chars.len());
-        let byte_at = |c: usize| chars.get(c).map_or(line.len(), |&(i, _)| i);
-        let (crop_start, crop_end) = (byte_at(first), byte_at(last));
 
         let mut text = String::new();
         if first > 0 {
             text.push('…');
         }
-        let prefix = text.len();
-        text.push_str(&line[crop_start..crop_end]);
+        let mut columns = Vec::with_capacity(last.saturating_sub(first) + 1);
+        let (mut label_start, mut label_end) = (None, None);
+        let shown = chars.get(first..last).unwrap_or_default();
+        for (column, &(i, c)) in (first..).zip(shown) {
+            if i >= start_in_line && label_start.is_none() {
+                label_start = Some(text.len());
+            }
+            if i >= end_in_line && label_end.is_none() {
+                label_end = Some(text.len());
+            }
+            columns.push((text.len(), column));
+            escape::push_char(&mut text, c, escape::Keep::Layout);
+        }
+        let shown_end = text.len();
+        columns.push((shown_end, last));
         if last < chars.len() {
             text.push('…');
         }
-        let label_start = prefix + start_in_line - crop_start;
-        let label_end = prefix + end_in_line.min(crop_end).max(start_in_line) - crop_start;
+        let label_start = label_start.unwrap_or(shown_end);
+        let label_end = label_end.unwrap_or(shown_end).max(label_start);
         let label_end = if label_end == label_start {
-            // Point at one character for empty spans (parse errors at end of input).
-            text[label_start..]
-                .chars()
-                .next()
-                .map_or(label_start, |c| label_start + c.len_utf8())
+            // Point at one character for empty spans (parse errors at end of input): the
+            // whole of its escape, or the ellipsis after a crop.
+            columns
+                .iter()
+                .map(|&(offset, _)| offset)
+                .find(|&offset| offset > label_start)
+                .or_else(|| {
+                    text.get(label_start..)?
+                        .chars()
+                        .next()
+                        .map(|c| label_start + c.len_utf8())
+                })
+                .unwrap_or(label_start)
         } else {
             label_end
         };
         Snippet {
-            name: source.name.clone(),
+            name: escape::value(&source.name).into_owned(),
             text,
             line: line_idx,
-            column: d.column - 1 - (start_char - first) - usize::from(first > 0),
+            column: first.saturating_sub(usize::from(first > 0)),
+            columns,
             label: (label_start, label_end),
         }
+    }
+
+    /// The file's 0-based column of the character shown at byte `offset` of `text`.
+    fn column_at(&self, offset: usize) -> usize {
+        let shown = self.columns.partition_point(|&(o, _)| o <= offset);
+        shown
+            .checked_sub(1)
+            .and_then(|i| self.columns.get(i))
+            .map_or(self.column, |&(_, column)| column)
     }
 }
 
@@ -120,13 +159,13 @@ impl SourceCode for Snippet {
             // Asked with no context, miette wants the header `[path:line:col]`: the real
             // position of the span (the body is asked with context).
             let offset = span.offset().min(self.text.len());
-            let col = self.text[..offset].chars().count();
+            let end = (offset + span.len()).min(self.text.len());
             return Ok(Box::new(MietteSpanContents::new_named(
                 self.name.clone(),
-                &self.text.as_bytes()[offset..(offset + span.len()).min(self.text.len())],
+                self.text.as_bytes().get(offset..end).unwrap_or_default(),
                 *span,
                 self.line,
-                self.column + col,
+                self.column_at(offset),
                 1,
             )));
         }
@@ -143,18 +182,21 @@ impl SourceCode for Snippet {
 
 struct Report<'a> {
     diagnostic: &'a Diagnostic,
+    /// Message and help, escaped.
+    message: String,
+    help: Option<String>,
     snippet: Snippet,
 }
 
 impl fmt::Debug for Report<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.diagnostic.message)
+        f.write_str(&self.message)
     }
 }
 
 impl fmt::Display for Report<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.diagnostic.message)
+        f.write_str(&self.message)
     }
 }
 
@@ -176,8 +218,7 @@ impl miette::Diagnostic for Report<'_> {
     }
 
     fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        self.diagnostic
-            .help
+        self.help
             .as_ref()
             .map(|h| Box::new(h) as Box<dyn fmt::Display>)
     }
@@ -191,7 +232,8 @@ impl miette::Diagnostic for Report<'_> {
         let label = if self.diagnostic.pointer.is_empty() {
             None
         } else {
-            Some(self.diagnostic.pointer.clone())
+            // Keys in the pointer come from the log.
+            Some(escape::value(&self.diagnostic.pointer).into_owned())
         };
         Some(Box::new(std::iter::once(LabeledSpan::new(
             label,

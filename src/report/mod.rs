@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::finding::{Anchor, Finding, Fix, Severity};
-use crate::source::{locate, SourceFile};
+use crate::source::{ceil_char_boundary, floor_char_boundary, locate, SourceFile};
 
 mod concise;
 mod full;
@@ -86,6 +86,9 @@ impl Diagnostic {
                 (start, end, loc.pointer.clone())
             }
         };
+        // Every output slices or counts characters from these: keep them on char boundaries.
+        let start = floor_char_boundary(&source.text, start);
+        let end = ceil_char_boundary(&source.text, end).max(start);
         let (line, column) = source.line_col(start);
         let (end_line, end_column) = source.line_col(end);
         Diagnostic {
