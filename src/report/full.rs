@@ -81,11 +81,28 @@ impl Snippet {
         let start_in_line = floor_char_boundary(line, d.start.saturating_sub(line_start));
         let end_in_line = floor_char_boundary(line, d.end.saturating_sub(line_start));
 
-        // Crop by characters around the start of the span.
-        let chars: Vec<(usize, char)> = line.char_indices().collect();
-        let start_char = chars.partition_point(|&(i, _)| i < start_in_line);
+        // Crop by characters around the start of the span, reading only the window: a
+        // 50 MB line costs a count of its characters, not a table of them.
+        let before = line.get(..start_in_line).unwrap_or_default();
+        let start_char = before.chars().count();
         let first = start_char.saturating_sub(BEFORE);
-        let last = (first + WINDOW).min(chars.len());
+        let crop_start = if first > 0 {
+            before
+                .char_indices()
+                .rev()
+                .nth(BEFORE.saturating_sub(1))
+                .map_or(0, |(i, _)| i)
+        } else {
+            0
+        };
+        let mut rest = line
+            .get(crop_start..)
+            .unwrap_or_default()
+            .char_indices()
+            .map(|(i, c)| (i + crop_start, c));
+        let shown: Vec<(usize, char)> = rest.by_ref().take(WINDOW).collect();
+        let more = rest.next().is_some();
+        let last = first + shown.len();
 
         let mut text = String::new();
         if first > 0 {
@@ -93,8 +110,7 @@ impl Snippet {
         }
         let mut columns = Vec::with_capacity(last.saturating_sub(first) + 1);
         let (mut label_start, mut label_end) = (None, None);
-        let shown = chars.get(first..last).unwrap_or_default();
-        for (column, &(i, c)) in (first..).zip(shown) {
+        for (column, &(i, c)) in (first..).zip(&shown) {
             if i >= start_in_line && label_start.is_none() {
                 label_start = Some(text.len());
             }
@@ -106,7 +122,7 @@ impl Snippet {
         }
         let shown_end = text.len();
         columns.push((shown_end, last));
-        if last < chars.len() {
+        if more {
             text.push('…');
         }
         let label_start = label_start.unwrap_or(shown_end);
