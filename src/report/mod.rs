@@ -219,36 +219,77 @@ fn unreachable_full() -> io::Result<()> {
     ))
 }
 
-/// `--statistics`: one row per rule, most frequent first; a JSON array of
-/// `{code, rule, count}` for the machine formats.
+/// `--statistics`: one row per rule, most frequent first, with how many `fix` repairs
+/// (safe, then `--unsafe-fixes` too); a JSON array of `{code, rule, count, fixable,
+/// unsafe_fixable}` for the machine formats.
 pub fn write_statistics(
     out: &mut dyn Write,
     format: OutputFormat,
     diagnostics: &[Diagnostic],
 ) -> io::Result<()> {
-    let mut rows: Vec<(&str, &str, usize)> = Vec::new();
+    struct Row {
+        code: &'static str,
+        rule: &'static str,
+        count: usize,
+        fixable: usize,
+        unsafe_fixable: usize,
+    }
+    let mut rows: Vec<Row> = Vec::new();
     for d in diagnostics {
-        match rows.iter_mut().find(|(code, _, _)| *code == d.code) {
-            Some(row) => row.2 += 1,
-            None => rows.push((d.code, d.rule, 1)),
+        let index = match rows.iter().position(|r| r.code == d.code) {
+            Some(i) => i,
+            None => {
+                rows.push(Row {
+                    code: d.code,
+                    rule: d.rule,
+                    count: 0,
+                    fixable: 0,
+                    unsafe_fixable: 0,
+                });
+                rows.len() - 1
+            }
+        };
+        if let Some(row) = rows.get_mut(index) {
+            row.count += 1;
+            match d.fix.as_ref().map(|f| f.applicability) {
+                Some(crate::finding::Applicability::Safe) => row.fixable += 1,
+                Some(crate::finding::Applicability::Unsafe) => row.unsafe_fixable += 1,
+                None => {}
+            }
         }
     }
-    rows.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0)));
+    rows.sort_by(|a, b| b.count.cmp(&a.count).then(a.code.cmp(b.code)));
     if !format.is_human() {
         let json: Vec<serde_json::Value> = rows
             .iter()
-            .map(|(code, rule, count)| serde_json::json!({"code": code, "rule": rule, "count": count}))
+            .map(|r| {
+                serde_json::json!({
+                    "code": r.code, "rule": r.rule, "count": r.count,
+                    "fixable": r.fixable, "unsafe_fixable": r.unsafe_fixable,
+                })
+            })
             .collect();
         serde_json::to_writer_pretty(&mut *out, &json)?;
         return writeln!(out);
     }
     let width = rows
         .iter()
-        .map(|r| r.2.to_string().len())
+        .map(|r| r.count.to_string().len())
         .max()
         .unwrap_or(1);
-    for (code, name, count) in rows {
-        writeln!(out, "{count:>width$}  {code}  {name}")?;
+    let name_width = rows.iter().map(|r| r.rule.len()).max().unwrap_or(0);
+    for r in rows {
+        let fixable = match (r.fixable, r.unsafe_fixable) {
+            (0, 0) => String::new(),
+            (f, 0) => format!("[*] {f} fixable"),
+            (0, u) => format!("[-] {u} fixable with --unsafe-fixes"),
+            (f, u) => format!("[*] {f} fixable, {u} more with --unsafe-fixes"),
+        };
+        let line = format!(
+            "{:>width$}  {}  {:<name_width$}  {fixable}",
+            r.count, r.code, r.rule
+        );
+        writeln!(out, "{}", line.trim_end())?;
     }
     Ok(())
 }
