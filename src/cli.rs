@@ -93,6 +93,11 @@ pub struct CommonArgs {
     #[arg(long, value_name = "FILE")]
     pub tools: Vec<PathBuf>,
 
+    /// Hold every conversation to these providers' rules (as a translation layer would send
+    /// it), instead of its own format's provider; comma-separated or repeated.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "PROVIDER")]
+    pub target: Vec<crate::provider::Provider>,
+
     /// How many consecutive matching failed calls make a loop (repeated-failing-call)
     /// [default: 3].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(2..))]

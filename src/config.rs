@@ -13,6 +13,7 @@
 //! loop-match = "either"            # args | error | either
 //! unpaired = "insert-result"       # insert-result | remove-call
 //! max-file-size = "1G"
+//! target = ["anthropic", "gemini"]   # hold histories to these providers' rules
 //!
 //! [per-file-ignores]
 //! "fixtures/legacy/*.json" = ["TC2"]
@@ -86,6 +87,8 @@ pub struct Config {
     pub unpaired: Option<UnpairedFix>,
     /// The maximum input size, as in `--max-file-size` (`"512M"`, or a number of bytes).
     pub max_file_size: Option<Spanned<SizeSetting>>,
+    /// Providers to hold every conversation to, as `--target`.
+    pub target: Option<Vec<crate::provider::Provider>>,
     pub per_file_ignores: Option<BTreeMap<String, Vec<Spanned<String>>>>,
     pub suppress: Option<Vec<Spanned<Suppression>>>,
     /// Where the file was read from (not a key).

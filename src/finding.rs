@@ -107,6 +107,9 @@ pub struct Finding {
     pub fix: Option<Fix>,
     /// The tool-call id the finding is about, when it has one (for suppressions and output).
     pub tool_call_id: Option<String>,
+    /// The providers that reject the history because of this finding (empty: none is known
+    /// to; the finding costs money or correctness).
+    pub providers: Vec<crate::provider::Provider>,
 }
 
 impl Finding {
@@ -122,6 +125,7 @@ impl Finding {
             plan: None,
             fix: None,
             tool_call_id: None,
+            providers: Vec::new(),
         }
     }
 
@@ -167,6 +171,14 @@ impl Finding {
 
     pub fn help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
+        self
+    }
+
+    /// The providers that reject this, with the severity they imply (from
+    /// [`crate::rules::Context::judge`]).
+    pub fn rejected_by(mut self, verdict: (Severity, Vec<crate::provider::Provider>)) -> Self {
+        self.severity = verdict.0;
+        self.providers = verdict.1;
         self
     }
 

@@ -14,6 +14,7 @@ pub mod fix;
 pub mod formats;
 pub mod json;
 pub mod lint;
+pub mod provider;
 pub mod read;
 pub mod report;
 pub mod rules;

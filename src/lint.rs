@@ -118,6 +118,9 @@ pub struct LintOptions {
     pub rule_options: rules::RuleOptions,
     /// Compiled schemas, shared across files.
     pub schemas: std::sync::Arc<crate::schema::SchemaCache>,
+    /// `--target`: hold every conversation to these providers' rules instead of its own
+    /// format's.
+    pub targets: Option<Vec<crate::provider::Provider>>,
 }
 
 /// What happened to one file.
@@ -569,17 +572,44 @@ pub fn check_conversation(
     opts: &LintOptions,
     jsonl: bool,
 ) -> Vec<Finding> {
+    let targets: &[crate::provider::Provider] = match &opts.targets {
+        Some(targets) => targets,
+        None => crate::provider::Provider::native(conv.format),
+    };
     let cx = Context::new(
         conv,
         &opts.extra_tools,
         &opts.schemas,
         &opts.rule_options,
+        targets,
         Some(source),
     );
     let mut findings = Vec::new();
     for rule in rules::RULES {
         if opts.selection.is_enabled(rule.meta().code) {
             rule.check(&cx, conv, &mut findings);
+        }
+    }
+    // Name the providers that reject each finding; an error no target rejects is a warning.
+    for finding in &mut findings {
+        if !finding.providers.is_empty() {
+            continue;
+        }
+        let rejecting = crate::provider::rejected_by(finding.rule.code);
+        if rejecting.is_empty() {
+            continue;
+        }
+        match cx.judge(rejecting) {
+            Some((severity, providers)) => {
+                finding.providers = providers;
+                if severity == crate::finding::Severity::Warning {
+                    finding.severity = severity;
+                }
+            }
+            None if finding.severity == crate::finding::Severity::Error => {
+                finding.severity = crate::finding::Severity::Warning;
+            }
+            None => {}
         }
     }
     let edit_cx = EditContext { source, jsonl };

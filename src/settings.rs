@@ -146,6 +146,7 @@ impl Settings {
                     pointer: String::new(),
                     fix: None,
                     tool_call_id: s.id.clone(),
+                    providers: Vec::new(),
                     start: 0,
                     end: 0,
                 }
@@ -330,6 +331,19 @@ impl<'a> Resolver<'a> {
             crate::read::human_size(limit),
             origin(cli.max_file_size.is_some(), config_limit.is_some()),
         ));
+        let targets = if cli.target.is_empty() {
+            config.target.clone()
+        } else {
+            Some(cli.target.clone())
+        };
+        shown.push((
+            "target",
+            targets.as_ref().map_or_else(
+                || "each format's own provider".to_string(),
+                |t| crate::provider::list(t),
+            ),
+            origin(!cli.target.is_empty(), config.target.is_some()),
+        ));
         let mut excludes: Vec<String> = config.exclude.clone().unwrap_or_default();
         excludes.extend(cli.exclude.iter().cloned());
         shown.push((
@@ -395,6 +409,7 @@ impl<'a> Resolver<'a> {
                     unpaired,
                 },
                 schemas: self.schemas.clone(),
+                targets,
             },
             limit,
             config_path: config.path.clone(),

@@ -200,9 +200,12 @@ fn github_actions_gets_annotations_beside_the_report() {
         "the full report: {stdout}"
     );
     assert_eq!(
-        stdout.lines().filter(|l| l.starts_with("::error ")).count(),
-        7,
-        "one annotation per error: {stdout}"
+        stdout
+            .lines()
+            .filter(|l| l.starts_with("::error ") || l.starts_with("::warning "))
+            .count(),
+        9,
+        "one annotation per finding: {stdout}"
     );
     // An explicit format is taken as asked.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolcheck"))

@@ -69,6 +69,9 @@ pub struct Diagnostic {
     /// The tool-call id the finding is about, when it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
+    /// The providers that reject the history because of this finding.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub providers: Vec<crate::provider::Provider>,
     #[serde(skip)]
     pub start: usize,
     #[serde(skip)]
@@ -106,6 +109,7 @@ impl Diagnostic {
             pointer,
             fix: finding.fix,
             tool_call_id: finding.tool_call_id,
+            providers: finding.providers,
             start,
             end,
         }

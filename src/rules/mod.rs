@@ -148,6 +148,8 @@ pub struct Context<'a> {
     /// Compiled tool schemas, shared by every file and thread of a run.
     pub schemas: &'a SchemaCache,
     pub options: &'a RuleOptions,
+    /// The providers the conversation is held to: `--target`, or its format's own.
+    pub targets: &'a [crate::provider::Provider],
     pairs: OnceCell<pairing::Pairs>,
     conv: &'a Conversation,
     source: Option<&'a SourceFile>,
@@ -159,16 +161,47 @@ impl<'a> Context<'a> {
         extra_tools: &'a [ToolDef],
         schemas: &'a SchemaCache,
         options: &'a RuleOptions,
+        targets: &'a [crate::provider::Provider],
         source: Option<&'a SourceFile>,
     ) -> Self {
         Context {
             extra_tools,
             schemas,
             options,
+            targets,
             pairs: OnceCell::new(),
             conv,
             source,
         }
+    }
+
+    /// Whether a finding that `rejecting` providers reject matters here, and how much: an
+    /// error naming the targets that reject it; a warning naming every provider that would,
+    /// for histories held to no single provider (Vercel AI SDK, LangChain) when none is
+    /// targeted; `None` when every target accepts it.
+    pub fn judge(
+        &self,
+        rejecting: &[crate::provider::Provider],
+    ) -> Option<(Severity, Vec<crate::provider::Provider>)> {
+        if self.targets.is_empty() {
+            use crate::provider::Provider::*;
+            // Held to no single provider: an error only where every major provider rejects.
+            let all = [Openai, Anthropic, Gemini, Bedrock]
+                .iter()
+                .all(|p| rejecting.contains(p));
+            let severity = if all {
+                Severity::Error
+            } else {
+                Severity::Warning
+            };
+            return (!rejecting.is_empty()).then(|| (severity, rejecting.to_vec()));
+        }
+        let hits: Vec<_> = rejecting
+            .iter()
+            .copied()
+            .filter(|p| self.targets.contains(p))
+            .collect();
+        (!hits.is_empty()).then_some((Severity::Error, hits))
     }
 
     /// How a message names another node: its pointer, prefixed with its line when the

@@ -1,0 +1,124 @@
+//! The providers whose acceptance rules toolcheck models, and which ones a conversation is
+//! held to: its own format's provider by default, or those `--target` names (a history kept
+//! in one shape and translated for several providers by LiteLLM, LangChain, the Vercel AI
+//! SDK, OpenRouter...).
+
+use serde::Serialize;
+
+use crate::formats::Format;
+
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    serde::Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Provider {
+    /// OpenAI Chat Completions (and the many OpenAI-compatible endpoints).
+    Openai,
+    /// OpenAI Responses API.
+    OpenaiResponses,
+    /// Anthropic Messages API (also Claude on Bedrock and Vertex AI).
+    Anthropic,
+    /// Google Gemini (Generative Language API and Vertex AI).
+    Gemini,
+    /// Amazon Bedrock Converse.
+    Bedrock,
+    /// Mistral chat completions.
+    Mistral,
+}
+
+impl Provider {
+    pub const ALL: [Provider; 6] = [
+        Provider::Openai,
+        Provider::OpenaiResponses,
+        Provider::Anthropic,
+        Provider::Gemini,
+        Provider::Bedrock,
+        Provider::Mistral,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Provider::Openai => "openai",
+            Provider::OpenaiResponses => "openai-responses",
+            Provider::Anthropic => "anthropic",
+            Provider::Gemini => "gemini",
+            Provider::Bedrock => "bedrock",
+            Provider::Mistral => "mistral",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Provider> {
+        Provider::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// The providers a format is sent to as it stands. Session and framework formats are
+    /// replayed to the provider their tool speaks (Claude Code: Anthropic; Codex: the
+    /// Responses API); the Vercel AI SDK and LangChain translate for many, so they are held
+    /// to the rules every provider shares.
+    pub fn native(format: Format) -> &'static [Provider] {
+        match format {
+            Format::OpenAiChat => &[Provider::Openai],
+            Format::OpenAiResponses | Format::Codex => &[Provider::OpenaiResponses],
+            Format::Anthropic | Format::ClaudeCode => &[Provider::Anthropic],
+            Format::Gemini => &[Provider::Gemini],
+            Format::BedrockConverse => &[Provider::Bedrock],
+            Format::VercelAi | Format::Langchain => &[],
+        }
+    }
+}
+
+impl std::fmt::Display for Provider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// `"anthropic and bedrock"`, `"openai, gemini and mistral"`.
+pub fn list(providers: &[Provider]) -> String {
+    let names: Vec<&str> = providers.iter().map(|p| p.name()).collect();
+    match names.as_slice() {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// The providers known to reject a history with a finding of rule `code` (see each rule's
+/// documentation for the error text, and `provider-errors.md` for sources). Rules whose
+/// findings cost money or correctness but are accepted by every provider are not listed.
+pub fn rejected_by(code: &str) -> &'static [Provider] {
+    use Provider::*;
+    match code {
+        // "Messages with role 'tool' must be a response to a preceding message with
+        // 'tool_calls'" / "No tool call found for function call output" / "unexpected
+        // `tool_use_id` found in `tool_result` blocks" / "function response turn comes
+        // immediately after a function call turn" / "number of toolResult blocks ...
+        // exceeds the number of toolUse blocks of previous turn".
+        "TC101" => &[Openai, OpenaiResponses, Anthropic, Gemini, Bedrock],
+        // "An assistant message with 'tool_calls' must be followed by tool messages" / "No
+        // tool output found for function call" / "`tool_use` ids were found without
+        // `tool_result` blocks immediately after" / "the number of function response parts is
+        // equal to the number of function call parts" / "Expected toolResult blocks".
+        "TC102" => &[Openai, OpenaiResponses, Anthropic, Gemini, Bedrock],
+        // Results later than the next turn: rejected wherever results must follow their call
+        // at once; the Responses API accepts an output anywhere after its call.
+        "TC103" => &[Openai, Anthropic, Gemini, Bedrock],
+        // "`tool_use` ids must be unique".
+        "TC104" => &[Anthropic],
+        // Structured-argument providers cannot carry broken JSON ("Input should be a valid
+        // dictionary"); OpenAI-compatible gateways reject it ("Invalid JSON format in tool
+        // call arguments").
+        "TC201" | "TC203" => &[Openai, Anthropic, Gemini, Bedrock],
+        _ => &[],
+    }
+}
