@@ -269,7 +269,21 @@ fn lint_command(args: &LintArgs) -> u8 {
                 totals.files_checked += 1;
                 if common.verbose {
                     let names: Vec<&str> = formats.iter().map(|f| f.name()).collect();
-                    checked.push((report.source.name.clone(), names.join(", ")));
+                    let r = report.read;
+                    let counts = format!(
+                        "{} {}, {} {}, {} {}",
+                        r.conversations,
+                        if r.conversations == 1 {
+                            "conversation"
+                        } else {
+                            "conversations"
+                        },
+                        r.calls,
+                        if r.calls == 1 { "call" } else { "calls" },
+                        r.results,
+                        if r.results == 1 { "result" } else { "results" },
+                    );
+                    checked.push((report.source.name.clone(), names.join(", "), counts));
                 }
             }
             Outcome::Skipped(reason) => {
@@ -338,13 +352,13 @@ fn lint_command(args: &LintArgs) -> u8 {
     }
     drop(out);
     if common.verbose {
-        for (name, formats) in &checked {
+        for (name, formats, counts) in &checked {
             let formats = if formats.is_empty() {
                 "no conversation found"
             } else {
                 formats
             };
-            eprintln!("checked {} ({formats})", escape::value(name));
+            eprintln!("checked {} ({formats}): {counts}", escape::value(name));
         }
         for (name, reason) in &skipped {
             eprintln!("skipped {}: {}", escape::value(name), escape::value(reason));

@@ -7,6 +7,7 @@
 pub mod app;
 pub mod cli;
 pub mod config;
+pub mod coverage;
 pub mod discover;
 pub mod escape;
 pub mod finding;

@@ -137,6 +137,8 @@ pub struct FileReport {
     pub source: SourceFile,
     pub findings: Vec<Finding>,
     pub outcome: Outcome,
+    /// Conversations, calls and results read (for `-v`).
+    pub read: crate::coverage::ReadCounts,
 }
 
 /// Checks one file's bytes.
@@ -174,6 +176,7 @@ pub fn lint_bytes(
         bad_lines,
         findings: Vec::new(),
         formats: Vec::new(),
+        counts: crate::coverage::ReadCounts::default(),
     };
     let skipped = match bad_utf8 {
         Some((at, byte)) if !is_jsonl(&source) => {
@@ -185,6 +188,7 @@ pub fn lint_bytes(
         }
         _ => linter.run(),
     };
+    let read = linter.counts;
     let mut findings = linter.findings;
     let mut formats = linter.formats;
     findings.retain(|f| opts.selection.is_enabled(f.rule.code));
@@ -198,6 +202,7 @@ pub fn lint_bytes(
         source,
         findings,
         outcome,
+        read,
     }
 }
 
@@ -217,6 +222,7 @@ pub fn too_large(source_name: SourceName, size: Option<u64>, limit: u64) -> File
         source,
         findings: vec![finding],
         outcome: Outcome::Checked(Vec::new()),
+        read: crate::coverage::ReadCounts::default(),
     }
 }
 
@@ -254,6 +260,7 @@ struct Linter<'a> {
     bad_lines: Vec<usize>,
     findings: Vec<Finding>,
     formats: Vec<Format>,
+    counts: crate::coverage::ReadCounts,
 }
 
 impl Linter<'_> {
@@ -379,7 +386,12 @@ impl Linter<'_> {
         let mut recognised = false;
         for outcome in per_record {
             match outcome {
-                RecordOutcome::Parsed { findings, format } => {
+                RecordOutcome::Parsed {
+                    findings,
+                    format,
+                    counts,
+                } => {
+                    self.counts.add(counts);
                     recognised |= format.is_some();
                     self.formats.extend(format);
                     self.findings.extend(findings);
@@ -400,7 +412,9 @@ impl Linter<'_> {
         jsonl: bool,
         lossy: bool,
     ) {
-        let (findings, format) = check_docs(adapter, docs, self.source, self.opts, jsonl, lossy);
+        let (findings, format, counts) =
+            check_docs(adapter, docs, self.source, self.opts, jsonl, lossy);
+        self.counts.add(counts);
         self.findings.extend(findings);
         self.formats.extend(format);
     }
@@ -486,6 +500,7 @@ enum RecordOutcome {
     Parsed {
         findings: Vec<Finding>,
         format: Option<Format>,
+        counts: crate::coverage::ReadCounts,
     },
     Invalid(RecordError, usize),
 }
@@ -503,14 +518,19 @@ fn check_record(source: &SourceFile, opts: &LintOptions, base: usize, line: &str
         return RecordOutcome::Parsed {
             findings: Vec::new(),
             format: None,
+            counts: crate::coverage::ReadCounts::default(),
         };
     };
     let docs = [Doc {
         base,
         value: &value,
     }];
-    let (findings, format) = check_docs(adapter, &docs, source, opts, true, lossy);
-    RecordOutcome::Parsed { findings, format }
+    let (findings, format, counts) = check_docs(adapter, &docs, source, opts, true, lossy);
+    RecordOutcome::Parsed {
+        findings,
+        format,
+        counts,
+    }
 }
 
 /// Normalises documents with `adapter` and runs the rules on every conversation; a document
@@ -526,7 +546,7 @@ fn check_docs(
     opts: &LintOptions,
     jsonl: bool,
     lossy: bool,
-) -> (Vec<Finding>, Option<Format>) {
+) -> (Vec<Finding>, Option<Format>, crate::coverage::ReadCounts) {
     match adapter.normalise(docs) {
         Ok(conversations) => {
             let mut findings: Vec<Finding> = conversations
@@ -538,7 +558,16 @@ fn check_docs(
                     finding.fix = None;
                 }
             }
-            (findings, Some(adapter.format()))
+            // Sessions are rebuilt from a chain, and lines off it (rewound branches) are
+            // rightly left out; every other document is read whole.
+            if adapter.unit() != Unit::Session && opts.selection.is_enabled("TC005") {
+                findings.extend(unread_finding(
+                    &crate::coverage::unread(docs, &conversations),
+                    adapter.format(),
+                ));
+            }
+            let counts = crate::coverage::ReadCounts::of(&conversations);
+            (findings, Some(adapter.format()), counts)
         }
         Err(reason) => {
             let at = docs.first().map_or(0, |d| d.base);
@@ -558,9 +587,41 @@ fn check_docs(
                     ..finding
                 }],
                 None,
+                crate::coverage::ReadCounts::default(),
             )
         }
     }
+}
+
+/// One `unread-tool-structures` finding for the structures no conversation read, at the
+/// first of them.
+fn unread_finding(unread: &[crate::coverage::Structure], format: Format) -> Option<Finding> {
+    let first = unread.first()?;
+    let listed: Vec<String> = unread
+        .iter()
+        .take(4)
+        .map(|s| format!("`{}` at {}", s.kind, s.loc.pointer))
+        .collect();
+    let more = unread.len().saturating_sub(4);
+    let more = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    let count = unread.len();
+    Some(
+        Finding::at(
+            &rules::UnreadToolStructures::META,
+            &first.loc,
+            format!(
+                "{count} tool-call or tool-result {} read as `{format}` went unchecked, because no conversation of that format holds {}: {}{more}",
+                if count == 1 { "structure" } else { "structures" },
+                if count == 1 { "it" } else { "them" },
+                listed.join(", ")
+            ),
+        )
+        .help("the file mixes shapes this format does not read; pass the right `--input-format`, or report the shape so toolcheck can read it"),
+    )
 }
 
 /// Runs every enabled rule on one conversation, and turns their fix intents into edits with

@@ -296,7 +296,7 @@ fn verbose_lists_the_format_of_each_checked_file() {
         .filter(|l| l.starts_with("checked "))
         .collect();
     assert!(
-        checked.iter().all(|l| l.ends_with("(codex)")),
+        checked.iter().all(|l| l.contains(" (codex): ")),
         "{}",
         out.stderr
     );

@@ -16,6 +16,8 @@ mod duplicate_tool_result;
 mod empty_arguments;
 mod input_not_checked;
 mod invalid_arguments_json;
+mod invalid_tool_call_id;
+mod invalid_tool_name;
 mod invalid_tool_schema;
 mod misplaced_tool_result;
 mod orphaned_tool_result;
@@ -25,11 +27,13 @@ mod schema_violation;
 mod unknown_format;
 mod unknown_tool;
 mod unpaired_tool_call;
+mod unread_tool_structures;
 mod unused_suppression;
 
 pub use input_not_checked::InputNotChecked;
 pub use parse_error::ParseError;
 pub use unknown_format::UnknownFormat;
+pub use unread_tool_structures::UnreadToolStructures;
 pub use unused_suppression::UnusedSuppression;
 
 /// Every rule, in catalog order. Adding a rule is one file plus one line here.
@@ -38,17 +42,20 @@ pub static RULES: &[&dyn Rule] = &[
     &unknown_format::UnknownFormat,
     &input_not_checked::InputNotChecked,
     &unused_suppression::UnusedSuppression,
+    &unread_tool_structures::UnreadToolStructures,
     &orphaned_tool_result::OrphanedToolResult,
     &unpaired_tool_call::UnpairedToolCall,
     &misplaced_tool_result::MisplacedToolResult,
     &duplicate_tool_call_id::DuplicateToolCallId,
     &duplicate_tool_result::DuplicateToolResult,
+    &invalid_tool_call_id::InvalidToolCallId,
     &invalid_arguments_json::InvalidArgumentsJson,
     &empty_arguments::EmptyArguments,
     &arguments_not_object::ArgumentsNotObject,
     &schema_violation::SchemaViolation,
     &unknown_tool::UnknownTool,
     &invalid_tool_schema::InvalidToolSchema,
+    &invalid_tool_name::InvalidToolName,
     &repeated_failing_call::RepeatedFailingCall,
 ];
 
@@ -185,16 +192,22 @@ impl<'a> Context<'a> {
     ) -> Option<(Severity, Vec<crate::provider::Provider>)> {
         if self.targets.is_empty() {
             use crate::provider::Provider::*;
-            // Held to no single provider: an error only where every major provider rejects.
-            let all = [Openai, Anthropic, Gemini, Bedrock]
+            // Held to no single provider (Vercel AI SDK, LangChain): to the major providers
+            // such histories are translated for (others only when targeted), and an error
+            // only where every one of them rejects.
+            const MAJOR: [crate::provider::Provider; 4] = [Openai, Anthropic, Gemini, Bedrock];
+            let hits: Vec<_> = rejecting
                 .iter()
-                .all(|p| rejecting.contains(p));
+                .copied()
+                .filter(|p| MAJOR.contains(p))
+                .collect();
+            let all = MAJOR.iter().all(|p| hits.contains(p));
             let severity = if all {
                 Severity::Error
             } else {
                 Severity::Warning
             };
-            return (!rejecting.is_empty()).then(|| (severity, rejecting.to_vec()));
+            return (!hits.is_empty()).then_some((severity, hits));
         }
         let hits: Vec<_> = rejecting
             .iter()

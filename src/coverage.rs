@@ -1,0 +1,256 @@
+//! The guard against silent passes: tool-call and tool-result structures that a document
+//! holds (by any known format's markers) but that the chosen adapter did not read into a
+//! conversation. A file is never clean because its adapter passed over what it did not
+//! understand.
+//!
+//! The markers are deliberately generic (`tool_calls`, `tool_use`, `tool_result`,
+//! `functionCall`, `functionResponse`, `toolUse`, `toolResult`, `function_call(_output)`,
+//! `tool-call`, `tool-result`, `tool_call_id`...). A structure counts as read when a call or
+//! result of the transcript sits at it, inside it or around it, or carries its id (formats
+//! that keep a call twice, such as LangChain's `tool_calls` beside
+//! `additional_kwargs.tool_calls`).
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use crate::formats::Doc;
+use crate::transcript::{Conversation, Loc};
+
+/// A structure found in a document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Structure {
+    pub loc: Loc,
+    /// What marked it (`tool_use`, `functionCall`, `tool_calls` entry...).
+    pub kind: &'static str,
+    pub id: Option<String>,
+}
+
+/// How much of a file was read, for `-v`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadCounts {
+    pub conversations: usize,
+    pub calls: usize,
+    pub results: usize,
+}
+
+impl ReadCounts {
+    pub fn add(&mut self, other: ReadCounts) {
+        self.conversations += other.conversations;
+        self.calls += other.calls;
+        self.results += other.results;
+    }
+
+    pub fn of(conversations: &[Conversation]) -> ReadCounts {
+        ReadCounts {
+            conversations: conversations.len(),
+            calls: conversations.iter().map(|c| c.calls().count()).sum(),
+            results: conversations.iter().map(|c| c.results().count()).sum(),
+        }
+    }
+}
+
+/// Block `type`s that are tool calls or results in some format.
+const TYPES: &[&str] = &[
+    "tool_use",
+    "tool_result",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "tool-call",
+    "tool-result",
+    "tool_call",
+];
+
+/// Keys whose object value is a call or a result (Gemini, Bedrock, legacy OpenAI).
+const KEYS: &[&str] = &[
+    "functionCall",
+    "functionResponse",
+    "function_response",
+    "toolUse",
+    "toolResult",
+    "function_call",
+];
+
+/// Keys under which tools are declared, not called: not searched.
+const DECLARATIONS: &[&str] = &[
+    "tools",
+    "functions",
+    "functionDeclarations",
+    "function_declarations",
+    "toolConfig",
+    "tool_config",
+    "tool_choice",
+    "toolChoice",
+];
+
+/// The structures of `docs` that no conversation read.
+pub fn unread(docs: &[Doc<'_>], conversations: &[Conversation]) -> Vec<Structure> {
+    let mut read: HashSet<(usize, &str)> = HashSet::new();
+    let mut ids: HashSet<&str> = HashSet::new();
+    for conv in conversations {
+        for (_, call) in conv.calls() {
+            read.insert((call.loc.base, call.loc.pointer.as_str()));
+            ids.extend(call.id.as_deref());
+        }
+        for (_, result) in conv.results() {
+            read.insert((result.loc.base, result.loc.pointer.as_str()));
+            ids.extend(result.call_id.as_deref());
+        }
+    }
+    let mut found = Vec::new();
+    for doc in docs {
+        let mut path = Vec::new();
+        scan(doc.value, doc.base, &mut path, &mut found);
+    }
+    found.retain(|s| {
+        let p = s.loc.pointer.as_str();
+        let by_place = read
+            .iter()
+            .any(|&(base, q)| base == s.loc.base && (q == p || is_inside(q, p) || is_inside(p, q)));
+        let by_id = s.id.as_deref().is_some_and(|id| ids.contains(id));
+        !(by_place || by_id)
+    });
+    found
+}
+
+/// Whether pointer `inner` is strictly inside pointer `outer`.
+fn is_inside(inner: &str, outer: &str) -> bool {
+    inner.len() > outer.len()
+        && inner.starts_with(outer)
+        && inner.as_bytes().get(outer.len()) == Some(&b'/')
+}
+
+enum Seg<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+fn pointer(path: &[Seg<'_>]) -> String {
+    let mut out = String::new();
+    for seg in path {
+        out.push('/');
+        match seg {
+            Seg::Key(k) => out.push_str(&crate::source::escape_token(k)),
+            Seg::Index(i) => out.push_str(&i.to_string()),
+        }
+    }
+    out
+}
+
+fn id_of(map: &serde_json::Map<String, Value>) -> Option<String> {
+    [
+        "id",
+        "call_id",
+        "tool_use_id",
+        "tool_call_id",
+        "toolCallId",
+        "toolUseId",
+    ]
+    .iter()
+    .find_map(|k| map.get(*k).and_then(Value::as_str))
+    .map(str::to_string)
+}
+
+fn scan<'a>(value: &'a Value, base: usize, path: &mut Vec<Seg<'a>>, out: &mut Vec<Structure>) {
+    match value {
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                path.push(Seg::Index(i));
+                scan(item, base, path, out);
+                path.pop();
+            }
+        }
+        Value::Object(map) => {
+            let here = |kind: &'static str, id: Option<String>, path: &[Seg<'_>]| Structure {
+                loc: Loc::new(base, pointer(path)),
+                kind,
+                id,
+            };
+            if let Some(kind) = map
+                .get("type")
+                .and_then(Value::as_str)
+                .and_then(|t| TYPES.iter().find(|k| **k == t))
+            {
+                out.push(here(kind, id_of(map), path));
+            } else if map.get("tool_call_id").is_some_and(Value::is_string) {
+                out.push(here("tool result message", id_of(map), path));
+            }
+            for key in KEYS {
+                if let Some(Value::Object(inner)) = map.get(*key) {
+                    path.push(Seg::Key(key));
+                    out.push(here(key, id_of(inner).or_else(|| id_of(map)), path));
+                    path.pop();
+                }
+            }
+            if let Some(Value::Array(calls)) = map.get("tool_calls") {
+                for (i, call) in calls.iter().enumerate() {
+                    if let Value::Object(call) = call {
+                        path.push(Seg::Key("tool_calls"));
+                        path.push(Seg::Index(i));
+                        out.push(here("tool_calls entry", id_of(call), path));
+                        path.pop();
+                        path.pop();
+                    }
+                }
+            }
+            for (key, child) in map {
+                if DECLARATIONS.contains(&key.as_str()) || !(child.is_object() || child.is_array())
+                {
+                    continue;
+                }
+                path.push(Seg::Key(key));
+                scan(child, base, path, out);
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn structures(v: &Value) -> Vec<(String, &'static str)> {
+        let mut out = Vec::new();
+        scan(v, 0, &mut Vec::new(), &mut out);
+        out.into_iter().map(|s| (s.loc.pointer, s.kind)).collect()
+    }
+
+    #[test]
+    fn finds_every_format_marker_but_declarations() {
+        let v = serde_json::json!({
+            "tools": [{"type": "function", "function": {"name": "f"}}],
+            "messages": [
+                {"role": "assistant", "tool_calls": [{"id": "c1"}]},
+                {"role": "tool", "tool_call_id": "c1"},
+                {"role": "tool", "content": [{"type": "tool-approval-response"}]},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "t1"}]},
+                {"parts": [{"functionCall": {"name": "g"}}]},
+                {"content": [{"toolResult": {"toolUseId": "b1"}}]}
+            ]
+        });
+        assert_eq!(
+            structures(&v),
+            [
+                ("/messages/0/tool_calls/0".to_string(), "tool_calls entry"),
+                ("/messages/1".to_string(), "tool result message"),
+                ("/messages/3/content/0".to_string(), "tool_use"),
+                (
+                    "/messages/4/parts/0/functionCall".to_string(),
+                    "functionCall"
+                ),
+                ("/messages/5/content/0/toolResult".to_string(), "toolResult"),
+            ]
+        );
+    }
+
+    #[test]
+    fn inside_means_below_a_separator() {
+        assert!(is_inside("/a/1/b", "/a/1"));
+        assert!(!is_inside("/a/10", "/a/1"));
+        assert!(!is_inside("/a/1", "/a/1"));
+    }
+}
