@@ -68,7 +68,13 @@ fn prepare(common: &CommonArgs, unpaired: Option<UnpairedFix>) -> Result<Run, u8
         &pick(&common.ignore, &config.ignore),
     )
     .map_err(|e| usage_error(&e))?;
-    let excludes = discover::build_excludes(&pick(&common.exclude, &config.exclude))
+    // `--exclude` adds to the config's `exclude`; each is relative to where it was written.
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let config_excludes = config.exclude.as_deref().map(|globs| {
+        let dir = config.path.as_deref().and_then(|p| p.parent());
+        (globs, dir.unwrap_or(&cwd))
+    });
+    let excludes = discover::Excludes::new(config_excludes, &common.exclude, &cwd)
         .map_err(|e| usage_error(&e))?;
     let tool_files = if common.tools.is_empty() {
         config.tools.clone().unwrap_or_default()
@@ -104,13 +110,18 @@ fn prepare(common: &CommonArgs, unpaired: Option<UnpairedFix>) -> Result<Run, u8
         },
         schemas: Default::default(),
     };
-    let (inputs, errors) =
-        discover::discover(&common.paths, &excludes, common.stdin_filename.as_deref());
-    let mut exit = EXIT_CLEAN;
-    for e in &errors {
-        eprintln!("error: {}: {}", e.path, e.message);
-        exit = EXIT_ERROR;
-    }
+    let walk = discover::WalkOptions {
+        excludes: excludes.into(),
+        no_ignore: common.no_ignore,
+        record_skipped: common.verbose,
+    };
+    let found = discover::discover(&common.paths, &walk, common.stdin_filename.as_deref());
+    let mut exit = if discover::report(&found, common.quiet) {
+        EXIT_ERROR
+    } else {
+        EXIT_CLEAN
+    };
+    let inputs = found.inputs;
     let limit = common
         .max_file_size
         .or(config.max_file_size.as_ref().and_then(|s| s.bytes()))
