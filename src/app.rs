@@ -339,6 +339,7 @@ fn fix_command(args: &FixArgs) -> u8 {
             original,
             fixed,
             report,
+            encoding,
             ..
         } = file;
         if findings_output {
@@ -359,10 +360,11 @@ fn fix_command(args: &FixArgs) -> u8 {
         let diff = || fix::diff::unified(&input.name, &original, &fixed, &style);
         let written = match (&input.path, args.write) {
             // `fix --write -` prints the fixed text, like a formatter.
-            (None, true) if !findings_output => write!(out, "{fixed}"),
+            (None, true) if !findings_output => out.write_all(&encoding.encode(&fixed)),
             (None, true) => Ok(()),
             (Some(path), true) => {
-                match fix::write::write_atomic(path, original.as_bytes(), stamp.as_ref(), &fixed) {
+                let (read, new) = (encoding.encode(&original), encoding.encode(&fixed));
+                match fix::write::write_atomic(path, &read, stamp.as_ref(), new) {
                     Ok(()) if findings_output => Ok(()),
                     Ok(()) => write!(out, "{}", diff()),
                     Err(e) => {
