@@ -79,23 +79,32 @@ fn prepare(common: &CommonArgs, unpaired: Option<UnpairedFix>) -> Result<Run, u8
     // The walk's excludes: the settings that apply where the run starts.
     let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
     let here = resolver.for_dir(&cwd).map_err(|e| usage_error(&e))?;
-    let excludes = discover::build_excludes(&here.excludes()).map_err(|e| usage_error(&e))?;
+    // `--exclude` adds to the config's `exclude`; each is relative to where it was written.
+    let config_dir = here.config_dir();
+    let config_excludes = here.config_excludes();
+    let excludes = discover::Excludes::new(
+        config_excludes.as_deref().zip(config_dir.as_deref()),
+        &common.exclude,
+        &cwd,
+    )
+    .map_err(|e| usage_error(&e))?;
     if common.show_settings {
         show_settings(&paths, &mut resolver)?;
         return Err(EXIT_CLEAN);
     }
-    let (found, errors) = discover::discover(&paths, &excludes, common.stdin_filename.as_deref());
-    let mut exit = EXIT_CLEAN;
-    for e in &errors {
-        eprintln!(
-            "error: cannot read {}: {}",
-            escape::value(&e.path),
-            escape::value(&e.message)
-        );
-        exit = EXIT_ERROR;
-    }
-    let mut inputs = Vec::with_capacity(found.len());
-    for input in found {
+    let walk = discover::WalkOptions {
+        excludes: excludes.into(),
+        no_ignore: common.no_ignore,
+        record_skipped: common.verbose,
+    };
+    let found = discover::discover(&paths, &walk, common.stdin_filename.as_deref());
+    let mut exit = if discover::report(&found, common.quiet) {
+        EXIT_ERROR
+    } else {
+        EXIT_CLEAN
+    };
+    let mut inputs = Vec::with_capacity(found.inputs.len());
+    for input in found.inputs {
         let settings = resolver
             .for_input(input.path.as_deref())
             .map_err(|e| usage_error(&e))?;
@@ -451,6 +460,7 @@ fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
             original,
             fixed,
             report,
+            encoding,
             ..
         } = file;
         if findings_output {
@@ -477,10 +487,11 @@ fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
         };
         let written = match (&input.path, mode.write) {
             // `fix --write -` prints the fixed text, like a formatter.
-            (None, true) if !findings_output => write!(out, "{fixed}"),
+            (None, true) if !findings_output => out.write_all(&encoding.encode(&fixed)),
             (None, true) => Ok(()),
             (Some(path), true) => {
-                match fix::write::write_atomic(path, original.as_bytes(), stamp.as_ref(), &fixed) {
+                let (read, new) = (encoding.encode(&original), encoding.encode(&fixed));
+                match fix::write::write_atomic(path, &read, stamp.as_ref(), new) {
                     Ok(()) if findings_output || !show_diffs => Ok(()),
                     Ok(()) => write!(out, "{}", diff()),
                     Err(e) => {

@@ -125,9 +125,15 @@ pub struct CommonArgs {
     #[arg(long, value_name = "SIZE", value_parser = crate::read::parse_size)]
     pub max_file_size: Option<u64>,
 
-    /// Skip paths matching this glob in directory walks (repeatable).
+    /// Skip paths matching this glob in directory walks, on top of the config's `exclude`
+    /// (repeatable). A glob with a `/` is relative to the current directory; one without
+    /// matches a file or directory name anywhere.
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
+
+    /// Do not read .gitignore, .ignore or git exclude files in directory walks.
+    #[arg(long)]
+    pub no_ignore: bool,
 
     /// Colour output (honours NO_COLOR).
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
@@ -137,7 +143,7 @@ pub struct CommonArgs {
     #[arg(short, long)]
     pub quiet: bool,
 
-    /// Also list skipped files and why.
+    /// Also list skipped files and directories, and why.
     #[arg(short, long)]
     pub verbose: bool,
 

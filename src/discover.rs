@@ -1,9 +1,17 @@
 //! Turns command-line paths into the list of inputs to check.
+//!
+//! Directories are walked with the `ignore` crate (ripgrep's walker): inside a git
+//! repository `.gitignore`, `.git/info/exclude` and the global git excludes apply, and
+//! `.ignore` files apply everywhere, as in ripgrep, unless `--no-ignore` is given. Hidden
+//! entries and `node_modules` are always skipped below a walked directory, and so is
+//! whatever `exclude` matches. A path named on the command line is always checked, ignored
+//! or excluded or not (ripgrep's rule, and ruff's without `--force-exclude`).
 
-use std::path::{Path, PathBuf};
+use std::collections::HashSet;
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
-use walkdir::WalkDir;
 
 /// One input: a file, or stdin.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -23,30 +31,159 @@ pub struct DiscoverError {
     pub message: String,
 }
 
+/// An entry a directory walk left out, and why (for `--verbose`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SkippedEntry {
+    pub path: String,
+    pub is_dir: bool,
+    pub reason: String,
+}
+
+/// What [`discover`] found.
+#[derive(Debug, Default)]
+pub struct Discovered {
+    /// Sorted by name, without duplicates.
+    pub inputs: Vec<Input>,
+    /// Paths that could not be read: the run exits 2.
+    pub errors: Vec<DiscoverError>,
+    /// Problems that do not stop the run (an ignore file that does not parse).
+    pub warnings: Vec<String>,
+    /// Entries left out of directory walks; filled in only when asked for.
+    pub skipped: Vec<SkippedEntry>,
+    /// The directories walked, as given.
+    pub walked: Vec<String>,
+}
+
+/// How directories are walked.
+#[derive(Debug, Default)]
+pub struct WalkOptions {
+    pub excludes: Arc<Excludes>,
+    /// `--no-ignore`: do not read `.gitignore`, `.ignore` or git exclude files.
+    pub no_ignore: bool,
+    /// Record what was skipped, and why.
+    pub record_skipped: bool,
+}
+
 /// Extensions a directory walk picks up.
 const EXTENSIONS: [&str; 3] = ["json", "jsonl", "ndjson"];
 
-pub fn build_excludes(globs: &[String]) -> Result<GlobSet, String> {
-    let mut builder = GlobSetBuilder::new();
-    for glob in globs {
-        let glob = Glob::new(glob).map_err(|e| format!("invalid --exclude glob {glob:?}: {e}"))?;
-        builder.add(glob);
+/// `exclude` globs. A glob without a `/` matches a file or directory name anywhere; one
+/// with a `/` matches a path relative to its base: the config file's directory for the
+/// config's globs, the current directory for `--exclude`.
+#[derive(Debug, Default)]
+pub struct Excludes {
+    /// Globs matched against an entry's name.
+    names: GlobSet,
+    /// Globs matched against an entry's absolute, lexically normalised path.
+    paths: GlobSet,
+    /// The globs as written, in the order of `names` then `paths`, for `--verbose`.
+    names_written: Vec<String>,
+    paths_written: Vec<String>,
+    /// The current directory, to make walked paths absolute.
+    cwd: PathBuf,
+}
+
+impl Excludes {
+    /// `config`: the config file's globs and the directory they are relative to; `cli`: the
+    /// `--exclude` globs, relative to `cwd`. Both apply.
+    pub fn new(
+        config: Option<(&[String], &Path)>,
+        cli: &[String],
+        cwd: &Path,
+    ) -> Result<Excludes, String> {
+        let mut names = GlobSetBuilder::new();
+        let mut paths = GlobSetBuilder::new();
+        let mut names_written = Vec::new();
+        let mut paths_written = Vec::new();
+        let cwd = normalize(cwd);
+        let mut add = |glob: &str, base: &Path, origin: &str| -> Result<(), String> {
+            let invalid = |e: globset::Error| format!("invalid {origin} glob {glob:?}: {e}");
+            // `vendor/` (gitignore's "a directory") means the same as `vendor` here.
+            let trimmed = glob.strip_suffix('/').unwrap_or(glob);
+            if trimmed.contains('/') {
+                let relative = trimmed.strip_prefix("./").unwrap_or(trimmed);
+                let anchored = if Path::new(relative).is_absolute() {
+                    relative.to_string()
+                } else {
+                    let base = normalize(&cwd.join(base));
+                    let base = base.to_string_lossy();
+                    format!(
+                        "{}/{relative}",
+                        globset::escape(base.strip_suffix('/').unwrap_or(&base))
+                    )
+                };
+                paths.add(Glob::new(&anchored).map_err(invalid)?);
+                paths_written.push(glob.to_string());
+            } else {
+                names.add(Glob::new(trimmed).map_err(invalid)?);
+                names_written.push(glob.to_string());
+            }
+            Ok(())
+        };
+        if let Some((globs, base)) = config {
+            for glob in globs {
+                add(glob, base, "exclude")?;
+            }
+        }
+        for glob in cli {
+            add(glob, &cwd, "--exclude")?;
+        }
+        Ok(Excludes {
+            names: names.build().map_err(|e| e.to_string())?,
+            paths: paths.build().map_err(|e| e.to_string())?,
+            names_written,
+            paths_written,
+            cwd,
+        })
     }
-    builder.build().map_err(|e| e.to_string())
+
+    /// The glob (as written) that excludes `path`, if any. A directory also matches a glob
+    /// that takes everything inside it (`vendor/**` excludes the directory `vendor`).
+    fn matching(&self, path: &Path, is_dir: bool) -> Option<&str> {
+        if let Some(name) = path.file_name() {
+            if let Some(&i) = self.names.matches(name).first() {
+                return self.names_written.get(i).map(String::as_str);
+            }
+        }
+        if self.paths.is_empty() {
+            return None;
+        }
+        let absolute = normalize(&self.cwd.join(path));
+        let mut hits = self.paths.matches(&absolute);
+        if hits.is_empty() && is_dir {
+            hits = self.paths.matches(absolute.join(""));
+        }
+        hits.first()
+            .and_then(|&i| self.paths_written.get(i))
+            .map(String::as_str)
+    }
+}
+
+/// `path` without `.` components and with `..` applied to what precedes it (no file system
+/// access: symlinks are not resolved, as in ruff).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// Expands `paths` into inputs, sorted by name. Directory walks take `.json`, `.jsonl` and
-/// `.ndjson` files, and skip hidden entries and `node_modules` below the given root.
-pub fn discover(
-    paths: &[String],
-    excludes: &GlobSet,
-    stdin_name: Option<&str>,
-) -> (Vec<Input>, Vec<DiscoverError>) {
-    let mut inputs = Vec::new();
-    let mut errors = Vec::new();
+/// `.ndjson` files; see the module documentation for what they skip.
+pub fn discover(paths: &[String], walk_opts: &WalkOptions, stdin_name: Option<&str>) -> Discovered {
+    let mut found = Discovered::default();
     for arg in paths {
         if arg == "-" {
-            inputs.push(Input {
+            found.inputs.push(Input {
                 name: stdin_name.unwrap_or("-").to_string(),
                 path: None,
                 explicit: true,
@@ -55,60 +192,201 @@ pub fn discover(
         }
         let root = Path::new(arg);
         match std::fs::metadata(root) {
-            Err(e) => errors.push(DiscoverError {
+            Err(e) => found.errors.push(DiscoverError {
                 path: arg.clone(),
                 message: e.to_string(),
             }),
-            Ok(meta) if meta.is_dir() => walk(root, excludes, &mut inputs, &mut errors),
+            Ok(meta) if meta.is_dir() => {
+                found.walked.push(arg.clone());
+                walk(root, walk_opts, &mut found);
+            }
             // A regular file, or a stream named explicitly (`<(cmd)`, `/dev/stdin`, a FIFO,
             // a device): read it; the size limit bounds a stream that never ends.
-            Ok(_) => inputs.push(Input {
+            Ok(_) => found.inputs.push(Input {
                 name: arg.clone(),
                 path: Some(root.to_path_buf()),
                 explicit: true,
             }),
         }
     }
-    inputs.sort();
-    inputs.dedup_by(|a, b| a.path.is_some() && a.path == b.path);
-    (inputs, errors)
+    found.inputs.sort();
+    found
+        .inputs
+        .dedup_by(|a, b| a.path.is_some() && a.path == b.path);
+    found.skipped.sort();
+    found.skipped.dedup();
+    found
 }
 
-fn walk(root: &Path, excludes: &GlobSet, inputs: &mut Vec<Input>, errors: &mut Vec<DiscoverError>) {
-    let walker = WalkDir::new(root)
+fn has_picked_extension(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+}
+
+/// Why a walk leaves out an entry it met, before any ignore file is consulted.
+fn own_skip_reason(path: &Path, is_dir: bool, excludes: &Excludes) -> Option<String> {
+    let name = path.file_name()?.to_string_lossy();
+    if name.starts_with('.') {
+        return Some("hidden".into());
+    }
+    if is_dir && name == "node_modules" {
+        return Some("node_modules".into());
+    }
+    excludes
+        .matching(path, is_dir)
+        .map(|glob| format!("excluded by {glob:?}"))
+}
+
+fn walk(root: &Path, opts: &WalkOptions, found: &mut Discovered) {
+    let mut builder = ignore::WalkBuilder::new(root);
+    builder
         .follow_links(true)
-        .into_iter()
-        .filter_entry(|e| {
-            if e.depth() == 0 {
-                return true;
+        // Hidden entries are skipped by the filter below, which can say so.
+        .hidden(false);
+    if opts.no_ignore {
+        builder
+            .ignore(false)
+            .git_ignore(false)
+            .git_global(false)
+            .git_exclude(false)
+            .parents(false);
+    }
+    // The filter records what it skips through a shared list (it must be `Send + Sync`).
+    let own_skips = Arc::new(Mutex::new(Vec::new()));
+    let record = opts.record_skipped;
+    let excludes = Arc::clone(&opts.excludes);
+    let skips_for_filter = Arc::clone(&own_skips);
+    builder.filter_entry(move |entry| {
+        if entry.depth() == 0 {
+            return true;
+        }
+        let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+        match own_skip_reason(entry.path(), is_dir, &excludes) {
+            None => true,
+            Some(reason) => {
+                if record && (is_dir || has_picked_extension(entry.path())) {
+                    if let Ok(mut skips) = skips_for_filter.lock() {
+                        skips.push(SkippedEntry {
+                            path: entry.path().display().to_string(),
+                            is_dir,
+                            reason,
+                        });
+                    }
+                }
+                false
             }
-            let name = e.file_name().to_string_lossy();
-            let hidden = name.starts_with('.') || name == "node_modules";
-            !(hidden || excludes.is_match(e.path()) || excludes.is_match(e.file_name()))
-        });
-    for entry in walker {
+        }
+    });
+    // With `--verbose`, what the ignore files left out is found afterwards: the entries of
+    // each walked directory that the walk neither yielded nor skipped itself.
+    let mut seen: HashSet<PathBuf> = HashSet::new();
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for entry in builder.build() {
         match entry {
-            Err(e) => errors.push(DiscoverError {
-                path: e
-                    .path()
-                    .map_or_else(|| root.display().to_string(), |p| p.display().to_string()),
-                message: e.to_string(),
-            }),
-            Ok(entry) if entry.file_type().is_file() => {
-                let path = entry.path();
-                let picked = path
-                    .extension()
-                    .and_then(|e| e.to_str())
-                    .is_some_and(|e| EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()));
-                if picked {
-                    inputs.push(Input {
-                        name: path.display().to_string(),
-                        path: Some(path.to_path_buf()),
+            Err(e) => report_walk_error(root, &e, found),
+            Ok(entry) => {
+                let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+                if record {
+                    seen.insert(entry.path().to_path_buf());
+                    if is_dir {
+                        dirs.push(entry.path().to_path_buf());
+                    }
+                }
+                let is_file = entry.file_type().is_some_and(|t| t.is_file());
+                if is_file && has_picked_extension(entry.path()) {
+                    found.inputs.push(Input {
+                        name: entry.path().display().to_string(),
+                        path: Some(entry.path().to_path_buf()),
                         explicit: false,
                     });
                 }
             }
-            Ok(_) => {}
         }
     }
+    let own: Vec<SkippedEntry> = own_skips.lock().map(|s| s.clone()).unwrap_or_default();
+    if record {
+        let own_paths: HashSet<&str> = own.iter().map(|s| s.path.as_str()).collect();
+        for dir in &dirs {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            for child in entries.flatten() {
+                let path = child.path();
+                if seen.contains(&path) || own_paths.contains(path.display().to_string().as_str()) {
+                    continue;
+                }
+                // Follow symlinks, as the walk does.
+                let is_dir = std::fs::metadata(&path).is_ok_and(|m| m.is_dir());
+                if is_dir || has_picked_extension(&path) {
+                    found.skipped.push(SkippedEntry {
+                        path: path.display().to_string(),
+                        is_dir,
+                        reason: "ignored by a .gitignore, .ignore or git exclude file".into(),
+                    });
+                }
+            }
+        }
+    }
+    found.skipped.extend(own);
+}
+
+/// Sorts a walk error into an error (a path that cannot be read, a symlink loop) or a
+/// warning (an ignore file that does not parse: ripgrep goes on too).
+fn report_walk_error(root: &Path, error: &ignore::Error, found: &mut Discovered) {
+    let mut path = None;
+    let mut inner = error;
+    loop {
+        match inner {
+            ignore::Error::WithPath { path: p, err } => {
+                path.get_or_insert_with(|| p.display().to_string());
+                inner = err;
+            }
+            ignore::Error::WithDepth { err, .. } => inner = err,
+            _ => break,
+        }
+    }
+    match inner {
+        ignore::Error::Loop { child, .. } => found.errors.push(DiscoverError {
+            path: child.display().to_string(),
+            message: inner.to_string(),
+        }),
+        ignore::Error::Io(e) => found.errors.push(DiscoverError {
+            path: path.unwrap_or_else(|| root.display().to_string()),
+            message: e.to_string(),
+        }),
+        _ => found.warnings.push(match path {
+            Some(path) => format!("{path}: {inner}"),
+            None => inner.to_string(),
+        }),
+    }
+}
+
+/// Prints what [`discover`] has to say on stderr: errors, warnings, with `--verbose` what
+/// the walks skipped, and a warning when directories were walked but yielded no file (as
+/// ruff does; the run still exits 0). Returns whether there were errors.
+pub fn report(found: &Discovered, quiet: bool) -> bool {
+    for e in &found.errors {
+        eprintln!(
+            "error: cannot read {}: {}",
+            crate::escape::value(&e.path),
+            crate::escape::value(&e.message)
+        );
+    }
+    for w in &found.warnings {
+        eprintln!("warning: {}", crate::escape::layout(w));
+    }
+    for s in &found.skipped {
+        let kind = if s.is_dir { "dir " } else { "" };
+        eprintln!("skipped {kind}{}: {}", s.path, s.reason);
+    }
+    if found.inputs.is_empty() && !found.walked.is_empty() && !quiet {
+        eprintln!(
+            "warning: no conversation files found in {} (hidden directories, ignored or \
+             excluded files and files without a .json, .jsonl or .ndjson extension are \
+             skipped; -v lists what was skipped)",
+            found.walked.join(", ")
+        );
+    }
+    !found.errors.is_empty()
 }

@@ -9,6 +9,7 @@ pub mod cli;
 pub mod config;
 pub mod coverage;
 pub mod discover;
+pub mod encoding;
 pub mod escape;
 pub mod finding;
 pub mod fix;

@@ -148,26 +148,12 @@ pub fn lint_bytes(
     explicit: bool,
     opts: &LintOptions,
 ) -> FileReport {
-    let (text, bad_utf8, bad_lines) = match String::from_utf8(bytes) {
-        Ok(text) => (text, None, Vec::new()),
-        Err(e) => {
-            let at = e.utf8_error().valid_up_to();
-            let byte = e.as_bytes().get(at).copied().unwrap_or_default();
-            // Lossy decoding keeps line breaks, so line numbers still match the bytes.
-            let bad_lines = e
-                .as_bytes()
-                .split(|&b| b == b'\n')
-                .enumerate()
-                .filter(|(_, line)| std::str::from_utf8(line).is_err())
-                .map(|(i, _)| i)
-                .collect();
-            (
-                String::from_utf8_lossy(e.as_bytes()).into_owned(),
-                Some((at, byte)),
-                bad_lines,
-            )
-        }
+    let decoded = crate::encoding::decode(bytes);
+    let bad_lines = match &decoded.problem {
+        Some(crate::encoding::Problem::BadUtf8 { lines, .. }) => lines.clone(),
+        _ => Vec::new(),
     };
+    let text = decoded.text;
     let source = SourceFile::new(source_name.path, source_name.name, text);
     let mut linter = Linter {
         source: &source,
@@ -178,15 +164,15 @@ pub fn lint_bytes(
         formats: Vec::new(),
         counts: crate::coverage::ReadCounts::default(),
     };
-    let skipped = match bad_utf8 {
-        Some((at, byte)) if !is_jsonl(&source) => {
-            linter.parse_error(
-                at,
-                format!("file is not valid UTF-8: byte 0x{byte:02x} at offset {at}"),
-            );
+    // Invalid UTF-8 in a JSONL file is a finding per record; anything else undecodable is
+    // one parse error for the file.
+    let skipped = match decoded.problem {
+        Some(crate::encoding::Problem::BadUtf8 { .. }) if is_jsonl(&source) => linter.run(),
+        Some(problem) => {
+            linter.parse_error(problem.offset(), problem.message());
             None
         }
-        _ => linter.run(),
+        None => linter.run(),
     };
     let read = linter.counts;
     let mut findings = linter.findings;

@@ -51,8 +51,8 @@ pub struct Settings {
     suppressions: Vec<Suppress>,
     /// `key`, value, origin: what `--show-settings` prints.
     pub shown: Vec<(&'static str, String, Origin)>,
-    /// The config's `exclude` globs and `--exclude`'s.
-    excludes: Vec<String>,
+    /// The config's `exclude` globs.
+    config_excludes: Option<Vec<String>>,
 }
 
 struct Suppress {
@@ -69,9 +69,14 @@ struct Suppress {
 }
 
 impl Settings {
-    /// The globs directory walks skip.
-    pub fn excludes(&self) -> Vec<String> {
-        self.excludes.clone()
+    /// The config file's `exclude` globs (relative to [`Settings::config_dir`]).
+    pub fn config_excludes(&self) -> Option<Vec<String>> {
+        self.config_excludes.clone()
+    }
+
+    /// The directory of the config file, if there is one.
+    pub fn config_dir(&self) -> Option<PathBuf> {
+        self.config_path.as_ref().map(|_| self.base.clone())
     }
 
     /// Drops the findings `[per-file-ignores]` turns off for `path` and those a `[[suppress]]`
@@ -417,7 +422,7 @@ impl<'a> Resolver<'a> {
             per_file_ignores,
             suppressions,
             shown,
-            excludes,
+            config_excludes: config.exclude.clone(),
         })
     }
 

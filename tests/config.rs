@@ -154,3 +154,114 @@ fn invalid_config_is_a_usage_error() {
         "an unknown selector in the config is an error too"
     );
 }
+
+/// A project whose toolcheck.toml excludes `vendor/**`, with a log in `vendor/` and one in
+/// `logs/`, and an empty `sub/` to run from.
+fn vendored() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("toolcheck.toml"),
+        "exclude = [\"vendor/**\"]\n",
+    )
+    .expect("write config");
+    for rel in ["vendor/a.json", "logs/b.json"] {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::copy(root().join("fixtures/openai-chat/clean-request.json"), path).expect("copy");
+    }
+    std::fs::create_dir_all(dir.path().join("sub")).expect("mkdir");
+    dir
+}
+
+/// The files `lint -v` checked.
+fn checked(dir: &std::path::Path, args: &[&str]) -> Vec<String> {
+    let mut all = vec!["lint", "-v"];
+    all.extend(args);
+    let out = toolcheck_in(dir, &all, None);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    out.stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("checked "))
+        .filter_map(|l| l.split(' ').next().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn config_excludes_are_relative_to_the_config_file() {
+    let dir = vendored();
+    assert_eq!(checked(dir.path(), &[]), ["./logs/b.json"]);
+    assert_eq!(
+        checked(&dir.path().join("sub"), &[".."]),
+        ["../logs/b.json"]
+    );
+    // From outside the project the config is not found from the current directory: name it.
+    let parent = dir.path().parent().expect("parent");
+    let name = dir
+        .path()
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+    let config = format!("{name}/toolcheck.toml");
+    assert_eq!(
+        checked(parent, &[&name, "--config", &config]),
+        [format!("{name}/logs/b.json")]
+    );
+    let out = toolcheck_in(dir.path(), &["lint", "-v"], None);
+    assert!(
+        out.stderr
+            .contains("skipped dir ./vendor: excluded by \"vendor/**\""),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn command_line_excludes_add_to_the_config_and_are_relative_to_the_current_directory() {
+    let dir = vendored();
+    std::fs::copy(
+        dir.path().join("logs/b.json"),
+        dir.path().join("logs/c.jsonl"),
+    )
+    .expect("copy");
+    assert_eq!(
+        checked(dir.path(), &["--exclude", "logs/*.json"]),
+        ["./logs/c.jsonl"],
+        "vendor/ stays excluded"
+    );
+    // Relative to the current directory, not to the config file.
+    assert_eq!(
+        checked(
+            &dir.path().join("logs"),
+            &["..", "--exclude", "logs/*.json"]
+        ),
+        ["../logs/b.json", "../logs/c.jsonl"]
+    );
+    assert_eq!(
+        checked(&dir.path().join("logs"), &["..", "--exclude", "*.json"]),
+        ["../logs/c.jsonl"],
+        "a glob without a slash matches a name anywhere"
+    );
+}
+
+#[test]
+fn a_file_named_on_the_command_line_is_checked_even_when_excluded() {
+    let dir = vendored();
+    assert_eq!(
+        checked(dir.path(), &["vendor/a.json", "--exclude", "*.json"]),
+        ["vendor/a.json"]
+    );
+}
+
+#[test]
+fn an_invalid_exclude_glob_is_a_usage_error() {
+    let dir = vendored();
+    std::fs::write(dir.path().join("toolcheck.toml"), "exclude = [\"a/[\"]\n").expect("write");
+    let out = toolcheck_in(dir.path(), &["lint"], None);
+    assert_eq!(out.code, 2, "{}", out.transcript());
+    assert!(
+        out.stderr.contains("invalid exclude glob \"a/[\""),
+        "{}",
+        out.stderr
+    );
+}

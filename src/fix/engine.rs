@@ -1,5 +1,6 @@
 //! The fix loop for one file.
 
+use crate::encoding::Encoding;
 use crate::finding::{Applicability, Edit, Finding};
 use crate::lint::{lint_bytes, FileReport, LintOptions, SourceName};
 use crate::rules::ParseError;
@@ -25,6 +26,8 @@ pub struct FileFix {
     pub report: FileReport,
     /// Fixes left out because they are unsafe and `--unsafe-fixes` was not given.
     pub unsafe_left: usize,
+    /// How the file is encoded: `original` and `fixed` are written back this way.
+    pub encoding: Encoding,
 }
 
 impl FileFix {
@@ -36,8 +39,9 @@ impl FileFix {
 /// Why a file was not fixed.
 #[derive(Debug)]
 pub enum FixError {
-    /// The file is not UTF-8: its bytes could not be preserved, so it is left alone.
-    NotUtf8,
+    /// The file could not be decoded faithfully (invalid UTF-8 or UTF-16, UTF-16 without a
+    /// byte order mark): its bytes could not be preserved, so it is left alone.
+    Undecodable(String),
     /// A fix produced text that does not parse: an internal error, nothing is written.
     Unparseable { detail: String },
     /// Fixable findings remain after every round: an internal error, nothing is written.
@@ -47,7 +51,7 @@ pub enum FixError {
 impl std::fmt::Display for FixError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            FixError::NotUtf8 => f.write_str("the file is not valid UTF-8; it is left unchanged"),
+            FixError::Undecodable(why) => write!(f, "{why}; it is left unchanged"),
             FixError::Unparseable { detail } => write!(
                 f,
                 "internal error: a fix produced invalid JSON ({detail}); the file is left unchanged"
@@ -78,7 +82,11 @@ pub fn fix_bytes(
     opts: &LintOptions,
     unsafe_fixes: bool,
 ) -> Result<FileFix, FixError> {
-    let original = String::from_utf8(bytes).map_err(|_| FixError::NotUtf8)?;
+    let decoded = crate::encoding::decode(bytes);
+    if let Some(problem) = decoded.problem {
+        return Err(FixError::Undecodable(problem.message()));
+    }
+    let (original, encoding) = (decoded.text, decoded.encoding);
     let lint = |text: &str| {
         lint_bytes(
             SourceName {
@@ -153,6 +161,7 @@ pub fn fix_bytes(
         applied,
         report,
         unsafe_left,
+        encoding,
     })
 }
 

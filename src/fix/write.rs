@@ -29,12 +29,13 @@ fn err(message: impl Into<String>) -> WriteError {
     WriteError(message.into())
 }
 
-/// Replaces the file at `path` (read as `read_bytes`, with `stamp` then) with `new_text`.
+/// Replaces the file at `path` (read as `read_bytes`, with `stamp` then) with `new_contents`
+/// (text already encoded as the file was).
 pub fn write_atomic(
     path: &Path,
     read_bytes: &[u8],
     stamp: Option<&FileStamp>,
-    new_text: &str,
+    new_contents: impl AsRef<[u8]>,
 ) -> Result<(), WriteError> {
     // A symlink stays a link: its target is what gets replaced.
     let target = std::fs::canonicalize(path).map_err(|e| err(format!("cannot resolve it: {e}")))?;
@@ -60,7 +61,7 @@ pub fn write_atomic(
         .prefix(".toolcheck-")
         .tempfile_in(dir)
         .map_err(|e| err(format!("cannot create a temporary file beside it: {e}")))?;
-    temp.write_all(new_text.as_bytes())
+    temp.write_all(new_contents.as_ref())
         .map_err(|e| err(format!("cannot write the temporary file: {e}")))?;
     std::fs::set_permissions(temp.path(), meta.permissions())
         .map_err(|e| err(format!("cannot keep the file's permissions: {e}")))?;

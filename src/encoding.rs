@@ -1,0 +1,264 @@
+//! Input decoding, in one place for `lint` and `fix`: UTF-8 (with or without a byte order
+//! mark), and UTF-16 LE or BE with a byte order mark. The text is checked as decoded, so a
+//! UTF-16 file's findings (lines, columns, byte offsets in JSON and SARIF output) refer to
+//! its decoded text; the byte order mark is kept as U+FEFF at its start, as a UTF-8 one is.
+//! `fix` writes a UTF-16 file back in UTF-16 with its byte order mark: every character it
+//! did not change comes out as the same bytes.
+
+use std::borrow::Cow;
+
+/// How a file's bytes are encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Encoding {
+    #[default]
+    Utf8,
+    Utf16Le,
+    Utf16Be,
+}
+
+impl Encoding {
+    /// `text` in this encoding.
+    pub fn encode(self, text: &str) -> Cow<'_, [u8]> {
+        let units = text.encode_utf16();
+        match self {
+            Encoding::Utf8 => Cow::Borrowed(text.as_bytes()),
+            Encoding::Utf16Le => Cow::Owned(units.flat_map(u16::to_le_bytes).collect()),
+            Encoding::Utf16Be => Cow::Owned(units.flat_map(u16::to_be_bytes).collect()),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Encoding::Utf8 => "UTF-8",
+            Encoding::Utf16Le => "UTF-16 LE",
+            Encoding::Utf16Be => "UTF-16 BE",
+        }
+    }
+}
+
+/// Why a file's text is not exactly its bytes decoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// Invalid UTF-8: the first bad byte and its offset, and the lines (0-based) holding bad
+    /// bytes (a JSONL file's other records can still be checked). The text is decoded
+    /// lossily, which keeps line breaks, so line numbers still match the bytes.
+    BadUtf8 {
+        at: usize,
+        byte: u8,
+        lines: Vec<usize>,
+    },
+    /// The whole file could not be read as text: a parse error at `at` (an offset in the
+    /// text) with this message.
+    Undecodable { at: usize, message: String },
+}
+
+impl Problem {
+    /// The message a parse error shows.
+    pub fn message(&self) -> String {
+        match self {
+            Problem::BadUtf8 { at, byte, .. } => {
+                format!("file is not valid UTF-8: byte 0x{byte:02x} at offset {at}")
+            }
+            Problem::Undecodable { message, .. } => message.clone(),
+        }
+    }
+
+    /// Where the parse error goes, as an offset in the decoded text.
+    pub fn offset(&self) -> usize {
+        match self {
+            Problem::BadUtf8 { at, .. } | Problem::Undecodable { at, .. } => *at,
+        }
+    }
+}
+
+/// A file's text.
+#[derive(Debug)]
+pub struct Decoded {
+    pub text: String,
+    pub encoding: Encoding,
+    /// `Some` when the text is not a faithful decoding (and `fix` must not write it back).
+    pub problem: Option<Problem>,
+}
+
+/// Decodes a file's bytes; see the module documentation.
+pub fn decode(bytes: Vec<u8>) -> Decoded {
+    let utf16 = match bytes.get(..2) {
+        Some([0xff, 0xfe]) => Some(Encoding::Utf16Le),
+        Some([0xfe, 0xff]) => Some(Encoding::Utf16Be),
+        _ => None,
+    };
+    if let Some(encoding) = utf16 {
+        return decode_utf16(&bytes, encoding);
+    }
+    if let Some(encoding) = utf16_without_bom(&bytes) {
+        let message = format!(
+            "file looks like UTF-16 without a byte order mark ({}: every other byte is NUL); \
+             save it as UTF-8, or as UTF-16 with a byte order mark",
+            encoding.name()
+        );
+        return Decoded {
+            text: String::from_utf8_lossy(&bytes).into_owned(),
+            encoding: Encoding::Utf8,
+            problem: Some(Problem::Undecodable { at: 0, message }),
+        };
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => Decoded {
+            text,
+            encoding: Encoding::Utf8,
+            problem: None,
+        },
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let byte = e.as_bytes().get(at).copied().unwrap_or_default();
+            let lines = e
+                .as_bytes()
+                .split(|&b| b == b'\n')
+                .enumerate()
+                .filter(|(_, line)| std::str::from_utf8(line).is_err())
+                .map(|(i, _)| i)
+                .collect();
+            Decoded {
+                text: String::from_utf8_lossy(e.as_bytes()).into_owned(),
+                encoding: Encoding::Utf8,
+                problem: Some(Problem::BadUtf8 { at, byte, lines }),
+            }
+        }
+    }
+}
+
+fn decode_utf16(bytes: &[u8], encoding: Encoding) -> Decoded {
+    let units = bytes.chunks_exact(2).map(|pair| match (encoding, pair) {
+        (Encoding::Utf16Be, [a, b]) => u16::from_be_bytes([*a, *b]),
+        (_, [a, b]) => u16::from_le_bytes([*a, *b]),
+        _ => 0,
+    });
+    let mut text = String::with_capacity(bytes.len() / 2);
+    let mut problem = None;
+    for decoded in char::decode_utf16(units) {
+        match decoded {
+            Ok(c) => text.push(c),
+            Err(e) => {
+                problem.get_or_insert_with(|| Problem::Undecodable {
+                    at: text.len(),
+                    message: format!(
+                        "file is not valid {}: unpaired surrogate 0x{:04x} after {} characters",
+                        encoding.name(),
+                        e.unpaired_surrogate(),
+                        text.chars().count()
+                    ),
+                });
+                text.push(char::REPLACEMENT_CHARACTER);
+            }
+        }
+    }
+    if bytes.len() % 2 == 1 && problem.is_none() {
+        problem = Some(Problem::Undecodable {
+            at: text.len(),
+            message: format!(
+                "file is not valid {}: it has an odd number of bytes ({})",
+                encoding.name(),
+                bytes.len()
+            ),
+        });
+    }
+    Decoded {
+        text,
+        encoding,
+        problem,
+    }
+}
+
+/// Whether the bytes look like UTF-16 without a byte order mark: in their first 512 bytes,
+/// at least nine pairs in ten have a NUL high byte and a non-NUL low byte (JSON is mostly
+/// ASCII). Returns the byte order it looks like.
+fn utf16_without_bom(bytes: &[u8]) -> Option<Encoding> {
+    let head = bytes.get(..bytes.len().min(512))?;
+    let pairs: Vec<(u8, u8)> = head
+        .chunks_exact(2)
+        .map(|p| match p {
+            [a, b] => (*a, *b),
+            _ => (0, 0),
+        })
+        .collect();
+    if pairs.len() < 2 {
+        return None;
+    }
+    let mostly = |count: usize| count * 10 >= pairs.len() * 9;
+    let le = pairs.iter().filter(|(a, b)| *a != 0 && *b == 0).count();
+    let be = pairs.iter().filter(|(a, b)| *a == 0 && *b != 0).count();
+    if mostly(le) {
+        Some(Encoding::Utf16Le)
+    } else if mostly(be) {
+        Some(Encoding::Utf16Be)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn utf16(text: &str, encoding: Encoding) -> Vec<u8> {
+        encoding.encode(text).into_owned()
+    }
+
+    #[test]
+    fn utf16_with_a_bom_round_trips() {
+        for encoding in [Encoding::Utf16Le, Encoding::Utf16Be] {
+            let text = "\u{feff}{\"a\": \"é 😀\"}\n";
+            let bytes = utf16(text, encoding);
+            let decoded = decode(bytes.clone());
+            assert_eq!(decoded.text, text);
+            assert_eq!(decoded.encoding, encoding);
+            assert_eq!(decoded.problem, None);
+            assert_eq!(decoded.encoding.encode(&decoded.text), bytes.as_slice());
+        }
+    }
+
+    #[test]
+    fn broken_utf16_is_a_problem() {
+        let mut bytes = utf16("\u{feff}[1]", Encoding::Utf16Le);
+        bytes.extend([0x00, 0xd8]); // a lone high surrogate
+        let decoded = decode(bytes);
+        assert!(
+            decoded
+                .problem
+                .as_ref()
+                .is_some_and(|p| p.message().contains("unpaired surrogate")),
+            "{decoded:?}"
+        );
+        let odd = decode(vec![0xff, 0xfe, b'[', 0, b']']);
+        assert!(odd
+            .problem
+            .is_some_and(|p| p.message().contains("odd number")));
+    }
+
+    #[test]
+    fn utf16_without_a_bom_is_recognised_and_ascii_is_not() {
+        let le = decode(utf16("{\"messages\": []}", Encoding::Utf16Le));
+        assert!(le.problem.is_some_and(|p| p
+            .message()
+            .contains("looks like UTF-16 without a byte order mark (UTF-16 LE")));
+        let be = decode(utf16("{\"messages\": []}", Encoding::Utf16Be));
+        assert!(be
+            .problem
+            .is_some_and(|p| p.message().contains("(UTF-16 BE")));
+        assert_eq!(decode(b"{\"a\": 1}".to_vec()).problem, None);
+        assert_eq!(decode(b"{}".to_vec()).problem, None);
+    }
+
+    #[test]
+    fn bad_utf8_lists_its_lines() {
+        let decoded = decode(b"{}\n{\"a\": \"\xff\"}\n{}\n".to_vec());
+        assert_eq!(
+            decoded.problem,
+            Some(Problem::BadUtf8 {
+                at: 10,
+                byte: 0xff,
+                lines: vec![1]
+            })
+        );
+    }
+}
