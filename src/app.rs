@@ -34,6 +34,17 @@ fn usage_error(message: &str) -> u8 {
     EXIT_ERROR
 }
 
+/// Prints to standard output; a closed pipe is not an error (see `stdout.rs`), others are.
+fn print(text: &str) -> Result<(), u8> {
+    let mut out = crate::stdout::stdout();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| {
+            eprintln!("error: cannot write output: {e}");
+            EXIT_ERROR
+        })
+}
+
 /// What `lint` and `fix` share: options, the inputs, stdin, and the exit code so far.
 struct Run {
     opts: LintOptions,
@@ -174,8 +185,7 @@ fn lint_command(args: &LintArgs) -> u8 {
         .collect();
 
     let renderer = FullRenderer::new(use_color(args.common.color));
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = crate::stdout::stdout();
     let mut totals = Totals::default();
     let mut all = Vec::new();
     let mut skipped = Vec::new();
@@ -242,7 +252,9 @@ fn lint_command(args: &LintArgs) -> u8 {
         }
     }
     if !args.common.quiet && args.common.output_format.is_human() {
-        println!("{}", totals.summary());
+        if let Err(code) = print(&format!("{}\n", totals.summary())) {
+            return code;
+        }
     }
     if exit == EXIT_CLEAN && totals.findings() > 0 && !args.common.exit_zero {
         exit = EXIT_FINDINGS;
@@ -280,8 +292,7 @@ fn fix_command(args: &FixArgs) -> u8 {
     };
     // Any output format but `full` prints findings instead of diffs.
     let findings_output = args.common.output_format != OutputFormat::Full || args.common.statistics;
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = crate::stdout::stdout();
     let mut summary = FixSummary::default();
     let mut diagnostics_out = Vec::new();
     for (input, result) in inputs.iter().zip(results) {
@@ -459,6 +470,7 @@ fn use_color(choice: ColorChoice) -> bool {
 
 fn rules_command(args: &RulesArgs) -> u8 {
     let metas: Vec<&rules::RuleMeta> = rules::RULES.iter().map(|r| r.meta()).collect();
+    let mut text;
     match args.output_format {
         CatalogFormat::Json => {
             let rows: Vec<serde_json::Value> = metas
@@ -473,30 +485,28 @@ fn rules_command(args: &RulesArgs) -> u8 {
                     })
                 })
                 .collect();
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&rows).unwrap_or_default()
-            );
+            text = serde_json::to_string_pretty(&rows).unwrap_or_default();
+            text.push('\n');
         }
         CatalogFormat::Table => {
             let name_width = metas.iter().map(|m| m.name.len()).max().unwrap_or(0);
-            println!(
-                "{:<6} {:<name_width$} {:<8} {:<9} summary",
+            text = format!(
+                "{:<6} {:<name_width$} {:<8} {:<9} summary\n",
                 "code", "name", "severity", "fix"
             );
             for m in metas {
-                println!(
-                    "{:<6} {:<name_width$} {:<8} {:<9} {}",
+                text.push_str(&format!(
+                    "{:<6} {:<name_width$} {:<8} {:<9} {}\n",
                     m.code,
                     m.name,
                     m.severity.as_str(),
                     m.fix.as_str(),
                     m.summary
-                );
+                ));
             }
         }
     }
-    EXIT_CLEAN
+    print(&text).err().unwrap_or(EXIT_CLEAN)
 }
 
 fn explain_command(key: &str) -> u8 {

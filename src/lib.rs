@@ -16,5 +16,6 @@ pub mod report;
 pub mod rules;
 pub mod schema;
 pub mod source;
+pub mod stdout;
 pub mod tools_file;
 pub mod transcript;
