@@ -111,8 +111,11 @@ fn prepare(common: &CommonArgs, unpaired: Option<UnpairedFix>) -> Result<Run, u8
         },
         schemas: Default::default(),
     };
-    let (inputs, errors) =
+    let (mut inputs, errors) =
         discover::discover(&common.paths, &excludes, common.stdin_filename.as_deref());
+    if common.skip_unknown_format {
+        inputs.iter_mut().for_each(|i| i.explicit = false);
+    }
     let mut exit = EXIT_CLEAN;
     for e in &errors {
         eprintln!("error: {}: {}", e.path, e.message);

@@ -90,6 +90,12 @@ pub struct CommonArgs {
     #[arg(long, value_name = "NAME")]
     pub stdin_filename: Option<String>,
 
+    /// Skip files named on the command line that match no conversation format, as a
+    /// directory walk does, instead of reporting `unknown-format` (for pre-commit hooks and
+    /// editors that pass every JSON file).
+    #[arg(long)]
+    pub skip_unknown_format: bool,
+
     /// Skip paths matching this glob in directory walks (repeatable).
     #[arg(long, value_name = "GLOB")]
     pub exclude: Vec<String>,
