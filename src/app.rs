@@ -526,7 +526,8 @@ fn explain_command(key: &str) -> u8 {
             EXIT_CLEAN
         }
         None => usage_error(&format!(
-            "unknown rule `{key}`; `toolcheck rules` lists them"
+            "unknown rule `{key}`{}; `toolcheck rules` lists them",
+            rules::did_you_mean(key)
         )),
     }
 }

@@ -43,7 +43,8 @@ impl Selection {
                 .collect();
             if found.is_empty() {
                 Err(format!(
-                    "unknown rule selector `{key}`: expected a code (TC101), a code prefix (TC1) or a name (orphaned-tool-result); `toolcheck rules` lists them"
+                    "unknown rule selector `{key}`{}: expected a code (TC101), a code prefix (TC1) or a name (orphaned-tool-result); `toolcheck rules` lists them",
+                    rules::did_you_mean(key)
                 ))
             } else {
                 Ok(found)
