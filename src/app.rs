@@ -25,6 +25,24 @@ pub fn run(command: Command) -> ExitCode {
         Command::Fix(args) => fix_command(&args),
         Command::Rules(args) => rules_command(&args),
         Command::Explain { rule } => explain_command(&rule),
+        Command::Completions { shell } => {
+            print(&String::from_utf8_lossy(&crate::docs::completions(shell)))
+                .err()
+                .unwrap_or(EXIT_CLEAN)
+        }
+        Command::Man { command } => match crate::docs::man_page(command.as_deref()) {
+            Ok(page) => print(&String::from_utf8_lossy(&page))
+                .err()
+                .unwrap_or(EXIT_CLEAN),
+            Err(e) => usage_error(&e),
+        },
+        Command::GenerateDocs { dir } => match crate::docs::generate(&dir) {
+            Ok(n) => {
+                eprintln!("{n} files updated in {}", dir.display());
+                EXIT_CLEAN
+            }
+            Err(e) => usage_error(&format!("cannot write {}: {e}", dir.display())),
+        },
     };
     ExitCode::from(code)
 }
@@ -516,14 +534,16 @@ fn explain_command(key: &str) -> u8 {
     match rules::find(key) {
         Some(rule) => {
             let m = rule.meta();
-            println!("# {} ({})\n", m.name, m.code);
-            println!(
-                "Severity: {}. Fix: {}.\n",
+            let text = format!(
+                "# {} ({})\n\nSeverity: {}. Fix: {}.\n\n{}\n\nDocumentation: {}\n",
+                m.name,
+                m.code,
                 m.severity.as_str(),
-                m.fix.as_str()
+                m.fix.as_str(),
+                m.documentation(),
+                crate::docs::rule_doc_url(m),
             );
-            println!("{}", m.documentation());
-            EXIT_CLEAN
+            print(&text).err().unwrap_or(EXIT_CLEAN)
         }
         None => usage_error(&format!(
             "unknown rule `{key}`{}; `toolcheck rules` lists them",

@@ -35,6 +35,24 @@ pub enum Command {
         /// A rule code (TC101) or name (orphaned-tool-result).
         rule: String,
     },
+    /// Print a shell completion script to stdout (see the README for where to put it).
+    Completions {
+        /// The shell to complete in.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), e.g. `toolcheck man | man -l -`.
+    Man {
+        /// A subcommand whose page (toolcheck-lint...) to print instead of the main one.
+        #[arg(value_name = "SUBCOMMAND")]
+        command: Option<String>,
+    },
+    /// Write the rule documentation pages (docs/rules/) into DIR.
+    #[command(hide = true)]
+    GenerateDocs {
+        /// Where to write the pages.
+        dir: PathBuf,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

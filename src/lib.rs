@@ -8,6 +8,7 @@ pub mod app;
 pub mod cli;
 pub mod config;
 pub mod discover;
+pub mod docs;
 pub mod finding;
 pub mod fix;
 pub mod formats;

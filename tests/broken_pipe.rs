@@ -40,6 +40,9 @@ fn closed_stdout_keeps_the_exit_code_and_stays_quiet() {
         &["fix", "fixtures/"],
         &["rules"],
         &["rules", "--output-format", "json"],
+        &["explain", "TC101"],
+        &["completions", "bash"],
+        &["man"],
     ];
     for args in cases {
         let normal = toolcheck(args);

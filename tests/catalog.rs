@@ -82,3 +82,13 @@ fn unknown_selectors_suggest_the_closest_rule() {
         typo_in_list.transcript()
     ));
 }
+
+#[test]
+fn explain_ends_with_the_documentation_page() {
+    let out = toolcheck(&["explain", "TC102"]);
+    let last = out.stdout.lines().last().unwrap_or_default();
+    assert_eq!(last, "Documentation: docs/rules/unpaired-tool-call.md");
+    assert!(common::root()
+        .join("docs/rules/unpaired-tool-call.md")
+        .is_file());
+}
