@@ -14,7 +14,7 @@ use crate::lint::{self, FileReport, LintOptions, Outcome, Selection, SourceName}
 use crate::report::{self, Diagnostic, FullRenderer, OutputFormat, Totals};
 use crate::rules::{self, UnpairedFix};
 
-/// Exit codes of DESIGN.md section 2.
+/// Exit codes: docs/architecture.md, "Exit codes".
 pub const EXIT_CLEAN: u8 = 0;
 pub const EXIT_FINDINGS: u8 = 1;
 pub const EXIT_ERROR: u8 = 2;

@@ -1,6 +1,7 @@
 //! toolcheck: lint and repair tool calls in saved LLM conversation logs.
 //!
-//! Data flows one way: discover → read → parse → detect → normalise → rules → report.
+//! Data flows one way: discover → read → parse → detect → normalise → rules → fix → report
+//! (docs/architecture.md).
 //! [`lint::lint_bytes`] runs the whole pipeline on one file and can be embedded in an agent
 //! runtime; `main.rs` is a thin wrapper around [`app::run`].
 
