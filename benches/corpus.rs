@@ -41,7 +41,7 @@ fn tool_schema(i: usize) -> Value {
 }
 
 fn record(n: usize, tools: &Value) -> Value {
-    let defect = n % 50 == 0;
+    let defect = n.is_multiple_of(50);
     let args = if defect {
         "{\"query\": \"trunc".to_string()
     } else {

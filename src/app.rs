@@ -17,7 +17,7 @@ use crate::report::{self, Diagnostic, FullRenderer, OutputFormat, Totals};
 use crate::rules::{self, UnpairedFix};
 use crate::settings::{Resolver, Settings};
 
-/// Exit codes of DESIGN.md section 2.
+/// Exit codes: docs/architecture.md, "Exit codes".
 pub const EXIT_CLEAN: u8 = 0;
 pub const EXIT_FINDINGS: u8 = 1;
 pub const EXIT_ERROR: u8 = 2;
@@ -36,6 +36,24 @@ pub fn run(command: Command) -> ExitCode {
         ),
         Command::Rules(args) => rules_command(&args),
         Command::Explain { rule } => explain_command(&rule),
+        Command::Completions { shell } => {
+            print(&String::from_utf8_lossy(&crate::docs::completions(shell)))
+                .err()
+                .unwrap_or(EXIT_CLEAN)
+        }
+        Command::Man { command } => match crate::docs::man_page(command.as_deref()) {
+            Ok(page) => print(&String::from_utf8_lossy(&page))
+                .err()
+                .unwrap_or(EXIT_CLEAN),
+            Err(e) => usage_error(&e),
+        },
+        Command::GenerateDocs { dir } => match crate::docs::generate(&dir) {
+            Ok(n) => {
+                eprintln!("{n} files updated in {}", dir.display());
+                EXIT_CLEAN
+            }
+            Err(e) => usage_error(&format!("cannot write {}: {e}", dir.display())),
+        },
     };
     ExitCode::from(code)
 }
@@ -44,6 +62,17 @@ fn usage_error(message: &str) -> u8 {
     // Config and --tools errors quote the files, which may be hostile; keep their layout.
     eprintln!("error: {}", escape::layout(message));
     EXIT_ERROR
+}
+
+/// Prints to standard output; a closed pipe is not an error (see `stdout.rs`), others are.
+fn print(text: &str) -> Result<(), u8> {
+    let mut out = crate::stdout::stdout();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| {
+            eprintln!("error: cannot write output: {e}");
+            EXIT_ERROR
+        })
 }
 
 /// What `lint` and `fix` share: each input with its settings, stdin, and the exit code so
@@ -104,7 +133,10 @@ fn prepare(common: &CommonArgs, unpaired: Option<UnpairedFix>) -> Result<Run, u8
         EXIT_CLEAN
     };
     let mut inputs = Vec::with_capacity(found.inputs.len());
-    for input in found.inputs {
+    for mut input in found.inputs {
+        if common.skip_unknown_format {
+            input.explicit = false;
+        }
         let settings = resolver
             .for_input(input.path.as_deref())
             .map_err(|e| usage_error(&e))?;
@@ -169,8 +201,7 @@ fn show_settings(paths: &[String], resolver: &mut Resolver<'_>) -> Result<(), u8
             out.push_str(&format!("{key:<width$} = {value}  # {origin}\n"));
         }
     }
-    print_out(&escape::layout(&out));
-    Ok(())
+    print(&escape::layout(&out))
 }
 
 /// An input's bytes (and, for a regular file, its stamp when read), or why there are none.
@@ -257,8 +288,7 @@ fn lint_command(args: &LintArgs) -> u8 {
 
     let format = common.format();
     let renderer = FullRenderer::new(use_color(common.color));
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = crate::stdout::stdout();
     let mut totals = Totals::default();
     let mut all = Vec::new();
     let mut skipped = Vec::new();
@@ -379,7 +409,9 @@ fn lint_command(args: &LintArgs) -> u8 {
             line.push(' ');
             line.push_str(&hint);
         }
-        print_out(&format!("{line}\n"));
+        if let Err(code) = print(&format!("{line}\n")) {
+            return code;
+        }
     }
     if exit == EXIT_CLEAN && totals.findings() > 0 && !common.exit_zero {
         exit = EXIT_FINDINGS;
@@ -440,8 +472,7 @@ fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
     let findings_output = format != OutputFormat::Full || common.statistics;
     // `-q` with `--write`: the diffs of what was applied are not wanted either.
     let show_diffs = !(mode.write && common.quiet);
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = crate::stdout::stdout();
     let mut summary = FixSummary::default();
     let mut diagnostics_out = Vec::new();
     for ((input, settings), result) in inputs.iter().zip(results) {
@@ -548,12 +579,6 @@ fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
     } else {
         EXIT_CLEAN
     }
-}
-
-/// Writes to stdout; a closed pipe (`| head`) ends the output quietly.
-fn print_out(text: &str) {
-    let mut out = io::stdout().lock();
-    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
 /// One file's counts for the summary.
@@ -687,6 +712,7 @@ fn use_color(choice: ColorChoice) -> bool {
 
 fn rules_command(args: &RulesArgs) -> u8 {
     let metas: Vec<&rules::RuleMeta> = rules::RULES.iter().map(|r| r.meta()).collect();
+    let mut text;
     match args.output_format {
         CatalogFormat::Json => {
             let rows: Vec<serde_json::Value> = metas
@@ -701,47 +727,48 @@ fn rules_command(args: &RulesArgs) -> u8 {
                     })
                 })
                 .collect();
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&rows).unwrap_or_default()
-            );
+            text = serde_json::to_string_pretty(&rows).unwrap_or_default();
+            text.push('\n');
         }
         CatalogFormat::Table => {
             let name_width = metas.iter().map(|m| m.name.len()).max().unwrap_or(0);
-            println!(
-                "{:<6} {:<name_width$} {:<8} {:<9} summary",
+            text = format!(
+                "{:<6} {:<name_width$} {:<8} {:<9} summary\n",
                 "code", "name", "severity", "fix"
             );
             for m in metas {
-                println!(
-                    "{:<6} {:<name_width$} {:<8} {:<9} {}",
+                text.push_str(&format!(
+                    "{:<6} {:<name_width$} {:<8} {:<9} {}\n",
                     m.code,
                     m.name,
                     m.severity.as_str(),
                     m.fix.as_str(),
                     m.summary
-                );
+                ));
             }
         }
     }
-    EXIT_CLEAN
+    print(&text).err().unwrap_or(EXIT_CLEAN)
 }
 
 fn explain_command(key: &str) -> u8 {
     match rules::find(key) {
         Some(rule) => {
             let m = rule.meta();
-            println!("# {} ({})\n", m.name, m.code);
-            println!(
-                "Severity: {}. Fix: {}.\n",
+            let text = format!(
+                "# {} ({})\n\nSeverity: {}. Fix: {}.\n\n{}\n\nDocumentation: {}\n",
+                m.name,
+                m.code,
                 m.severity.as_str(),
-                m.fix.as_str()
+                m.fix.as_str(),
+                m.documentation(),
+                crate::docs::rule_doc_url(m),
             );
-            println!("{}", m.documentation());
-            EXIT_CLEAN
+            print(&text).err().unwrap_or(EXIT_CLEAN)
         }
         None => usage_error(&format!(
-            "unknown rule `{key}`; `toolcheck rules` lists them"
+            "unknown rule `{key}`{}; `toolcheck rules` lists them",
+            rules::did_you_mean(key)
         )),
     }
 }

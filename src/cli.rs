@@ -35,6 +35,24 @@ pub enum Command {
         /// A rule code (TC101) or name (orphaned-tool-result).
         rule: String,
     },
+    /// Print a shell completion script to stdout (see the README for where to put it).
+    Completions {
+        /// The shell to complete in.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff), e.g. `toolcheck man | man -l -`.
+    Man {
+        /// A subcommand whose page (toolcheck-lint...) to print instead of the main one.
+        #[arg(value_name = "SUBCOMMAND")]
+        command: Option<String>,
+    },
+    /// Write the rule documentation pages (docs/rules/) into DIR.
+    #[command(hide = true)]
+    GenerateDocs {
+        /// Where to write the pages.
+        dir: PathBuf,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -119,6 +137,12 @@ pub struct CommonArgs {
     /// The name to report for stdin (`-`); its extension also picks JSON or JSONL.
     #[arg(long, value_name = "NAME")]
     pub stdin_filename: Option<String>,
+
+    /// Skip files named on the command line that match no conversation format, as a
+    /// directory walk does, instead of reporting `unknown-format` (for pre-commit hooks and
+    /// editors that pass every JSON file).
+    #[arg(long)]
+    pub skip_unknown_format: bool,
 
     /// Files larger than this are not read, and reported as `input-not-checked`: bytes, or
     /// with a unit (512K, 100M, 2G) [default: 1G].

@@ -1,6 +1,7 @@
 //! toolcheck: lint and repair tool calls in saved LLM conversation logs.
 //!
-//! Data flows one way: discover → read → parse → detect → normalise → rules → report.
+//! Data flows one way: discover → read → parse → detect → normalise → rules → fix → report
+//! (docs/architecture.md).
 //! [`lint::lint_bytes`] runs the whole pipeline on one file and can be embedded in an agent
 //! runtime; `main.rs` is a thin wrapper around [`app::run`].
 
@@ -9,6 +10,7 @@ pub mod cli;
 pub mod config;
 pub mod coverage;
 pub mod discover;
+pub mod docs;
 pub mod encoding;
 pub mod escape;
 pub mod finding;
@@ -23,5 +25,6 @@ pub mod rules;
 pub mod schema;
 pub mod settings;
 pub mod source;
+pub mod stdout;
 pub mod tools_file;
 pub mod transcript;

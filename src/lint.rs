@@ -54,7 +54,8 @@ pub fn resolve_selector(key: &str) -> Result<Vec<&'static str>, String> {
         .collect();
     if found.is_empty() {
         Err(format!(
-            "unknown rule selector `{key}`: expected a code (TC101), a code prefix (TC1) or a name (orphaned-tool-result); `toolcheck rules` lists them"
+            "unknown rule selector `{key}`{}: expected a code (TC101), a code prefix (TC1) or a name (orphaned-tool-result); `toolcheck rules` lists them",
+            rules::did_you_mean(key)
         ))
     } else {
         Ok(found)

@@ -57,3 +57,38 @@ fn explain_unknown_rule_is_a_usage_error() {
     assert_eq!(out.code, 2);
     assert!(out.stderr.contains("unknown rule `no-such-rule`"));
 }
+
+#[test]
+fn explain_suggests_the_closest_rule() {
+    let out = toolcheck(&["explain", "orphaned-tool-resul"]);
+    insta::assert_snapshot!(out.transcript());
+}
+
+#[test]
+fn explain_suggests_nothing_when_nothing_is_close() {
+    let out = toolcheck(&["explain", "no-such-rule"]);
+    insta::assert_snapshot!(out.transcript());
+}
+
+#[test]
+fn unknown_selectors_suggest_the_closest_rule() {
+    let select = toolcheck(&["lint", "fixtures/", "--select", "orphaned-tool-resul"]);
+    let ignore = toolcheck(&["lint", "fixtures/", "--ignore", "TC1O1"]);
+    let typo_in_list = toolcheck(&["lint", "fixtures/", "--select", "TC1,unpaired-tool-cal"]);
+    insta::assert_snapshot!(format!(
+        "{}{}{}",
+        select.transcript(),
+        ignore.transcript(),
+        typo_in_list.transcript()
+    ));
+}
+
+#[test]
+fn explain_ends_with_the_documentation_page() {
+    let out = toolcheck(&["explain", "TC102"]);
+    let last = out.stdout.lines().last().unwrap_or_default();
+    assert_eq!(last, "Documentation: docs/rules/unpaired-tool-call.md");
+    assert!(common::root()
+        .join("docs/rules/unpaired-tool-call.md")
+        .is_file());
+}

@@ -90,9 +90,9 @@ impl Adapter for ClaudeCode {
         Ok(session.conversations())
     }
 
-    /// Fixes keep the `parentUuid` chain whole (DESIGN.md section 6): a removed line's
-    /// children are re-parented to its own parent, an inserted or moved line is linked in
-    /// after the call's turn and the lines that hung there hang from it instead.
+    /// Fixes keep the `parentUuid` chain whole (docs/architecture.md, "Fix principles"): a
+    /// removed line's children are re-parented to its own parent, an inserted or moved line is
+    /// linked in after the call's turn and the lines that hung there hang from it instead.
     fn plan_edits(&self, intent: &FixIntent, cx: &EditContext<'_>) -> Planned {
         if !cx.jsonl {
             return Planned::Generic;

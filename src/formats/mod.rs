@@ -34,7 +34,7 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &langchain::Langchain,
 ];
 
-/// The formats of DESIGN.md section 4.
+/// The formats toolcheck reads (README.md, "Formats").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Format {
     OpenAiChat,

@@ -50,7 +50,7 @@ impl OutputFormat {
     }
 }
 
-/// A finding placed in its file: the object of DESIGN.md section 3.
+/// A finding placed in its file: the object of docs/architecture.md, "Findings".
 #[derive(Debug, Clone, Serialize)]
 pub struct Diagnostic {
     pub code: &'static str,

@@ -1,0 +1,86 @@
+//! `toolcheck completions SHELL` and `toolcheck man`: smoke tests of the generated text.
+
+mod common;
+
+use common::toolcheck;
+
+/// The page's `.TH` title line: the first macro after clap_mangen's two-line preamble, which
+/// defines the apostrophe string (`.ie \n(.g .ds Aq ...`).
+fn title(page: &str) -> &str {
+    let mut lines = page
+        .lines()
+        .skip_while(|l| l.starts_with(".ie") || l.starts_with(".el"));
+    lines.next().unwrap_or_default()
+}
+
+#[test]
+fn bash_completion_knows_subcommands_and_options() {
+    let out = toolcheck(&["completions", "bash"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("lint"));
+    assert!(out.stdout.contains("--output-format"));
+    assert!(
+        out.stdout.contains("complete -F"),
+        "a bash completion script"
+    );
+}
+
+#[test]
+fn every_shell_gets_a_script() {
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let out = toolcheck(&["completions", shell]);
+        assert_eq!(out.code, 0, "{shell}: {}", out.stderr);
+        // fish spells options `-l select`, the others `--select`.
+        assert!(out.stdout.contains("select"), "{shell} completes --select");
+        assert!(
+            out.stdout.contains("explain"),
+            "{shell} completes subcommands"
+        );
+    }
+}
+
+#[test]
+fn unknown_shell_is_a_usage_error() {
+    let out = toolcheck(&["completions", "tcsh"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("invalid value 'tcsh'"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn man_page_is_roff_and_lists_the_subcommands() {
+    let out = toolcheck(&["man"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        title(&out.stdout).starts_with(".TH toolcheck 1"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("toolcheck\\-lint(1)"), "{}", out.stdout);
+    assert!(
+        !out.stdout.contains("generate\\-docs"),
+        "hidden commands stay hidden"
+    );
+}
+
+#[test]
+fn man_page_of_a_subcommand() {
+    let out = toolcheck(&["man", "lint"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        title(&out.stdout).starts_with(".TH toolcheck-lint 1"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("\\-\\-output\\-format"),
+        "{}",
+        out.stdout
+    );
+
+    let unknown = toolcheck(&["man", "lnit"]);
+    insta::assert_snapshot!(unknown.transcript());
+}
