@@ -660,7 +660,7 @@ pub fn check_conversation(
             None => {}
         }
     }
-    let edit_cx = EditContext { source, jsonl };
+    let edit_cx = EditContext::new(source, jsonl);
     for finding in &mut findings {
         finding.format = Some(conv.format);
         if let Some(plan) = &finding.plan {

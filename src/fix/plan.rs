@@ -14,6 +14,30 @@ use crate::transcript::Loc;
 pub struct EditContext<'a> {
     pub source: &'a SourceFile,
     pub jsonl: bool,
+    /// Values parsed for planning, by location: the message of a call is shared by every
+    /// call in it, so a turn of N unanswered calls parses it once, not N times.
+    parsed: std::cell::RefCell<std::collections::HashMap<Loc, std::rc::Rc<Value>>>,
+}
+
+impl<'a> EditContext<'a> {
+    pub fn new(source: &'a SourceFile, jsonl: bool) -> Self {
+        EditContext {
+            source,
+            jsonl,
+            parsed: Default::default(),
+        }
+    }
+
+    /// The value at `loc`, parsed once per conversation.
+    pub fn value_at(&self, loc: &Loc) -> Option<std::rc::Rc<Value>> {
+        if let Some(value) = self.parsed.borrow().get(loc) {
+            return Some(value.clone());
+        }
+        let text = json_edit::value_text(&self.source.text, loc.base, &loc.pointer)?;
+        let value = std::rc::Rc::new(crate::json::parse_value(text).ok()?);
+        self.parsed.borrow_mut().insert(loc.clone(), value.clone());
+        Some(value)
+    }
 }
 
 /// The text of an inserted interrupted-call result.
@@ -47,13 +71,10 @@ pub fn generic(
             after,
             before,
         } => {
-            let parse = |loc: &Loc| -> Option<Value> {
-                serde_json::from_str(json_edit::value_text(text, loc.base, &loc.pointer)?).ok()
-            };
-            let element = parse(&call.loc)?;
-            let message = parse(&call.message)?;
+            let element = cx.value_at(&call.loc)?;
+            let message = cx.value_at(&call.message)?;
             let record = if cx.jsonl {
-                parse(&Loc::new(call.loc.base, ""))
+                cx.value_at(&Loc::new(call.loc.base, ""))
             } else {
                 None
             };
@@ -61,7 +82,7 @@ pub fn generic(
                 call,
                 element: &element,
                 message: &message,
-                record: record.as_ref(),
+                record: record.as_deref(),
             };
             // Into the message that already answers the call's turn, ahead of what is there;
             // else a message of its own after the call's turn.
