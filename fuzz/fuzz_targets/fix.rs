@@ -30,6 +30,8 @@ fuzz_target!(|data: &[u8]| {
     };
     let setup = toolcheck_fuzz::fix_setup(option);
     toolcheck_fuzz::trace(&setup);
+    let file = toolcheck_fuzz::avoid_known(file);
+    let file: &[u8] = &file;
     let name = setup.source_name();
     let unsafe_fixes = setup.unsafe_fixes;
 
