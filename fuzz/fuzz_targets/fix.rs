@@ -2,7 +2,8 @@
 //!
 //! The first byte is the option byte (see `fuzz/src/lib.rs`); the rest is the file. Nothing
 //! may panic. `FixError::NotUtf8` is an accepted outcome; `Unparseable` and `DidNotConverge`
-//! are internal errors, so they fail the target. On success, for valid UTF-8 input:
+//! are internal errors, so they fail the target (unless `TOOLCHECK_FUZZ_AVOID_KNOWN` lists
+//! them as known, see `fuzz/src/lib.rs`). On success, for valid UTF-8 input:
 //!
 //! (a) if the input had no parse error (TC001), the fixed text has none either;
 //! (b) no finding left in the result has a fix that applies under these settings;
