@@ -14,6 +14,9 @@
 //!
 //! So `b = ext + 3 * format + 30 * r` ([`option_byte`]; `fuzz/seed.py` uses the same formula).
 
+pub mod fix_check;
+pub mod lint_check;
+
 use toolcheck::formats::Format;
 use toolcheck::lint::{LintOptions, SourceName};
 use toolcheck::rules::{LoopMatch, RuleOptions, UnpairedFix};
@@ -115,33 +118,6 @@ pub fn fix_setup(b: u8) -> Setup {
             ..LintOptions::default()
         },
     }
-}
-
-/// Works around known defects that would otherwise flood a run, when `TOOLCHECK_FUZZ_AVOID_KNOWN`
-/// is set (never by default, so a plain run still finds them):
-///
-/// * a file that does not end with a newline gets one: removing the last record of a JSONL
-///   file without a final newline panics in `SourceFile::line_range` (index out of bounds,
-///   via `fix::plan::remove_node`); see `fuzz/regressions/*-jsonl-no-final-newline.bin`.
-///
-/// * (`fix` target) `FixError::DidNotConverge` is tolerated: four fix runs were each stopped
-///   within minutes by it (claude-code, gemini and vercel-ai inputs); see
-///   `fuzz/regressions/fix-*-did-not-converge.bin`.
-///
-/// Remove an entry once its defect is fixed.
-pub fn avoid_known(file: &[u8]) -> std::borrow::Cow<'_, [u8]> {
-    if avoid_known_enabled() && !file.ends_with(b"\n") {
-        let mut owned = file.to_vec();
-        owned.push(b'\n');
-        return owned.into();
-    }
-    file.into()
-}
-
-/// Whether `TOOLCHECK_FUZZ_AVOID_KNOWN` is set.
-pub fn avoid_known_enabled() -> bool {
-    static AVOID: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *AVOID.get_or_init(|| std::env::var_os("TOOLCHECK_FUZZ_AVOID_KNOWN").is_some())
 }
 
 /// Prints the setup to stderr when `TOOLCHECK_FUZZ_VERBOSE` is set: useful when running a

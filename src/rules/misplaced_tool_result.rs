@@ -1,7 +1,7 @@
 use super::pairing::{call_at, next_turn_block, result_at, Misplacement, ResultStatus};
 use super::{declare_rule, Context, Rule, RuleMeta};
 use crate::finding::{Applicability, Finding, FixIntent};
-use crate::transcript::{Conversation, Item};
+use crate::transcript::{Conversation, Item, Role};
 
 declare_rule! {
     /// ## What it does
@@ -81,20 +81,29 @@ impl Rule for MisplacedToolResult {
                     cx.describe(&conv.turns[call.0].loc)
                 ),
             };
-            out.push(
-                Finding::about_result(&Self::META, result, &result.loc, message)
-                    .help(help)
-                    .fix(
-                        Applicability::Safe,
-                        "move the result right after its call's turn",
-                        FixIntent::MoveResult {
-                            result: result.loc.clone(),
-                            message: result.message.clone(),
-                            after: conv.turns[call.0].last_message().clone(),
-                            before: next_turn_block(conv, call.0),
-                        },
-                    ),
-            );
+            let finding =
+                Finding::about_result(&Self::META, result, &result.loc, message).help(help);
+            // Moving a result only helps a call made by the assistant: a call in any other
+            // turn has no "turn after it" that would answer it, and the move would circle.
+            let finding = if conv
+                .turns
+                .get(call.0)
+                .is_some_and(|t| t.role == Role::Assistant)
+            {
+                finding.fix(
+                    Applicability::Safe,
+                    "move the result right after its call's turn",
+                    FixIntent::MoveResult {
+                        result: result.loc.clone(),
+                        message: result.message.clone(),
+                        after: conv.turns[call.0].last_message().clone(),
+                        before: next_turn_block(conv, call.0),
+                    },
+                )
+            } else {
+                finding
+            };
+            out.push(finding);
         }
     }
 }

@@ -76,7 +76,14 @@ impl Rule for UnpairedToolCall {
             let finding = Finding::about_call(&Self::META, call, &call.loc, message).help(
                 "add a tool result for this call right after it (an error result saying the call was interrupted is enough), or remove the call",
             );
+            // A call outside an assistant turn cannot be answered by inserting a result
+            // after it (the result would join the call's own turn); it gets no fix.
+            let by_assistant = conv
+                .turns
+                .get(pos.0)
+                .is_some_and(|t| t.role == Role::Assistant);
             let finding = match cx.options.unpaired {
+                _ if !by_assistant => finding,
                 UnpairedFix::InsertResult => finding.fix(
                     Applicability::Safe,
                     "insert an error result saying the call was interrupted",

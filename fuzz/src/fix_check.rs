@@ -1,0 +1,113 @@
+//! The `fix` target's check: bytes → fix → invariants. `FixError::Undecodable` is an accepted
+//! outcome; `Unparseable` and `DidNotConverge` are internal errors. On success, for valid
+//! UTF-8 input: (a) if the input had no parse error (TC001), the fixed text has none either;
+//! (b) no finding left in the result has a fix that applies under these settings; (c) fixing
+//! the fixed text again returns it unchanged.
+
+use toolcheck::fix::diff::{unified, DiffStyle};
+use toolcheck::fix::{applies, fix_bytes, FixError};
+use toolcheck::lint::{lint_bytes, FileReport};
+use toolcheck::rules::ParseError;
+
+fn parse_errors(report: &FileReport) -> usize {
+    report
+        .findings
+        .iter()
+        .filter(|f| f.rule.code == ParseError::META.code)
+        .count()
+}
+
+/// Runs the `fix` target's check on one input (option byte, then the file).
+pub fn check(data: &[u8]) {
+    let Some((&option, file)) = data.split_first() else {
+        return;
+    };
+    let setup = super::fix_setup(option);
+    super::trace(&setup);
+    let name = setup.source_name();
+    let unsafe_fixes = setup.unsafe_fixes;
+
+    let fixed = match fix_bytes(
+        &name,
+        file.to_vec(),
+        setup.explicit,
+        &setup.opts,
+        unsafe_fixes,
+    ) {
+        Ok(fixed) => fixed,
+        // Not decodable faithfully (invalid UTF-8 or UTF-16): left alone, by design.
+        Err(FixError::Undecodable(_)) => return,
+        Err(e @ (FixError::Unparseable { .. } | FixError::DidNotConverge { .. })) => {
+            panic!("fix_bytes failed ({}): {e}", setup.describe())
+        }
+    };
+    assert_eq!(
+        fixed.original.as_bytes(),
+        file,
+        "FileFix::original is the input"
+    );
+
+    // (a) No new parse errors in a file that parsed.
+    let before = lint_bytes(
+        setup.source_name(),
+        file.to_vec(),
+        setup.explicit,
+        &setup.opts,
+    );
+    let errors_before = parse_errors(&before);
+    let errors_after = parse_errors(&fixed.report);
+    if errors_before == 0 {
+        assert!(
+            errors_after <= errors_before,
+            "fixing added {errors_after} parse error(s) to a file that parsed ({})",
+            setup.describe()
+        );
+    }
+
+    // (b) Nothing applicable is left.
+    let left: Vec<&str> = fixed
+        .report
+        .findings
+        .iter()
+        .filter(|f| applies(f, unsafe_fixes))
+        .map(|f| f.rule.code)
+        .collect();
+    assert!(
+        left.is_empty(),
+        "applicable fixes left after fixing: {left:?}"
+    );
+    assert_eq!(fixed.changed(), fixed.original != fixed.fixed);
+    if fixed.applied == 0 {
+        assert!(!fixed.changed(), "text changed with no fix applied");
+    }
+
+    // The diff the CLI prints must not panic either.
+    let diff = unified(
+        &name.name,
+        &fixed.original,
+        &fixed.fixed,
+        &DiffStyle { color: false },
+    );
+    assert_eq!(
+        diff.is_empty(),
+        !fixed.changed(),
+        "a diff exactly when the text changed"
+    );
+
+    // (c) Fixing is idempotent.
+    match fix_bytes(
+        &name,
+        fixed.fixed.clone().into_bytes(),
+        setup.explicit,
+        &setup.opts,
+        unsafe_fixes,
+    ) {
+        Ok(again) => assert!(
+            again.fixed == fixed.fixed,
+            "fixing the fixed text changed it again ({} more fixes; {})",
+            again.applied,
+            setup.describe()
+        ),
+        Err(e) => panic!("fixing the fixed text failed ({}): {e}", setup.describe()),
+    }
+}

@@ -1,0 +1,127 @@
+//! The `lint` target's check: bytes → lint → every output format. Nothing may panic, and the
+//! machine formats (JSON, JSONL, SARIF, statistics) must be valid JSON.
+
+use toolcheck::lint::lint_bytes;
+use toolcheck::report::{
+    write_diagnostics, write_statistics, Diagnostic, FullRenderer, OutputFormat,
+};
+
+const FORMATS: [OutputFormat; 6] = [
+    OutputFormat::Full,
+    OutputFormat::Concise,
+    OutputFormat::Json,
+    OutputFormat::Jsonl,
+    OutputFormat::Github,
+    OutputFormat::Sarif,
+];
+
+thread_local! {
+    static RENDERERS: [FullRenderer; 2] = [FullRenderer::new(false), FullRenderer::new(true)];
+}
+
+/// Runs the `lint` target's check on one input (option byte, then the file).
+pub fn check(data: &[u8]) {
+    let Some((&option, file)) = data.split_first() else {
+        return;
+    };
+    let setup = super::lint_setup(option);
+    super::trace(&setup);
+    let report = lint_bytes(
+        setup.source_name(),
+        file.to_vec(),
+        setup.explicit,
+        &setup.opts,
+    );
+
+    let diagnostics: Vec<Diagnostic> = report
+        .findings
+        .iter()
+        .cloned()
+        .map(|f| Diagnostic::resolve(&report.source, f))
+        .collect();
+    for d in &diagnostics {
+        assert!(
+            d.start <= d.end,
+            "{}: span {}..{} is reversed",
+            d.code,
+            d.start,
+            d.end
+        );
+        assert!(
+            d.line >= 1 && d.column >= 1,
+            "{}: line/column are 1-based",
+            d.code
+        );
+        assert!(
+            (d.line, d.column) <= (d.end_line, d.end_column),
+            "{}: end {}:{} before start {}:{}",
+            d.code,
+            d.end_line,
+            d.end_column,
+            d.line,
+            d.column
+        );
+    }
+
+    RENDERERS.with(|renderers| {
+        for renderer in renderers {
+            for d in &diagnostics {
+                let text = renderer.render(&report.source, d);
+                assert!(!text.is_empty());
+            }
+        }
+    });
+
+    for format in FORMATS {
+        if format != OutputFormat::Full {
+            let mut out = Vec::new();
+            write_diagnostics(&mut out, format, &diagnostics).expect("writing to a Vec");
+            check_output(format, &out, diagnostics.len());
+        }
+        let mut out = Vec::new();
+        write_statistics(&mut out, format, &diagnostics).expect("writing to a Vec");
+        if !format.is_human() {
+            let stats: serde_json::Value = serde_json::from_slice(&out)
+                .unwrap_or_else(|e| panic!("--statistics {format:?} is not JSON: {e}"));
+            assert!(stats.is_array());
+        }
+    }
+}
+fn check_output(format: OutputFormat, out: &[u8], count: usize) {
+    let text = std::str::from_utf8(out).expect("output is UTF-8");
+    match format {
+        OutputFormat::Json => {
+            let v: serde_json::Value =
+                serde_json::from_str(text).unwrap_or_else(|e| panic!("json output: {e}"));
+            assert_eq!(
+                v.as_array().map(Vec::len),
+                Some(count),
+                "json output: one item per finding"
+            );
+        }
+        OutputFormat::Jsonl => {
+            let lines: Vec<&str> = text.lines().collect();
+            assert_eq!(lines.len(), count, "jsonl output: one line per finding");
+            for line in lines {
+                let v: serde_json::Value = serde_json::from_str(line)
+                    .unwrap_or_else(|e| panic!("jsonl output line {line:?}: {e}"));
+                assert!(v.is_object());
+            }
+        }
+        OutputFormat::Sarif => {
+            let v: serde_json::Value =
+                serde_json::from_str(text).unwrap_or_else(|e| panic!("sarif output: {e}"));
+            let results = v["runs"][0]["results"].as_array().map(Vec::len);
+            assert_eq!(results, Some(count), "sarif output: one result per finding");
+        }
+        OutputFormat::Github => {
+            // Workflow commands are one line each: a message must not break out of its line.
+            assert_eq!(
+                text.lines().count(),
+                count,
+                "github output: one line per finding"
+            );
+        }
+        OutputFormat::Concise | OutputFormat::Full => {}
+    }
+}
