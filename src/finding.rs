@@ -83,6 +83,9 @@ pub enum FixIntent {
     RemoveCall { call: Loc, message: Loc },
     /// Replace the value at `at` with this JSON text.
     Replace { at: Loc, text: String },
+    /// Move `blocks` (elements of the array holding `before`, after it, in order) to just
+    /// before the element `before`, keeping every byte of each.
+    MoveBlocks { blocks: Vec<Loc>, before: Loc },
 }
 
 /// A rule's proposed repair: how safe it is, what it does, and the intent.

@@ -86,6 +86,10 @@ pub struct Conversation {
     /// Where the conversation's document is (the request object, the JSONL record, the
     /// session's first line); findings about the conversation as a whole point here.
     pub loc: Loc,
+    /// Whether the request enables extended thinking with a fixed budget (Anthropic
+    /// `thinking.type: "enabled"`): `None` where the file does not say (bare message arrays,
+    /// sessions, adaptive thinking, formats that do not read it).
+    pub thinking: Option<bool>,
 }
 
 /// A run of messages the provider treats as one turn (adjacent same-role messages merged
@@ -100,6 +104,10 @@ pub struct Turn {
 #[derive(Debug, Clone)]
 pub enum Item {
     Text(Text),
+    /// A reasoning block (Anthropic `thinking` and `redacted_thinking`), kept apart from text
+    /// because providers constrain where it sits. Formats that do not tell it apart keep
+    /// reasoning as [`Item::Text`].
+    Thinking(Text),
     Call(ToolCall),
     Result(ToolResult),
 }
@@ -108,7 +116,7 @@ impl Item {
     /// The message holding this item.
     pub fn message(&self) -> &Loc {
         match self {
-            Item::Text(t) => &t.message,
+            Item::Text(t) | Item::Thinking(t) => &t.message,
             Item::Call(c) => &c.message,
             Item::Result(r) => &r.message,
         }
@@ -316,6 +324,7 @@ impl Conversation {
             server_history: false,
             resumable: false,
             loc,
+            thinking: None,
         }
     }
 

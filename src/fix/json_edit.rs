@@ -70,6 +70,47 @@ pub fn insert_text(
     })
 }
 
+/// Moves the elements at `from` (each after `to`, in increasing order) of the array at
+/// `array_pointer` to just before element `to`, as one edit: every element keeps its bytes,
+/// and the separators between the positions stay where they were.
+pub fn move_elements(
+    text: &str,
+    base: usize,
+    array_pointer: &str,
+    from: &[usize],
+    to: usize,
+) -> Option<Edit> {
+    let (arr_start, arr_end) = locate(text, base, array_pointer)?;
+    let elements = elements(text, arr_start, arr_end)?;
+    let last = *from.last()?;
+    if from.first().is_none_or(|&f| f <= to)
+        || from.windows(2).any(|w| w[0] >= w[1])
+        || last >= elements.len()
+    {
+        return None;
+    }
+    let span = |i: usize| elements.get(i).and_then(|&(s, e)| text.get(s..e));
+    let mut order: Vec<usize> = from.to_vec();
+    order.extend((to..=last).filter(|i| !from.contains(i)));
+    let mut content = String::new();
+    for (k, &index) in order.iter().enumerate() {
+        content.push_str(span(index)?);
+        if k + 1 < order.len() {
+            // The separator that followed position `to + k` in the original.
+            let (_, end) = *elements.get(to + k)?;
+            let (next, _) = *elements.get(to + k + 1)?;
+            content.push_str(text.get(end..next)?);
+        }
+    }
+    let start = elements.get(to)?.0;
+    let end = elements.get(last)?.1;
+    Some(Edit {
+        start,
+        end,
+        content,
+    })
+}
+
 /// Strips the indentation every line after the first shares (the element's own depth, which
 /// its closing bracket shows), so the text can be indented for its new place.
 fn dedent(element_text: &str) -> String {
@@ -436,6 +477,23 @@ mod tests {
             got.contains("\"b\": [\n    {\n      \"x\": 1\n    },\n    {"),
             "{got}"
         );
+    }
+
+    #[test]
+    fn moves_elements_before_another_keeping_separators() {
+        let t = "[\n  {\"a\": 1},\n  {\"t\": 1},\n  {\"b\": 2},\n  {\"t\": 2}\n]";
+        let got = after(t, move_elements(t, 0, "", &[3], 1));
+        assert_eq!(
+            got,
+            "[\n  {\"a\": 1},\n  {\"t\": 2},\n  {\"t\": 1},\n  {\"b\": 2}\n]"
+        );
+        let compact = r#"[1,2,3,4,5]"#;
+        assert_eq!(
+            after(compact, move_elements(compact, 0, "", &[2, 4], 1)),
+            "[1,3,5,2,4]"
+        );
+        assert!(move_elements(compact, 0, "", &[1], 1).is_none());
+        assert!(move_elements(compact, 0, "", &[9], 1).is_none());
     }
 
     #[test]

@@ -126,6 +126,25 @@ pub fn generic(
             };
             Some(vec![removal, insertion])
         }
+        FixIntent::MoveBlocks { blocks, before } => {
+            let (parent, to) = split_index(&before.pointer)?;
+            let mut from = Vec::with_capacity(blocks.len());
+            for block in blocks {
+                match split_index(&block.pointer) {
+                    Some((p, index)) if p == parent && block.base == before.base => {
+                        from.push(index)
+                    }
+                    _ => return None,
+                }
+            }
+            Some(vec![json_edit::move_elements(
+                text,
+                before.base,
+                parent,
+                &from,
+                to,
+            )?])
+        }
     }
 }
 

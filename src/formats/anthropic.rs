@@ -3,7 +3,10 @@
 //! Shapes: assistant `tool_use` blocks `{id, name, input: O}`; user `tool_result` blocks
 //! `{tool_use_id, content, is_error}`. Server tools (`server_tool_use`, `mcp_tool_use`) are
 //! answered inside the same assistant message by `*_tool_result` blocks. Adjacent same-role
-//! messages are merged before pairing, as the API does.
+//! messages are merged before pairing, as the API does. A `role: "system"` message inside
+//! `messages` (a mid-conversation system message, which Claude accepts right after a user
+//! turn) is a turn of its own; `thinking`/`redacted_thinking` blocks are [`Item::Thinking`],
+//! and the request's `thinking` setting is read.
 
 use serde_json::{json, Value};
 
@@ -25,12 +28,14 @@ impl Adapter for Anthropic {
         if !all_have_role(messages) {
             return None;
         }
+        // `system` messages are mid-conversation system messages; other roles are OpenAI's.
         if messages
             .iter()
-            .any(|m| !matches!(str_at(m, "role"), Some("user" | "assistant")))
+            .any(|m| !matches!(str_at(m, "role"), Some("user" | "assistant" | "system")))
         {
             return None;
         }
+        let mid_system = messages.iter().any(|m| str_at(m, "role") == Some("system"));
         let typed_blocks = messages.iter().flat_map(blocks).any(|b| {
             matches!(
                 str_at(b, "type"),
@@ -42,6 +47,9 @@ impl Adapter for Anthropic {
         let top_level_system = doc.get("system").is_some();
         if typed_blocks || anthropic_tools {
             Some(80)
+        } else if mid_system {
+            // A system message with nothing Anthropic beside it is an OpenAI request.
+            None
         } else if top_level_system {
             Some(40)
         } else {
@@ -84,12 +92,14 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
     let mut conv = Conversation::new(Format::Anthropic, root.clone(), Pairing::NextTurn);
     conv.results_role = Role::User;
     conv.results_first = true;
+    conv.thinking = thinking_enabled(doc.value);
     read_tools(doc.value, &root, &mut conv);
     for (i, message) in messages.iter().enumerate() {
         let mloc = messages_loc.child(i);
         let role = match str_at(message, "role") {
             Some("assistant") => Role::Assistant,
             Some("user") => Role::User,
+            Some("system") => Role::System,
             Some(other) => return Err(format!("unexpected role \"{other}\" at {}", mloc.pointer)),
             None => return Err(format!("message without a `role` at {}", mloc.pointer)),
         };
@@ -166,10 +176,27 @@ fn block_item(block: &Value, loc: Loc, mloc: &Loc) -> Item {
                 message: mloc.clone(),
             })
         }
+        "thinking" | "redacted_thinking" => Item::Thinking(Text {
+            loc,
+            message: mloc.clone(),
+        }),
         _ => Item::Text(Text {
             loc,
             message: mloc.clone(),
         }),
+    }
+}
+
+/// Whether a request enables extended thinking with a budget: `Some(true)` for
+/// `thinking.type: "enabled"`, `Some(false)` when `thinking` is absent or disabled, `None`
+/// for a bare message array or adaptive thinking (where the model may answer without
+/// thinking, so a turn without a thinking block proves nothing).
+fn thinking_enabled(doc: &Value) -> Option<bool> {
+    let object = doc.as_object()?;
+    match object.get("thinking").map(|t| str_at(t, "type")) {
+        None | Some(Some("disabled")) => Some(false),
+        Some(Some("enabled")) => Some(true),
+        Some(_) => None,
     }
 }
 

@@ -121,7 +121,7 @@ impl Adapter for ClaudeCode {
                 after,
                 ..
             } => move_result(cx, result, message, after),
-            FixIntent::Replace { .. } => return Planned::Generic,
+            FixIntent::Replace { .. } | FixIntent::MoveBlocks { .. } => return Planned::Generic,
         };
         match planned {
             Some(edits) if !self_overlapping(&edits) => Planned::Edits(edits),
@@ -709,6 +709,7 @@ mod tests {
                     .iter()
                     .map(|item| match item {
                         Item::Text(_) => "text".to_string(),
+                        Item::Thinking(_) => "thinking".to_string(),
                         Item::Call(c) => format!("call:{}", c.name),
                         Item::Result(r) => {
                             format!("result:{}", r.call_id.clone().unwrap_or_default())
@@ -857,7 +858,7 @@ mod tests {
         // Parallel calls on four records of one response form one turn; the Read result,
         // which hangs off the chain, is put back next to the Grep result.
         assert_eq!(names[0], "user text");
-        assert_eq!(names[1], "assistant text,text,call:Grep,call:Read");
+        assert_eq!(names[1], "assistant thinking,text,call:Grep,call:Read");
         assert!(names[2].starts_with("user result:") && names[2].matches("result:").count() == 2);
         // The abandoned prompt (and its unanswered Glob call) is not on the chain.
         assert!(!names.iter().any(|t| t.contains("Glob")));

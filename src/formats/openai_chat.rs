@@ -8,7 +8,7 @@
 
 use serde_json::{json, Value};
 
-use super::{all_have_role, array_at, has_text, str_at, Adapter, CallSite, Doc, Format};
+use super::{all_have_role, array_at, blocks, has_text, str_at, Adapter, CallSite, Doc, Format};
 use crate::transcript::{
     looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc,
     Pairing, Role, Text, ToolCall, ToolDef, ToolResult,
@@ -38,7 +38,22 @@ impl Adapter for OpenAiChat {
             ) || m.get("tool_calls").is_some()
                 || m.get("function_call").is_some()
         });
-        Some(if openai_only { 60 } else { 20 })
+        // Anthropic `tool_use`/`tool_result` blocks beside a `system` message are an
+        // Anthropic request with a mid-conversation system message, not an OpenAI one.
+        let anthropic_blocks = messages
+            .iter()
+            .flat_map(blocks)
+            .any(|b| matches!(str_at(b, "type"), Some("tool_use" | "tool_result")));
+        let openai_tools = messages.iter().any(|m| {
+            matches!(str_at(m, "role"), Some("tool" | "function"))
+                || m.get("tool_calls").is_some()
+                || m.get("function_call").is_some()
+        });
+        Some(if openai_only && (openai_tools || !anthropic_blocks) {
+            60
+        } else {
+            20
+        })
     }
 
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {

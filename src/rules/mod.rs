@@ -11,6 +11,7 @@ use crate::transcript::{Conversation, Loc, ToolDef};
 mod pairing;
 
 mod arguments_not_object;
+mod content_after_tool_use;
 mod duplicate_tool_call_id;
 mod duplicate_tool_result;
 mod empty_arguments;
@@ -20,6 +21,7 @@ mod invalid_tool_call_id;
 mod invalid_tool_name;
 mod invalid_tool_schema;
 mod misplaced_tool_result;
+mod missing_thinking_block;
 mod orphaned_tool_result;
 mod parse_error;
 mod repeated_failing_call;
@@ -57,6 +59,8 @@ pub static RULES: &[&dyn Rule] = &[
     &invalid_tool_schema::InvalidToolSchema,
     &invalid_tool_name::InvalidToolName,
     &repeated_failing_call::RepeatedFailingCall,
+    &content_after_tool_use::ContentAfterToolUse,
+    &missing_thinking_block::MissingThinkingBlock,
 ];
 
 /// What makes two failed calls "the same" for `repeated-failing-call`.

@@ -54,6 +54,7 @@ impl Pairs {
             for (i, item) in turn.items.iter().enumerate() {
                 match item {
                     Item::Text(_) => seen_text = true,
+                    Item::Thinking(_) => {}
                     Item::Call(call) if call.kind != CallKind::ProviderExecuted => {
                         calls_by_key.entry(&call.key).or_default().push((t, i));
                     }
@@ -141,7 +142,7 @@ pub(crate) fn next_turn_block(conv: &Conversation, turn: usize) -> Option<crate:
     }
     let first = next.items.first()?;
     let loc = match first {
-        Item::Text(t) => &t.loc,
+        Item::Text(t) | Item::Thinking(t) => &t.loc,
         Item::Call(c) => &c.loc,
         Item::Result(r) => &r.loc,
     };
