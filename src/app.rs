@@ -287,7 +287,7 @@ fn lint_command(args: &LintArgs) -> u8 {
         .collect();
 
     let format = common.format();
-    let renderer = FullRenderer::new(use_color(common.color));
+    let renderer = FullRenderer::with_width(use_color(common.color), terminal_width());
     let mut out = crate::stdout::stdout();
     let mut totals = Totals::default();
     let mut all = Vec::new();
@@ -700,14 +700,33 @@ fn fix_summary(
     s
 }
 
+/// Whether to colour stdout. `auto` follows the conventions anstream implements: `NO_COLOR`,
+/// `CLICOLOR=0`, `CLICOLOR_FORCE`, `TERM=dumb`, whether stdout is a terminal, and on Windows
+/// whether the console can show ANSI colours (enabling them if it can).
 fn use_color(choice: ColorChoice) -> bool {
     match choice {
         ColorChoice::Always => true,
         ColorChoice::Never => false,
         ColorChoice::Auto => {
-            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && io::stdout().is_terminal()
+            anstream::AutoStream::choice(&io::stdout()) != anstream::ColorChoice::Never
         }
     }
+}
+
+/// The width to wrap reports at: `COLUMNS`, else the terminal's, else a fixed width so piped
+/// output does not depend on the window it was run in.
+fn terminal_width() -> usize {
+    let width = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .or_else(|| {
+            io::stdout()
+                .is_terminal()
+                .then(|| terminal_size::terminal_size().map(|(w, _)| usize::from(w.0)))
+                .flatten()
+        })
+        .unwrap_or(crate::report::DEFAULT_WIDTH);
+    width.clamp(60, 400)
 }
 
 fn rules_command(args: &RulesArgs) -> u8 {

@@ -348,3 +348,34 @@ fn stdin_filename_needs_stdin() {
     assert_eq!(out.code, 1, "{}", out.transcript());
     assert!(out.stdout.starts_with("named.json:"), "{}", out.stdout);
 }
+
+#[test]
+fn colour_follows_clicolor_force_and_width_follows_columns() {
+    let run_env = |env: &[(&str, &str)]| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_toolcheck"));
+        cmd.args(["lint", "fixtures/openai-chat/broken-request.json"])
+            .current_dir(root())
+            .env_remove("NO_COLOR")
+            .env_remove("CLICOLOR_FORCE")
+            .env_remove("COLUMNS");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        String::from_utf8_lossy(&cmd.output().expect("runs").stdout).into_owned()
+    };
+    // Piped: no colour, unless forced.
+    assert!(!run_env(&[]).contains('\u{1b}'));
+    assert!(run_env(&[("CLICOLOR_FORCE", "1")]).contains("\u{1b}["));
+    // Piped output wraps at a fixed width; COLUMNS sets another.
+    let widest = |text: &str| text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+    let default = run_env(&[]);
+    let narrow = run_env(&[("COLUMNS", "72")]);
+    assert!(widest(&default) > 72, "{default}");
+    assert!(
+        narrow
+            .lines()
+            .filter(|l| l.trim_start().starts_with("help:") || l.contains('×'))
+            .all(|l| l.chars().count() <= 72),
+        "{narrow}"
+    );
+}

@@ -17,12 +17,20 @@ use crate::source::{floor_char_boundary, SourceFile};
 const BEFORE: usize = 40;
 const WINDOW: usize = 110;
 
+/// The width reports wrap at when output is not a terminal, so piped output is stable.
+pub const DEFAULT_WIDTH: usize = 110;
+
 pub struct FullRenderer {
     handler: GraphicalReportHandler,
 }
 
 impl FullRenderer {
     pub fn new(color: bool) -> Self {
+        FullRenderer::with_width(color, DEFAULT_WIDTH)
+    }
+
+    /// A renderer that wraps its text at `width` columns (the terminal's, on a terminal).
+    pub fn with_width(color: bool, width: usize) -> Self {
         let theme = if color {
             GraphicalTheme::unicode()
         } else {
@@ -32,7 +40,7 @@ impl FullRenderer {
             handler: GraphicalReportHandler::new_themed(theme)
                 .with_links(false)
                 .with_context_lines(1)
-                .with_width(110),
+                .with_width(width),
         }
     }
 

@@ -13,7 +13,7 @@ mod github;
 mod json;
 mod sarif;
 
-pub use full::FullRenderer;
+pub use full::{FullRenderer, DEFAULT_WIDTH};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormat {
