@@ -133,6 +133,8 @@ fn prepare(common: &CommonArgs, unpaired: Option<UnpairedFix>) -> Result<Run, u8
         EXIT_CLEAN
     };
     let mut inputs = Vec::with_capacity(found.inputs.len());
+    // A walked file whose own closest config (not the one where the run starts) excludes it.
+    let mut nested_excludes: Vec<(Arc<Settings>, discover::Excludes)> = Vec::new();
     for mut input in found.inputs {
         if common.skip_unknown_format {
             input.explicit = false;
@@ -140,6 +142,38 @@ fn prepare(common: &CommonArgs, unpaired: Option<UnpairedFix>) -> Result<Run, u8
         let settings = resolver
             .for_input(input.path.as_deref())
             .map_err(|e| usage_error(&e))?;
+        if let (false, Some(path)) = (input.explicit || Arc::ptr_eq(&settings, &here), &input.path)
+        {
+            if !nested_excludes
+                .iter()
+                .any(|(s, _)| Arc::ptr_eq(s, &settings))
+            {
+                let globs = settings.config_excludes().unwrap_or_default();
+                let dir = settings.config_dir().unwrap_or_else(|| cwd.clone());
+                let excludes = discover::Excludes::new(Some((&globs, &dir)), &[], &cwd)
+                    .map_err(|e| usage_error(&e))?;
+                nested_excludes.push((settings.clone(), excludes));
+            }
+            let excluded = nested_excludes
+                .iter()
+                .find(|(s, _)| Arc::ptr_eq(s, &settings))
+                .and_then(|(_, e)| e.excluding(path));
+            if let Some(glob) = excluded {
+                if common.verbose {
+                    eprintln!(
+                        "skipped {}: excluded by {:?} in {}",
+                        escape::value(&input.name),
+                        glob,
+                        settings
+                            .config_path
+                            .as_deref()
+                            .map_or_else(String::new, |p| escape::value(&p.display().to_string())
+                                .into_owned())
+                    );
+                }
+                continue;
+            }
+        }
         inputs.push((input, settings));
     }
     let stdin = if inputs.iter().any(|(i, _)| i.path.is_none()) {

@@ -137,6 +137,18 @@ impl Excludes {
         })
     }
 
+    /// The glob (as written) that excludes the file `path` or one of the directories above it
+    /// in the path as given, if any: for files met in a walk whose own closest config file,
+    /// not the one the walk started from, excludes them.
+    pub fn excluding(&self, path: &Path) -> Option<&str> {
+        self.matching(path, false).or_else(|| {
+            path.ancestors()
+                .skip(1)
+                .filter(|a| !a.as_os_str().is_empty())
+                .find_map(|a| self.matching(a, true))
+        })
+    }
+
     /// The glob (as written) that excludes `path`, if any. A directory also matches a glob
     /// that takes everything inside it (`vendor/**` excludes the directory `vendor`).
     fn matching(&self, path: &Path, is_dir: bool) -> Option<&str> {

@@ -194,7 +194,7 @@ fn config_excludes_are_relative_to_the_config_file() {
         checked(&dir.path().join("sub"), &[".."]),
         ["../logs/b.json"]
     );
-    // From outside the project the config is not found from the current directory: name it.
+    // From outside the project, each file's closest config applies, its excludes too.
     let parent = dir.path().parent().expect("parent");
     let name = dir
         .path()
@@ -202,6 +202,7 @@ fn config_excludes_are_relative_to_the_config_file() {
         .expect("name")
         .to_string_lossy()
         .into_owned();
+    assert_eq!(checked(parent, &[&name]), [format!("{name}/logs/b.json")]);
     let config = format!("{name}/toolcheck.toml");
     assert_eq!(
         checked(parent, &[&name, "--config", &config]),
