@@ -267,11 +267,14 @@ fn diagnostics(
     report: FileReport,
     settings: &Settings,
 ) -> (Vec<Diagnostic>, crate::source::SourceFile) {
-    let mut diagnostics: Vec<Diagnostic> = report
-        .findings
-        .into_iter()
-        .map(|f| Diagnostic::resolve(&report.source, f))
-        .collect();
+    let source = &report.source;
+    let mut diagnostics: Vec<Diagnostic> = crate::source::with_span_cache(&source.text, || {
+        report
+            .findings
+            .into_iter()
+            .map(|f| Diagnostic::resolve(source, f))
+            .collect()
+    });
     settings.filter(report.source.path.as_deref(), &mut diagnostics);
     diagnostics.sort_by(|a, b| (a.start, a.code, &a.message).cmp(&(b.start, b.code, &b.message)));
     (diagnostics, report.source)

@@ -661,16 +661,18 @@ pub fn check_conversation(
         }
     }
     let edit_cx = EditContext::new(source, jsonl);
-    for finding in &mut findings {
-        finding.format = Some(conv.format);
-        if let Some(plan) = &finding.plan {
-            finding.fix = formats::plan(adapter, &plan.intent, &edit_cx).map(|edits| Fix {
-                applicability: plan.applicability,
-                message: plan.message.clone(),
-                edits,
-            });
+    crate::source::with_span_cache(&source.text, || {
+        for finding in &mut findings {
+            finding.format = Some(conv.format);
+            if let Some(plan) = &finding.plan {
+                finding.fix = formats::plan(adapter, &plan.intent, &edit_cx).map(|edits| Fix {
+                    applicability: plan.applicability,
+                    message: plan.message.clone(),
+                    edits,
+                });
+            }
         }
-    }
+    });
     findings
 }
 
@@ -712,14 +714,16 @@ pub fn lint_str(name: &str, text: &str) -> FileReport {
 impl FileReport {
     /// `CODE@line:col` for each finding, in file order: compact expectations for tests.
     pub fn codes(&self) -> Vec<String> {
-        let mut placed: Vec<(usize, String)> = self
-            .findings
-            .iter()
-            .map(|f| {
-                let d = crate::report::Diagnostic::resolve(&self.source, f.clone());
-                (d.start, format!("{}@{}:{}", d.code, d.line, d.column))
-            })
-            .collect();
+        let mut placed: Vec<(usize, String)> =
+            crate::source::with_span_cache(&self.source.text, || {
+                self.findings
+                    .iter()
+                    .map(|f| {
+                        let d = crate::report::Diagnostic::resolve(&self.source, f.clone());
+                        (d.start, format!("{}@{}:{}", d.code, d.line, d.column))
+                    })
+                    .collect()
+            });
         placed.sort();
         placed.into_iter().map(|(_, s)| s).collect()
     }

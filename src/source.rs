@@ -108,6 +108,214 @@ fn memchr_iter(needle: u8, haystack: &[u8]) -> impl Iterator<Item = usize> + '_ 
         .filter_map(move |(i, &b)| (b == needle).then_some(i))
 }
 
+/// Memoised spans for one text while it is borrowed, so locating N findings (or planning N
+/// fixes) in an array of N elements is linear, not quadratic: element starts per array and
+/// the ends of objects and arrays. The cache is installed by [`with_span_cache`] for one
+/// text and consulted only for that same text (by address and length, which cannot change
+/// while it is borrowed); outside a scope nothing is cached.
+mod span_cache {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+
+    /// Each element's span in an array.
+    pub(super) type Spans = std::rc::Rc<Vec<(usize, usize)>>;
+
+    pub(super) struct Cache {
+        ptr: usize,
+        len: usize,
+        /// Array start → the start of each element.
+        elements: HashMap<usize, std::rc::Rc<Vec<usize>>>,
+        /// Object or array start → its end.
+        ends: HashMap<usize, Option<usize>>,
+        /// Array start → each element's span.
+        spans: HashMap<usize, Option<Spans>>,
+    }
+
+    thread_local! {
+        pub(super) static CACHE: RefCell<Option<Cache>> = const { RefCell::new(None) };
+    }
+
+    fn matches(cache: &Cache, bytes: &[u8]) -> bool {
+        cache.ptr == bytes.as_ptr() as usize && cache.len == bytes.len()
+    }
+
+    /// Installs a cache for `text` unless one is installed for it; returns whether it did.
+    pub(super) fn install(text: &str) -> bool {
+        CACHE.with(|c| {
+            let mut c = c.borrow_mut();
+            if c.as_ref()
+                .is_some_and(|cache| matches(cache, text.as_bytes()))
+            {
+                return false;
+            }
+            *c = Some(Cache {
+                ptr: text.as_ptr() as usize,
+                len: text.len(),
+                elements: HashMap::new(),
+                ends: HashMap::new(),
+                spans: HashMap::new(),
+            });
+            true
+        })
+    }
+
+    pub(super) fn remove() {
+        CACHE.with(|c| *c.borrow_mut() = None);
+    }
+
+    /// The end of the container at `start`, memoised when a cache is installed for `bytes`.
+    pub(super) fn end(
+        bytes: &[u8],
+        start: usize,
+        compute: impl FnOnce() -> Option<usize>,
+    ) -> Option<usize> {
+        let cached = CACHE.with(|c| {
+            c.borrow()
+                .as_ref()
+                .filter(|cache| matches(cache, bytes))
+                .map(|cache| cache.ends.get(&start).copied())
+        });
+        match cached {
+            None => compute(),
+            Some(Some(end)) => end,
+            Some(None) => {
+                let end = compute();
+                CACHE.with(|c| {
+                    if let Some(cache) = c.borrow_mut().as_mut() {
+                        cache.ends.insert(start, end);
+                    }
+                });
+                end
+            }
+        }
+    }
+
+    /// The element spans of the array at `start`, memoised when a cache is installed.
+    pub(super) fn spans(
+        bytes: &[u8],
+        start: usize,
+        compute: impl FnOnce() -> Option<Vec<(usize, usize)>>,
+    ) -> Option<std::rc::Rc<Vec<(usize, usize)>>> {
+        let cached = CACHE.with(|c| {
+            c.borrow()
+                .as_ref()
+                .filter(|cache| matches(cache, bytes))
+                .map(|cache| cache.spans.get(&start).cloned())
+        });
+        match cached {
+            None => compute().map(std::rc::Rc::new),
+            Some(Some(spans)) => spans,
+            Some(None) => {
+                let spans = compute().map(std::rc::Rc::new);
+                CACHE.with(|c| {
+                    if let Some(cache) = c.borrow_mut().as_mut() {
+                        cache.spans.insert(start, spans.clone());
+                    }
+                });
+                spans
+            }
+        }
+    }
+
+    /// `Some(start of element index)` (or `Some(None)` when there is none) of the array at
+    /// `arr`, when a cache is installed for `bytes`; `None` when there is no cache.
+    pub(super) fn element(bytes: &[u8], arr: usize, index: usize) -> Option<Option<usize>> {
+        let installed = CACHE.with(|c| {
+            c.borrow()
+                .as_ref()
+                .is_some_and(|cache| matches(cache, bytes))
+        });
+        if !installed {
+            return None;
+        }
+        let known = CACHE.with(|c| {
+            c.borrow()
+                .as_ref()
+                .and_then(|cache| cache.elements.get(&arr).cloned())
+        });
+        let starts = match known {
+            Some(starts) => starts,
+            None => {
+                let starts = std::rc::Rc::new(super::element_starts(bytes, arr));
+                CACHE.with(|c| {
+                    if let Some(cache) = c.borrow_mut().as_mut() {
+                        cache.elements.insert(arr, starts.clone());
+                    }
+                });
+                starts
+            }
+        };
+        Some(starts.get(index).copied())
+    }
+}
+
+/// Runs `f` with spans of `text` memoised (see `span_cache`): for resolving or planning
+/// many findings in one text.
+pub fn with_span_cache<R>(text: &str, f: impl FnOnce() -> R) -> R {
+    struct Guard(bool);
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            if self.0 {
+                span_cache::remove();
+            }
+        }
+    }
+    let _guard = Guard(span_cache::install(text));
+    f()
+}
+
+/// The span of every element of the array that starts at `start` (and ends at `end`), or
+/// `None` when it is not an array or an element is malformed; memoised inside
+/// [`with_span_cache`].
+pub fn element_spans(
+    text: &str,
+    start: usize,
+    end: usize,
+) -> Option<std::rc::Rc<Vec<(usize, usize)>>> {
+    let bytes = text.as_bytes();
+    span_cache::spans(bytes, start, || {
+        if bytes.get(start) != Some(&b'[') {
+            return None;
+        }
+        let mut out = Vec::new();
+        let mut pos = skip_ws(bytes, start + 1);
+        if bytes.get(pos) == Some(&b']') {
+            return Some(out);
+        }
+        while pos < end {
+            let value_end = skip_value(bytes, pos)?;
+            out.push((pos, value_end));
+            pos = skip_ws(bytes, value_end);
+            match bytes.get(pos) {
+                Some(b',') => pos = skip_ws(bytes, pos + 1),
+                _ => break,
+            }
+        }
+        Some(out)
+    })
+}
+
+/// The start of every element of the array at `arr` (as far as it is well-formed).
+fn element_starts(bytes: &[u8], arr: usize) -> Vec<usize> {
+    let mut starts = Vec::new();
+    let mut pos = skip_ws(bytes, arr + 1);
+    if bytes.get(pos) == Some(&b']') {
+        return starts;
+    }
+    loop {
+        starts.push(pos);
+        let Some(end) = skip_value(bytes, pos) else {
+            break;
+        };
+        pos = skip_ws(bytes, end);
+        if bytes.get(pos) != Some(&b',') {
+            break;
+        }
+        pos = skip_ws(bytes, pos + 1);
+    }
+    starts
+}
+
 /// Escapes one reference token for an RFC 6901 pointer.
 pub fn escape_token(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
@@ -215,6 +423,9 @@ fn find_member(text: &str, obj: usize, key: &str) -> Option<usize> {
 }
 
 fn find_element(bytes: &[u8], arr: usize, index: usize) -> Option<usize> {
+    if let Some(found) = span_cache::element(bytes, arr, index) {
+        return found;
+    }
     let mut pos = skip_ws(bytes, arr + 1);
     if bytes.get(pos) == Some(&b']') {
         return None;
@@ -251,6 +462,23 @@ fn skip_string(bytes: &[u8], start: usize) -> Option<usize> {
 pub(crate) fn skip_value(bytes: &[u8], start: usize) -> Option<usize> {
     match bytes.get(start)? {
         b'"' => skip_string(bytes, start),
+        b'{' | b'[' => span_cache::end(bytes, start, || skip_container(bytes, start)),
+        _ => {
+            let mut pos = start;
+            while let Some(b) = bytes.get(pos) {
+                if matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
+                    break;
+                }
+                pos += 1;
+            }
+            (pos > start).then_some(pos)
+        }
+    }
+}
+
+/// End offset (exclusive) of the object or array starting at `start`.
+fn skip_container(bytes: &[u8], start: usize) -> Option<usize> {
+    match bytes.get(start)? {
         b'{' | b'[' => {
             let mut depth = 0usize;
             let mut pos = start;
@@ -272,16 +500,7 @@ pub(crate) fn skip_value(bytes: &[u8], start: usize) -> Option<usize> {
                 pos += 1;
             }
         }
-        _ => {
-            let mut pos = start;
-            while let Some(b) = bytes.get(pos) {
-                if matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
-                    break;
-                }
-                pos += 1;
-            }
-            (pos > start).then_some(pos)
-        }
+        _ => None,
     }
 }
 

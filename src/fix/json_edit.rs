@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use crate::finding::Edit;
-use crate::source::{locate, skip_value, skip_ws};
+use crate::source::locate;
 
 /// Removes the array element at `pointer` (with one adjoining comma).
 pub fn remove_element(text: &str, base: usize, pointer: &str) -> Option<Edit> {
@@ -215,26 +215,8 @@ fn insert_raw(
 }
 
 /// Byte ranges of the elements of the array spanning `start..end`.
-pub fn elements(text: &str, start: usize, end: usize) -> Option<Vec<(usize, usize)>> {
-    let bytes = text.as_bytes();
-    if bytes.get(start) != Some(&b'[') {
-        return None;
-    }
-    let mut out = Vec::new();
-    let mut pos = skip_ws(bytes, start + 1);
-    if bytes.get(pos) == Some(&b']') {
-        return Some(out);
-    }
-    while pos < end {
-        let value_end = skip_value(bytes, pos)?;
-        out.push((pos, value_end));
-        pos = skip_ws(bytes, value_end);
-        match bytes.get(pos) {
-            Some(b',') => pos = skip_ws(bytes, pos + 1),
-            _ => break,
-        }
-    }
-    Some(out)
+pub fn elements(text: &str, start: usize, end: usize) -> Option<std::rc::Rc<Vec<(usize, usize)>>> {
+    crate::source::element_spans(text, start, end)
 }
 
 /// What goes between two elements: the whitespace after the first comma, or a space.

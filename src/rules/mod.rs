@@ -314,15 +314,16 @@ pub(crate) use declare_rule;
 /// A short, human list of quoted ids: `"a", "b", "c" and 4 more`.
 pub(crate) fn id_list<'a>(ids: impl Iterator<Item = &'a str>) -> String {
     const SHOWN: usize = 4;
-    let ids: Vec<&str> = ids.collect();
+    let mut ids = ids;
     let mut out = ids
-        .iter()
+        .by_ref()
         .take(SHOWN)
         .map(|id| format!("\"{id}\""))
         .collect::<Vec<_>>()
         .join(", ");
-    if ids.len() > SHOWN {
-        out.push_str(&format!(" and {} more", ids.len() - SHOWN));
+    let more = ids.count();
+    if more > 0 {
+        out.push_str(&format!(" and {more} more"));
     }
     out
 }

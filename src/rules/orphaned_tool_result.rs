@@ -47,6 +47,22 @@ impl Rule for OrphanedToolResult {
         if conv.server_history {
             return;
         }
+        // Computed once per conversation, so N orphans cost N lookups, not N scans.
+        let mut first_seen: Vec<(usize, &str)> = Vec::new();
+        let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+        let mut by_key: std::collections::HashMap<&str, Vec<(usize, &crate::transcript::Loc)>> =
+            std::collections::HashMap::new();
+        for (t, c) in conv.calls() {
+            by_key.entry(c.key.as_str()).or_default().push((t, &c.loc));
+            if c.kind == CallKind::ProviderExecuted {
+                continue;
+            }
+            if let Some(id) = c.id.as_deref() {
+                if seen.insert(id) {
+                    first_seen.push((t, id));
+                }
+            }
+        }
         for &(pos, status) in &cx.pairs().results {
             if status != ResultStatus::Orphan {
                 continue;
@@ -54,28 +70,21 @@ impl Rule for OrphanedToolResult {
             let Some(result) = result_at(conv, pos) else {
                 continue;
             };
-            let mut earlier: Vec<&str> = Vec::new();
-            for id in conv
-                .calls()
-                .filter(|&(t, c)| t <= pos.0 && c.kind != CallKind::ProviderExecuted)
-                .filter_map(|(_, c)| c.id.as_deref())
-            {
-                if !earlier.contains(&id) {
-                    earlier.push(id);
-                }
-            }
+            // The distinct ids of calls up to the result's turn: a prefix, in order.
+            let earlier = first_seen.get(..first_seen.partition_point(|&(t, _)| t <= pos.0));
+            let earlier = earlier.unwrap_or_default();
             let context = if earlier.is_empty() {
                 "the conversation has no tool call before it".to_string()
             } else {
                 format!(
                     "the conversation declares calls {}",
-                    id_list(earlier.into_iter())
+                    id_list(earlier.iter().map(|&(_, id)| id))
                 )
             };
-            let later = conv
-                .calls()
-                .find(|&(t, c)| t >= pos.0 && c.key == result.key)
-                .map(|(_, c)| c.loc.clone());
+            let later = by_key
+                .get(result.key.as_str())
+                .and_then(|calls| calls.iter().find(|&&(t, _)| t >= pos.0))
+                .map(|&(_, loc)| loc.clone());
             let help = match later {
                 Some(loc) => format!(
                     "its call comes later, at {}; a result must follow its call, so remove this one",
