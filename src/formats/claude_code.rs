@@ -121,7 +121,9 @@ impl Adapter for ClaudeCode {
                 after,
                 ..
             } => move_result(cx, result, message, after),
-            FixIntent::Replace { .. } => return Planned::Generic,
+            FixIntent::Replace { .. }
+            | FixIntent::GatherResults { .. }
+            | FixIntent::FillErrorResult { .. } => return Planned::Generic,
         };
         match planned {
             Some(edits) if !self_overlapping(&edits) => Planned::Edits(edits),

@@ -11,16 +11,20 @@ use crate::transcript::{Conversation, Loc, ToolDef};
 mod pairing;
 
 mod arguments_not_object;
+mod call_turn_out_of_place;
 mod duplicate_tool_call_id;
 mod duplicate_tool_result;
 mod empty_arguments;
+mod empty_error_result;
 mod input_not_checked;
 mod invalid_arguments_json;
 mod invalid_tool_schema;
 mod misplaced_tool_result;
+mod missing_tool_config;
 mod orphaned_tool_result;
 mod parse_error;
 mod repeated_failing_call;
+mod result_count_mismatch;
 mod schema_violation;
 mod unknown_format;
 mod unknown_tool;
@@ -50,6 +54,10 @@ pub static RULES: &[&dyn Rule] = &[
     &unknown_tool::UnknownTool,
     &invalid_tool_schema::InvalidToolSchema,
     &repeated_failing_call::RepeatedFailingCall,
+    &result_count_mismatch::ResultCountMismatch,
+    &call_turn_out_of_place::CallTurnOutOfPlace,
+    &missing_tool_config::MissingToolConfig,
+    &empty_error_result::EmptyErrorResult,
 ];
 
 /// What makes two failed calls "the same" for `repeated-failing-call`.
