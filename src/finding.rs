@@ -81,6 +81,17 @@ pub enum FixIntent {
     },
     /// Remove a call, and its message when that leaves it without content.
     RemoveCall { call: Loc, message: Loc },
+    /// Append `results` (in order) to the end of the message holding the block `into` (the
+    /// turn right after their call's turn), and remove `messages`, the messages right after
+    /// that one, which hold nothing but those results.
+    GatherResults {
+        into: Loc,
+        results: Vec<Loc>,
+        messages: Vec<Loc>,
+    },
+    /// Replace the empty content at `content` of an error result with a short error text, in
+    /// the format's shape.
+    FillErrorResult { content: Loc },
     /// Replace the value at `at` with this JSON text.
     Replace { at: Loc, text: String },
     /// Move `blocks` (elements of the array holding `before`, after it, in order) to just

@@ -83,6 +83,15 @@ pub struct Conversation {
     /// A trailing unanswered call is an error too: the log is resumed by sending it again
     /// followed by a new prompt (Claude Code, Codex sessions).
     pub resumable: bool,
+    /// A saved model response (Gemini `candidates`, Bedrock `output`), not a history: what
+    /// came before it is not in the file.
+    pub is_response: bool,
+    /// Whether the request declares its tools (Bedrock `toolConfig`): `None` where that
+    /// cannot be told, e.g. a bare message list or a saved response.
+    pub declares_tools: Option<bool>,
+    /// Results whose content is empty (Bedrock `content: []`): each result's location and
+    /// its content value's, for formats that can tell an empty result from an empty text.
+    pub empty_results: Vec<(Loc, Loc)>,
     /// Where the conversation's document is (the request object, the JSONL record, the
     /// session's first line); findings about the conversation as a whole point here.
     pub loc: Loc,
@@ -323,6 +332,9 @@ impl Conversation {
             results_role: Role::Tool,
             server_history: false,
             resumable: false,
+            is_response: false,
+            declares_tools: None,
+            empty_results: Vec::new(),
             loc,
             thinking: None,
         }

@@ -44,6 +44,9 @@ impl<'a> EditContext<'a> {
 pub const INTERRUPTED: &str =
     "Error: tool call was interrupted before a result was recorded (inserted by toolcheck)";
 
+/// The text of an error result that the tool left without content.
+pub const NO_DETAILS: &str = "Error: the tool failed without an error message (noted by toolcheck)";
+
 /// Stands for a moved block inside a new message, replaced by the block's own text.
 const PLACEHOLDER: &str = "\u{1}toolcheck-moved-block\u{1}";
 
@@ -97,6 +100,21 @@ pub fn generic(
             let value = adapter.interrupted_result(&site, INTERRUPTED)?;
             Some(vec![insert_after(cx, after, &value)?])
         }
+        FixIntent::FillErrorResult { content } => {
+            let value = adapter.error_content(NO_DETAILS)?;
+            let rendered = json_edit::render(&value, &json_edit::Style::Compact { spaced: true });
+            Some(vec![json_edit::replace_value(
+                text,
+                content.base,
+                &content.pointer,
+                rendered,
+            )?])
+        }
+        FixIntent::GatherResults {
+            into,
+            results,
+            messages,
+        } => gather(cx, into, results, messages),
         FixIntent::MoveResult {
             result,
             message,
@@ -146,6 +164,53 @@ pub fn generic(
             )?])
         }
     }
+}
+
+/// Appends `results` to the array holding the block `into`, and removes `messages`: the
+/// elements right after the message holding `into`, in order, which hold nothing else. Two
+/// edits that do not touch: an insertion at the end of the array, and one removal from the
+/// end of that message to the end of the last removed one.
+fn gather(
+    cx: &EditContext<'_>,
+    into: &Loc,
+    results: &[Loc],
+    messages: &[Loc],
+) -> Option<Vec<Edit>> {
+    let text = cx.source.text.as_str();
+    let (array, _) = split_index(&into.pointer)?;
+    let (message, _) = array.rsplit_once('/')?;
+    let (msg_parent, msg_index) = split_index(message)?;
+    // The removed messages must be the very next elements of the same array.
+    for (k, loc) in messages.iter().enumerate() {
+        let (parent, index) = split_index(&loc.pointer)?;
+        if loc.base != into.base || parent != msg_parent || index != msg_index + 1 + k {
+            return None;
+        }
+    }
+    let last = messages.last()?;
+    let (arr_start, arr_end) = crate::source::locate(text, into.base, array)?;
+    let count = json_edit::elements(text, arr_start, arr_end)?.len();
+    if count == 0 {
+        return None;
+    }
+    let mut insertion: Option<Edit> = None;
+    for result in results {
+        let original = json_edit::value_text(text, result.base, &result.pointer)?;
+        let edit = json_edit::insert_text(text, into.base, array, count, original)?;
+        match &mut insertion {
+            Some(first) if first.start == edit.start => first.content.push_str(&edit.content),
+            Some(_) => return None,
+            None => insertion = Some(edit),
+        }
+    }
+    let (_, message_end) = crate::source::locate(text, into.base, message)?;
+    let (_, last_end) = crate::source::locate(text, last.base, &last.pointer)?;
+    let removal = Edit {
+        start: message_end,
+        end: last_end,
+        content: String::new(),
+    };
+    Some(vec![insertion?, removal])
 }
 
 /// Removes `node` from its message, or the whole message when `node` is its only element

@@ -44,6 +44,10 @@ impl Adapter for BedrockConverse {
         Some(json!({"role": "user", "content": [block]}))
     }
 
+    fn error_content(&self, text: &str) -> Option<Value> {
+        Some(json!([{ "text": text }]))
+    }
+
     fn format(&self) -> Format {
         Format::BedrockConverse
     }
@@ -98,6 +102,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
     conv.results_role = Role::User;
     conv.results_first = true;
     if let Some(message) = doc.value.get("output").and_then(|o| o.get("message")) {
+        conv.is_response = true;
         push_message(&mut conv, message, &root.child("output").child("message"))?;
         return Ok(conv);
     }
@@ -109,6 +114,10 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
         ),
     };
     read_tools(doc.value, &root, &mut conv);
+    if doc.value.is_object() {
+        // A request body: `toolConfig` is required once messages hold tool blocks.
+        conv.declares_tools = Some(doc.value.get("toolConfig").is_some_and(|c| !c.is_null()));
+    }
     for (i, message) in messages.iter().enumerate() {
         push_message(&mut conv, message, &messages_loc.child(i))?;
     }
@@ -131,6 +140,15 @@ fn push_message(conv: &mut Conversation, message: &Value, mloc: &Loc) -> Result<
             continue;
         }
         let loc = mloc.child("content").child(j);
+        let empty = block
+            .get("toolResult")
+            .and_then(|r| r.get("content"))
+            .and_then(Value::as_array)
+            .is_some_and(Vec::is_empty);
+        if empty {
+            let content = loc.child("toolResult").child("content");
+            conv.empty_results.push((loc.clone(), content));
+        }
         conv.push_to_last(block_item(block, loc, mloc));
     }
     Ok(())

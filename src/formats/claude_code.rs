@@ -121,7 +121,10 @@ impl Adapter for ClaudeCode {
                 after,
                 ..
             } => move_result(cx, result, message, after),
-            FixIntent::Replace { .. } | FixIntent::MoveBlocks { .. } => return Planned::Generic,
+            FixIntent::Replace { .. }
+            | FixIntent::MoveBlocks { .. }
+            | FixIntent::GatherResults { .. }
+            | FixIntent::FillErrorResult { .. } => return Planned::Generic,
         };
         match planned {
             Some(edits) if !self_overlapping(&edits) => Planned::Edits(edits),

@@ -5,10 +5,13 @@
 //! Shapes: model parts `functionCall {name, args?: O, id?}`; user parts
 //! `functionResponse {name, response: O, id?}`, failed when `response` has an `error` key.
 //! Older clients send responses in `function`/`tool` turns: they are the user side. The REST
-//! API reads proto3 JSON, so every field may be camelCase or snake_case. Adjacent same-role
-//! turns are merged, as the API does. Results pair with calls by `id` when present; otherwise
-//! the k-th id-less response named X in a user turn answers the k-th open call named X in the
-//! model turn before it.
+//! API reads proto3 JSON, so every field may be camelCase or snake_case. Every Content is a
+//! turn of its own: the API merges nothing, so function responses split over consecutive
+//! Contents do not answer the function-call turn (it rejects them: "Please ensure that the
+//! number of function response parts is equal to the number of function call parts of the
+//! function call turn."). Results pair with calls by `id` when present; otherwise the k-th
+//! id-less response named X in the user-side turns after a model turn answers the k-th open
+//! call named X in that model turn.
 
 use std::collections::{HashMap, HashSet};
 
@@ -150,6 +153,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Vec<Conversation>, String> {
         let loc = root.child("candidates").child(c);
         let mut conv = Conversation::new(Format::Gemini, loc.clone(), Pairing::NextTurn);
         conv.results_role = Role::User;
+        conv.is_response = true;
         push_content(&mut conv, content, &loc.child("content"))?;
         pair_idless(&mut conv);
         out.push(conv);
@@ -169,16 +173,11 @@ fn push_content(conv: &mut Conversation, content: &Value, cloc: &Loc) -> Result<
         Some(_) => return Err(format!("`role` is not a string at {}", cloc.pointer)),
     };
     let parts = array_at(content, "parts").map_or(&[][..], Vec::as_slice);
-    if parts.is_empty() {
-        // An empty content still separates turns.
-        if conv.turns.last().is_none_or(|t| t.role != role) {
-            conv.start_turn(role, cloc.clone());
-        }
-        return Ok(());
-    }
+    // Each Content is a turn of its own, even next to one of the same role.
+    conv.start_turn(role, cloc.clone());
     for (j, part) in parts.iter().enumerate() {
         let loc = cloc.child("parts").child(j);
-        conv.push(role, cloc, part_item(part, loc, cloc));
+        conv.push_to_last(part_item(part, loc, cloc));
     }
     Ok(())
 }
@@ -227,19 +226,27 @@ fn part_item(part: &Value, loc: Loc, cloc: &Loc) -> Item {
 }
 
 /// Gives id-less responses the key of the call they answer: the k-th id-less response named
-/// X in a user turn meets the k-th call named X in the model turn right before it, among the
-/// calls no response in that user turn answers by id. Responses with no such call keep a key
-/// that matches nothing.
+/// X in the user-side turns after a model turn (up to the next model turn) meets the k-th
+/// call named X in that model turn, among the calls no response there answers by id; where
+/// those responses sit is for the rules to judge. Responses with no such call keep a key that
+/// matches nothing.
 fn pair_idless(conv: &mut Conversation) {
-    for t in 1..conv.turns.len() {
+    let mut t = 1;
+    while t < conv.turns.len() {
         if conv.turns[t].role != Role::User || conv.turns[t - 1].role != Role::Assistant {
+            t += 1;
             continue;
         }
-        let (before, after) = conv.turns.split_at_mut(t);
-        let (calls_turn, results_turn) = (&before[t - 1], &mut after[0]);
-        let claimed: HashSet<String> = results_turn
-            .items
+        let end = conv.turns[t..]
             .iter()
+            .position(|turn| turn.role != Role::User)
+            .map_or(conv.turns.len(), |n| t + n);
+        let (before, after) = conv.turns.split_at_mut(t);
+        let calls_turn = &before[t - 1];
+        let results_turns = &mut after[..end - t];
+        let claimed: HashSet<String> = results_turns
+            .iter()
+            .flat_map(|turn| turn.items.iter())
             .filter_map(|item| match item {
                 Item::Result(r) => r.call_id.clone(),
                 _ => None,
@@ -256,7 +263,10 @@ fn pair_idless(conv: &mut Conversation) {
             }
         }
         let mut seen: HashMap<String, usize> = HashMap::new();
-        for item in &mut results_turn.items {
+        for item in results_turns
+            .iter_mut()
+            .flat_map(|turn| turn.items.iter_mut())
+        {
             let Item::Result(result) = item else {
                 continue;
             };
@@ -270,6 +280,7 @@ fn pair_idless(conv: &mut Conversation) {
             }
             *k += 1;
         }
+        t = end;
     }
 }
 
@@ -425,7 +436,7 @@ mod tests {
     #[test]
     fn idless_responses_pair_by_name_and_order() {
         // Answered out of order across names, in order within a name.
-        let ok = r#"{"contents": [
+        let ok = r#"{"contents": [{"role": "user", "parts": [{"text": "go"}]},
             {"role": "model", "parts": [
                 {"functionCall": {"name": "read", "args": {"p": "a"}}},
                 {"functionCall": {"name": "read", "args": {"p": "b"}}},
@@ -443,9 +454,9 @@ mod tests {
         assert_eq!(
             keys,
             [
-                "#noid@0/contents/0/parts/2",
-                "#noid@0/contents/0/parts/0",
-                "#noid@0/contents/0/parts/1"
+                "#noid@0/contents/1/parts/2",
+                "#noid@0/contents/1/parts/0",
+                "#noid@0/contents/1/parts/1"
             ]
         );
 
@@ -464,7 +475,7 @@ mod tests {
 
     #[test]
     fn idless_response_answers_a_call_with_an_id() {
-        let text = r#"{"contents": [
+        let text = r#"{"contents": [{"role": "user", "parts": [{"text": "go"}]},
             {"role": "model", "parts": [
                 {"functionCall": {"id": "0usajhl5", "name": "read", "args": {"p": "a"}}},
                 {"functionCall": {"id": "lx8q24je", "name": "read", "args": {"p": "b"}}}
@@ -478,19 +489,42 @@ mod tests {
     }
 
     #[test]
-    fn merges_same_role_turns_and_function_role() {
-        let text = r#"[
+    fn every_content_is_a_turn_and_function_roles_are_the_user_side() {
+        // Gemini merges nothing: the second call turn follows a model turn, and responses
+        // behind a user text turn do not answer the call turn.
+        let text = r#"[{"role": "user", "parts": [{"text": "go"}]},
             {"role": "model", "parts": [{"function_call": {"name": "a", "args": {}}}]},
             {"role": "model", "parts": [{"function_call": {"name": "b", "args": {}}}]},
             {"role": "user", "parts": [{"text": "results:"}]},
-            {"role": "function", "parts": [{"function_response": {"name": "a", "response": {}}}]},
-            {"role": "tool", "parts": [{"function_response": {"name": "b", "response": {}}}]},
+            {"role": "function", "parts": [{"function_response": {"name": "b", "response": {}}}]},
             {"role": "model", "parts": [{"text": "done"}]}
         ]"#;
-        assert_eq!(codes(text), Vec::<String>::new());
+        assert_eq!(codes(text), ["TC102@2:41", "TC504@3:13", "TC103@5:44"]);
         let convs = conversations(serde_json::from_str(text).unwrap_or_default());
         let roles: Vec<Role> = convs[0].turns.iter().map(|t| t.role).collect();
-        assert_eq!(roles, [Role::Assistant, Role::User, Role::Assistant]);
+        use Role::{Assistant, User};
+        assert_eq!(roles, [User, Assistant, Assistant, User, User, Assistant]);
+    }
+
+    #[test]
+    fn responses_split_over_contents_pair_but_do_not_answer_the_turn() {
+        // Id-less responses in the Contents after a model turn pair by name and order; the
+        // second one sits in a turn of its own: one result-count-mismatch, no misplaced result.
+        let text = r#"{"contents": [{"role": "user", "parts": [{"text": "go"}]},
+            {"role": "model", "parts": [
+                {"functionCall": {"name": "read", "args": {"p": "a"}}},
+                {"functionCall": {"name": "read", "args": {"p": "b"}}}
+            ]},
+            {"role": "user", "parts": [{"functionResponse": {"name": "read", "response": {"text": "A"}}}]},
+            {"role": "tool", "parts": [{"functionResponse": {"name": "read", "response": {"text": "B"}}}]}
+        ]}"#;
+        assert_eq!(codes(text), ["TC503@2:13"]);
+        let convs = conversations(serde_json::from_str(text).unwrap_or_default());
+        let keys: Vec<&str> = convs[0].results().map(|(_, r)| r.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            ["#noid@0/contents/1/parts/0", "#noid@0/contents/1/parts/1"]
+        );
     }
 
     #[test]

@@ -421,7 +421,8 @@ mod tests {
   {"type": "function", "data": {"content": "1.1", "name": "get_price"}},
   {"type": "human", "data": {"content": "?"}}
 ]"#;
-        assert_eq!(codes(text), ["TC102@2:81", "TC101@3:3"]);
+        // Opening with a call is a warning: Gemini would reject it.
+        assert_eq!(codes(text), ["TC504@2:3", "TC102@2:81", "TC101@3:3"]);
     }
 
     #[test]

@@ -143,6 +143,12 @@ pub trait Adapter: Sync {
         None
     }
 
+    /// The content of a result that says `text`, for filling an error result left empty.
+    /// `None` where the format has no such repair.
+    fn error_content(&self, _text: &str) -> Option<Value> {
+        None
+    }
+
     /// Turns a fix intent into byte edits. Most formats keep the default, the generic
     /// planner of `fix::plan`; session formats that must re-link records override it.
     fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {

@@ -625,7 +625,7 @@ mod tests {
     fn approval_responses() {
         let text = |tail: &str| {
             format!(
-                r#"[
+                r#"[{{"role": "user", "content": "clean up"}},
   {{"role": "assistant", "content": [
     {{"type": "tool-call", "toolCallId": "c1", "toolName": "rm", "input": {{"path": "/tmp/x"}}}},
     {{"type": "tool-approval-request", "approvalId": "ap1", "toolCallId": "c1"}}]}},
@@ -663,7 +663,8 @@ mod tests {
 ]"#;
         let report = lint_str("x.json", v4);
         assert_eq!(report.outcome, Outcome::Checked(vec![Format::VercelAi]));
-        assert_eq!(report.codes(), ["TC102@4:5", "TC201@7:70"]);
+        // Opening with a call is a warning: Gemini would reject it.
+        assert_eq!(report.codes(), ["TC504@2:3", "TC102@4:5", "TC201@7:70"]);
         let c = conv(serde_json::from_str(v4).unwrap_or_default());
         assert_eq!(c.pairing, Pairing::AnyLater);
         let errors: Vec<_> = c.results().map(|(_, r)| r.is_error).collect();

@@ -10,6 +10,9 @@ declare_rule! {
     /// the calls; Anthropic, Bedrock and Gemini want the results in the very next turn
     /// (after merging adjacent same-role messages), and Anthropic wants them before any text
     /// in that turn. The finding is on the result; its call is not also reported as unpaired.
+    /// Results split over consecutive result turns right after the call's turn (Gemini
+    /// Contents, Bedrock messages) are one defect of the call's turn, reported once as
+    /// `result-count-mismatch` instead.
     ///
     /// ## Why it matters
     /// The provider rejects the request as if the call had no result ("tool_use ids were
@@ -71,6 +74,9 @@ impl Rule for MisplacedToolResult {
                     "{} follows text in its message; tool results must come first",
                     result.subject()
                 ),
+                // Split over consecutive result turns: `result-count-mismatch` reports the
+                // call turn once.
+                Misplacement::Split => continue,
             };
             let help = match why {
                 Misplacement::AfterText => {

@@ -11,10 +11,12 @@ use crate::transcript::{Conversation, Loc, ToolDef};
 mod pairing;
 
 mod arguments_not_object;
+mod call_turn_out_of_place;
 mod content_after_tool_use;
 mod duplicate_tool_call_id;
 mod duplicate_tool_result;
 mod empty_arguments;
+mod empty_error_result;
 mod input_not_checked;
 mod invalid_arguments_json;
 mod invalid_tool_call_id;
@@ -22,9 +24,11 @@ mod invalid_tool_name;
 mod invalid_tool_schema;
 mod misplaced_tool_result;
 mod missing_thinking_block;
+mod missing_tool_config;
 mod orphaned_tool_result;
 mod parse_error;
 mod repeated_failing_call;
+mod result_count_mismatch;
 mod schema_violation;
 mod unknown_format;
 mod unknown_tool;
@@ -61,6 +65,10 @@ pub static RULES: &[&dyn Rule] = &[
     &repeated_failing_call::RepeatedFailingCall,
     &content_after_tool_use::ContentAfterToolUse,
     &missing_thinking_block::MissingThinkingBlock,
+    &result_count_mismatch::ResultCountMismatch,
+    &call_turn_out_of_place::CallTurnOutOfPlace,
+    &missing_tool_config::MissingToolConfig,
+    &empty_error_result::EmptyErrorResult,
 ];
 
 /// What makes two failed calls "the same" for `repeated-failing-call`.

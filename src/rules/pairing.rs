@@ -16,6 +16,11 @@ pub(crate) enum Misplacement {
     Late,
     /// In the right turn, but after text, where the provider wants results first.
     AfterText,
+    /// In a later turn of an unbroken run of result turns right after the call's turn: the
+    /// answer to the call's turn is split over consecutive result turns that the provider
+    /// does not merge (Gemini Contents, Bedrock messages). Reported once per call turn by
+    /// `result-count-mismatch`, not per result by `misplaced-tool-result`.
+    Split,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,6 +111,8 @@ fn placement(conv: &Conversation, call: Pos, result: Pos, seen_text: bool) -> Op
     }
     if result.0 == call.0 {
         Some(Misplacement::SameTurn)
+    } else if in_split_run(conv, call.0, result.0) {
+        Some(Misplacement::Split)
     } else if result.0 != call.0 + 1 || conv.turns[result.0].role == Role::Assistant {
         Some(Misplacement::Late)
     } else if conv.results_first && seen_text {
@@ -113,6 +120,27 @@ fn placement(conv: &Conversation, call: Pos, result: Pos, seen_text: bool) -> Op
     } else {
         None
     }
+}
+
+/// Whether `result_turn` belongs to the run of result turns right after `call_turn`: the turn
+/// after the call's turn holds results, and it and every turn up to `result_turn` are of the
+/// conversation's results role, the later ones holding nothing but results.
+pub(crate) fn in_split_run(conv: &Conversation, call_turn: usize, result_turn: usize) -> bool {
+    let is_result = |item: &Item| matches!(item, Item::Result(_));
+    let first = call_turn + 1;
+    if result_turn <= first {
+        return false;
+    }
+    let answers = conv
+        .turns
+        .get(first)
+        .is_some_and(|t| t.role == conv.results_role && t.items.iter().any(is_result));
+    answers
+        && conv.turns.get(first + 1..=result_turn).is_some_and(|run| {
+            run.iter().all(|t| {
+                t.role == conv.results_role && !t.items.is_empty() && t.items.iter().all(is_result)
+            })
+        })
 }
 
 /// The call at `pos` (which the analysis found there).

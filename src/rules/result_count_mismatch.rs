@@ -1,0 +1,208 @@
+use std::collections::BTreeMap;
+
+use super::pairing::{result_at, Misplacement, Pos, ResultStatus};
+use super::{declare_rule, id_list, Context, Rule, RuleMeta};
+use crate::finding::{Applicability, Finding, FixIntent};
+use crate::provider::Provider;
+use crate::transcript::{CallKind, Conversation, Item, ToolResult, Turn};
+
+declare_rule! {
+    /// ## What it does
+    /// Reports a turn of tool calls whose results are split: the turn right after it holds
+    /// fewer results than it has calls, and the others sit in the result turns that follow
+    /// it. Gemini and Bedrock merge nothing: consecutive `functionResponse` Contents, or
+    /// consecutive user messages holding `toolResult` blocks, are separate turns, and only
+    /// the one right after the calls answers them. The finding names both counts and where
+    /// the other results are.
+    ///
+    /// Other count mismatches are reported once, by the rule for their cause: a call with no
+    /// result anywhere is `unpaired-tool-call`; an extra result is `orphaned-tool-result` or
+    /// `duplicate-tool-result`; a result elsewhere is `misplaced-tool-result`. In OpenAI Chat
+    /// histories consecutive `tool` messages are one turn, which translation layers send to
+    /// Gemini as one function-response Content, so a split cannot occur there: with
+    /// `--target gemini`, every count mismatch in such a history is one of those findings.
+    ///
+    /// ## Why it matters
+    /// Gemini rejects the request with "Please ensure that the number of function response
+    /// parts is equal to the number of function call parts of the function call turn."
+    /// (google-gemini/gemini-cli#4217, #5443; cloudwego/eino-ext#571 and
+    /// vertesia/llumiverse#620, where split Contents fail and one merged Content succeeds).
+    /// Bedrock rejects it with "Expected toolResult blocks at messages.2.content for the
+    /// following Ids: tooluse_<id>" (genkit-ai/aws-bedrock-js-plugin#664); its counterpart for
+    /// extra results, "The number of toolResult blocks at messages.2.content exceeds the
+    /// number of toolUse blocks of previous turn." (pydantic/pydantic-ai#2327), comes from
+    /// results the rules above report. Frameworks that write one Content or message per tool
+    /// result produce this whenever the model calls tools in parallel.
+    ///
+    /// ## Example
+    /// ```json
+    /// {"contents": [
+    ///   {"role": "user", "parts": [{"text": "Weather in Paris and Rome?"}]},
+    ///   {"role": "model", "parts": [
+    ///     {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}},
+    ///     {"functionCall": {"name": "get_weather", "args": {"city": "Rome"}}}]},
+    ///   {"role": "user", "parts": [
+    ///     {"functionResponse": {"name": "get_weather", "response": {"temp": 18}}}]},
+    ///   {"role": "user", "parts": [
+    ///     {"functionResponse": {"name": "get_weather", "response": {"temp": 24}}}]}
+    /// ]}
+    /// ```
+    ///
+    /// ## Fix
+    /// Safe: move the later results to the end of the turn right after the calls, in their
+    /// order, and remove the turns they leave empty. Nothing is lost, and results without
+    /// ids, which pair by name and order, keep their order. Offered when the later turns hold
+    /// nothing but these results.
+    pub struct ResultCountMismatch {
+        code: "TC503",
+        name: "result-count-mismatch",
+        severity: Error,
+        fix: Safe,
+        summary: "a turn of tool calls is answered over several result turns, where only the first counts",
+    }
+}
+
+impl Rule for ResultCountMismatch {
+    fn meta(&self) -> &'static RuleMeta {
+        &Self::META
+    }
+
+    fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
+        let Some(verdict) = cx.judge(&[Provider::Gemini, Provider::Bedrock]) else {
+            return;
+        };
+        // The split results of each call turn, in order.
+        let mut split: BTreeMap<usize, Vec<Pos>> = BTreeMap::new();
+        for &(pos, status) in &cx.pairs().results {
+            if let ResultStatus::Misplaced {
+                call,
+                why: Misplacement::Split,
+            } = status
+            {
+                split.entry(call.0).or_default().push(pos);
+            }
+        }
+        for (turn, positions) in split {
+            let (Some(calls_turn), Some(next)) = (conv.turns.get(turn), conv.turns.get(turn + 1))
+            else {
+                continue;
+            };
+            let calls = calls_turn
+                .items
+                .iter()
+                .filter(|i| matches!(i, Item::Call(c) if c.kind != CallKind::ProviderExecuted))
+                .count();
+            let answered = client_results(next);
+            let results: Vec<_> = positions
+                .iter()
+                .filter_map(|&pos| result_at(conv, pos))
+                .collect();
+            let mut later: Vec<usize> = positions.iter().map(|p| p.0).collect();
+            later.dedup();
+            let places: Vec<String> = later
+                .iter()
+                .filter_map(|&t| conv.turns.get(t))
+                .map(|t| cx.describe(&t.loc))
+                .collect();
+            let message = format!(
+                "turn of {calls} tool call{} is answered by {answered} result{} in the turn right after it ({}); {} more ({}) {} in the turn{} after that ({}), which the provider does not count",
+                plural(calls),
+                plural(answered),
+                cx.describe(&next.loc),
+                results.len(),
+                named(&results),
+                if results.len() == 1 { "is" } else { "are" },
+                plural(later.len()),
+                places.join(", ")
+            );
+            let mut finding = Finding::at(&Self::META, &calls_turn.loc, message)
+                .help("put every result for this turn's calls in the one turn right after it")
+                .rejected_by(verdict.clone());
+            if let Some(intent) = gather(conv, turn, &positions, &later) {
+                finding = finding.fix(
+                    Applicability::Safe,
+                    "move the later results into the turn right after the calls",
+                    intent,
+                );
+            }
+            out.push(finding);
+        }
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// The results, by id (`"call_1", "call_2"`) or, without ids, by name (`` `search` ``).
+fn named(results: &[&ToolResult]) -> String {
+    if results.iter().all(|r| r.call_id.is_some()) {
+        return id_list(results.iter().filter_map(|r| r.call_id.as_deref()));
+    }
+    let names: Vec<String> = results
+        .iter()
+        .map(|r| match (&r.call_id, &r.name) {
+            (Some(id), _) => format!("\"{id}\""),
+            (None, Some(name)) => format!("`{name}`"),
+            (None, None) => "without an id".to_string(),
+        })
+        .collect();
+    match names.len() {
+        0..=4 => names.join(", "),
+        n => format!(
+            "{} and {} more",
+            names.iter().take(4).cloned().collect::<Vec<_>>().join(", "),
+            n - 4
+        ),
+    }
+}
+
+fn client_results(turn: &Turn) -> usize {
+    turn.items
+        .iter()
+        .filter(|i| matches!(i, Item::Result(r) if !r.provider_executed))
+        .count()
+}
+
+/// The fix, when the turns after the first result turn up to the last split result are whole
+/// messages holding nothing but this call turn's split results.
+fn gather(
+    conv: &Conversation,
+    turn: usize,
+    positions: &[Pos],
+    later: &[usize],
+) -> Option<FixIntent> {
+    let into = conv.turns.get(turn + 1)?.items.last()?;
+    let last = *later.last()?;
+    let run = conv.turns.get(turn + 2..=last)?;
+    let mut messages = Vec::new();
+    for (k, t) in run.iter().enumerate() {
+        let whole =
+            t.items.iter().enumerate().all(|(i, item)| {
+                item.message() == &t.loc && positions.contains(&(turn + 2 + k, i))
+            });
+        if !whole {
+            return None;
+        }
+        messages.push(t.loc.clone());
+    }
+    let results = positions
+        .iter()
+        .filter_map(|&pos| result_at(conv, pos))
+        .map(|r| r.loc.clone())
+        .collect();
+    let into = match into {
+        Item::Text(t) | Item::Thinking(t) => t.loc.clone(),
+        Item::Call(c) => c.loc.clone(),
+        Item::Result(r) => r.loc.clone(),
+    };
+    Some(FixIntent::GatherResults {
+        into,
+        results,
+        messages,
+    })
+}
