@@ -117,6 +117,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
     if doc.value.is_object() {
         // A request body: `toolConfig` is required once messages hold tool blocks.
         conv.declares_tools = Some(doc.value.get("toolConfig").is_some_and(|c| !c.is_null()));
+        conv.thinking = thinking_enabled(doc.value);
     }
     for (i, message) in messages.iter().enumerate() {
         push_message(&mut conv, message, &messages_loc.child(i))?;
@@ -197,10 +198,29 @@ fn block_item(block: &Value, loc: Loc, mloc: &Loc) -> Item {
             message: mloc.clone(),
         });
     }
-    Item::Text(Text {
+    let text = Text {
         loc,
         message: mloc.clone(),
-    })
+    };
+    if block.get("reasoningContent").is_some() {
+        return Item::Thinking(text);
+    }
+    Item::Text(text)
+}
+
+/// Whether a Converse request enables Claude's extended thinking, which it passes through
+/// `additionalModelRequestFields.thinking` (`{"type": "enabled", "budget_tokens": N}`):
+/// `Some(true)` enabled, `Some(false)` absent or disabled, `None` for other settings
+/// (adaptive thinking), where a turn without reasoning proves nothing.
+fn thinking_enabled(doc: &Value) -> Option<bool> {
+    let thinking = doc
+        .get("additionalModelRequestFields")
+        .and_then(|f| f.get("thinking"));
+    match thinking.map(|t| str_at(t, "type")) {
+        None | Some(Some("disabled")) => Some(false),
+        Some(Some("enabled")) => Some(true),
+        Some(_) => None,
+    }
 }
 
 /// The text of a result's content: its `text` blocks and serialised `json` blocks.

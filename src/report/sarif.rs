@@ -66,7 +66,14 @@ pub fn write(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::Result<()> 
                         })).collect::<Vec<_>>()
                     }]
                 }]);
-                result["properties"] = json!({"applicability": fix.applicability});
+                result["properties"]["applicability"] = json!(fix.applicability);
+            }
+            // The providers that reject the history because of it (`--target`).
+            if !d.providers.is_empty() {
+                result["properties"]["providers"] = json!(d.providers);
+            }
+            if let Some(id) = &d.tool_call_id {
+                result["properties"]["toolCallId"] = json!(id);
             }
             result
         })
