@@ -392,20 +392,8 @@ fn lint_command(args: &LintArgs) -> u8 {
         .collect();
     totals.count(&unused);
     if format == OutputFormat::Full && !common.statistics {
-        // A config file is no log: a one-line report with its help, without a snippet.
-        for d in &unused {
-            let help = d.help.as_deref().unwrap_or_default();
-            let _ = writeln!(
-                out,
-                "{}:{}:{}: {} [{}] {}\n  help: {help}\n",
-                escape::value(&d.path),
-                d.line,
-                d.column,
-                d.code,
-                d.rule,
-                escape::value(&d.message)
-            );
-        }
+        // A config file is no log: one line each, without a snippet.
+        let _ = report::write_diagnostics(&mut out, OutputFormat::Concise, &unused);
     }
     all.extend(unused);
 

@@ -75,19 +75,9 @@ impl Rule for InvalidToolCallId {
             let Some(id) = call.id.as_deref() else {
                 continue;
             };
-            let broken: Vec<(Provider, String)> = Provider::ALL
-                .into_iter()
-                .filter_map(|p| violation(p, id).map(|why| (p, why)))
-                .collect();
-            let rejecting: Vec<Provider> = broken.iter().map(|(p, _)| *p).collect();
-            let Some(verdict) = cx.judge(&rejecting) else {
+            let Some((verdict, reasons)) = cx.judge_limits(|p| violation(p, id)) else {
                 continue;
             };
-            let reasons: Vec<String> = broken
-                .iter()
-                .filter(|(p, _)| verdict.1.contains(p))
-                .map(|(p, why)| format!("{p} ({why})"))
-                .collect();
             out.push(
                 Finding::about_call(
                     &Self::META,

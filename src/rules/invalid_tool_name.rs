@@ -104,19 +104,9 @@ impl Rule for InvalidToolName {
                 continue;
             }
             seen.push(name);
-            let broken: Vec<(Provider, String)> = Provider::ALL
-                .into_iter()
-                .filter_map(|p| violation(p, name).map(|why| (p, why)))
-                .collect();
-            let rejecting: Vec<Provider> = broken.iter().map(|(p, _)| *p).collect();
-            let Some(verdict) = cx.judge(&rejecting) else {
+            let Some((verdict, reasons)) = cx.judge_limits(|p| violation(p, name)) else {
                 continue;
             };
-            let reasons: Vec<String> = broken
-                .iter()
-                .filter(|(p, _)| verdict.1.contains(p))
-                .map(|(p, why)| format!("{p} ({why})"))
-                .collect();
             out.push(
                 Finding::at(
                     &Self::META,

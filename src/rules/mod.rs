@@ -160,6 +160,9 @@ impl RuleMeta {
     }
 }
 
+/// A finding's severity and the providers that reject it.
+pub type Verdict = (Severity, Vec<crate::provider::Provider>);
+
 /// What a rule sees besides the conversation.
 pub struct Context<'a> {
     /// Tool definitions from `--tools`.
@@ -227,6 +230,27 @@ impl<'a> Context<'a> {
             .filter(|p| self.targets.contains(p))
             .collect();
         (!hits.is_empty()).then_some((Severity::Error, hits))
+    }
+
+    /// For rules whose limits differ by provider (ids, names): the verdict on a value that
+    /// `violation` judges per provider, and the reasons of the providers that count here,
+    /// as `"openai (at most 40 characters)"`; `None` when every target accepts it.
+    pub fn judge_limits(
+        &self,
+        violation: impl Fn(crate::provider::Provider) -> Option<String>,
+    ) -> Option<(Verdict, Vec<String>)> {
+        let broken: Vec<(crate::provider::Provider, String)> = crate::provider::Provider::ALL
+            .into_iter()
+            .filter_map(|p| violation(p).map(|why| (p, why)))
+            .collect();
+        let rejecting: Vec<crate::provider::Provider> = broken.iter().map(|(p, _)| *p).collect();
+        let verdict = self.judge(&rejecting)?;
+        let reasons = broken
+            .iter()
+            .filter(|(p, _)| verdict.1.contains(p))
+            .map(|(p, why)| format!("{p} ({why})"))
+            .collect();
+        Some((verdict, reasons))
     }
 
     /// How a message names another node: its pointer, prefixed with its line when the
