@@ -61,7 +61,11 @@ impl Adapter for Anthropic {
         docs.iter().map(normalise_doc).collect()
     }
 
+    /// `None` for a call without an id: a `tool_result` answers by `tool_use_id` only, so an
+    /// inserted result could never pair with it (it would be removed as orphaned, then
+    /// inserted again).
     fn interrupted_block(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+        site.call.id.as_ref()?;
         Some(interrupted_block(site.call, text))
     }
 
