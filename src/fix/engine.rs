@@ -1,6 +1,8 @@
 //! The fix loop for one file.
 
 use crate::encoding::Encoding;
+use std::collections::HashSet;
+
 use crate::finding::{Applicability, Edit, Finding};
 use crate::lint::{lint_bytes, FileReport, LintOptions, SourceName};
 use crate::rules::ParseError;
@@ -102,40 +104,62 @@ pub fn fix_bytes(
         report
             .findings
             .iter()
-            .filter(|f| std::ptr::eq(f.rule, &ParseError::META))
+            .filter(|f| f.rule.code == ParseError::META.code)
             .count()
     };
     let mut text = original.clone();
     let mut report = lint(&text);
     let baseline_parse_errors = parse_errors(&report);
-    let mut applied = 0;
+    let mut applied: usize = 0;
     let max_rounds = report
         .findings
         .iter()
         .filter(|f| applies(f, unsafe_fixes))
         .count()
         + EXTRA_ROUNDS;
+    // Fixes that undo one another (an adapter inserting what a rule then removes) bring the
+    // text back to an earlier round's: such fixes are set aside and their findings left
+    // unfixed, instead of circling until the bound.
+    let mut history: Vec<(String, Vec<Signature>)> = Vec::new();
+    let mut banned: HashSet<Signature> = HashSet::new();
     for _ in 0..max_rounds {
-        let (edits, count) = select(&report.findings, unsafe_fixes);
-        if count == 0 {
+        let (edits, taken) = select(&report.findings, unsafe_fixes, &banned);
+        if taken.is_empty() {
             break;
         }
         let next = json_edit::apply(&text, &edits);
         if next == text {
             break;
         }
+        if let Some(start) = history.iter().position(|(before, _)| *before == next) {
+            // Rounds `start..` undid one another: back to that round's text, without them.
+            for (_, signatures) in history.drain(start..) {
+                applied = applied.saturating_sub(signatures.len());
+                banned.extend(signatures);
+            }
+            banned.extend(taken);
+            report = lint(&next);
+            text = next;
+            continue;
+        }
         let next_report = lint(&next);
         if parse_errors(&next_report) > baseline_parse_errors {
             let detail = next_report
                 .findings
                 .iter()
-                .find(|f| std::ptr::eq(f.rule, &ParseError::META))
+                .find(|f| f.rule.code == ParseError::META.code)
                 .map_or_else(String::new, |f| f.message.clone());
             return Err(FixError::Unparseable { detail });
         }
-        text = next;
+        applied += taken.len();
+        history.push((std::mem::replace(&mut text, next), taken));
         report = next_report;
-        applied += count;
+    }
+    // What was set aside is reported without a fix.
+    for finding in &mut report.findings {
+        if banned.contains(&signature(finding)) {
+            finding.fix = None;
+        }
     }
     let unconverged: Vec<&'static str> = report
         .findings
@@ -165,14 +189,26 @@ pub fn fix_bytes(
     })
 }
 
-/// The edits of every applicable fix that does not overlap one taken before it, and how
-/// many fixes they are. Zero-width inserts at the same offset do not conflict.
-fn select(findings: &[Finding], unsafe_fixes: bool) -> (Vec<Edit>, usize) {
+/// What identifies a fix across rounds, whose byte offsets move: its rule and message.
+type Signature = (&'static str, String);
+
+fn signature(finding: &Finding) -> Signature {
+    (finding.rule.code, finding.message.clone())
+}
+
+/// The edits of every applicable fix that does not overlap one taken before it (and is not
+/// set aside), and the signatures of the fixes taken. Zero-width inserts at the same offset
+/// do not conflict.
+fn select(
+    findings: &[Finding],
+    unsafe_fixes: bool,
+    banned: &HashSet<Signature>,
+) -> (Vec<Edit>, Vec<Signature>) {
     let mut taken: Vec<Edit> = Vec::new();
-    let mut count = 0;
+    let mut signatures = Vec::new();
     let mut candidates: Vec<&Finding> = findings
         .iter()
-        .filter(|f| applies(f, unsafe_fixes))
+        .filter(|f| applies(f, unsafe_fixes) && !banned.contains(&signature(f)))
         .collect();
     candidates.sort_by_key(|f| {
         f.fix
@@ -193,10 +229,10 @@ fn select(findings: &[Finding], unsafe_fixes: bool) -> (Vec<Edit>, usize) {
         });
         if !clashes {
             taken.extend(fix.edits.iter().cloned());
-            count += 1;
+            signatures.push(signature(finding));
         }
     }
-    (taken, count)
+    (taken, signatures)
 }
 
 fn overlaps(a: &Edit, b: &Edit) -> bool {
