@@ -9,11 +9,10 @@ use crate::rules::ParseError;
 
 use super::json_edit;
 
-/// Rounds of fix-then-lint allowed beyond one per fix found in the first round. Every round
-/// applies at least one fix, and independent fixes land together, so a file converges in far
-/// fewer rounds than it has fixes (fixes that touch one another, such as the re-linking of
-/// neighbouring Claude Code lines, take turns); fixes that enable new fixes (a moved result
-/// whose call then has duplicates...) need a few more. Exceeding the bound means a fix keeps
+/// Rounds of fix-then-lint allowed beyond the bound the file's calls and results set. Every
+/// round applies at least one fix, and independent fixes land together, so a file converges
+/// in far fewer rounds than the bound (fixes that touch one another, such as the re-linking
+/// of neighbouring Claude Code lines, take turns). Exceeding it means a fix keeps
 /// re-creating findings: an internal error, and nothing is written.
 const EXTRA_ROUNDS: usize = 8;
 
@@ -111,12 +110,15 @@ pub fn fix_bytes(
     let mut report = lint(&text);
     let baseline_parse_errors = parse_errors(&report);
     let mut applied: usize = 0;
-    let max_rounds = report
+    // Every fix removes, inserts or moves a call or a result, and one can expose another
+    // (removing a call orphans its results), so the rounds a file may need are bounded by
+    // its calls and results, not by a constant; cycles are caught below.
+    let fixable = report
         .findings
         .iter()
         .filter(|f| applies(f, unsafe_fixes))
-        .count()
-        + EXTRA_ROUNDS;
+        .count();
+    let max_rounds = fixable + 2 * (report.read.calls + report.read.results) + EXTRA_ROUNDS;
     // Fixes that undo one another (an adapter inserting what a rule then removes) bring the
     // text back to an earlier round's: such fixes are set aside and their findings left
     // unfixed, instead of circling until the bound.
