@@ -122,8 +122,12 @@ pub fn fix_bytes(
     // Fixes that undo one another (an adapter inserting what a rule then removes) bring the
     // text back to an earlier round's: such fixes are set aside and their findings left
     // unfixed, instead of circling until the bound.
-    let mut history: Vec<(String, Vec<Signature>)> = Vec::new();
+    // Rounds are remembered by a fingerprint of the text before them, not the text, so a big
+    // file needing many rounds is not held many times over. A fingerprint that matched
+    // by accident would only set fixes aside: the text itself is always the real one.
+    let mut history: Vec<(Fingerprint, Vec<Signature>)> = Vec::new();
     let mut banned: HashSet<Signature> = HashSet::new();
+    let mut text_print = fingerprint(&text);
     for _ in 0..max_rounds {
         let (edits, taken) = select(&report.findings, unsafe_fixes, &banned);
         if taken.is_empty() {
@@ -133,7 +137,8 @@ pub fn fix_bytes(
         if next == text {
             break;
         }
-        if let Some(start) = history.iter().position(|(before, _)| *before == next) {
+        let next_print = fingerprint(&next);
+        if let Some(start) = history.iter().position(|(before, _)| *before == next_print) {
             // Rounds `start..` undid one another: back to that round's text, without them.
             for (_, signatures) in history.drain(start..) {
                 applied = applied.saturating_sub(signatures.len());
@@ -142,6 +147,7 @@ pub fn fix_bytes(
             banned.extend(taken);
             report = lint(&next);
             text = next;
+            text_print = next_print;
             continue;
         }
         let next_report = lint(&next);
@@ -154,7 +160,9 @@ pub fn fix_bytes(
             return Err(FixError::Unparseable { detail });
         }
         applied += taken.len();
-        history.push((std::mem::replace(&mut text, next), taken));
+        history.push((text_print, taken));
+        text = next;
+        text_print = next_print;
         report = next_report;
     }
     // What was set aside is reported without a fix.
@@ -189,6 +197,16 @@ pub fn fix_bytes(
         unsafe_left,
         encoding,
     })
+}
+
+/// A text's length and hash, to recognise a text seen in an earlier round.
+type Fingerprint = (usize, u64);
+
+fn fingerprint(text: &str) -> Fingerprint {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    (text.len(), hasher.finish())
 }
 
 /// What identifies a fix across rounds, whose byte offsets move: its rule and message.
