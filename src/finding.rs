@@ -143,6 +143,20 @@ impl Finding {
         }
     }
 
+    /// A finding at a raw byte range, where there is no transcript node (a parse error, a
+    /// limit on the whole file).
+    pub fn at_span(
+        rule: &'static RuleMeta,
+        start: usize,
+        end: usize,
+        message: impl Into<String>,
+    ) -> Self {
+        Finding {
+            anchor: Anchor::Span { start, end },
+            ..Finding::at(rule, &Loc::new(start, ""), message)
+        }
+    }
+
     /// A finding about a tool call, at `loc` (the call or its arguments).
     pub fn about_call(
         rule: &'static RuleMeta,

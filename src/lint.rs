@@ -3,7 +3,7 @@
 use rayon::prelude::*;
 use serde_json::Value;
 
-use crate::finding::{Anchor, Finding, Fix};
+use crate::finding::{Finding, Fix};
 use crate::fix::plan::EditContext;
 use crate::formats::{self, Adapter, Doc, Format, Unit};
 use crate::json;
@@ -196,15 +196,13 @@ pub fn lint_bytes(
 /// The report for a file over the maximum input size: one `input-not-checked` finding.
 pub fn too_large(source_name: SourceName, size: Option<u64>, limit: u64) -> FileReport {
     let source = SourceFile::new(source_name.path, source_name.name, String::new());
-    let finding = Finding {
-        anchor: Anchor::Span { start: 0, end: 0 },
-        ..Finding::at(
-            &rules::InputNotChecked::META,
-            &crate::transcript::Loc::new(0, ""),
-            too_large_message(size, limit),
-        )
-        .help("raise the limit with `--max-file-size` (or `max-file-size` in toolcheck.toml) if the file really is a conversation log")
-    };
+    let finding = Finding::at_span(
+        &rules::InputNotChecked::META,
+        0,
+        0,
+        too_large_message(size, limit),
+    )
+    .help("raise the limit with `--max-file-size` (or `max-file-size` in toolcheck.toml) if the file really is a conversation log");
     FileReport {
         source,
         findings: vec![finding],
@@ -429,18 +427,21 @@ impl Linter<'_> {
     }
 
     fn parse_error(&mut self, at: usize, message: String) {
-        // One character, not one byte: the span must end on a char boundary.
+        let (start, end) = self.one_char_at(at);
+        self.findings.push(
+            Finding::at_span(&rules::ParseError::META, start, end, message)
+                .help("repair or remove the broken JSON; nothing in it can be checked until then"),
+        );
+    }
+
+    /// The span of the one character at byte `at`: one character, not one byte, so the span
+    /// starts and ends on char boundaries.
+    fn one_char_at(&self, at: usize) -> (usize, usize) {
         let at = crate::source::floor_char_boundary(&self.source.text, at);
-        let end = crate::source::ceil_char_boundary(&self.source.text, at + 1);
-        self.findings.push(Finding {
-            anchor: Anchor::Span { start: at, end },
-            ..Finding::at(
-                &rules::ParseError::META,
-                &crate::transcript::Loc::new(at, ""),
-                message,
-            )
-            .help("repair or remove the broken JSON; nothing in it can be checked until then")
-        });
+        (
+            at,
+            crate::source::ceil_char_boundary(&self.source.text, at + 1),
+        )
     }
 
     fn record_error(&mut self, base: usize, err: &RecordError) {
@@ -455,19 +456,21 @@ impl Linter<'_> {
     fn json_error(&mut self, base: usize, e: &json::JsonError, what: &str) {
         let at = offset_of(self.source, base, e.line, e.column);
         if e.kind == json::JsonErrorKind::TooDeep {
-            let end = (at + 1).min(self.source.text.len()).max(at);
-            self.findings.push(Finding {
-                anchor: Anchor::Span { start: at, end },
-                ..Finding::at(
+            let (start, end) = self.one_char_at(at);
+            self.findings.push(
+                Finding::at_span(
                     &rules::InputNotChecked::META,
-                    &crate::transcript::Loc::new(at, ""),
+                    start,
+                    end,
                     format!(
                         "{what} is nested deeper than {} levels here, more than toolcheck reads; the {what} was not checked",
                         json::MAX_DEPTH
                     ),
                 )
-                .help("flatten the deeply nested value; toolcheck checks nothing in this {what} until then".replace("{what}", what))
-            });
+                .help(format!(
+                    "flatten the deeply nested value; toolcheck checks nothing in this {what} until then"
+                )),
+            );
             return;
         }
         self.parse_error(at, describe_json_error(e, what));
@@ -559,23 +562,17 @@ fn check_docs(
         Err(reason) => {
             let at = docs.first().map_or(0, |d| d.base);
             let what = if jsonl { "record" } else { "file" };
-            let finding = Finding::at(
+            let finding = Finding::at_span(
                 &rules::UnknownFormat::META,
-                &crate::transcript::Loc::new(at, ""),
+                at,
+                at,
                 format!(
                     "{what} does not fit the `{}` format: {reason}",
                     adapter.format()
                 ),
             )
             .help("check the file, or pass the right `--input-format`");
-            (
-                vec![Finding {
-                    anchor: Anchor::Span { start: at, end: at },
-                    ..finding
-                }],
-                None,
-                crate::coverage::ReadCounts::default(),
-            )
+            (vec![finding], None, crate::coverage::ReadCounts::default())
         }
     }
 }
