@@ -175,15 +175,7 @@ fn vendored() -> tempfile::TempDir {
 
 /// The files `lint -v` checked.
 fn checked(dir: &std::path::Path, args: &[&str]) -> Vec<String> {
-    let mut all = vec!["lint", "-v"];
-    all.extend(args);
-    let out = toolcheck_in(dir, &all, None);
-    assert_eq!(out.code, 0, "{}", out.transcript());
-    out.stderr
-        .lines()
-        .filter_map(|l| l.strip_prefix("checked "))
-        .filter_map(|l| l.split(' ').next().map(str::to_string))
-        .collect()
+    common::checked_files(dir, args)
 }
 
 #[test]

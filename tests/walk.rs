@@ -27,17 +27,11 @@ fn write(dir: &Path, rel: &str, text: &str) {
     std::fs::write(path, text).expect("write");
 }
 
-/// The files `lint -v` says it checked, in order.
+/// The files `lint -v` says it checked, in order, with no config file.
 fn checked(dir: &Path, args: &[&str]) -> Vec<String> {
-    let mut all = vec!["lint", "-v", "--no-config"];
+    let mut all = vec!["--no-config"];
     all.extend(args);
-    let out = toolcheck_in(dir, &all, None);
-    assert_eq!(out.code, 0, "{}", out.transcript());
-    out.stderr
-        .lines()
-        .filter_map(|l| l.strip_prefix("checked "))
-        .filter_map(|l| l.split(' ').next().map(str::to_string))
-        .collect()
+    common::checked_files(dir, &all)
 }
 
 /// A git work tree (a `.git` directory is what the walker looks for) with a file ignored

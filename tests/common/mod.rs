@@ -65,6 +65,20 @@ pub fn toolcheck_in(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
     }
 }
 
+/// The files `toolcheck lint -v ARGS` run in `dir` says it checked, in order; the run must
+/// find nothing (exit 0).
+pub fn checked_files(dir: &Path, args: &[&str]) -> Vec<String> {
+    let mut all = vec!["lint", "-v"];
+    all.extend(args);
+    let out = toolcheck_in(dir, &all, None);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    out.stderr
+        .lines()
+        .filter_map(|l| l.strip_prefix("checked "))
+        .filter_map(|l| l.split(' ').next().map(str::to_string))
+        .collect()
+}
+
 /// Every fixture file, relative to the crate root, sorted.
 pub fn fixture_files() -> Vec<String> {
     let mut files: Vec<String> = walk(&root().join("fixtures"))
