@@ -111,14 +111,17 @@ pub fn fix_bytes(
     let baseline_parse_errors = parse_errors(&report);
     let mut applied: usize = 0;
     // Every fix removes, inserts or moves a call or a result, and one can expose another
-    // (removing a call orphans its results), so the rounds a file may need are bounded by
-    // its calls and results, not by a constant; cycles are caught below.
+    // (removing a call orphans its results; removing a session line can bring earlier lines
+    // back onto the resumed chain), so the rounds a file may need are bounded by its size —
+    // the calls and results read, and its lines — not by a constant; cycles are caught below.
     let fixable = report
         .findings
         .iter()
         .filter(|f| applies(f, unsafe_fixes))
         .count();
-    let max_rounds = fixable + 2 * (report.read.calls + report.read.results) + EXTRA_ROUNDS;
+    let max_rounds = fixable
+        + 2 * (report.read.calls + report.read.results + report.source.line_count())
+        + EXTRA_ROUNDS;
     // Fixes that undo one another (an adapter inserting what a rule then removes) bring the
     // text back to an earlier round's: such fixes are set aside and their findings left
     // unfixed, instead of circling until the bound.
