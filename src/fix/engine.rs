@@ -124,49 +124,62 @@ pub fn fix_bytes(
         + EXTRA_ROUNDS;
     // Fixes that undo one another (an adapter inserting what a rule then removes) bring the
     // text back to an earlier round's: such fixes are set aside and their findings left
-    // unfixed, instead of circling until the bound.
-    // Rounds are remembered by a fingerprint of the text before them, not the text, so a big
-    // file needing many rounds is not held many times over. A fingerprint that matched
-    // by accident would only set fixes aside: the text itself is always the real one.
+    // unfixed, instead of circling until the bound. Rounds are remembered by a fingerprint
+    // of the text before them, not a copy, so a big file is not held many times over; a
+    // fingerprint matching by accident would only set fixes aside.
+    //
+    // Setting fixes aside can leave others that now apply on their own, so passes repeat,
+    // each starting with nothing set aside, until one ends where it began: the result is
+    // then what a fresh run from it would leave too (fixing twice changes nothing).
     let mut history: Vec<(Fingerprint, Vec<Signature>)> = Vec::new();
     let mut banned: HashSet<Signature> = HashSet::new();
-    let mut text_print = fingerprint(&text);
-    for _ in 0..max_rounds {
-        let (edits, taken) = select(&report.findings, unsafe_fixes, &banned);
-        if taken.is_empty() {
-            break;
-        }
-        let next = json_edit::apply(&text, &edits);
-        if next == text {
-            break;
-        }
-        let next_print = fingerprint(&next);
-        if let Some(start) = history.iter().position(|(before, _)| *before == next_print) {
-            // Rounds `start..` undid one another: back to that round's text, without them.
-            for (_, signatures) in history.drain(start..) {
-                applied = applied.saturating_sub(signatures.len());
-                banned.extend(signatures);
+    let mut budget = max_rounds;
+    loop {
+        history.clear();
+        banned.clear();
+        let pass_start = fingerprint(&text);
+        let mut text_print = pass_start;
+        while budget > 0 {
+            budget -= 1;
+            let (edits, taken) = select(&report.findings, unsafe_fixes, &banned);
+            if taken.is_empty() {
+                break;
             }
-            banned.extend(taken);
-            report = lint(&next);
+            let next = json_edit::apply(&text, &edits);
+            if next == text {
+                break;
+            }
+            let next_print = fingerprint(&next);
+            if let Some(start) = history.iter().position(|(before, _)| *before == next_print) {
+                // Rounds `start..` undid one another: back to that round's text, without them.
+                for (_, signatures) in history.drain(start..) {
+                    applied = applied.saturating_sub(signatures.len());
+                    banned.extend(signatures);
+                }
+                banned.extend(taken);
+                report = lint(&next);
+                text = next;
+                text_print = next_print;
+                continue;
+            }
+            let next_report = lint(&next);
+            if parse_errors(&next_report) > baseline_parse_errors {
+                let detail = next_report
+                    .findings
+                    .iter()
+                    .find(|f| f.rule.code == ParseError::META.code)
+                    .map_or_else(String::new, |f| f.message.clone());
+                return Err(FixError::Unparseable { detail });
+            }
+            applied += taken.len();
+            history.push((text_print, taken));
             text = next;
             text_print = next_print;
-            continue;
+            report = next_report;
         }
-        let next_report = lint(&next);
-        if parse_errors(&next_report) > baseline_parse_errors {
-            let detail = next_report
-                .findings
-                .iter()
-                .find(|f| f.rule.code == ParseError::META.code)
-                .map_or_else(String::new, |f| f.message.clone());
-            return Err(FixError::Unparseable { detail });
+        if banned.is_empty() || text_print == pass_start || budget == 0 {
+            break;
         }
-        applied += taken.len();
-        history.push((text_print, taken));
-        text = next;
-        text_print = next_print;
-        report = next_report;
     }
     // What was set aside is reported without a fix.
     for finding in &mut report.findings {
