@@ -23,7 +23,13 @@ pub const EXIT_FINDINGS: u8 = 1;
 pub const EXIT_ERROR: u8 = 2;
 
 pub fn run(command: Command) -> ExitCode {
-    let code = match command {
+    ExitCode::from(run_code(command))
+}
+
+/// Runs a command and returns its exit code as a number (0, 1 or 2), for embedders that
+/// cannot use [`ExitCode`] (the Python module's `toolcheck` command).
+pub fn run_code(command: Command) -> u8 {
+    match command {
         Command::Lint(args) => lint_command(&args),
         Command::Fix(args) => fix_command(
             &args.common,
@@ -54,8 +60,7 @@ pub fn run(command: Command) -> ExitCode {
             }
             Err(e) => usage_error(&format!("cannot write {}: {e}", dir.display())),
         },
-    };
-    ExitCode::from(code)
+    }
 }
 
 fn usage_error(message: &str) -> u8 {
