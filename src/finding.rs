@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use crate::formats::Format;
+use crate::format::Format;
 use crate::rules::RuleMeta;
 use crate::transcript::{Loc, ToolCall, ToolResult};
 

@@ -3,8 +3,8 @@
 use rayon::prelude::*;
 use serde_json::Value;
 
+use crate::edit::plan::EditContext;
 use crate::finding::{Finding, Fix};
-use crate::fix::plan::EditContext;
 use crate::formats::{self, Adapter, Doc, Format, Unit};
 use crate::json;
 use crate::rules::{self, Context};

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::formats::Format;
+use crate::format::Format;
 
 #[derive(
     Debug,

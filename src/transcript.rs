@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::formats::Format;
+use crate::format::Format;
 
 /// Where a node lives: the JSON document that starts at byte `base` of the file (the whole
 /// file for JSON, one line for JSONL) and the pointer inside that document.

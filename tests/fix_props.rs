@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
-use toolcheck::fix::json_edit::{render, Style};
+use toolcheck::edit::json_edit::{render, Style};
 use toolcheck::fix::{applies, fix_bytes};
 use toolcheck::lint::{lint_str, LintOptions, SourceName};
 

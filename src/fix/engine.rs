@@ -7,7 +7,7 @@ use crate::finding::{Applicability, Edit, Finding};
 use crate::lint::{lint_bytes, FileReport, LintOptions, SourceName};
 use crate::rules::ParseError;
 
-use super::json_edit;
+use crate::edit::json_edit;
 
 /// Rounds of fix-then-lint allowed beyond the bound the file's calls and results set. Every
 /// round applies at least one fix, and independent fixes land together, so a file converges

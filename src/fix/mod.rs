@@ -3,8 +3,6 @@
 
 pub mod diff;
 pub mod engine;
-pub mod json_edit;
-pub mod plan;
 pub mod write;
 
 pub use engine::{applies, fix_bytes, FileFix, FixError};

@@ -10,13 +10,27 @@
 
 use serde_json::{json, Value};
 
-use super::{all_have_role, array_at, blocks, str_at, Adapter, CallSite, Doc, Format};
+use super::{all_have_role, array_at, blocks, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
     pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role, Text,
     ToolCall, ToolDef, ToolResult,
 };
 
 pub struct Anthropic;
+
+impl Dialect for Anthropic {
+    /// `None` for a call without an id: a `tool_result` answers by `tool_use_id` only, so an
+    /// inserted result could never pair with it (it would be removed as orphaned, then
+    /// inserted again).
+    fn interrupted_block(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+        site.call.id.as_ref()?;
+        Some(interrupted_block(site.call, text))
+    }
+
+    fn result_message(&self, block: Value) -> Option<Value> {
+        Some(json!({"role": "user", "content": [block]}))
+    }
+}
 
 impl Adapter for Anthropic {
     fn format(&self) -> Format {
@@ -59,18 +73,6 @@ impl Adapter for Anthropic {
 
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
         docs.iter().map(normalise_doc).collect()
-    }
-
-    /// `None` for a call without an id: a `tool_result` answers by `tool_use_id` only, so an
-    /// inserted result could never pair with it (it would be removed as orphaned, then
-    /// inserted again).
-    fn interrupted_block(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
-        site.call.id.as_ref()?;
-        Some(interrupted_block(site.call, text))
-    }
-
-    fn result_message(&self, block: Value) -> Option<Value> {
-        Some(json!({"role": "user", "content": [block]}))
     }
 }
 

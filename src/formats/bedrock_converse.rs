@@ -12,7 +12,7 @@
 
 use serde_json::{json, Value};
 
-use super::{all_have_role, array_at, str_at, Adapter, CallSite, Doc, Format};
+use super::{all_have_role, array_at, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
     looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc,
     Pairing, Role, Text, ToolCall, ToolDef, ToolResult,
@@ -30,7 +30,7 @@ const CONVERSE_BLOCKS: &[&str] = &[
     "citationsContent",
 ];
 
-impl Adapter for BedrockConverse {
+impl Dialect for BedrockConverse {
     fn interrupted_block(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
         // `status: "error"` requires non-empty content, which the text is.
         Some(json!({"toolResult": {
@@ -47,7 +47,9 @@ impl Adapter for BedrockConverse {
     fn error_content(&self, text: &str) -> Option<Value> {
         Some(json!([{ "text": text }]))
     }
+}
 
+impl Adapter for BedrockConverse {
     fn format(&self) -> Format {
         Format::BedrockConverse
     }

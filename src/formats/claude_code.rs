@@ -25,10 +25,10 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 
 use super::anthropic::{interrupted_block, push_message};
-use super::{blocks, str_at, Adapter, Doc, Format, Planned, Unit};
+use super::{blocks, str_at, Adapter, Dialect, Doc, Format, Planned, Unit};
+use crate::edit::json_edit::{self, split_index};
+use crate::edit::plan::{insert_record_after, remove_node, EditContext, INTERRUPTED};
 use crate::finding::{Edit, FixIntent};
-use crate::fix::json_edit::{self, split_index};
-use crate::fix::plan::{insert_record_after, remove_node, EditContext, INTERRUPTED};
 use crate::transcript::{Conversation, Loc, Pairing, Role, ToolCall};
 
 pub struct ClaudeCode;
@@ -53,6 +53,8 @@ const RECORD_TYPES: &[&str] = &[
     "bridge-session",
     "worktree-state",
 ];
+
+impl Dialect for ClaudeCode {}
 
 impl Adapter for ClaudeCode {
     fn format(&self) -> Format {

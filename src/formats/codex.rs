@@ -22,7 +22,7 @@
 use serde_json::{json, Value};
 
 use super::openai_responses::{output_item, read_item};
-use super::{array_at, str_at, Adapter, CallSite, Doc, Format, Unit};
+use super::{array_at, str_at, Adapter, CallSite, Dialect, Doc, Format, Unit};
 use crate::transcript::{result_text, Conversation, Item, Loc, Pairing, Role, Text};
 
 pub struct Codex;
@@ -49,7 +49,7 @@ const RAW_ITEM_TYPES: [&str; 9] = [
     "ghost_snapshot",
 ];
 
-impl Adapter for Codex {
+impl Dialect for Codex {
     fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
         let item = output_item(site.element, text)?;
         // Items inside a compaction's replacement history are bare; rollout lines carry an
@@ -68,7 +68,9 @@ impl Adapter for Codex {
             _ => Some(item),
         }
     }
+}
 
+impl Adapter for Codex {
     fn format(&self) -> Format {
         Format::Codex
     }

@@ -17,7 +17,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Value};
 
-use super::{array_at, field, str_at, Adapter, CallSite, Doc, Format};
+use super::{array_at, field, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
     pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role,
     SchemaDialect, Text, ToolCall, ToolDef, ToolResult,
@@ -30,7 +30,7 @@ const FUNCTION_RESPONSE: &[&str] = &["functionResponse", "function_response"];
 const DECLARATIONS: &[&str] = &["functionDeclarations", "function_declarations"];
 const JSON_SCHEMA: &[&str] = &["parametersJsonSchema", "parameters_json_schema"];
 
-impl Adapter for Gemini {
+impl Dialect for Gemini {
     fn interrupted_block(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
         // Answer in the casing the call was written in.
         let snake = site.element.get("function_call").is_some();
@@ -51,7 +51,9 @@ impl Adapter for Gemini {
     fn result_message(&self, part: Value) -> Option<Value> {
         Some(json!({"role": "user", "parts": [part]}))
     }
+}
 
+impl Adapter for Gemini {
     fn format(&self) -> Format {
         Format::Gemini
     }

@@ -24,7 +24,7 @@
 use serde_json::{json, Value};
 
 use super::openai_chat::{read_tool_call, take_pending};
-use super::{array_at, has_text, str_at, Adapter, CallSite, Doc, Format};
+use super::{array_at, has_text, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
     looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc,
     Pairing, Role, Text, ToolCall, ToolResult,
@@ -32,7 +32,7 @@ use crate::transcript::{
 
 pub struct Langchain;
 
-impl Adapter for Langchain {
+impl Dialect for Langchain {
     fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
         let id = site.call.id.as_deref()?;
         // Answer in the serialisation the conversation uses.
@@ -50,7 +50,9 @@ impl Adapter for Langchain {
             }))
         }
     }
+}
 
+impl Adapter for Langchain {
     fn format(&self) -> Format {
         Format::Langchain
     }

@@ -6,9 +6,11 @@
 
 use serde_json::Value;
 
+use crate::edit::plan::EditContext;
+pub use crate::edit::plan::{CallSite, Dialect};
 use crate::finding::{Edit, FixIntent};
-use crate::fix::plan::EditContext;
-use crate::transcript::{Conversation, ToolCall};
+pub use crate::format::Format;
+use crate::transcript::Conversation;
 
 mod anthropic;
 mod bedrock_converse;
@@ -34,60 +36,11 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &langchain::Langchain,
 ];
 
-/// The formats toolcheck reads (README.md, "Formats").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Format {
-    OpenAiChat,
-    OpenAiResponses,
-    Anthropic,
-    Gemini,
-    BedrockConverse,
-    ClaudeCode,
-    Codex,
-    VercelAi,
-    Langchain,
-}
-
+// Defined beside the transcript, which carries it as a tag; the adapters live here.
 impl Format {
-    pub const ALL: [Format; 9] = [
-        Format::OpenAiChat,
-        Format::OpenAiResponses,
-        Format::Anthropic,
-        Format::Gemini,
-        Format::BedrockConverse,
-        Format::ClaudeCode,
-        Format::Codex,
-        Format::VercelAi,
-        Format::Langchain,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::OpenAiChat => "openai-chat",
-            Format::OpenAiResponses => "openai-responses",
-            Format::Anthropic => "anthropic",
-            Format::Gemini => "gemini",
-            Format::BedrockConverse => "bedrock-converse",
-            Format::ClaudeCode => "claude-code",
-            Format::Codex => "codex",
-            Format::VercelAi => "vercel-ai",
-            Format::Langchain => "langchain",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Format> {
-        Format::ALL.into_iter().find(|f| f.name() == name)
-    }
-
     /// The adapter for this format, if this build has one.
     pub fn adapter(self) -> Option<&'static dyn Adapter> {
         ADAPTERS.iter().copied().find(|a| a.format() == self)
-    }
-}
-
-impl std::fmt::Display for Format {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
     }
 }
 
@@ -107,7 +60,8 @@ pub struct Doc<'a> {
     pub value: &'a Value,
 }
 
-pub trait Adapter: Sync {
+/// One provider or framework format. Its [`Dialect`] is the JSON a fix inserts in it.
+pub trait Adapter: Dialect + Sync {
     fn format(&self) -> Format;
 
     fn unit(&self) -> Unit {
@@ -123,48 +77,11 @@ pub trait Adapter: Sync {
     /// `Err` says why the input does not fit this format (used when it was forced).
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String>;
 
-    /// The message (or item, or record) this format inserts after a call's turn to answer
-    /// the call at `site` with an error saying `text`, in the dialect of the file (casing,
-    /// SDK version, envelope). `None` when the format cannot answer that call.
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
-        self.result_message(self.interrupted_block(site, text)?)
-    }
-
-    /// For formats whose results are blocks inside messages: the result block itself, which
-    /// a fix may put at the front of the message that already answers the call's turn.
-    fn interrupted_block(&self, _site: &CallSite<'_>, _text: &str) -> Option<Value> {
-        None
-    }
-
-    /// A message wrapping one result block, for formats whose results are blocks inside
-    /// messages (moving a result then creates a message around it). `None` where a result
-    /// is a message of its own.
-    fn result_message(&self, _block: Value) -> Option<Value> {
-        None
-    }
-
-    /// The content of a result that says `text`, for filling an error result left empty.
-    /// `None` where the format has no such repair.
-    fn error_content(&self, _text: &str) -> Option<Value> {
-        None
-    }
-
     /// Turns a fix intent into byte edits. Most formats keep the default, the generic
     /// planner of `fix::plan`; session formats that must re-link records override it.
     fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
         Planned::Generic
     }
-}
-
-/// A call as it sits in the file, for shaping the result inserted to answer it.
-pub struct CallSite<'a> {
-    pub call: &'a ToolCall,
-    /// The call element (`tool_calls[i]`, a `tool_use` block, a `function_call` item...).
-    pub element: &'a Value,
-    /// The message holding it (the same as `element` when the call is a message or item).
-    pub message: &'a Value,
-    /// The whole JSONL record holding it, for JSONL files.
-    pub record: Option<&'a Value>,
 }
 
 /// An adapter's answer to a fix intent.
@@ -180,7 +97,7 @@ pub enum Planned {
 /// The edits that carry out `intent` in a file of `adapter`'s format.
 pub fn plan(adapter: &dyn Adapter, intent: &FixIntent, cx: &EditContext<'_>) -> Option<Vec<Edit>> {
     match adapter.plan_edits(intent, cx) {
-        Planned::Generic => crate::fix::plan::generic(adapter, intent, cx),
+        Planned::Generic => crate::edit::plan::generic(adapter, intent, cx),
         Planned::Edits(edits) => Some(edits),
         Planned::Unsupported => None,
     }

@@ -8,13 +8,30 @@
 
 use serde_json::{json, Value};
 
-use super::{all_have_role, array_at, blocks, has_text, str_at, Adapter, CallSite, Doc, Format};
+use super::{
+    all_have_role, array_at, blocks, has_text, str_at, Adapter, CallSite, Dialect, Doc, Format,
+};
 use crate::transcript::{
     looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc,
     Pairing, Role, Text, ToolCall, ToolDef, ToolResult,
 };
 
 pub struct OpenAiChat;
+
+impl Dialect for OpenAiChat {
+    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+        let call = site.call;
+        // Legacy `function_call`s are answered by a `function` message, id-less calls by
+        // name (Ollama's `tool_name`), the rest by `tool_call_id`.
+        Some(match &call.id {
+            Some(id) => json!({"role": "tool", "tool_call_id": id, "content": text}),
+            None if call.loc.pointer.ends_with("/function_call") => {
+                json!({"role": "function", "name": call.name, "content": text})
+            }
+            None => json!({"role": "tool", "tool_name": call.name, "content": text}),
+        })
+    }
+}
 
 impl Adapter for OpenAiChat {
     fn format(&self) -> Format {
@@ -58,19 +75,6 @@ impl Adapter for OpenAiChat {
 
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
         docs.iter().map(normalise_doc).collect()
-    }
-
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
-        let call = site.call;
-        // Legacy `function_call`s are answered by a `function` message, id-less calls by
-        // name (Ollama's `tool_name`), the rest by `tool_call_id`.
-        Some(match &call.id {
-            Some(id) => json!({"role": "tool", "tool_call_id": id, "content": text}),
-            None if call.loc.pointer.ends_with("/function_call") => {
-                json!({"role": "function", "name": call.name, "content": text})
-            }
-            None => json!({"role": "tool", "tool_name": call.name, "content": text}),
-        })
     }
 }
 

@@ -18,7 +18,7 @@
 
 use serde_json::{json, Value};
 
-use super::{all_have_role, array_at, str_at, Adapter, CallSite, Doc, Format};
+use super::{all_have_role, array_at, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
     looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc,
     Pairing, Role, Text, ToolCall, ToolDef, ToolResult,
@@ -26,11 +26,13 @@ use crate::transcript::{
 
 pub struct OpenAiResponses;
 
-impl Adapter for OpenAiResponses {
+impl Dialect for OpenAiResponses {
     fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
         output_item(site.element, text)
     }
+}
 
+impl Adapter for OpenAiResponses {
     fn format(&self) -> Format {
         Format::OpenAiResponses
     }

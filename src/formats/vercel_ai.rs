@@ -26,7 +26,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Value};
 
-use super::{all_have_role, array_at, str_at, Adapter, CallSite, Doc, Format};
+use super::{all_have_role, array_at, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
     looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc,
     Pairing, Role, Text, ToolCall, ToolResult,
@@ -34,7 +34,7 @@ use crate::transcript::{
 
 pub struct VercelAi;
 
-impl Adapter for VercelAi {
+impl Dialect for VercelAi {
     fn interrupted_block(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
         // UI messages keep call and result in one part: there is no message to insert.
         let pointer = &site.call.loc.pointer;
@@ -54,7 +54,9 @@ impl Adapter for VercelAi {
     fn result_message(&self, part: Value) -> Option<Value> {
         Some(json!({"role": "tool", "content": [part]}))
     }
+}
 
+impl Adapter for VercelAi {
     fn format(&self) -> Format {
         Format::VercelAi
     }

@@ -1,14 +1,56 @@
 //! Turning fix intents into byte edits. The generic planner here serves every format whose
-//! messages are elements of an array (or whole JSONL records); adapters supply the JSON of
-//! the results they insert, and may override the planning (Claude Code re-links lines).
+//! messages are elements of an array (or whole JSONL records); a format supplies the JSON of
+//! the results it inserts through its [`Dialect`], and may plan differently altogether
+//! (Claude Code re-links lines).
 
 use serde_json::Value;
 
 use super::json_edit::{self, split_index};
 use crate::finding::{Edit, FixIntent};
-use crate::formats::{Adapter, CallSite};
 use crate::source::SourceFile;
-use crate::transcript::Loc;
+use crate::transcript::{Loc, ToolCall};
+
+/// A call as it sits in the file, for shaping the result inserted to answer it.
+pub struct CallSite<'a> {
+    pub call: &'a ToolCall,
+    /// The call element (`tool_calls[i]`, a `tool_use` block, a `function_call` item...).
+    pub element: &'a Value,
+    /// The message holding it (the same as `element` when the call is a message or item).
+    pub message: &'a Value,
+    /// The whole JSONL record holding it, for JSONL files.
+    pub record: Option<&'a Value>,
+}
+
+/// The JSON a format writes when a fix adds or wraps a result: what the generic planner asks
+/// of a format, in the dialect of the file (casing, SDK version, envelope). Every method has a
+/// default meaning "this format has no such shape", so a format overrides only what it has.
+pub trait Dialect {
+    /// The message (or item, or record) this format inserts after a call's turn to answer
+    /// the call at `site` with an error saying `text`. `None` when the format cannot answer
+    /// that call.
+    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+        self.result_message(self.interrupted_block(site, text)?)
+    }
+
+    /// For formats whose results are blocks inside messages: the result block itself, which
+    /// a fix may put at the front of the message that already answers the call's turn.
+    fn interrupted_block(&self, _site: &CallSite<'_>, _text: &str) -> Option<Value> {
+        None
+    }
+
+    /// A message wrapping one result block, for formats whose results are blocks inside
+    /// messages (moving a result then creates a message around it). `None` where a result
+    /// is a message of its own.
+    fn result_message(&self, _block: Value) -> Option<Value> {
+        None
+    }
+
+    /// The content of a result that says `text`, for filling an error result left empty.
+    /// `None` where the format has no such repair.
+    fn error_content(&self, _text: &str) -> Option<Value> {
+        None
+    }
+}
 
 /// What an adapter's planner sees: the file, and whether it is JSONL.
 pub struct EditContext<'a> {
@@ -50,9 +92,9 @@ pub const NO_DETAILS: &str = "Error: the tool failed without an error message (n
 /// Stands for a moved block inside a new message, replaced by the block's own text.
 const PLACEHOLDER: &str = "\u{1}toolcheck-moved-block\u{1}";
 
-/// The default planner for `adapter`.
+/// The default planner, for a format speaking `dialect`.
 pub fn generic(
-    adapter: &dyn Adapter,
+    dialect: &dyn Dialect,
     intent: &FixIntent,
     cx: &EditContext<'_>,
 ) -> Option<Vec<Edit>> {
@@ -90,18 +132,18 @@ pub fn generic(
             // Into the message that already answers the call's turn, ahead of what is there;
             // else a message of its own after the call's turn.
             let in_place = before.as_ref().and_then(|before| {
-                let block = adapter.interrupted_block(&site, INTERRUPTED)?;
+                let block = dialect.interrupted_block(&site, INTERRUPTED)?;
                 let (parent, index) = split_index(&before.pointer)?;
                 json_edit::insert_element(text, before.base, parent, index, &block)
             });
             if let Some(edit) = in_place {
                 return Some(vec![edit]);
             }
-            let value = adapter.interrupted_result(&site, INTERRUPTED)?;
+            let value = dialect.interrupted_result(&site, INTERRUPTED)?;
             Some(vec![insert_after(cx, after, &value)?])
         }
         FixIntent::FillErrorResult { content } => {
-            let value = adapter.error_content(NO_DETAILS)?;
+            let value = dialect.error_content(NO_DETAILS)?;
             let rendered = json_edit::render(&value, &json_edit::Style::Compact { spaced: true });
             Some(vec![json_edit::replace_value(
                 text,
@@ -136,7 +178,7 @@ pub fn generic(
             } else if result == message {
                 insert_text_after(cx, after, original)?
             } else {
-                let wrapper = adapter.result_message(Value::String(PLACEHOLDER.into()))?;
+                let wrapper = dialect.result_message(Value::String(PLACEHOLDER.into()))?;
                 let mut edit = insert_after(cx, after, &wrapper)?;
                 let quoted = serde_json::to_string(PLACEHOLDER).ok()?;
                 edit.content = edit.content.replace(&quoted, original);

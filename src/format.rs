@@ -1,0 +1,54 @@
+//! The names of the formats toolcheck reads: a tag the transcript, findings and reports
+//! carry. The adapters that read each format live in `formats/`, above the transcript.
+
+/// The formats toolcheck reads (README.md, "Formats").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Format {
+    OpenAiChat,
+    OpenAiResponses,
+    Anthropic,
+    Gemini,
+    BedrockConverse,
+    ClaudeCode,
+    Codex,
+    VercelAi,
+    Langchain,
+}
+
+impl Format {
+    pub const ALL: [Format; 9] = [
+        Format::OpenAiChat,
+        Format::OpenAiResponses,
+        Format::Anthropic,
+        Format::Gemini,
+        Format::BedrockConverse,
+        Format::ClaudeCode,
+        Format::Codex,
+        Format::VercelAi,
+        Format::Langchain,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::OpenAiChat => "openai-chat",
+            Format::OpenAiResponses => "openai-responses",
+            Format::Anthropic => "anthropic",
+            Format::Gemini => "gemini",
+            Format::BedrockConverse => "bedrock-converse",
+            Format::ClaudeCode => "claude-code",
+            Format::Codex => "codex",
+            Format::VercelAi => "vercel-ai",
+            Format::Langchain => "langchain",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
