@@ -1,231 +1,802 @@
-//! Throughput and memory over a generated corpus, as ratios against baselines measured in
-//! the same run. Run with `cargo bench --bench corpus` (add `-- --records N` to resize).
+//! The performance benchmark: toolcheck against a floor measured in the same run.
 //!
-//! Corpus: fine-tuning JSONL, every record declaring the same 40 tools (a few distinct
-//! schemas each), with two calls and their results; 1 record in 50 has a defect.
+//! ```sh
+//! cargo bench --bench corpus                  # default sizes (about 3 minutes on 2 cores)
+//! cargo bench --bench corpus -- --scale 4     # 4× the corpus sizes
+//! cargo bench --bench corpus -- --toolcheck path/to/other/toolcheck --reps 5
+//! ```
 //!
-//! Measured, each phase in a child process so peak memory (VmHWM) is its own:
-//! - `parse`: read the file and parse every record with serde_json, one thread (the floor);
-//! - `lint-1t`: toolcheck's full lint with one thread;
-//! - `lint`: toolcheck's full lint with every core.
+//! A seeded generator writes a corpus of every supported format (pretty and compact JSON,
+//! JSONL, sessions; multi-KB tool outputs, parallel calls, non-ASCII text, one conversation in
+//! 50 with a defect), then each case runs two child processes, interleaved `--reps` times:
 //!
-//! And in process: validating calls with a validator compiled per call (what a naive
-//! implementation does) against toolcheck's cache, which compiles each distinct schema once.
+//! - **floor**: `benches/floor`, a crate of its own built with serde_json's default features,
+//!   reads every file and parses each document or JSONL record into a `serde_json::Value`, on
+//!   a rayon pool of the same thread count — what any tool pays before any logic;
+//! - **toolcheck**: `toolcheck lint --output-format json` with the same number of threads.
+//!
+//! CPU (user + system) and peak RSS come from `wait4`'s rusage of each child, wall time from
+//! the clock. The table prints medians and the ratios toolcheck / floor. The scaling cases
+//! (one big JSON document, one big session, one conversation with many unpaired calls) print
+//! toolcheck's CPU per MB (or per call) at each size, which is flat when toolcheck is linear.
 
+use std::fmt::Write as _;
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
 use serde_json::{json, Value};
 
-use toolcheck::lint::{lint_bytes, LintOptions, SourceName};
-use toolcheck::schema::SchemaCache;
-use toolcheck::transcript::{Loc, SchemaDecl, SchemaDialect, ToolDef};
+/// A small deterministic generator (xorshift64*): the corpus is the same on every machine.
+struct Rng(u64);
 
-const TOOLS: usize = 40;
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+    fn chance(&mut self, one_in: usize) -> bool {
+        self.below(one_in) == 0
+    }
+}
 
-fn tool_schema(i: usize) -> Value {
+const WORDS: &[&str] = &[
+    "invoice",
+    "retry",
+    "backoff",
+    "the",
+    "handler",
+    "returns",
+    "größe",
+    "naïve",
+    "データ",
+    "résumé",
+    "config",
+    "timeout",
+    "with",
+    "and",
+    "parse",
+    "request",
+    "🙂",
+    "cache",
+    "error",
+    "stream",
+    "token",
+    "schema",
+    "value",
+    "user",
+    "for",
+    "test",
+    "path",
+    "a",
+    "is",
+    "to",
+];
+
+fn text(rng: &mut Rng, words: usize) -> String {
+    let mut s = String::new();
+    for i in 0..words {
+        if i > 0 {
+            s.push(if rng.chance(12) { '\n' } else { ' ' });
+        }
+        s.push_str(WORDS[rng.below(WORDS.len())]);
+    }
+    s
+}
+
+/// A tool output of a few KB, like a file read or a command's output.
+fn tool_output(rng: &mut Rng) -> String {
+    let words = 200 + rng.below(900);
+    text(rng, words)
+}
+
+const TOOL_NAMES: &[&str] = &[
+    "read_file",
+    "search",
+    "run_command",
+    "edit_file",
+    "list_dir",
+];
+
+fn schema(name: &str) -> Value {
     json!({
         "type": "object",
         "properties": {
-            "query": {"type": "string", "minLength": 1},
+            "query": {"type": "string", "description": format!("what {name} works on")},
             "limit": {"type": "integer", "minimum": 1, "maximum": 100},
-            "filters": {"type": "array", "items": {"type": "object", "properties": {
-                "field": {"type": "string", "enum": ["a", "b", "c"]}, "value": {"type": "integer"}
-            }, "required": ["field"]}},
-            format!("extra_{i}"): {"type": "boolean"}
+            "flags": {"type": "array", "items": {"type": "string", "enum": ["a", "b", "c"]}}
         },
-        "required": ["query"],
-        "additionalProperties": false
+        "required": ["query"]
     })
 }
 
-fn record(n: usize, tools: &Value) -> Value {
-    let defect = n.is_multiple_of(50);
-    let args = if defect {
-        "{\"query\": \"trunc".to_string()
-    } else {
-        format!("{{\"query\": \"q{n}\", \"limit\": {}}}", 1 + n % 100)
-    };
-    json!({
-        "messages": [
-            {"role": "system", "content": "You are a helpful assistant."},
-            {"role": "user", "content": format!("Find item {n} and summarise it.")},
-            {"role": "assistant", "content": null, "tool_calls": [
-                {"id": format!("call_{n}_a"), "type": "function", "function": {"name": format!("tool_{}", n % TOOLS), "arguments": args}},
-                {"id": format!("call_{n}_b"), "type": "function", "function": {"name": format!("tool_{}", (n + 1) % TOOLS), "arguments": "{\"query\": \"x\", \"filters\": [{\"field\": \"a\", \"value\": 1}]}"}}
-            ]},
-            {"role": "tool", "tool_call_id": format!("call_{n}_a"), "content": "{\"items\": [1, 2, 3]}"},
-            {"role": "tool", "tool_call_id": format!("call_{n}_b"), "content": "no match"},
-            {"role": "assistant", "content": "Here is the summary."}
-        ],
-        "tools": tools
-    })
+/// One call's arguments; a defect is a half-received stream.
+fn arguments(rng: &mut Rng, defect: bool) -> String {
+    if defect {
+        return "{\"query\": \"hello wor".into();
+    }
+    json!({"query": text(rng, 3), "limit": 1 + rng.below(100)}).to_string()
 }
 
-fn peak_rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|v| v.parse().ok())
+/// A conversation in the abstract: turns of parallel calls, each with a result.
+struct Plan {
+    prompt: String,
+    turns: Vec<Vec<(String, String, String, String)>>, // (id, tool, arguments, output)
+    answer: String,
+    /// The first call's result has no call (a memory window evicted it).
+    orphan: bool,
+}
+
+fn plan(rng: &mut Rng, n: usize, prefix: &str) -> Plan {
+    let defect = rng.chance(50);
+    let kind = rng.below(2);
+    let turns = (0..1 + rng.below(4))
+        .map(|t| {
+            (0..1 + rng.below(3))
+                .map(|c| {
+                    let id = format!("{prefix}{n}x{t}x{c}");
+                    let tool = TOOL_NAMES[rng.below(TOOL_NAMES.len())].to_string();
+                    let args = arguments(rng, defect && kind == 0 && t == 0 && c == 0);
+                    (id, tool, args, tool_output(rng))
+                })
+                .collect()
         })
-        .unwrap_or(0)
+        .collect();
+    Plan {
+        prompt: text(rng, 20),
+        turns,
+        answer: text(rng, 60),
+        orphan: defect && kind == 1,
+    }
 }
 
-/// Runs one phase in this process and prints `seconds kib findings`.
-fn child(phase: &str, path: &str) {
-    let start = Instant::now();
-    let bytes = std::fs::read(path).unwrap_or_default();
-    let findings = match phase {
-        "parse" => {
-            let text = String::from_utf8_lossy(&bytes);
-            text.lines()
-                .filter(|l| serde_json::from_str::<Value>(l).is_ok())
-                .count()
+fn openai_tools() -> Value {
+    Value::Array(
+        TOOL_NAMES
+            .iter()
+            .map(|n| json!({"type": "function", "function": {"name": n, "description": "a tool", "parameters": schema(n)}}))
+            .collect(),
+    )
+}
+
+fn openai_chat(p: &Plan) -> Value {
+    let mut messages = vec![
+        json!({"role": "system", "content": "You are a coding assistant."}),
+        json!({"role": "user", "content": p.prompt}),
+    ];
+    for turn in &p.turns {
+        messages.push(json!({"role": "assistant", "content": null, "tool_calls": turn.iter().map(|(id, tool, args, _)| json!({"id": id, "type": "function", "function": {"name": tool, "arguments": args}})).collect::<Vec<_>>()}));
+        for (id, _, _, out) in turn {
+            messages.push(json!({"role": "tool", "tool_call_id": id, "content": out}));
         }
-        _ => {
-            let name = SourceName {
-                name: path.to_string(),
-                path: None,
-            };
-            lint_bytes(name, bytes, true, &LintOptions::default())
-                .findings
-                .len()
+    }
+    if p.orphan {
+        messages.remove(2);
+    }
+    messages.push(json!({"role": "assistant", "content": p.answer}));
+    json!({"model": "gpt-4.1", "messages": messages, "tools": openai_tools()})
+}
+
+fn anthropic(p: &Plan) -> Value {
+    let mut messages = vec![json!({"role": "user", "content": p.prompt})];
+    for turn in &p.turns {
+        let calls: Vec<Value> = turn
+            .iter()
+            .map(|(id, tool, args, _)| {
+                let input: Value = serde_json::from_str(args).unwrap_or_else(|_| json!({}));
+                json!({"type": "tool_use", "id": format!("toolu_{id}"), "name": tool, "input": input})
+            })
+            .collect();
+        let results: Vec<Value> = turn
+            .iter()
+            .map(|(id, _, _, out)| json!({"type": "tool_result", "tool_use_id": format!("toolu_{id}"), "content": out}))
+            .collect();
+        messages.push(json!({"role": "assistant", "content": calls}));
+        messages.push(json!({"role": "user", "content": results}));
+    }
+    if p.orphan {
+        messages.remove(1);
+    }
+    messages.push(json!({"role": "assistant", "content": [{"type": "text", "text": p.answer}]}));
+    let tools: Vec<Value> = TOOL_NAMES
+        .iter()
+        .map(|n| json!({"name": n, "description": "a tool", "input_schema": schema(n)}))
+        .collect();
+    json!({"model": "claude-sonnet-4-5", "max_tokens": 4096, "system": "You are a coding assistant.", "messages": messages, "tools": tools})
+}
+
+fn gemini(p: &Plan) -> Value {
+    let mut contents = vec![json!({"role": "user", "parts": [{"text": p.prompt}]})];
+    for turn in &p.turns {
+        contents.push(
+            json!({"role": "model", "parts": turn.iter().map(|(_, tool, args, _)| {
+            let a: Value = serde_json::from_str(args).unwrap_or_else(|_| json!({}));
+            json!({"functionCall": {"name": tool, "args": a}})
+        }).collect::<Vec<_>>()}),
+        );
+        contents.push(json!({"role": "user", "parts": turn.iter().map(|(_, tool, _, out)| json!({"functionResponse": {"name": tool, "response": {"output": out}}})).collect::<Vec<_>>()}));
+    }
+    contents.push(json!({"role": "model", "parts": [{"text": p.answer}]}));
+    let decls: Vec<Value> = TOOL_NAMES
+        .iter()
+        .map(|n| json!({"name": n, "description": "a tool", "parameters": schema(n)}))
+        .collect();
+    json!({"contents": contents, "tools": [{"functionDeclarations": decls}]})
+}
+
+fn bedrock(p: &Plan) -> Value {
+    let mut messages = vec![json!({"role": "user", "content": [{"text": p.prompt}]})];
+    for turn in &p.turns {
+        messages.push(
+            json!({"role": "assistant", "content": turn.iter().map(|(id, tool, args, _)| {
+            let a: Value = serde_json::from_str(args).unwrap_or_else(|_| json!({}));
+            json!({"toolUse": {"toolUseId": format!("tooluse_{id}"), "name": tool, "input": a}})
+        }).collect::<Vec<_>>()}),
+        );
+        messages.push(json!({"role": "user", "content": turn.iter().map(|(id, _, _, out)| json!({"toolResult": {"toolUseId": format!("tooluse_{id}"), "content": [{"text": out}], "status": "success"}})).collect::<Vec<_>>()}));
+    }
+    if p.orphan {
+        messages.remove(1);
+    }
+    messages.push(json!({"role": "assistant", "content": [{"text": p.answer}]}));
+    let tools: Vec<Value> = TOOL_NAMES
+        .iter()
+        .map(|n| json!({"toolSpec": {"name": n, "description": "a tool", "inputSchema": {"json": schema(n)}}}))
+        .collect();
+    json!({"modelId": "anthropic.claude-3-5-sonnet", "messages": messages, "toolConfig": {"tools": tools}})
+}
+
+fn responses(p: &Plan) -> Value {
+    let mut input = vec![json!({"role": "user", "content": p.prompt})];
+    for turn in &p.turns {
+        for (id, tool, args, _) in turn {
+            input.push(
+                json!({"type": "function_call", "call_id": id, "name": tool, "arguments": args}),
+            );
         }
+        for (id, _, _, out) in turn {
+            input.push(json!({"type": "function_call_output", "call_id": id, "output": out}));
+        }
+    }
+    if p.orphan {
+        input.remove(1);
+    }
+    input.push(json!({"role": "assistant", "content": p.answer}));
+    let tools: Vec<Value> = TOOL_NAMES
+        .iter()
+        .map(|n| json!({"type": "function", "name": n, "parameters": schema(n)}))
+        .collect();
+    json!({"model": "gpt-4.1", "input": input, "tools": tools})
+}
+
+fn vercel(p: &Plan) -> Value {
+    let mut messages = vec![json!({"role": "user", "content": p.prompt})];
+    for turn in &p.turns {
+        messages.push(
+            json!({"role": "assistant", "content": turn.iter().map(|(id, tool, args, _)| {
+            let a: Value = serde_json::from_str(args).unwrap_or_else(|_| json!({}));
+            json!({"type": "tool-call", "toolCallId": id, "toolName": tool, "input": a})
+        }).collect::<Vec<_>>()}),
+        );
+        messages.push(json!({"role": "tool", "content": turn.iter().map(|(id, tool, _, out)| json!({"type": "tool-result", "toolCallId": id, "toolName": tool, "output": {"type": "text", "value": out}})).collect::<Vec<_>>()}));
+    }
+    if p.orphan {
+        messages.remove(1);
+    }
+    messages.push(json!({"role": "assistant", "content": p.answer}));
+    Value::Array(messages)
+}
+
+fn langchain(p: &Plan) -> Value {
+    let mut messages =
+        vec![json!({"type": "human", "data": {"content": p.prompt, "type": "human"}})];
+    for turn in &p.turns {
+        messages.push(json!({"type": "ai", "data": {"content": "", "type": "ai", "tool_calls": turn.iter().map(|(id, tool, args, _)| {
+            let a: Value = serde_json::from_str(args).unwrap_or_else(|_| json!({}));
+            json!({"name": tool, "args": a, "id": id, "type": "tool_call"})
+        }).collect::<Vec<_>>()}}));
+        for (id, tool, _, out) in turn {
+            messages.push(json!({"type": "tool", "data": {"content": out, "type": "tool", "tool_call_id": id, "name": tool}}));
+        }
+    }
+    if p.orphan {
+        messages.remove(1);
+    }
+    messages.push(json!({"type": "ai", "data": {"content": p.answer, "type": "ai"}}));
+    Value::Array(messages)
+}
+
+/// A Claude Code session: one line per record, chained by `parentUuid`.
+fn claude_code(rng: &mut Rng, p: &Plan, n: usize, out: &mut String) {
+    let session = format!("5e55{n:08x}-0000-4000-8000-000000000000");
+    let mut parent = Value::Null;
+    let mut uuid = 0usize;
+    let mut line = |out: &mut String, parent: &mut Value, kind: &str, message: Value| {
+        uuid += 1;
+        let id = format!("{n:08x}-{uuid:04x}-4000-8000-000000000000");
+        let record = json!({"parentUuid": parent, "isSidechain": false, "userType": "external",
+            "cwd": "/home/dev/projects/app", "sessionId": session, "version": "2.1.72",
+            "type": kind, "message": message, "uuid": id, "timestamp": "2026-03-14T09:12:05.079Z"});
+        let _ = writeln!(out, "{record}");
+        *parent = Value::String(id);
     };
-    println!(
-        "{} {} {}",
-        start.elapsed().as_secs_f64(),
-        peak_rss_kib(),
-        findings
+    line(
+        out,
+        &mut parent,
+        "user",
+        json!({"role": "user", "content": p.prompt}),
+    );
+    for (t, turn) in p.turns.iter().enumerate() {
+        let msg_id = format!("msg_{n}_{t}");
+        for (id, tool, args, _) in turn {
+            let input: Value = serde_json::from_str(args).unwrap_or_else(|_| json!({}));
+            line(
+                out,
+                &mut parent,
+                "assistant",
+                json!({"model": "claude-sonnet-4-5", "id": msg_id, "type": "message", "role": "assistant",
+                "content": [{"type": "tool_use", "id": format!("toolu_{id}"), "name": tool, "input": input}],
+                "stop_reason": null, "usage": {"input_tokens": rng.below(9000), "output_tokens": 40}}),
+            );
+        }
+        for (id, _, _, result) in turn {
+            if p.orphan && t == 0 {
+                // The compaction kept a result whose call it dropped.
+                parent = Value::Null;
+            }
+            line(
+                out,
+                &mut parent,
+                "user",
+                json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": format!("toolu_{id}"), "content": result}]}),
+            );
+        }
+    }
+    line(
+        out,
+        &mut parent,
+        "assistant",
+        json!({"model": "claude-sonnet-4-5", "id": format!("msg_{n}_end"), "type": "message", "role": "assistant",
+        "content": [{"type": "text", "text": p.answer}], "stop_reason": "end_turn", "usage": {"input_tokens": 100, "output_tokens": 40}}),
     );
 }
 
-fn run_phase(phase: &str, path: &str, threads: Option<&str>) -> (f64, u64, usize) {
-    let exe = std::env::current_exe().unwrap_or_default();
-    let mut cmd = Command::new(exe);
-    cmd.args(["--phase", phase, path]);
-    if let Some(t) = threads {
-        cmd.env("RAYON_NUM_THREADS", t);
+/// A Codex rollout: `response_item` payloads.
+fn codex(p: &Plan, n: usize, out: &mut String) {
+    let ts = "2025-10-02T09:14:03.220Z";
+    let _ = writeln!(
+        out,
+        "{}",
+        json!({"timestamp": ts, "type": "session_meta", "payload": {"id": format!("0199a3f2-{n:04x}-7d40-9b6a-3e8f2c1d4a07"), "timestamp": ts, "cwd": "/home/dev/app", "originator": "codex_cli_rs", "cli_version": "0.46.0"}})
+    );
+    let item = |out: &mut String, payload: Value| {
+        let _ = writeln!(
+            out,
+            "{}",
+            json!({"timestamp": ts, "type": "response_item", "payload": payload})
+        );
+    };
+    item(
+        out,
+        json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": p.prompt}]}),
+    );
+    for turn in &p.turns {
+        for (id, tool, args, _) in turn {
+            item(
+                out,
+                json!({"type": "function_call", "name": tool, "arguments": args, "call_id": id}),
+            );
+        }
+        for (id, _, _, result) in turn {
+            item(
+                out,
+                json!({"type": "function_call_output", "call_id": id, "output": result}),
+            );
+        }
     }
-    let out = cmd
+    item(
+        out,
+        json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": p.answer}]}),
+    );
+}
+
+fn write(path: &Path, text: &str) {
+    if let Err(e) = std::fs::write(path, text) {
+        panic!("cannot write {}: {e}", path.display());
+    }
+}
+
+fn document(rng: &mut Rng, value: &Value) -> String {
+    if rng.chance(2) {
+        serde_json::to_string_pretty(value).unwrap_or_default()
+    } else {
+        value.to_string()
+    }
+}
+
+/// The mixed directory: every format, about `mb` MB.
+fn mixed(dir: &Path, mb: usize, rng: &mut Rng) {
+    let _ = std::fs::create_dir_all(dir);
+    let (mut size, mut n) = (0usize, 0usize);
+    while size < mb << 20 {
+        let p = plan(rng, n, "call_");
+        let kind = n % 10;
+        let (name, text) = match kind {
+            0 => ("chat.json", document(rng, &openai_chat(&p))),
+            1 => ("anthropic.json", document(rng, &anthropic(&p))),
+            2 => ("gemini.json", document(rng, &gemini(&p))),
+            3 => ("bedrock.json", document(rng, &bedrock(&p))),
+            4 => ("responses.json", document(rng, &responses(&p))),
+            5 => ("vercel.json", document(rng, &vercel(&p))),
+            6 => ("langchain.json", document(rng, &langchain(&p))),
+            7 => {
+                let mut s = String::new();
+                for i in 0..20 {
+                    let p = plan(rng, n * 100 + i, "call_");
+                    let _ = writeln!(s, "{}", openai_chat(&p));
+                }
+                ("finetune.jsonl", s)
+            }
+            8 => {
+                let mut s = String::new();
+                claude_code(rng, &p, n, &mut s);
+                ("session.jsonl", s)
+            }
+            _ => {
+                let mut s = String::new();
+                codex(&p, n, &mut s);
+                ("rollout.jsonl", s)
+            }
+        };
+        size += text.len();
+        write(&dir.join(format!("{n:06}-{name}")), &text);
+        n += 1;
+    }
+}
+
+fn finetune(path: &Path, mb: usize, rng: &mut Rng) {
+    let mut file = std::io::BufWriter::new(std::fs::File::create(path).expect("create corpus"));
+    let (mut size, mut n) = (0usize, 0usize);
+    while size < mb << 20 {
+        let p = plan(rng, n, "call_");
+        let line = openai_chat(&p).to_string();
+        size += line.len() + 1;
+        let _ = writeln!(file, "{line}");
+        n += 1;
+    }
+}
+
+fn sessions(dir: &Path, mb: usize, rng: &mut Rng) {
+    let _ = std::fs::create_dir_all(dir);
+    let (mut size, mut n) = (0usize, 0usize);
+    while size < mb << 20 {
+        let mut s = String::new();
+        for i in 0..8 {
+            let p = plan(rng, n * 8 + i, "call_");
+            claude_code(rng, &p, n * 8 + i, &mut s);
+        }
+        size += s.len();
+        write(&dir.join(format!("{n:05}.jsonl")), &s);
+        n += 1;
+    }
+}
+
+/// One JSON document of about `mb` MB: a message array of one long conversation, pretty.
+fn one_document(path: &Path, mb: usize, rng: &mut Rng) {
+    let mut messages = vec![json!({"role": "user", "content": "start"})];
+    let mut size = 0usize;
+    let mut n = 0usize;
+    while size < mb << 20 {
+        let p = plan(rng, n, "call_");
+        let conv = openai_chat(&p);
+        if let Some(ms) = conv["messages"].as_array() {
+            for m in ms.iter().skip(1) {
+                size += m.to_string().len();
+                messages.push(m.clone());
+            }
+        }
+        n += 1;
+    }
+    let doc = json!({"model": "gpt-4.1", "messages": messages, "tools": openai_tools()});
+    write(
+        path,
+        &serde_json::to_string_pretty(&doc).unwrap_or_default(),
+    );
+}
+
+fn one_session(path: &Path, mb: usize, rng: &mut Rng) {
+    let mut s = String::new();
+    let mut n = 0usize;
+    while s.len() < mb << 20 {
+        let p = plan(rng, n, "call_");
+        claude_code(rng, &p, n, &mut s);
+        n += 1;
+    }
+    write(path, &s);
+}
+
+/// One conversation with `calls` unpaired calls, each followed by a user turn.
+fn many_calls(path: &Path, calls: usize) {
+    let mut messages = vec![json!({"role": "user", "content": "go"})];
+    for i in 0..calls {
+        messages.push(json!({"role": "assistant", "content": null, "tool_calls": [{"id": format!("call_{i}"), "type": "function", "function": {"name": "search", "arguments": "{\"query\": \"x\"}"}}]}));
+        messages.push(json!({"role": "user", "content": "and then?"}));
+    }
+    write(path, &json!({"messages": messages}).to_string());
+}
+
+fn walkdir(path: &Path) -> Vec<PathBuf> {
+    if path.is_file() {
+        return vec![path.to_path_buf()];
+    }
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(path) {
+        for e in entries.flatten() {
+            out.extend(walkdir(&e.path()));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[derive(Clone, Copy, Default)]
+struct Sample {
+    cpu: f64,
+    wall: f64,
+    rss_kib: f64,
+}
+
+/// Runs `cmd`, returning CPU (user + system), wall time and peak RSS from `wait4`.
+fn measure(mut cmd: Command) -> Sample {
+    cmd.stdout(std::process::Stdio::null());
+    let start = Instant::now();
+    let child = cmd.spawn().expect("the child starts");
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value, and wait4 only writes into the two
+    // out-parameters, which live for the whole call.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::wait4(pid, &mut status, 0, &mut usage);
+        usage
+    };
+    let wall = start.elapsed().as_secs_f64();
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Sample {
+        cpu: secs(usage.ru_utime) + secs(usage.ru_stime),
+        wall,
+        rss_kib: usage.ru_maxrss as f64,
+    }
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(|a, b| a.total_cmp(b));
+    xs.get(xs.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+struct Bench {
+    toolcheck: PathBuf,
+    floor: PathBuf,
+    reps: usize,
+    table: String,
+}
+
+impl Bench {
+    fn floor_cmd(&self, paths: &[&Path], threads: usize) -> Command {
+        let mut cmd = Command::new(&self.floor);
+        cmd.arg(threads.to_string()).args(paths);
+        cmd
+    }
+
+    fn toolcheck_cmd(&self, paths: &[&Path], threads: usize) -> Command {
+        let mut cmd = Command::new(&self.toolcheck);
+        // The environment rather than `--threads`, so older builds can be compared too.
+        cmd.args(["lint", "--no-config", "--output-format", "json"])
+            .env("RAYON_NUM_THREADS", threads.to_string())
+            .args(paths);
+        cmd
+    }
+
+    /// Interleaves floor and toolcheck runs; returns their medians.
+    fn pair(&self, paths: &[&Path], threads: usize) -> (Sample, Sample) {
+        let (mut f, mut t) = (Vec::new(), Vec::new());
+        for _ in 0..self.reps {
+            f.push(measure(self.floor_cmd(paths, threads)));
+            t.push(measure(self.toolcheck_cmd(paths, threads)));
+        }
+        let med = |s: &[Sample]| Sample {
+            cpu: median(s.iter().map(|x| x.cpu).collect()),
+            wall: median(s.iter().map(|x| x.wall).collect()),
+            rss_kib: median(s.iter().map(|x| x.rss_kib).collect()),
+        };
+        (med(&f), med(&t))
+    }
+
+    fn row(&mut self, name: &str, paths: &[&Path], threads: usize) -> (Sample, Sample) {
+        let mb = paths.iter().map(|p| size(p)).sum::<u64>() as f64 / 1e6;
+        let (f, t) = self.pair(paths, threads);
+        let line = format!(
+            "| {name} | {mb:.0} MB | {threads} | {:.2} s | {:.2} s | **{:.2}×** | {:.2}× | {:.0} / {:.0} MiB | {:.2}× |",
+            f.cpu,
+            t.cpu,
+            t.cpu / f.cpu,
+            t.wall / f.wall,
+            f.rss_kib / 1024.0,
+            t.rss_kib / 1024.0,
+            t.rss_kib / f.rss_kib
+        );
+        println!("{line}");
+        self.table.push_str(&line);
+        self.table.push('\n');
+        (f, t)
+    }
+}
+
+fn size(path: &Path) -> u64 {
+    walkdir(path)
+        .iter()
+        .filter_map(|f| std::fs::metadata(f).ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+/// Builds the floor, a crate of its own (`benches/floor`), so its serde_json has the default
+/// features rather than toolcheck's.
+fn build_floor() -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let target = root.join("target").join("bench-floor");
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .args(["build", "--release", "--locked", "--quiet", "--manifest-path"])
+        .arg(root.join("benches/floor/Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&target)
+        .status();
+    if !status.is_ok_and(|s| s.success()) {
+        panic!("cannot build the floor (benches/floor)");
+    }
+    target.join("release").join("toolcheck-bench-floor")
+}
+
+/// Python's `json.loads` over the same files, one thread: what a Python tool pays before any
+/// logic. `None` when python3 is not installed.
+fn python_floor(paths: &[&Path]) -> Option<Sample> {
+    const SCRIPT: &str = r#"
+import json, os, sys
+for root in sys.argv[1:]:
+    walk = [(root, [], [""])] if os.path.isfile(root) else os.walk(root)
+    for d, _, names in walk:
+        for n in names:
+            p = os.path.join(d, n) if n else d
+            with open(p, encoding="utf-8") as f:
+                if p.endswith(".jsonl"):
+                    for line in f:
+                        if line.strip():
+                            json.loads(line)
+                elif p.endswith(".json"):
+                    json.loads(f.read())
+"#;
+    let mut cmd = Command::new("python3");
+    cmd.arg("-c").arg(SCRIPT).args(paths);
+    Command::new("python3")
+        .arg("--version")
         .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default();
-    let mut parts = out.split_whitespace();
-    (
-        parts
-            .next()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(f64::NAN),
-        parts.next().and_then(|v| v.parse().ok()).unwrap_or(0),
-        parts.next().and_then(|v| v.parse().ok()).unwrap_or(0),
-    )
-}
-
-fn best_of(n: usize, mut f: impl FnMut() -> (f64, u64, usize)) -> (f64, u64, usize) {
-    (0..n).map(|_| f()).fold(
-        (f64::INFINITY, 0, 0),
-        |best, r| if r.0 < best.0 { r } else { best },
-    )
-}
-
-fn schema_cache_bench(calls: usize) -> (f64, f64, usize) {
-    let defs: Vec<ToolDef> = (0..TOOLS)
-        .map(|i| ToolDef {
-            name: format!("tool_{i}"),
-            schema: Some(SchemaDecl::Value(tool_schema(i))),
-            dialect: SchemaDialect::JsonSchema,
-            strict: false,
-            builtin: false,
-            object_root_required: true,
-            loc: Loc::new(0, ""),
-            schema_loc: Loc::new(0, ""),
-        })
-        .collect();
-    let args = json!({"query": "q", "limit": 5});
-    let start = Instant::now();
-    let mut invalid = 0;
-    for n in 0..calls {
-        let schema = tool_schema(n % TOOLS);
-        if let Ok(v) = jsonschema::validator_for(&schema) {
-            invalid += usize::from(!v.is_valid(&args));
-        }
-    }
-    let uncached = start.elapsed().as_secs_f64();
-    let cache = SchemaCache::default();
-    let start = Instant::now();
-    for n in 0..calls {
-        if let Some(c) = cache.get(&defs[n % TOOLS]) {
-            invalid += c.violations(&args).len();
-        }
-    }
-    let cached = start.elapsed().as_secs_f64();
-    std::hint::black_box(invalid);
-    (uncached, cached, cache.len())
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|_| measure(cmd))
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    if let Some(i) = args.iter().position(|a| a == "--phase") {
-        child(&args[i + 1], &args[i + 2]);
-        return;
-    }
-    let records: usize = args
-        .iter()
-        .position(|a| a == "--records")
-        .and_then(|i| args.get(i + 1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(50_000);
+    let opt = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+    };
+    let scale: f64 = opt("--scale").and_then(|v| v.parse().ok()).unwrap_or(1.0);
+    let reps: usize = opt("--reps").and_then(|v| v.parse().ok()).unwrap_or(3);
+    let toolcheck = opt("--toolcheck")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_toolcheck")));
+    let mb = |n: f64| ((n * scale).round() as usize).max(1);
+    let floor = build_floor();
 
-    let dir = std::env::temp_dir().join(format!("toolcheck-bench-{}", std::process::id()));
-    let _ = std::fs::create_dir_all(&dir);
-    let path = dir.join("corpus.jsonl");
-    let tools = Value::Array(
-        (0..TOOLS)
-            .map(|i| json!({"type": "function", "function": {"name": format!("tool_{i}"), "parameters": tool_schema(i)}}))
-            .collect(),
-    );
-    {
-        let mut file =
-            std::io::BufWriter::new(std::fs::File::create(&path).expect("create corpus"));
-        for n in 0..records {
-            let _ = writeln!(file, "{}", record(n, &tools));
-        }
-    }
-    let size_mib = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0) as f64 / 1_048_576.0;
-    let p = path.to_string_lossy().into_owned();
-    println!("corpus: {records} records, {size_mib:.1} MiB, {TOOLS} tools declared per record");
+    let root = std::env::temp_dir().join(format!("toolcheck-bench-{}", std::process::id()));
+    let mut rng = Rng(0x7001_c0de_5eed);
+    eprintln!("generating the corpus in {} ...", root.display());
+    let mixed_dir = root.join("mixed");
+    mixed(&mixed_dir, mb(60.0), &mut rng);
+    let ft = root.join("finetune.jsonl");
+    finetune(&ft, mb(60.0), &mut rng);
+    let cc = root.join("claude-code");
+    sessions(&cc, mb(60.0), &mut rng);
 
-    let parse = best_of(3, || run_phase("parse", &p, None));
-    let lint1 = best_of(3, || run_phase("lint", &p, Some("1")));
-    let lint = best_of(3, || run_phase("lint", &p, None));
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut bench = Bench {
+        toolcheck,
+        floor,
+        reps,
+        table: String::new(),
+    };
     println!(
-        "{:<10} {:>9} {:>10} {:>12} {:>10}",
-        "phase", "seconds", "MiB/s", "peak RSS MiB", "findings"
+        "\ntoolcheck vs the floor (read + parse every document/record into serde_json::Value, same threads); medians of {reps} interleaved runs; {cores} cores\n"
     );
-    for (name, (secs, kib, n)) in [("parse", parse), ("lint-1t", lint1), ("lint", lint)] {
+    println!("| corpus | size | threads | floor CPU | toolcheck CPU | CPU ratio | wall ratio | peak RSS floor / toolcheck | RSS ratio |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    let threads = cores.min(2);
+    let (_, mixed2) = bench.row("mixed directory (all formats)", &[&mixed_dir], threads);
+    bench.row("fine-tuning JSONL (one file)", &[&ft], threads);
+    bench.row("Claude Code sessions", &[&cc], threads);
+    let (_, mixed1) = bench.row("mixed directory (all formats)", &[&mixed_dir], 1);
+    println!(
+        "\nthread speed-up, mixed directory, 1 → {threads} threads: {:.2}× (wall)",
+        mixed1.wall / mixed2.wall
+    );
+    if let Some(py) = python_floor(&[&mixed_dir]) {
         println!(
-            "{name:<10} {secs:>9.3} {:>10.1} {:>12.1} {n:>10}",
-            size_mib / secs,
-            kib as f64 / 1024.0
+            "Python json.loads over the mixed directory, 1 thread: {:.2} s CPU; toolcheck, 1 thread: {:.2} s = {:.2}× of Python's parse alone",
+            py.cpu,
+            mixed1.cpu,
+            mixed1.cpu / py.cpu
         );
     }
-    println!(
-        "ratios: lint-1t / parse time = {:.2}x, lint / parse time = {:.2}x, lint / parse peak RSS = {:.2}x",
-        lint1.0 / parse.0,
-        lint.0 / parse.0,
-        lint.1 as f64 / parse.1.max(1) as f64
-    );
 
-    let calls = 2_000;
-    let (uncached, cached, compiled) = schema_cache_bench(calls);
+    println!("\nscaling: toolcheck CPU per MB at each size (flat = linear), 1 thread\n");
+    println!("| input | sizes | CPU s/MB at each size | largest / smallest |");
+    println!("|---|---|---|---|");
+    type Gen = fn(&Path, usize, &mut Rng);
+    let scaling: [(&str, &str, Gen); 2] = [
+        ("one JSON document", "doc.json", one_document),
+        ("one Claude Code session", "session.jsonl", one_session),
+    ];
+    for (name, file, generate) in scaling {
+        let mut per_mb = Vec::new();
+        let mut sizes = Vec::new();
+        for n in [5.0, 20.0, 80.0] {
+            let path = root.join(format!("{}-{file}", mb(n)));
+            generate(&path, mb(n), &mut rng);
+            let m = size(&path) as f64 / 1e6;
+            let (_, t) = bench.pair(&[&path], 1);
+            per_mb.push(t.cpu / m);
+            sizes.push(format!("{m:.0}"));
+            let _ = std::fs::remove_file(&path);
+        }
+        println!(
+            "| {name} | {} MB | {} | {:.2}× |",
+            sizes.join(" / "),
+            per_mb
+                .iter()
+                .map(|v| format!("{v:.3}"))
+                .collect::<Vec<_>>()
+                .join(" / "),
+            per_mb.last().copied().unwrap_or(f64::NAN)
+                / per_mb.first().copied().unwrap_or(f64::NAN)
+        );
+    }
+    let mut per_call = Vec::new();
+    let counts = [2_000usize, 8_000, 32_000];
+    for calls in counts {
+        let path = root.join(format!("calls-{calls}.json"));
+        many_calls(&path, calls);
+        let (_, t) = bench.pair(&[&path], 1);
+        per_call.push(t.cpu / calls as f64 * 1e6);
+    }
     println!(
-        "schemas: {calls} calls over {TOOLS} tools: compile per call {uncached:.3}s, cached {cached:.4}s ({compiled} compiled) = {:.0}x faster",
-        uncached / cached.max(1e-9)
+        "| one conversation, unpaired calls | {} calls | {} µs/call | {:.2}× |",
+        counts.map(|c| c.to_string()).join(" / "),
+        per_call
+            .iter()
+            .map(|v| format!("{v:.1}"))
+            .collect::<Vec<_>>()
+            .join(" / "),
+        per_call.last().copied().unwrap_or(f64::NAN)
+            / per_call.first().copied().unwrap_or(f64::NAN)
     );
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&root);
 }

@@ -274,11 +274,7 @@ fn diagnostics(
 ) -> (Vec<Diagnostic>, crate::source::SourceFile) {
     let source = &report.source;
     let mut diagnostics: Vec<Diagnostic> = crate::source::with_span_cache(&source.text, || {
-        report
-            .findings
-            .into_iter()
-            .map(|f| Diagnostic::resolve(source, f))
-            .collect()
+        Diagnostic::resolve_all(source, report.findings)
     });
     settings.filter(report.source.path.as_deref(), &mut diagnostics);
     diagnostics.sort_by(|a, b| (a.start, a.code, &a.message).cmp(&(b.start, b.code, &b.message)));

@@ -6,7 +6,8 @@
 
 use std::path::PathBuf;
 
-/// One input file (or stdin) as text, with a lazily useful line index.
+/// One input file (or stdin) as text, with a line index built on first use: a clean JSON
+/// file never needs one.
 #[derive(Debug)]
 pub struct SourceFile {
     /// Where the text came from; `None` for stdin.
@@ -14,24 +15,56 @@ pub struct SourceFile {
     /// The name findings report (the path as given, or `--stdin-filename`).
     pub name: String,
     pub text: String,
-    line_starts: Vec<usize>,
+    line_starts: std::sync::OnceLock<Vec<usize>>,
 }
 
 impl SourceFile {
     pub fn new(path: Option<PathBuf>, name: String, text: String) -> Self {
-        let mut line_starts = vec![0];
-        line_starts.extend(memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
         SourceFile {
             path,
             name,
             text,
-            line_starts,
+            line_starts: std::sync::OnceLock::new(),
         }
+    }
+
+    fn starts(&self) -> &[usize] {
+        self.line_starts.get_or_init(|| {
+            let mut starts = vec![0];
+            starts.extend(memchr::memchr_iter(b'\n', self.text.as_bytes()).map(|i| i + 1));
+            starts
+        })
+    }
+
+    /// 1-based line and column of each offset, in one forward pass over the text: placing
+    /// many findings on one long line (a compact JSON document) counts its characters once,
+    /// not once per finding.
+    pub fn line_cols(&self, offsets: &[usize]) -> Vec<(usize, usize)> {
+        let mut order: Vec<usize> = (0..offsets.len()).collect();
+        order.sort_by_key(|&i| offsets.get(i).copied().unwrap_or(0));
+        let mut out = vec![(1, 1); offsets.len()];
+        // The cursor: a char boundary, its 0-based line, and its 0-based column.
+        let (mut at, mut line, mut col) = (0usize, usize::MAX, 0usize);
+        for i in order {
+            let offset = floor_char_boundary(&self.text, offsets.get(i).copied().unwrap_or(0));
+            let this_line = self.line_index(offset);
+            if this_line != line || offset < at {
+                line = this_line;
+                at = self.starts().get(line).copied().unwrap_or(0);
+                col = 0;
+            }
+            col += self.text.get(at..offset).map_or(0, |s| s.chars().count());
+            at = offset;
+            if let Some(slot) = out.get_mut(i) {
+                *slot = (line + 1, col + 1);
+            }
+        }
+        out
     }
 
     /// 0-based line index holding `offset` (the last line for offsets past the end).
     pub fn line_index(&self, offset: usize) -> usize {
-        match self.line_starts.binary_search(&offset) {
+        match self.starts().binary_search(&offset) {
             Ok(i) => i,
             Err(i) => i.saturating_sub(1),
         }
@@ -42,11 +75,11 @@ impl SourceFile {
     /// bounds (a file still being written often lacks its final newline).
     pub fn line_range(&self, idx: usize) -> (usize, usize) {
         let len = self.text.len();
-        let Some(&start) = self.line_starts.get(idx) else {
+        let starts = self.starts();
+        let Some(&start) = starts.get(idx) else {
             return (len, len);
         };
-        let mut end = self
-            .line_starts
+        let mut end = starts
             .get(idx + 1)
             .map_or(len, |next| next.saturating_sub(1));
         if end > start && self.text.as_bytes().get(end - 1) == Some(&b'\r') {
@@ -59,13 +92,14 @@ impl SourceFile {
     /// what removing a whole JSONL record removes.
     pub fn line_range_with_terminator(&self, idx: usize) -> (usize, usize) {
         let len = self.text.len();
-        let start = self.line_starts.get(idx).copied().unwrap_or(len);
-        let end = self.line_starts.get(idx + 1).copied().unwrap_or(len);
+        let starts = self.starts();
+        let start = starts.get(idx).copied().unwrap_or(len);
+        let end = starts.get(idx + 1).copied().unwrap_or(len);
         (start, end.max(start))
     }
 
     pub fn line_count(&self) -> usize {
-        self.line_starts.len()
+        self.starts().len()
     }
 
     /// 1-based line and column (in characters) of a byte offset; an offset inside a
@@ -73,7 +107,7 @@ impl SourceFile {
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
         let offset = floor_char_boundary(&self.text, offset);
         let line = self.line_index(offset);
-        let start = self.line_starts.get(line).copied().unwrap_or(0);
+        let start = self.starts().get(line).copied().unwrap_or(0);
         let col = self
             .text
             .get(start..offset)
@@ -99,13 +133,6 @@ pub fn ceil_char_boundary(text: &str, offset: usize) -> usize {
         at += 1;
     }
     at
-}
-
-fn memchr_iter(needle: u8, haystack: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    haystack
-        .iter()
-        .enumerate()
-        .filter_map(move |(i, &b)| (b == needle).then_some(i))
 }
 
 /// Memoised spans for one text while it is borrowed, so locating N findings (or planning N
@@ -507,6 +534,20 @@ fn skip_container(bytes: &[u8], start: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_cols_in_one_pass_agree_with_line_col() {
+        let text = "{\"a\": \"größe 🙂\",\r\n \"b\": [\"データ\", 1]}\n{\"c\": 2}";
+        let file = SourceFile::new(None, "x.json".into(), text.to_string());
+        // Every offset, in an order that jumps back and forth, including inside characters.
+        let offsets: Vec<usize> = (0..=text.len() + 2)
+            .rev()
+            .step_by(3)
+            .chain(0..=text.len())
+            .collect();
+        let expected: Vec<(usize, usize)> = offsets.iter().map(|&o| file.line_col(o)).collect();
+        assert_eq!(file.line_cols(&offsets), expected);
+    }
 
     #[test]
     fn locates_nested_values() {

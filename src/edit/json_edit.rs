@@ -163,7 +163,8 @@ fn insert_raw(
     index: usize,
     render_with: impl Fn(&Style) -> String,
 ) -> Option<Edit> {
-    let eol = line_ending(text);
+    // Only pretty layouts need the line ending; finding it in a one-line file would scan the
+    // whole file for every insert.
     if elements.is_empty() {
         let inner = &text[arr_start + 1..arr_end - 1];
         let style = if inner.contains('\n') {
@@ -177,6 +178,7 @@ fn insert_raw(
         };
         let content = match &style {
             Style::Pretty { indent, .. } => {
+                let eol = line_ending(text);
                 let closing = line_indent(text, arr_start);
                 format!(
                     "{eol}{indent}{}{eol}{closing}",
@@ -196,7 +198,7 @@ fn insert_raw(
     let separator = separator(text, arr_start, elements);
     let mut rendered = render_with(&style);
     if let Style::Pretty { indent, .. } = &style {
-        rendered = reindent(&rendered, indent, eol);
+        rendered = reindent(&rendered, indent, line_ending(text));
     }
     if index == 0 {
         Some(Edit {

@@ -81,6 +81,43 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// Places a finding in its file: byte range, line and column, pointer.
     pub fn resolve(source: &SourceFile, finding: Finding) -> Diagnostic {
+        let placed = Placed::new(source, finding);
+        let start = source.line_col(placed.start);
+        let end = source.line_col(placed.end);
+        placed.into_diagnostic(source, start, end)
+    }
+
+    /// Places every finding of a file; line and column numbers come from one pass over the
+    /// text, so the cost is linear in the file and the findings together.
+    pub fn resolve_all(source: &SourceFile, findings: Vec<Finding>) -> Vec<Diagnostic> {
+        let placed: Vec<Placed> = findings
+            .into_iter()
+            .map(|f| Placed::new(source, f))
+            .collect();
+        let offsets: Vec<usize> = placed.iter().flat_map(|p| [p.start, p.end]).collect();
+        let positions = source.line_cols(&offsets);
+        placed
+            .into_iter()
+            .zip(positions.chunks(2))
+            .map(|(p, pos)| {
+                let start = pos.first().copied().unwrap_or((1, 1));
+                let end = pos.get(1).copied().unwrap_or(start);
+                p.into_diagnostic(source, start, end)
+            })
+            .collect()
+    }
+}
+
+/// A finding with its byte range and pointer, before line and column are known.
+struct Placed {
+    start: usize,
+    end: usize,
+    pointer: String,
+    finding: Finding,
+}
+
+impl Placed {
+    fn new(source: &SourceFile, finding: Finding) -> Placed {
         let (start, end, pointer) = match &finding.anchor {
             Anchor::Span { start, end } => (*start, *end, String::new()),
             Anchor::Node(loc) => {
@@ -92,8 +129,21 @@ impl Diagnostic {
         // Every output slices or counts characters from these: keep them on char boundaries.
         let start = floor_char_boundary(&source.text, start);
         let end = ceil_char_boundary(&source.text, end).max(start);
-        let (line, column) = source.line_col(start);
-        let (end_line, end_column) = source.line_col(end);
+        Placed {
+            start,
+            end,
+            pointer,
+            finding,
+        }
+    }
+
+    fn into_diagnostic(
+        self,
+        source: &SourceFile,
+        (line, column): (usize, usize),
+        (end_line, end_column): (usize, usize),
+    ) -> Diagnostic {
+        let finding = self.finding;
         Diagnostic {
             code: finding.rule.code,
             rule: finding.rule.name,
@@ -106,12 +156,12 @@ impl Diagnostic {
             column,
             end_line,
             end_column,
-            pointer,
+            pointer: self.pointer,
             fix: finding.fix,
             tool_call_id: finding.tool_call_id,
             providers: finding.providers,
-            start,
-            end,
+            start: self.start,
+            end: self.end,
         }
     }
 }

@@ -173,6 +173,8 @@ pub struct Context<'a> {
     /// The providers the conversation is held to: `--target`, or its format's own.
     pub targets: &'a [crate::provider::Provider],
     pairs: OnceCell<pairing::Pairs>,
+    /// Whether the conversation spans several JSONL records, computed once.
+    spans_records: OnceCell<bool>,
     conv: &'a Conversation,
     source: Option<&'a SourceFile>,
 }
@@ -192,6 +194,7 @@ impl<'a> Context<'a> {
             options,
             targets,
             pairs: OnceCell::new(),
+            spans_records: OnceCell::new(),
             conv,
             source,
         }
@@ -257,11 +260,12 @@ impl<'a> Context<'a> {
     /// conversation spans several JSONL records (sessions).
     pub fn describe(&self, loc: &Loc) -> String {
         let spans_records = loc.base != self.conv.loc.base
-            || self
-                .conv
-                .turns
-                .iter()
-                .any(|t| t.loc.base != self.conv.loc.base);
+            || *self.spans_records.get_or_init(|| {
+                self.conv
+                    .turns
+                    .iter()
+                    .any(|t| t.loc.base != self.conv.loc.base)
+            });
         match self.source {
             Some(source) if spans_records => {
                 let (line, _) = source.line_col(loc.base);
