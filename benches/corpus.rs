@@ -656,7 +656,13 @@ fn build_floor() -> PathBuf {
     let target = root.join("target").join("bench-floor");
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let status = Command::new(cargo)
-        .args(["build", "--release", "--locked", "--quiet", "--manifest-path"])
+        .args([
+            "build",
+            "--release",
+            "--locked",
+            "--quiet",
+            "--manifest-path",
+        ])
         .arg(root.join("benches/floor/Cargo.toml"))
         .arg("--target-dir")
         .arg(&target)

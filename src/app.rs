@@ -92,6 +92,13 @@ struct Run {
 
 fn prepare(common: &CommonArgs, unpaired: Option<UnpairedFix>) -> Result<Run, u8> {
     let format = common.format();
+    if let Some(threads) = common.threads {
+        // The global pool can be built once per process; an embedder that built it already
+        // keeps its own.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(usize::from(threads))
+            .build_global();
+    }
     if common.statistics && matches!(format, OutputFormat::Github | OutputFormat::Sarif) {
         return Err(usage_error(&format!(
             "--statistics prints counts, which the `{}` format has no place for; use full, concise, json or jsonl",
@@ -281,6 +288,32 @@ fn diagnostics(
     (diagnostics, report.source)
 }
 
+/// One file's outcome with its findings placed, and its text only where a report needs it.
+struct Linted {
+    name: String,
+    bytes: usize,
+    outcome: Outcome,
+    read: crate::coverage::ReadCounts,
+    diagnostics: Vec<Diagnostic>,
+    source: Option<crate::source::SourceFile>,
+}
+
+impl Linted {
+    fn new(report: FileReport, settings: &Settings, keep_text: bool) -> Linted {
+        let outcome = report.outcome.clone();
+        let read = report.read;
+        let (diagnostics, source) = diagnostics(report, settings);
+        Linted {
+            name: source.name.clone(),
+            bytes: source.text.len(),
+            outcome,
+            read,
+            source: (keep_text && !diagnostics.is_empty()).then_some(source),
+            diagnostics,
+        }
+    }
+}
+
 /// Whether GitHub Actions annotations go out beside the normal output: under Actions, when
 /// no output format was asked for (ruff's habit).
 fn github_annotations(common: &CommonArgs) -> bool {
@@ -310,21 +343,30 @@ fn lint_command(args: &LintArgs) -> u8 {
         Ok(run) => run,
         Err(code) => return code,
     };
-    let results: Vec<Result<FileReport, String>> = inputs
+    let format = common.format();
+    // Findings are placed inside the worker and the text dropped, so a directory run holds
+    // one file per thread, not the corpus; only the full report keeps the text of files with
+    // findings, for their snippets.
+    let keep_text = format == OutputFormat::Full && !common.statistics;
+    let progress = crate::progress::Progress::new(inputs.len(), common.quiet);
+    let results: Vec<Result<Linted, String>> = inputs
         .par_iter()
         .map(|(input, settings)| {
-            Ok(match read_input(input, stdin.as_ref(), settings.limit)? {
+            let report = match read_input(input, stdin.as_ref(), settings.limit)? {
                 Loaded::Bytes(bytes, _) => {
                     lint::lint_bytes(source_name(input), bytes, input.explicit, &settings.opts)
                 }
                 Loaded::TooLarge { size, limit } => {
                     lint::too_large(source_name(input), size, limit)
                 }
-            })
+            };
+            let linted = Linted::new(report, settings, keep_text);
+            progress.file_done(linted.bytes, linted.diagnostics.len());
+            Ok(linted)
         })
         .collect();
+    progress.finish();
 
-    let format = common.format();
     let renderer = FullRenderer::with_width(use_color(common.color), terminal_width());
     let mut out = crate::stdout::stdout();
     let mut totals = Totals::default();
@@ -332,7 +374,7 @@ fn lint_command(args: &LintArgs) -> u8 {
     let mut skipped = Vec::new();
     let mut checked = Vec::new();
     let annotate = github_annotations(common);
-    for ((_, settings), result) in inputs.iter().zip(results) {
+    for result in results {
         let report = match result {
             Ok(report) => report,
             Err(message) => {
@@ -360,17 +402,17 @@ fn lint_command(args: &LintArgs) -> u8 {
                         r.results,
                         if r.results == 1 { "result" } else { "results" },
                     );
-                    checked.push((report.source.name.clone(), names.join(", "), counts));
+                    checked.push((report.name.clone(), names.join(", "), counts));
                 }
             }
             Outcome::Skipped(reason) => {
                 totals.files_skipped += 1;
-                skipped.push((report.source.name.clone(), reason.clone()));
+                skipped.push((report.name.clone(), reason.clone()));
             }
         }
-        let (diagnostics, source) = diagnostics(report, settings);
+        let diagnostics = report.diagnostics;
         totals.count(&diagnostics);
-        if format == OutputFormat::Full && !common.statistics {
+        if let Some(source) = report.source.filter(|_| keep_text) {
             for d in &diagnostics {
                 let _ = write!(out, "{}", renderer.render(&source, d));
                 let _ = writeln!(out);

@@ -149,6 +149,10 @@ pub struct CommonArgs {
     #[arg(long, value_name = "SIZE", value_parser = crate::read::parse_size)]
     pub max_file_size: Option<u64>,
 
+    /// Threads that check files and JSONL records [default: one per core].
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+
     /// Skip paths matching this glob in directory walks, on top of the config's `exclude`
     /// (repeatable). A glob with a `/` is relative to the current directory; one without
     /// matches a file or directory name anywhere.

@@ -20,6 +20,7 @@ pub mod format;
 pub mod formats;
 pub mod json;
 pub mod lint;
+pub mod progress;
 pub mod provider;
 pub mod read;
 pub mod report;
