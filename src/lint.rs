@@ -234,7 +234,7 @@ fn is_jsonl(source: &SourceFile) -> bool {
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
-    matches!(ext.as_deref(), Some("jsonl" | "ndjson"))
+    matches!(ext.as_deref(), Some("jsonl" | "ndjson" | "log"))
 }
 
 struct Linter<'a> {
@@ -319,8 +319,13 @@ impl Linter<'_> {
             let line = &source.text[start..end];
             if self.bad_lines.contains(&i) {
                 self.record_error(start, &RecordError::Utf8);
-            } else if !line.trim().is_empty() {
-                lines.push((start, line));
+            } else {
+                // Log lines may carry their record after a prefix.
+                let at = formats::record_start(line);
+                let record = line.get(at..).unwrap_or_default();
+                if !record.trim().is_empty() {
+                    lines.push((start + at, record));
+                }
             }
         }
         if lines.is_empty() {

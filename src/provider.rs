@@ -73,6 +73,8 @@ impl Provider {
             Format::Gemini => &[Provider::Gemini],
             Format::BedrockConverse => &[Provider::Bedrock],
             Format::VercelAi | Format::Langchain => &[],
+            Format::Moltis => &[],
+            Format::Mcp => &[],
         }
     }
 }

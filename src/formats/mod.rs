@@ -18,6 +18,8 @@ mod claude_code;
 mod codex;
 mod gemini;
 mod langchain;
+mod mcp;
+mod moltis;
 mod openai_chat;
 mod openai_responses;
 mod vercel_ai;
@@ -34,6 +36,8 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &claude_code::ClaudeCode,
     &vercel_ai::VercelAi,
     &langchain::Langchain,
+    &moltis::Moltis,
+    &mcp::Mcp,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.
@@ -82,6 +86,21 @@ pub trait Adapter: Dialect + Sync {
     fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
         Planned::Generic
     }
+
+    /// For JSONL formats whose lines carry a prefix before the JSON (log lines): the byte
+    /// offset in `line` where the record starts, or the line's length for a line of the
+    /// format that holds no record. `None` when the line is not one of this format's.
+    fn record_start(&self, _line: &str) -> Option<usize> {
+        None
+    }
+}
+
+/// Where the JSON of a JSONL line starts: after a prefix some adapter recognises, else 0.
+pub fn record_start(line: &str) -> usize {
+    ADAPTERS
+        .iter()
+        .find_map(|a| a.record_start(line))
+        .unwrap_or(0)
 }
 
 /// An adapter's answer to a fix intent.
