@@ -69,8 +69,13 @@ impl Adapter for Mcp {
 
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
         let first = docs.first().map_or(0, |d| d.base);
+        let mut conv = Conversation::new(Format::Mcp, Loc::new(first, ""), Pairing::AnyLater);
+        // The calls are made for a model whose chat lives in the client, not in the log: an
+        // empty user turn stands for it, so a log that opens with a call does not read as a
+        // history that opens with one.
+        conv.start_turn(Role::User, Loc::new(first, ""));
         let mut reader = Reader {
-            conv: Conversation::new(Format::Mcp, Loc::new(first, ""), Pairing::AnyLater),
+            conv,
             open: HashMap::new(),
             cancelled: HashSet::new(),
         };
@@ -334,6 +339,27 @@ mod tests {
             Some(60)
         );
         assert_eq!(Mcp.sniff(&json!({"role": "user", "content": "hi"})), None);
+    }
+
+    /// `isError` and JSON-RPC errors are failures, as a loop of them shows; a cancelled call
+    /// is one too, and the response that crosses the cancellation is not a second result.
+    #[test]
+    fn failures_and_cancellations() {
+        let call = |id: u32| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "exec", "arguments": {}}});
+        let records = [
+            call(1),
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": "missing command"}}),
+            call(2),
+            json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "missing command"}], "isError": true}}),
+            call(3),
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 3, "reason": "missing command"}}),
+            json!({"jsonrpc": "2.0", "id": 3, "result": {"content": [], "isError": false}}),
+        ];
+        let text: String = records.iter().map(|r| format!("{r}\n")).collect();
+        assert_eq!(
+            crate::lint::lint_str("mcp.jsonl", &text).codes(),
+            ["TC401@5:1"]
+        );
     }
 
     #[test]
