@@ -101,7 +101,7 @@ impl Adapter for Mcp {
         Planned::Unsupported
     }
 
-    fn record_start(&self, line: &str) -> Option<usize> {
+    fn record_span(&self, line: &str) -> Option<(usize, usize)> {
         claude_log_message(line)
     }
 }
@@ -292,21 +292,29 @@ fn id_text(id: &Value) -> Option<String> {
     }
 }
 
-/// Where the JSON of a Claude Desktop log line starts (`<ISO timestamp> [level] [server]
-/// Message from client: {...}`); the end of the line for its other lines (server start-up,
-/// stderr), which carry no message.
-fn claude_log_message(line: &str) -> Option<usize> {
+/// Where the message of a Claude Desktop log line is: `<ISO timestamp> [level] [server]
+/// Message from client: {...}`, often followed by ` { metadata: undefined }` (the logger's
+/// second argument). `None` for other lines (server start-up, stderr), which are log text.
+fn claude_log_message(line: &str) -> Option<(usize, usize)> {
     let stamped = matches!(
         line.as_bytes().get(..11),
         Some([a, b, c, d, b'-', _, _, b'-', _, _, b'T']) if [a, b, c, d].iter().all(|x| x.is_ascii_digit())
     );
-    if !stamped || !line.contains(" [") {
+    if !stamped {
         return None;
     }
-    let message = ["Message from client: ", "Message from server: "]
+    let start = ["Message from client: ", "Message from server: "]
         .iter()
-        .find_map(|marker| line.find(marker).map(|at| at + marker.len()));
-    Some(message.unwrap_or(line.len()))
+        .find_map(|marker| line.find(marker).map(|at| at + marker.len()))?;
+    let rest = line.get(start..)?;
+    // The message ends where its JSON value does; when it does not parse, the whole rest is
+    // the record, so the parse error is reported on it.
+    let mut values = serde_json::Deserializer::from_str(rest).into_iter::<serde::de::IgnoredAny>();
+    let len = match values.next() {
+        Some(Ok(_)) => values.byte_offset(),
+        _ => rest.len(),
+    };
+    Some((start, start + len))
 }
 
 #[cfg(test)]
@@ -317,15 +325,31 @@ mod tests {
 
     #[test]
     fn finds_the_message_in_claude_log_lines() {
-        let line = r#"2025-06-13T14:44:29.945Z [info] [db] Message from client: {"id":0}"#;
+        let message = |line: &'static str| {
+            let (from, to) = claude_log_message(line)?;
+            line.get(from..to)
+        };
         assert_eq!(
-            line.get(claude_log_message(line).unwrap_or(0)..),
+            message(r#"2025-06-13T14:44:29.945Z [info] [db] Message from client: {"id":0}"#),
             Some(r#"{"id":0}"#)
         );
-        let note = "2025-06-13T14:44:29.945Z [db] [info] Initializing server...";
-        assert_eq!(claude_log_message(note), Some(note.len()));
-        assert_eq!(claude_log_message(r#"{"jsonrpc":"2.0"}"#), None);
-        assert_eq!(claude_log_message("2025"), None);
+        assert_eq!(
+            message(
+                r#"2025-07-28T21:32:03.987Z [db] [info] Message from server: {"id":1,"result":{}} { metadata: undefined }"#
+            ),
+            Some(r#"{"id":1,"result":{}}"#)
+        );
+        // A broken message is the record, so its parse error is reported.
+        assert_eq!(
+            message(r#"2025-07-28T21:32:03.987Z [db] [info] Message from server: {"id":1,"res"#),
+            Some(r#"{"id":1,"res"#)
+        );
+        assert_eq!(
+            message("2025-06-13T14:44:29.945Z [db] [info] Initializing server..."),
+            None
+        );
+        assert_eq!(message(r#"{"jsonrpc":"2.0"}"#), None);
+        assert_eq!(message("2025"), None);
     }
 
     #[test]

@@ -87,20 +87,20 @@ pub trait Adapter: Dialect + Sync {
         Planned::Generic
     }
 
-    /// For JSONL formats whose lines carry a prefix before the JSON (log lines): the byte
-    /// offset in `line` where the record starts, or the line's length for a line of the
-    /// format that holds no record. `None` when the line is not one of this format's.
-    fn record_start(&self, _line: &str) -> Option<usize> {
+    /// For formats whose JSONL lines may carry text around the JSON (log lines): the byte
+    /// range of the record in `line`. `None` when the line is not one of this format's.
+    fn record_span(&self, _line: &str) -> Option<(usize, usize)> {
         None
     }
 }
 
-/// Where the JSON of a JSONL line starts: after a prefix some adapter recognises, else 0.
-pub fn record_start(line: &str) -> usize {
+/// The byte range of the record in a JSONL line: what an adapter finds inside text it
+/// recognises, else the whole line.
+pub fn record_span(line: &str) -> (usize, usize) {
     ADAPTERS
         .iter()
-        .find_map(|a| a.record_start(line))
-        .unwrap_or(0)
+        .find_map(|a| a.record_span(line))
+        .unwrap_or((0, line.len()))
 }
 
 /// An adapter's answer to a fix intent.
