@@ -13,10 +13,12 @@ pub enum Format {
     Codex,
     VercelAi,
     Langchain,
+    Moltis,
+    Mcp,
 }
 
 impl Format {
-    pub const ALL: [Format; 9] = [
+    pub const ALL: [Format; 11] = [
         Format::OpenAiChat,
         Format::OpenAiResponses,
         Format::Anthropic,
@@ -26,6 +28,8 @@ impl Format {
         Format::Codex,
         Format::VercelAi,
         Format::Langchain,
+        Format::Moltis,
+        Format::Mcp,
     ];
 
     pub fn name(self) -> &'static str {
@@ -39,6 +43,8 @@ impl Format {
             Format::Codex => "codex",
             Format::VercelAi => "vercel-ai",
             Format::Langchain => "langchain",
+            Format::Moltis => "moltis",
+            Format::Mcp => "mcp",
         }
     }
 

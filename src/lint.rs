@@ -230,11 +230,17 @@ pub struct SourceName {
 }
 
 fn is_jsonl(source: &SourceFile) -> bool {
-    let ext = std::path::Path::new(&source.name)
+    matches!(
+        extension(source).as_deref(),
+        Some("jsonl" | "ndjson" | "log")
+    )
+}
+
+fn extension(source: &SourceFile) -> Option<String> {
+    std::path::Path::new(&source.name)
         .extension()
         .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    matches!(ext.as_deref(), Some("jsonl" | "ndjson"))
+        .map(str::to_ascii_lowercase)
 }
 
 struct Linter<'a> {
@@ -312,6 +318,7 @@ impl Linter<'_> {
     /// Checks a JSONL file; `bom` is the length of a byte order mark before the first line.
     fn run_jsonl(&mut self, bom: usize) -> Option<String> {
         let source = self.source;
+        let log = extension(source).as_deref() == Some("log");
         let mut lines: Vec<(usize, &str)> = Vec::new();
         for i in 0..source.line_count() {
             let (start, end) = source.line_range(i);
@@ -319,8 +326,15 @@ impl Linter<'_> {
             let line = &source.text[start..end];
             if self.bad_lines.contains(&i) {
                 self.record_error(start, &RecordError::Utf8);
-            } else if !line.trim().is_empty() {
-                lines.push((start, line));
+            } else {
+                // Log lines may carry their record between other text; in a `.log` file,
+                // lines that do not open an object are log text, not broken records.
+                let (from, to) = formats::record_span(line);
+                let record = line.get(from..to).unwrap_or_default();
+                let text = log && !record.trim_start().starts_with('{');
+                if !record.trim().is_empty() && !text {
+                    lines.push((start + from, record));
+                }
             }
         }
         if lines.is_empty() {

@@ -73,6 +73,10 @@ impl Provider {
             Format::Gemini => &[Provider::Gemini],
             Format::BedrockConverse => &[Provider::Bedrock],
             Format::VercelAi | Format::Langchain => &[],
+            // Moltis replays a session to whichever provider it is configured with.
+            Format::Moltis => &[],
+            // An MCP log is tool traffic: the client's model sees it through its own format.
+            Format::Mcp => &[],
         }
     }
 }

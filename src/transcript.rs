@@ -92,6 +92,9 @@ pub struct Conversation {
     /// Results whose content is empty (Bedrock `content: []`): each result's location and
     /// its content value's, for formats that can tell an empty result from an empty text.
     pub empty_results: Vec<(Loc, Loc)>,
+    /// Arguments repeated on results (Moltis `tool_result.arguments`), for formats that
+    /// record what the tool ran with beside what the call says.
+    pub echoed_arguments: Vec<EchoedArguments>,
     /// Where the conversation's document is (the request object, the JSONL record, the
     /// session's first line); findings about the conversation as a whole point here.
     pub loc: Loc,
@@ -257,6 +260,14 @@ impl ToolCall {
     }
 }
 
+/// The arguments a result repeats: the result at `result`, the value at `loc`.
+#[derive(Debug, Clone)]
+pub struct EchoedArguments {
+    pub result: Loc,
+    pub value: Value,
+    pub loc: Loc,
+}
+
 #[derive(Debug, Clone)]
 pub struct ToolResult {
     /// The id as written in the log, if the format has one.
@@ -335,6 +346,7 @@ impl Conversation {
             is_response: false,
             declares_tools: None,
             empty_results: Vec::new(),
+            echoed_arguments: Vec::new(),
             loc,
             thinking: None,
         }

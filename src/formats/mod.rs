@@ -18,6 +18,8 @@ mod claude_code;
 mod codex;
 mod gemini;
 mod langchain;
+mod mcp;
+mod moltis;
 mod openai_chat;
 mod openai_responses;
 mod vercel_ai;
@@ -34,6 +36,8 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &claude_code::ClaudeCode,
     &vercel_ai::VercelAi,
     &langchain::Langchain,
+    &moltis::Moltis,
+    &mcp::Mcp,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.
@@ -82,6 +86,21 @@ pub trait Adapter: Dialect + Sync {
     fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
         Planned::Generic
     }
+
+    /// For formats whose JSONL lines may carry text around the JSON (log lines): the byte
+    /// range of the record in `line`. `None` when the line is not one of this format's.
+    fn record_span(&self, _line: &str) -> Option<(usize, usize)> {
+        None
+    }
+}
+
+/// The byte range of the record in a JSONL line: what an adapter finds inside text it
+/// recognises, else the whole line.
+pub fn record_span(line: &str) -> (usize, usize) {
+    ADAPTERS
+        .iter()
+        .find_map(|a| a.record_span(line))
+        .unwrap_or((0, line.len()))
 }
 
 /// An adapter's answer to a fix intent.

@@ -10,6 +10,7 @@ use crate::transcript::{Conversation, Loc, ToolDef};
 
 mod pairing;
 
+mod arguments_mismatch;
 mod arguments_not_object;
 mod call_turn_out_of_place;
 mod content_after_tool_use;
@@ -58,6 +59,7 @@ pub static RULES: &[&dyn Rule] = &[
     &invalid_arguments_json::InvalidArgumentsJson,
     &empty_arguments::EmptyArguments,
     &arguments_not_object::ArgumentsNotObject,
+    &arguments_mismatch::ArgumentsMismatch,
     &schema_violation::SchemaViolation,
     &unknown_tool::UnknownTool,
     &invalid_tool_schema::InvalidToolSchema,

@@ -1,0 +1,273 @@
+//! Moltis sessions (`<data_dir>/sessions/v1/k<hex key>/history.jsonl`, legacy
+//! `<data_dir>/sessions/<key>.jsonl`): one append-only JSONL file is one conversation.
+//!
+//! Lines are `PersistedMessage`s tagged by `role`: `system`, `notice` (shown in the UI only,
+//! never sent to a model), `user`, `assistant`, `tool` and `tool_result`. Assistant lines carry
+//! OpenAI `tool_calls` (arguments as a JSON string); Moltis writes one assistant line per
+//! finished call, followed by its `tool_result` line `{tool_call_id, tool_name, arguments,
+//! success, result, error}`, where `arguments` is the object the tool ran with. `tool` lines
+//! are plain OpenAI tool messages, written as compaction stubs.
+//!
+//! On reload Moltis turns the lines back into OpenAI-shaped messages for whichever provider
+//! the session uses, so results pair with the turn right after their call, and a trailing
+//! unanswered call is sent again with the next prompt (`resumable`).
+
+use serde_json::{json, Value};
+
+use super::openai_chat::read_tool_call;
+use super::{array_at, has_text, str_at, Adapter, CallSite, Dialect, Doc, Format, Unit};
+use crate::transcript::{
+    looks_like_error, result_text, Conversation, EchoedArguments, Item, Loc, Pairing, Role, Text,
+    ToolResult,
+};
+
+pub struct Moltis;
+
+const ROLES: [&str; 6] = [
+    "system",
+    "notice",
+    "user",
+    "assistant",
+    "tool",
+    "tool_result",
+];
+
+/// Fields only Moltis writes on message lines (camelCase token counters, run bookkeeping).
+const MARKS: [&str; 5] = ["run_id", "seq", "inputTokens", "outputTokens", "durationMs"];
+
+impl Dialect for Moltis {
+    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+        let call = site.call;
+        let id = call.id.as_ref()?;
+        let mut line = serde_json::Map::new();
+        line.insert("role".into(), json!("tool_result"));
+        line.insert("tool_call_id".into(), json!(id));
+        line.insert("tool_name".into(), json!(call.name));
+        // What the call asked for, as Moltis echoes it; left out when it does not parse.
+        if let Some(args) = call.arguments.object() {
+            line.insert("arguments".into(), Value::Object(args));
+        }
+        line.insert("success".into(), json!(false));
+        // Moltis shows the model "Error: <error>", so the prefix is not repeated.
+        let error = text.strip_prefix("Error: ").unwrap_or(text);
+        line.insert("error".into(), json!(error));
+        for key in ["created_at", "run_id"] {
+            if let Some(value) = site.record.and_then(|r| r.get(key)) {
+                line.insert(key.into(), value.clone());
+            }
+        }
+        Some(Value::Object(line))
+    }
+}
+
+impl Adapter for Moltis {
+    fn format(&self) -> Format {
+        Format::Moltis
+    }
+
+    fn unit(&self) -> Unit {
+        Unit::Session
+    }
+
+    fn sniff(&self, record: &Value) -> Option<u8> {
+        let role = str_at(record, "role").filter(|r| ROLES.contains(r))?;
+        match role {
+            "tool_result" => {
+                let shaped = str_at(record, "tool_call_id").is_some()
+                    && record.get("success").is_some_and(Value::is_boolean);
+                shaped.then_some(90)
+            }
+            "notice" => Some(60),
+            // A bare chat message is not enough: Moltis stamps lines with epoch milliseconds
+            // and run bookkeeping.
+            _ => {
+                let stamped = record.get("created_at").is_some_and(Value::is_u64)
+                    || MARKS.iter().any(|k| record.get(*k).is_some());
+                stamped.then_some(40)
+            }
+        }
+    }
+
+    fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
+        let first = docs.first().map_or(0, |d| d.base);
+        let mut conv = Conversation::new(Format::Moltis, Loc::new(first, ""), Pairing::NextTurn);
+        conv.resumable = true;
+        let mut recognised = false;
+        for doc in docs {
+            let record = doc.value;
+            let mloc = Loc::new(doc.base, "");
+            let Some(role) = str_at(record, "role").filter(|r| ROLES.contains(r)) else {
+                continue;
+            };
+            recognised = true;
+            match role {
+                "notice" => {}
+                "tool" => {
+                    let content = record.get("content").unwrap_or(&Value::Null);
+                    let result = tool_result(record, &mloc, looks_like_error(content), content);
+                    conv.push(Role::Tool, &mloc, Item::Result(result));
+                }
+                "tool_result" => read_tool_result(record, &mloc, &mut conv),
+                _ => {
+                    let role = match role {
+                        "assistant" => Role::Assistant,
+                        "user" => Role::User,
+                        _ => Role::System,
+                    };
+                    conv.start_turn(role, mloc.clone());
+                    if has_text(record.get("content")) {
+                        conv.push_to_last(Item::Text(Text {
+                            loc: mloc.child("content"),
+                            message: mloc.clone(),
+                        }));
+                    }
+                    if role == Role::Assistant {
+                        let mut pending = Vec::new();
+                        for (j, call) in array_at(record, "tool_calls")
+                            .into_iter()
+                            .flatten()
+                            .enumerate()
+                        {
+                            let call = read_tool_call(call, &mloc, j, &mut pending);
+                            conv.push_to_last(Item::Call(call));
+                        }
+                    }
+                }
+            }
+        }
+        if !recognised && !docs.is_empty() {
+            return Err(
+                "expected Moltis history lines tagged by `role` (user, assistant, tool_result...)"
+                    .into(),
+            );
+        }
+        Ok(vec![conv])
+    }
+}
+
+/// A `tool_result` line: failed when `success` is false, when `error` is set, or when the
+/// tool's own result reports an error (`result.error`, `result.success: false`, also one
+/// level down in `result.result`), as Moltis's runner judges it.
+fn read_tool_result(record: &Value, mloc: &Loc, conv: &mut Conversation) {
+    let error = record.get("error").filter(|e| !e.is_null());
+    let output = record.get("result").unwrap_or(&Value::Null);
+    let failed = record.get("success").and_then(Value::as_bool) == Some(false)
+        || error.is_some()
+        || reports_failure(output)
+        || output.get("result").is_some_and(reports_failure);
+    // The text compared between failures: the error message where there is one.
+    let shown = error
+        .or_else(|| output.get("error").filter(|e| !e.is_null()))
+        .unwrap_or(output);
+    let result = tool_result(record, mloc, failed, shown);
+    if let Some(args) = record.get("arguments") {
+        conv.echoed_arguments.push(EchoedArguments {
+            result: result.loc.clone(),
+            value: args.clone(),
+            loc: mloc.child("arguments"),
+        });
+    }
+    conv.push(Role::Tool, mloc, Item::Result(result));
+}
+
+fn reports_failure(output: &Value) -> bool {
+    output.get("error").is_some_and(|e| !e.is_null())
+        || output.get("success").and_then(Value::as_bool) == Some(false)
+}
+
+fn tool_result(record: &Value, mloc: &Loc, is_error: bool, shown: &Value) -> ToolResult {
+    let call_id = str_at(record, "tool_call_id").map(str::to_string);
+    ToolResult {
+        key: crate::transcript::pairing_key(call_id.as_deref(), mloc),
+        call_id,
+        name: str_at(record, "tool_name").map(str::to_string),
+        is_error,
+        text: result_text(shown),
+        provider_executed: false,
+        loc: mloc.clone(),
+        message: mloc.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::lint::{lint_str, Outcome};
+
+    fn call(id: &str, args: &str) -> Value {
+        json!({"role": "assistant", "content": "", "created_at": 1750000001000u64, "tool_calls": [{"id": id, "type": "function", "function": {"name": "exec", "arguments": args}}], "run_id": "r1"})
+    }
+
+    #[test]
+    fn sniffs_moltis_lines_only() {
+        assert_eq!(
+            Moltis.sniff(&json!({"role": "tool_result", "tool_call_id": "c", "tool_name": "exec", "success": true})),
+            Some(90)
+        );
+        assert_eq!(
+            Moltis.sniff(&json!({"role": "user", "content": "hi", "created_at": 1750000000000u64})),
+            Some(40)
+        );
+        assert_eq!(
+            Moltis.sniff(&json!({"role": "user", "content": "hi"})),
+            None
+        );
+        assert_eq!(
+            Moltis.sniff(&json!({"type": "user", "message": {"role": "user"}})),
+            None
+        );
+    }
+
+    #[test]
+    fn failure_markers() {
+        let records = [
+            json!({"role": "user", "content": "go", "created_at": 1750000000000u64}),
+            call("c1", "{}"),
+            json!({"role": "tool_result", "tool_call_id": "c1", "tool_name": "exec", "arguments": {}, "success": false, "error": "missing 'command'"}),
+            call("c2", "{}"),
+            json!({"role": "tool_result", "tool_call_id": "c2", "tool_name": "exec", "arguments": {}, "success": true, "result": {"error": "denied"}}),
+            call("c3", "{}"),
+            json!({"role": "tool_result", "tool_call_id": "c3", "tool_name": "exec", "arguments": {}, "success": true, "result": {"result": {"success": false}}}),
+            call("c4", "{}"),
+            json!({"role": "tool_result", "tool_call_id": "c4", "tool_name": "exec", "arguments": {}, "success": true, "result": {"stdout": "ok", "error": null}}),
+            json!({"role": "tool", "tool_call_id": "c0", "content": "[Result from earlier conversation — see context summary above]"}),
+        ];
+        // Bases only tell records apart here.
+        let docs: Vec<Doc<'_>> = records
+            .iter()
+            .enumerate()
+            .map(|(base, value)| Doc { base, value })
+            .collect();
+        let convs = Moltis.normalise(&docs).unwrap_or_default();
+        let flags: Vec<(bool, &str)> = convs[0]
+            .results()
+            .map(|(_, r)| (r.is_error, r.text.as_str()))
+            .collect();
+        assert_eq!(
+            flags,
+            [
+                (true, "missing 'command'"),
+                (true, "denied"),
+                (true, r#"{"result":{"success":false}}"#),
+                (false, r#"{"stdout":"ok","error":null}"#),
+                (
+                    false,
+                    "[Result from earlier conversation — see context summary above]"
+                ),
+            ]
+        );
+        assert_eq!(convs[0].echoed_arguments.len(), 4);
+    }
+
+    #[test]
+    fn clean_fixture_is_read_as_moltis() {
+        let report = lint_str(
+            "history.jsonl",
+            include_str!("../../fixtures/moltis/clean-history.jsonl"),
+        );
+        assert_eq!(report.codes(), Vec::<String>::new());
+        assert_eq!(report.outcome, Outcome::Checked(vec![Format::Moltis]));
+    }
+}
