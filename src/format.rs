@@ -13,10 +13,11 @@ pub enum Format {
     Codex,
     VercelAi,
     Langchain,
+    SpringAi,
 }
 
 impl Format {
-    pub const ALL: [Format; 9] = [
+    pub const ALL: [Format; 10] = [
         Format::OpenAiChat,
         Format::OpenAiResponses,
         Format::Anthropic,
@@ -26,6 +27,7 @@ impl Format {
         Format::Codex,
         Format::VercelAi,
         Format::Langchain,
+        Format::SpringAi,
     ];
 
     pub fn name(self) -> &'static str {
@@ -39,6 +41,7 @@ impl Format {
             Format::Codex => "codex",
             Format::VercelAi => "vercel-ai",
             Format::Langchain => "langchain",
+            Format::SpringAi => "spring-ai",
         }
     }
 

@@ -73,6 +73,7 @@ impl Provider {
             Format::Gemini => &[Provider::Gemini],
             Format::BedrockConverse => &[Provider::Bedrock],
             Format::VercelAi | Format::Langchain => &[],
+            Format::SpringAi => &[],
         }
     }
 }

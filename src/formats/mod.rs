@@ -20,6 +20,7 @@ mod gemini;
 mod langchain;
 mod openai_chat;
 mod openai_responses;
+mod spring_ai;
 mod vercel_ai;
 
 /// Every adapter, in detection-priority order (ties go to the earlier one). Adding a format is
@@ -34,6 +35,8 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &claude_code::ClaudeCode,
     &vercel_ai::VercelAi,
     &langchain::Langchain,
+    &spring_ai::SpringAiRecords,
+    &spring_ai::SpringAi,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.
