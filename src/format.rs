@@ -14,10 +14,11 @@ pub enum Format {
     VercelAi,
     Langchain,
     SpringAi,
+    AgentScope,
 }
 
 impl Format {
-    pub const ALL: [Format; 10] = [
+    pub const ALL: [Format; 11] = [
         Format::OpenAiChat,
         Format::OpenAiResponses,
         Format::Anthropic,
@@ -28,6 +29,7 @@ impl Format {
         Format::VercelAi,
         Format::Langchain,
         Format::SpringAi,
+        Format::AgentScope,
     ];
 
     pub fn name(self) -> &'static str {
@@ -42,6 +44,7 @@ impl Format {
             Format::VercelAi => "vercel-ai",
             Format::Langchain => "langchain",
             Format::SpringAi => "spring-ai",
+            Format::AgentScope => "agentscope",
         }
     }
 

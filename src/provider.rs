@@ -74,6 +74,7 @@ impl Provider {
             Format::BedrockConverse => &[Provider::Bedrock],
             Format::VercelAi | Format::Langchain => &[],
             Format::SpringAi => &[],
+            Format::AgentScope => &[],
         }
     }
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{root, toolcheck, toolcheck_in};
+use common::{fix_write_twice, toolcheck};
 
 const TOOLS: &str = "tests/data/spring-ai-tools.json";
 
@@ -53,53 +53,17 @@ fn a_memory_window_opening_on_a_tool_response_is_an_orphan_with_a_safe_fix() {
 
 #[test]
 fn fix_write_then_nothing_left() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    for name in ["broken-window.jsonl", "broken-session-events.json"] {
-        std::fs::copy(
-            root().join("fixtures/spring-ai").join(name),
-            dir.path().join(name),
-        )
-        .expect("copy");
-    }
-    let out = toolcheck_in(
-        dir.path(),
-        &[
-            "fix",
-            "broken-window.jsonl",
-            "broken-session-events.json",
-            "--write",
-            "--color",
-            "never",
-        ],
-        None,
+    let (out, fixed) = fix_write_twice(
+        "spring-ai",
+        &["broken-window.jsonl", "broken-session-events.json"],
     );
     insta::assert_snapshot!(out.transcript());
-    let window = std::fs::read_to_string(dir.path().join("broken-window.jsonl")).expect("read");
-    assert!(window.starts_with(r#"{"type":"ASSISTANT""#), "{window}");
-    let rows =
-        std::fs::read_to_string(dir.path().join("broken-session-events.json")).expect("read");
-    assert!(!rows.contains("call_zz"), "{rows}");
-    let before = (window, rows);
-    let again = toolcheck_in(
-        dir.path(),
-        &[
-            "fix",
-            "broken-window.jsonl",
-            "broken-session-events.json",
-            "--write",
-        ],
-        None,
+    assert!(
+        fixed[0].starts_with(r#"{"type":"ASSISTANT""#),
+        "{}",
+        fixed[0]
     );
-    let after = (
-        std::fs::read_to_string(dir.path().join("broken-window.jsonl")).expect("read"),
-        std::fs::read_to_string(dir.path().join("broken-session-events.json")).expect("read"),
-    );
-    assert_eq!(
-        before,
-        after,
-        "a second fix changes nothing: {}",
-        again.transcript()
-    );
+    assert!(!fixed[1].contains("call_zz"), "{}", fixed[1]);
 }
 
 #[test]

@@ -12,6 +12,7 @@ use crate::finding::{Edit, FixIntent};
 pub use crate::format::Format;
 use crate::transcript::Conversation;
 
+mod agentscope;
 mod anthropic;
 mod bedrock_converse;
 mod claude_code;
@@ -37,6 +38,8 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &langchain::Langchain,
     &spring_ai::SpringAiRecords,
     &spring_ai::SpringAi,
+    &agentscope::AgentScopeRecords,
+    &agentscope::AgentScope,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.

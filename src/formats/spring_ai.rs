@@ -250,9 +250,12 @@ fn text_of(message: &Value) -> Option<(&'static str, &Value)> {
     super::field(message, TEXT_KEYS)
 }
 
+/// Calls without an id awaiting a result, by name: (tool name, pairing key).
+type Pending = Vec<(String, String)>;
+
 fn normalise(docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
     // One conversation per `conversation_id`, in order of first appearance.
-    let mut convs: Vec<(Option<String>, Conversation, Vec<(String, String)>)> = Vec::new();
+    let mut convs: Vec<(Option<String>, Conversation, Pending)> = Vec::new();
     for doc in docs {
         for (mloc, message) in messages(doc) {
             let kind = kind(message).ok_or_else(|| {
@@ -281,7 +284,7 @@ fn normalise(docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
 
 fn read_message(
     conv: &mut Conversation,
-    pending: &mut Vec<(String, String)>,
+    pending: &mut Pending,
     kind: Kind,
     message: &Value,
     mloc: &Loc,
