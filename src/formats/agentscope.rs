@@ -36,13 +36,18 @@ pub struct AgentScope;
 /// A JSONL file of messages, one per line, read as one history.
 pub struct AgentScopeRecords;
 
-/// Whether `v` is an AgentScope `Msg`.
+/// Whether `v` is an AgentScope `Msg`: every variant writes `id`, `name`, `metadata` and a
+/// timestamp beside `role` and `content`, and none has OpenAI's tool keys.
 fn is_msg(v: &Value) -> bool {
+    let keys = ["id", "metadata"].iter().all(|k| v.get(k).is_some())
+        && v.get("tool_calls").is_none()
+        && v.get("tool_call_id").is_none();
     let role = str_at(v, "role").unwrap_or_default();
     matches!(
         role.to_ascii_lowercase().as_str(),
         "user" | "assistant" | "system" | "tool"
-    ) && str_at(v, "name").is_some()
+    ) && keys
+        && str_at(v, "name").is_some()
         && v.get("content")
             .is_some_and(|c| c.is_string() || c.is_array())
         && (v.get("timestamp").is_some() || v.get("created_at").is_some())
@@ -419,7 +424,7 @@ mod tests {
     #[test]
     fn splits_a_2x_assistant_message_at_its_results() {
         let doc = json!({"session_id": "s", "context": [
-            {"name": "Friday", "role": "assistant", "id": "r1", "created_at": "x", "content": [
+            {"name": "Friday", "role": "assistant", "id": "r1", "metadata": {}, "created_at": "x", "content": [
                 {"type": "tool_call", "id": "c1", "name": "w", "input": "{}", "state": "finished"},
                 {"type": "tool_result", "id": "c1", "name": "w", "output": "ok", "state": "error"},
                 {"type": "text", "text": "done"}
@@ -438,5 +443,9 @@ mod tests {
         assert_eq!(AgentScope.sniff(&anthropic), None);
         assert_eq!(AgentScope.sniff(&json!({"messages": []})), None);
         assert_eq!(AgentScope.sniff(&json!([])), None);
+        // A chat export with names and timestamps, in OpenAI's shape.
+        let openai = json!([{"id": "1", "role": "assistant", "name": "bot", "content": "", "metadata": {}, "timestamp": "t", "tool_calls": []}]);
+        assert_eq!(AgentScope.sniff(&openai), None);
+        assert_eq!(AgentScopeRecords.sniff(&openai[0]), None);
     }
 }
