@@ -6,8 +6,8 @@
 //! - Redis: `{type: USER|ASSISTANT|SYSTEM|TOOL, content, conversation_id, timestamp,
 //!   metadata: {messageType}, toolCalls: [{id, type, name, arguments: S}], toolResponses:
 //!   [{id, name, responseData: S}]}`; Gson leaves out nulls, so a null `arguments` is missing.
-//! - Jackson dump: `messageType` instead of `type`, `text` instead of `content`, and a tool
-//!   message's `responses` instead of `toolResponses`.
+//! - Jackson dump: `messageType` instead of `type`, `text` (or `textContent`) instead of
+//!   `content`, and a tool message's `responses` (or `toolResponses`).
 //! - Session rows: `{message_type, message_content, message_data}`, where `message_data` is a
 //!   JSON *string* holding the list of calls (ASSISTANT) or responses (TOOL). Calls and
 //!   results read from it are located at the string, and fixes inside it are not made (a
@@ -40,7 +40,9 @@ pub struct SpringAi;
 pub struct SpringAiRecords;
 
 const TYPE_KEYS: &[&str] = &["type", "messageType", "message_type"];
-const TEXT_KEYS: &[&str] = &["content", "text", "message_content"];
+/// `textContent`: the field name of Spring AI's own `AbstractMessage`, which hand-rolled
+/// Jackson dumps of the message objects keep.
+const TEXT_KEYS: &[&str] = &["content", "text", "textContent", "message_content"];
 const RESULT_KEYS: &[&str] = &["toolResponses", "responses"];
 /// Where session rows keep their calls and responses, as JSON text.
 const DATA: &str = "message_data";
@@ -469,6 +471,16 @@ mod tests {
         let (_, result) = conv.results().next().expect("a result");
         assert!(result.is_error);
         assert_eq!(result.loc.pointer, "/1/message_data");
+    }
+
+    #[test]
+    fn reads_text_content_of_hand_rolled_dumps() {
+        let doc = json!([{"messageType": "ASSISTANT", "textContent": "Done.", "toolCalls": [], "toolResponses": []}]);
+        assert_eq!(SpringAi.sniff(&doc), Some(90));
+        let conv = &read(&doc)[0];
+        assert!(
+            matches!(conv.turns[0].items[..], [Item::Text(ref t)] if t.loc.pointer == "/0/textContent")
+        );
     }
 
     #[test]
