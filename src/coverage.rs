@@ -73,6 +73,13 @@ const KEYS: &[&str] = &[
     "function_call",
 ];
 
+/// Keys whose array elements are calls or results (OpenAI, Spring AI).
+const LISTS: &[(&str, &str)] = &[
+    ("tool_calls", "tool_calls entry"),
+    ("toolCalls", "toolCalls entry"),
+    ("toolResponses", "toolResponses entry"),
+];
+
 /// Keys under which tools are declared, not called: not searched.
 const DECLARATIONS: &[&str] = &[
     "tools",
@@ -191,12 +198,15 @@ fn scan<'a>(value: &'a Value, base: usize, path: &mut Vec<Seg<'a>>, out: &mut Ve
                     path.pop();
                 }
             }
-            if let Some(Value::Array(calls)) = map.get("tool_calls") {
+            for &(key, kind) in LISTS {
+                let Some(Value::Array(calls)) = map.get(key) else {
+                    continue;
+                };
                 for (i, call) in calls.iter().enumerate() {
                     if let Value::Object(call) = call {
-                        path.push(Seg::Key("tool_calls"));
+                        path.push(Seg::Key(key));
                         path.push(Seg::Index(i));
-                        out.push(here("tool_calls entry", id_of(call), path));
+                        out.push(here(kind, id_of(call), path));
                         path.pop();
                         path.pop();
                     }

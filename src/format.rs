@@ -15,10 +15,12 @@ pub enum Format {
     Langchain,
     Moltis,
     Mcp,
+    SpringAi,
+    AgentScope,
 }
 
 impl Format {
-    pub const ALL: [Format; 11] = [
+    pub const ALL: [Format; 13] = [
         Format::OpenAiChat,
         Format::OpenAiResponses,
         Format::Anthropic,
@@ -30,6 +32,8 @@ impl Format {
         Format::Langchain,
         Format::Moltis,
         Format::Mcp,
+        Format::SpringAi,
+        Format::AgentScope,
     ];
 
     pub fn name(self) -> &'static str {
@@ -45,6 +49,8 @@ impl Format {
             Format::Langchain => "langchain",
             Format::Moltis => "moltis",
             Format::Mcp => "mcp",
+            Format::SpringAi => "spring-ai",
+            Format::AgentScope => "agentscope",
         }
     }
 

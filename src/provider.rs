@@ -77,6 +77,8 @@ impl Provider {
             Format::Moltis => &[],
             // An MCP log is tool traffic: the client's model sees it through its own format.
             Format::Mcp => &[],
+            Format::SpringAi => &[],
+            Format::AgentScope => &[],
         }
     }
 }

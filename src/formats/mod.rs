@@ -12,6 +12,7 @@ use crate::finding::{Edit, FixIntent};
 pub use crate::format::Format;
 use crate::transcript::Conversation;
 
+mod agentscope;
 mod anthropic;
 mod bedrock_converse;
 mod claude_code;
@@ -22,6 +23,7 @@ mod mcp;
 mod moltis;
 mod openai_chat;
 mod openai_responses;
+mod spring_ai;
 mod vercel_ai;
 
 /// Every adapter, in detection-priority order (ties go to the earlier one). Adding a format is
@@ -38,6 +40,10 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &langchain::Langchain,
     &moltis::Moltis,
     &mcp::Mcp,
+    &spring_ai::SpringAiRecords,
+    &spring_ai::SpringAi,
+    &agentscope::AgentScopeRecords,
+    &agentscope::AgentScope,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.

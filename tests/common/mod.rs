@@ -107,3 +107,35 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// Copies `names` from `fixtures/<dir>` to a temporary directory, runs `fix --write` on them,
+/// and checks that a second `fix --write` changes nothing. Returns the first run and the fixed
+/// texts, in the order of `names`.
+pub fn fix_write_twice(dir: &str, names: &[&str]) -> (Output, Vec<String>) {
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    for name in names {
+        std::fs::copy(
+            root().join("fixtures").join(dir).join(name),
+            tmp.path().join(name),
+        )
+        .expect("copy");
+    }
+    let read = || -> Vec<String> {
+        names
+            .iter()
+            .map(|n| std::fs::read_to_string(tmp.path().join(n)).expect("read"))
+            .collect()
+    };
+    let mut args = vec!["fix", "--write", "--color", "never"];
+    args.extend(names);
+    let first = toolcheck_in(tmp.path(), &args, None);
+    let fixed = read();
+    let again = toolcheck_in(tmp.path(), &args, None);
+    assert_eq!(
+        fixed,
+        read(),
+        "a second fix changes nothing: {}",
+        again.transcript()
+    );
+    (first, fixed)
+}
