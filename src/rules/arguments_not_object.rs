@@ -67,7 +67,7 @@ impl Rule for ArgumentsNotObject {
                     format!(
                         "arguments of {} are {}, not an object: {}",
                         call.subject(),
-                        super::json_kind(&value),
+                        super::json_kind(value),
                         quote(&value.to_string(), 60)
                     ),
                     "tool arguments must be a JSON object; wrap the value in an object keyed by its parameter name",
