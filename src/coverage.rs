@@ -78,6 +78,8 @@ const LISTS: &[(&str, &str)] = &[
     ("tool_calls", "tool_calls entry"),
     ("toolCalls", "toolCalls entry"),
     ("toolResponses", "toolResponses entry"),
+    ("tool_uses", "tool_uses entry"),
+    ("tool_responses", "tool_responses entry"),
 ];
 
 /// Keys under which tools are declared, not called: not searched.

@@ -17,10 +17,11 @@ pub enum Format {
     Mcp,
     SpringAi,
     AgentScope,
+    Adk,
 }
 
 impl Format {
-    pub const ALL: [Format; 13] = [
+    pub const ALL: [Format; 14] = [
         Format::OpenAiChat,
         Format::OpenAiResponses,
         Format::Anthropic,
@@ -34,6 +35,7 @@ impl Format {
         Format::Mcp,
         Format::SpringAi,
         Format::AgentScope,
+        Format::Adk,
     ];
 
     pub fn name(self) -> &'static str {
@@ -51,6 +53,7 @@ impl Format {
             Format::Mcp => "mcp",
             Format::SpringAi => "spring-ai",
             Format::AgentScope => "agentscope",
+            Format::Adk => "adk",
         }
     }
 

@@ -12,6 +12,7 @@ use crate::finding::{Edit, FixIntent};
 pub use crate::format::Format;
 use crate::transcript::Conversation;
 
+mod adk;
 mod agentscope;
 mod anthropic;
 mod bedrock_converse;
@@ -44,6 +45,7 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &spring_ai::SpringAi,
     &agentscope::AgentScopeRecords,
     &agentscope::AgentScope,
+    &adk::Adk,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.
