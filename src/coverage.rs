@@ -190,8 +190,9 @@ fn scan<'a>(value: &'a Value, base: usize, path: &mut Vec<Seg<'a>>, out: &mut Ve
                 .and_then(|t| TYPES.iter().find(|k| **k == t))
             {
                 out.push(here(kind, id_of(map), path));
-            } else if map.get("tool_call_id").is_some_and(Value::is_string) {
-                out.push(here("tool result message", id_of(map), path));
+            } else if let Some(Value::String(call_id)) = map.get("tool_call_id") {
+                // Known by the call it answers; its own `id` (LangChain's) is the message's.
+                out.push(here("tool result message", Some(call_id.clone()), path));
             }
             for key in KEYS {
                 if let Some(Value::Object(inner)) = map.get(*key) {

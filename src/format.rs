@@ -18,10 +18,11 @@ pub enum Format {
     SpringAi,
     AgentScope,
     Adk,
+    LanggraphStream,
 }
 
 impl Format {
-    pub const ALL: [Format; 14] = [
+    pub const ALL: [Format; 15] = [
         Format::OpenAiChat,
         Format::OpenAiResponses,
         Format::Anthropic,
@@ -36,6 +37,7 @@ impl Format {
         Format::SpringAi,
         Format::AgentScope,
         Format::Adk,
+        Format::LanggraphStream,
     ];
 
     pub fn name(self) -> &'static str {
@@ -54,6 +56,7 @@ impl Format {
             Format::SpringAi => "spring-ai",
             Format::AgentScope => "agentscope",
             Format::Adk => "adk",
+            Format::LanggraphStream => "langgraph-stream",
         }
     }
 

@@ -81,6 +81,7 @@ impl Provider {
             Format::AgentScope => &[],
             // ADK reaches any model through LiteLLM; its events are Gemini-shaped whichever.
             Format::Adk => &[],
+            Format::LanggraphStream => &[],
         }
     }
 }

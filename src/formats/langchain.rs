@@ -149,7 +149,9 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Vec<Conversation>, String> {
     Ok(vec![conversation(messages, messages_loc)?])
 }
 
-fn conversation(messages: &[Value], messages_loc: Loc) -> Result<Conversation, String> {
+/// One conversation from a LangChain message list at `messages_loc` (also LangGraph stream
+/// snapshots).
+pub(crate) fn conversation(messages: &[Value], messages_loc: Loc) -> Result<Conversation, String> {
     if !messages.is_empty() && !messages.iter().any(|m| classify(m).is_some()) {
         return Err(
             "expected LangChain messages: `{type, data}` (`messages_to_dict`) or `{lc: 1, type: \"constructor\", id, kwargs}` (`dumpd`)"

@@ -20,6 +20,7 @@ mod claude_code;
 mod codex;
 mod gemini;
 mod langchain;
+mod langgraph_stream;
 mod mcp;
 mod moltis;
 mod openai_chat;
@@ -46,6 +47,8 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &agentscope::AgentScopeRecords,
     &agentscope::AgentScope,
     &adk::Adk,
+    &langgraph_stream::LanggraphStreamRecords,
+    &langgraph_stream::LanggraphStream,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.
