@@ -37,7 +37,10 @@ use super::gemini::{
     function_call, function_response, object_field, pair_idless, part_item, read_tool_list,
 };
 use super::{array_at, field, str_at, Adapter, CallSite, Dialect, Doc, Format};
-use crate::transcript::{Conversation, Item, Loc, Pairing, Role, ToolResult};
+use crate::transcript::{
+    pairing_key, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role, Text, ToolCall,
+    ToolResult,
+};
 
 pub struct Adk;
 
@@ -105,6 +108,9 @@ impl Adapter for Adk {
         if field(doc, EVAL_SET_ID).is_some() || field(doc, CASE_RESULTS).is_some() {
             return Some(90);
         }
+        if let Some(items) = doc.as_array() {
+            return (!items.is_empty() && items.iter().all(is_old_test_item)).then_some(80);
+        }
         field(doc, EVAL_CASES)
             .is_some_and(|(_, c)| c.is_array())
             .then_some(60)
@@ -164,7 +170,25 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Vec<Conversation>, String> {
         }
         return Ok(out);
     }
-    Err("expected an ADK session (`events`), an eval set (`eval_cases`) or eval results (`eval_case_results`)".into())
+    if let Some(items) = doc
+        .value
+        .as_array()
+        .filter(|i| i.iter().all(is_old_test_item))
+    {
+        for (i, item) in items.iter().enumerate() {
+            let iloc = root.child(i);
+            match array_at(item, "data") {
+                Some(queries) => {
+                    for (q, query) in queries.iter().enumerate() {
+                        out.push(read_old_query(query, iloc.child("data").child(q)));
+                    }
+                }
+                None => out.push(read_old_query(item, iloc)),
+            }
+        }
+        return Ok(out);
+    }
+    Err("expected an ADK session (`events`), an eval set (`eval_cases`), eval results (`eval_case_results`) or an old test file (`[{query, expected_tool_use}]`)".into())
 }
 
 /// ADK events read one by one, each a JSON document of its own (rows of a session store):
@@ -283,6 +307,57 @@ fn read_invocation(invocation: &Value, iloc: Loc) -> Result<Conversation, String
     Ok(conv)
 }
 
+/// An entry of an old `.test.json` list: `{query, expected_tool_use, reference}`, or a
+/// `{name, data: [...]}` group of them.
+fn is_old_test_item(value: &Value) -> bool {
+    let query = |v: &Value| {
+        str_at(v, "query").is_some()
+            && (v.get("expected_tool_use").is_some() || v.get("reference").is_some())
+    };
+    query(value) || array_at(value, "data").is_some_and(|d| !d.is_empty() && d.iter().all(query))
+}
+
+/// One old-format query: the user's text, the expected `{tool_name, tool_input}` uses (no ids,
+/// no responses) and the reference answer in the same turn, so the query ends with its
+/// expected calls.
+fn read_old_query(query: &Value, qloc: Loc) -> Conversation {
+    let mut conv = new_conversation(qloc.clone());
+    let text = |loc: Loc| {
+        Item::Text(Text {
+            message: loc.clone(),
+            loc,
+        })
+    };
+    conv.push(Role::User, &qloc, text(qloc.child("query")));
+    if let Some(uses) = array_at(query, "expected_tool_use") {
+        for (k, tool_use) in uses.iter().enumerate() {
+            let loc = qloc.child("expected_tool_use").child(k);
+            let (arguments, args_loc) = match tool_use.get("tool_input") {
+                Some(input) => (Arguments::Value(input.clone()), loc.child("tool_input")),
+                None => (Arguments::Value(json!({})), loc.clone()),
+            };
+            let call = ToolCall {
+                id: None,
+                key: pairing_key(None, &loc),
+                name: str_at(tool_use, "tool_name")
+                    .unwrap_or_default()
+                    .to_string(),
+                kind: CallKind::Function,
+                arguments,
+                args_loc,
+                message: loc.clone(),
+                loc: loc.clone(),
+            };
+            conv.push(Role::Assistant, &loc, Item::Call(call));
+        }
+    }
+    if query.get("reference").is_some() {
+        let rloc = qloc.child("reference");
+        conv.push(Role::Assistant, &rloc, text(rloc.clone()));
+    }
+    conv
+}
+
 /// Failures beyond Gemini's `error` key: an MCP `CallToolResult` with `isError`, and the
 /// `ReflectAndRetryToolPlugin` answer (`error_type`).
 fn mark_failure(result: &mut ToolResult, response: &Value) {
@@ -355,6 +430,19 @@ mod tests {
         );
         // A trailing call is sent again on resume.
         assert!(convs[0].resumable);
+    }
+
+    #[test]
+    fn old_test_files_are_queries_ending_with_their_expected_calls() {
+        let text = r#"[{"query": "Turn off the kitchen light", "expected_tool_use": [{"tool_name": "set_light", "tool_input": {"room": "kitchen", "on": false}}, {"tool_name": "get_light", "tool_input": "kitchen"}], "reference": "Done."},
+            {"name": "group", "data": [{"query": "Status?", "expected_tool_use": [], "reference": "All off."}]}]"#;
+        let value: Value = serde_json::from_str(text).unwrap_or_default();
+        assert_eq!(
+            crate::formats::detect(&value).map(|a| a.format()),
+            Some(Format::Adk)
+        );
+        // The string `tool_input` is not an object; nothing else fires.
+        assert_eq!(codes(text), ["TC203@1:181"]);
     }
 
     #[test]
