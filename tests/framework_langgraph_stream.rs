@@ -63,3 +63,17 @@ fn clean_stream_is_recognised_and_does_not_fire() {
         other.stdout
     );
 }
+
+/// The LangGraph API's stream (`client.runs.stream`, parts saved as `[event, data]`) carries
+/// messages as pydantic dumps; three failing `deploy` calls in a row are one loop.
+#[test]
+fn api_stream_with_a_loop_of_failing_calls() {
+    let out = toolcheck(&[
+        "lint",
+        "fixtures/langgraph-stream/broken-api-loop.json",
+        "--output-format",
+        "concise",
+    ]);
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.transcript());
+}
