@@ -78,6 +78,8 @@ const LISTS: &[(&str, &str)] = &[
     ("tool_calls", "tool_calls entry"),
     ("toolCalls", "toolCalls entry"),
     ("toolResponses", "toolResponses entry"),
+    ("tool_uses", "tool_uses entry"),
+    ("tool_responses", "tool_responses entry"),
 ];
 
 /// Keys under which tools are declared, not called: not searched.
@@ -185,14 +187,14 @@ fn scan<'a>(value: &'a Value, base: usize, path: &mut Vec<Seg<'a>>, out: &mut Ve
             // One pass over the keys: a dozen hashed lookups per object cost more than the
             // rest of the guard, and most objects hold none of these keys.
             let mut typed = None;
-            let mut result_message = false;
+            let mut result_message: Option<&'a String> = None;
             let mut keyed: [Option<&'a serde_json::Map<String, Value>>; KEYS.len()] =
                 [None; KEYS.len()];
             let mut listed: [Option<&'a Vec<Value>>; LISTS.len()] = [None; LISTS.len()];
             for (key, child) in map {
                 match (key.as_str(), child) {
                     ("type", Value::String(t)) => typed = TYPES.iter().find(|k| **k == t),
-                    ("tool_call_id", Value::String(_)) => result_message = true,
+                    ("tool_call_id", Value::String(id)) => result_message = Some(id),
                     (key, Value::Object(inner)) => {
                         if let Some(i) = KEYS.iter().position(|k| *k == key) {
                             keyed[i] = Some(inner);
@@ -208,8 +210,9 @@ fn scan<'a>(value: &'a Value, base: usize, path: &mut Vec<Seg<'a>>, out: &mut Ve
             }
             if let Some(kind) = typed {
                 out.push(here(kind, id_of(map), path));
-            } else if result_message {
-                out.push(here("tool result message", id_of(map), path));
+            } else if let Some(call_id) = result_message {
+                // Known by the call it answers; its own `id` (LangChain's) is the message's.
+                out.push(here("tool result message", Some(call_id.clone()), path));
             }
             for (key, inner) in KEYS.iter().zip(keyed) {
                 if let Some(inner) = inner {

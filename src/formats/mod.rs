@@ -12,6 +12,7 @@ use crate::finding::{Edit, FixIntent};
 pub use crate::format::Format;
 use crate::transcript::Conversation;
 
+mod adk;
 mod agentscope;
 mod anthropic;
 mod bedrock_converse;
@@ -19,6 +20,7 @@ mod claude_code;
 mod codex;
 mod gemini;
 mod langchain;
+mod langgraph_stream;
 mod mcp;
 mod moltis;
 mod openai_chat;
@@ -44,6 +46,9 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &spring_ai::SpringAi,
     &agentscope::AgentScopeRecords,
     &agentscope::AgentScope,
+    &adk::Adk,
+    &langgraph_stream::LanggraphStreamRecords,
+    &langgraph_stream::LanggraphStream,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.
