@@ -7,7 +7,7 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::{root, toolcheck_in};
+use common::{root, toolcheck_in, walk};
 
 /// The framework fixture folders (the provider formats have their own tests).
 const FRAMEWORKS: &[&str] = &[
@@ -30,19 +30,6 @@ fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
         files.insert(name, std::fs::read(&entry).expect("readable"));
     }
     files
-}
-
-fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).expect("a directory").flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(walk(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
 }
 
 #[test]

@@ -93,7 +93,8 @@ pub fn fixture_files() -> Vec<String> {
     files
 }
 
-fn walk(dir: &Path) -> Vec<PathBuf> {
+/// Every file below `dir`, in no particular order.
+pub fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     if let Ok(entries) = std::fs::read_dir(dir) {
         for entry in entries.flatten() {
