@@ -11,6 +11,7 @@ pub mod config;
 pub mod coverage;
 pub mod discover;
 pub mod docs;
+pub mod embed;
 pub mod encoding;
 pub mod escape;
 pub mod finding;
