@@ -58,12 +58,13 @@ def openai_record(rng: random.Random, i: int, kind: str) -> dict:
     if kind == "orphan":
         messages.append({"role": "tool", "tool_call_id": f"call_{i}_ghost", "content": "late result"})
     messages.append({"role": "assistant", "content": "Done."})
+    # Messages first: a record cut short (bad_json) still holds its unique question.
     return {
         "model": "gpt-4o",
+        "messages": messages,
         "tools": [
             {"type": "function", "function": {"name": n, "parameters": _schema(p)}} for n, p in TOOLS.items()
         ],
-        "messages": messages,
     }
 
 
@@ -98,8 +99,8 @@ def anthropic_record(rng: random.Random, i: int, kind: str) -> dict:
     return {
         "model": "claude-sonnet-4-5",
         "max_tokens": 1024,
-        "tools": [{"name": n, "input_schema": _schema(p)} for n, p in TOOLS.items()],
         "messages": messages,
+        "tools": [{"name": n, "input_schema": _schema(p)} for n, p in TOOLS.items()],
     }
 
 
