@@ -215,18 +215,19 @@ fn lint_many(
     Ok(out.unbind())
 }
 
-/// Memory an Arrow buffer holds: its address and size, as pyarrow's `Buffer.address` and
-/// `Buffer.size` give them (0 for an absent buffer).
+/// Memory an Arrow buffer holds, from its address and size as pyarrow's `Buffer.address`
+/// and `Buffer.size` give them (0 for an absent buffer).
 ///
-/// abi3 for Python 3.9 has no buffer protocol, so the Python wrapper passes addresses; it
-/// keeps the array alive for the whole call.
-fn arrow_slice<'a>(addr: usize, len: usize) -> &'a [u8] {
+/// abi3 for Python 3.9 has no buffer protocol, so the Python wrapper passes addresses.
+///
+/// # Safety
+///
+/// `addr` must point to `len` readable bytes that stay alive and unchanged for `'a`.
+unsafe fn arrow_slice<'a>(addr: usize, len: usize) -> &'a [u8] {
     if addr == 0 || len == 0 {
         return &[];
     }
-    // SAFETY: `addr` and `len` come from a live pyarrow buffer that the caller
-    // (`toolcheck._arrow_findings`) holds a reference to until this call returns, and Arrow
-    // buffers are immutable.
+    // SAFETY: the caller's contract.
     unsafe { std::slice::from_raw_parts(addr as *const u8, len) }
 }
 
@@ -236,6 +237,8 @@ fn arrow_slice<'a>(addr: usize, len: usize) -> &'a [u8] {
 /// findings. Returns one list of findings per entry.
 #[pyfunction]
 #[pyo3(signature = (options, buffers, offset, length, large, name, threads=None))]
+// The Python call's arguments, one for one (`py` is implicit there).
+#[allow(clippy::too_many_arguments)]
 fn lint_arrow_buffers(
     py: Python<'_>,
     options: &Options,
@@ -247,9 +250,16 @@ fn lint_arrow_buffers(
     threads: Option<usize>,
 ) -> PyResult<Py<PyList>> {
     let [validity, offsets, data] = buffers;
-    let validity = (validity.0 != 0).then(|| arrow_slice(validity.0, validity.1));
-    let offsets = arrow_slice(offsets.0, offsets.1);
-    let data = arrow_slice(data.0, data.1);
+    // SAFETY: the addresses and sizes come from the buffers of a live pyarrow array that the
+    // caller (`toolcheck._arrow_findings`, the only caller) holds until this call returns, and
+    // Arrow buffers are immutable. Every offset read from them is bounds-checked below.
+    let (validity, offsets, data) = unsafe {
+        (
+            (validity.0 != 0).then(|| arrow_slice(validity.0, validity.1)),
+            arrow_slice(offsets.0, offsets.1),
+            arrow_slice(data.0, data.1),
+        )
+    };
     let width = if large { 8 } else { 4 };
     let read_offset = |i: usize| -> Option<usize> {
         let at = i.checked_mul(width)?;
