@@ -80,7 +80,14 @@ def main() -> None:
         rows.append((name, seconds))
         return seconds
 
+    import resource
+
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    batch = records[:4096]
+    toolcheck.lint_many(batch, threads=2)
+    rss_batch = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     found = toolcheck.lint_many(records, threads=2)
+    rss_all = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     n_findings = sum(len(f) for f in found)
     t_many2 = row("lint_many, 2 threads", best_of(args.repeat, lambda: toolcheck.lint_many(records, threads=2)))
     t_many1 = row("lint_many, 1 thread", best_of(args.repeat, lambda: toolcheck.lint_many(records, threads=1)))
@@ -116,6 +123,10 @@ def main() -> None:
     if t_ray1 and t_ray2:
         print(f"Ray 1 CPU / 2 CPUs:                      {t_ray1 / t_ray2:.2f}x  (target >= 1.7)")
     print(f"per-core throughput (lint_many, 1 thread): {n / t_many1:,.0f} records/s, {total_bytes / t_many1 / 1e6:.1f} MB/s")
+    print(
+        f"peak RSS: {rss_before / 1024:.0f} MB with the records loaded; +{(rss_batch - rss_before) / 1024:.0f} MB "
+        f"for a 4096-record batch; +{(rss_all - rss_before) / 1024:.0f} MB for all {n} at once"
+    )
     shutil.rmtree(tmp, ignore_errors=True)
 
 

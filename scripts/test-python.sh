@@ -12,9 +12,10 @@ if [ ! -x "$venv/bin/python" ]; then
   "$python" -m venv "$venv"
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r python/requirements-test.txt
-# `pip install .` is the user's path: maturin builds the extension (release) and installs the
-# package with its `toolcheck` command. --no-build-isolation reuses the maturin just installed.
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-build-isolation --force-reinstall --no-deps .
+# `pip install .` is the user's path: pip fetches maturin into an isolated build environment,
+# maturin builds the extension (release, in python/target) and the package is installed with
+# its `toolcheck` command.
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps .
 echo "python: venv and wheel ready in $(( $(date +%s) - start ))s"
 
 # Compare with the Rust binary when one is built (cargo test builds target/debug/toolcheck).
