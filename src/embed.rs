@@ -102,6 +102,31 @@ pub fn lint(name: &str, bytes: Vec<u8>, opts: &LintOptions) -> Vec<Diagnostic> {
     place(report)
 }
 
+/// Lints one record of a dataset (one conversation) and returns what `toolcheck lint`
+/// reports for it as a line of a JSONL file, with `path` set to `name`.
+///
+/// The record is read as a JSON document first: a `.jsonl` file's first line is parsed once
+/// to tell JSONL from a pretty-printed document and then again as a record, and for a file
+/// of one record that doubles the parsing. Findings about the record's shape (`parse-error`,
+/// `unknown-format`, `input-not-checked`) word themselves by what was read ("file" or
+/// "record"), so a record with one of those is read again as JSONL, as the command line
+/// reads it.
+pub fn lint_record(name: &str, bytes: Vec<u8>, opts: &LintOptions) -> Vec<Diagnostic> {
+    const SHAPE: [&str; 3] = [
+        crate::rules::ParseError::META.code,
+        crate::rules::UnknownFormat::META.code,
+        crate::rules::InputNotChecked::META.code,
+    ];
+    let mut found = lint("record.json", bytes.clone(), opts);
+    if found.iter().any(|d| SHAPE.contains(&d.code)) {
+        found = lint("record.jsonl", bytes, opts);
+    }
+    for d in &mut found {
+        d.path = name.to_string();
+    }
+    found
+}
+
 /// What [`fix`] did to one text.
 #[derive(Debug)]
 pub struct Fixed {
@@ -185,6 +210,27 @@ mod tests {
             ..Options::default()
         })
         .contains("not valid JSON"));
+    }
+
+    #[test]
+    fn records_read_as_jsonl_lines() {
+        let opts = Options::default().build().expect("default options");
+        let record = r#"{"messages":[{"role":"user","content":"hi"},{"role":"tool","tool_call_id":"c","content":"x"}]}"#;
+        let as_line = |text: &str| {
+            let mut found = lint("r.jsonl", text.as_bytes().to_vec(), &opts);
+            for d in &mut found {
+                d.path = "r".into();
+            }
+            serde_json::to_string(&found).unwrap_or_default()
+        };
+        for text in [record, &record[..40], "{}", "[1, 2]"] {
+            let found = lint_record("r", text.as_bytes().to_vec(), &opts);
+            assert_eq!(
+                serde_json::to_string(&found).unwrap_or_default(),
+                as_line(text),
+                "{text}"
+            );
+        }
     }
 
     #[test]

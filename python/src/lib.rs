@@ -204,7 +204,7 @@ fn lint_many(
         pool.install(|| {
             texts
                 .into_par_iter()
-                .map(|bytes| embed::lint(name, bytes, opts))
+                .map(|bytes| embed::lint_record(name, bytes, opts))
                 .collect()
         })
     });
@@ -299,7 +299,7 @@ fn lint_arrow_buffers(
             spans
                 .into_par_iter()
                 .map(|span| match span {
-                    Some((start, end)) => embed::lint(name, data[start..end].to_vec(), opts),
+                    Some((start, end)) => embed::lint_record(name, data[start..end].to_vec(), opts),
                     None => Vec::new(),
                 })
                 .collect()
