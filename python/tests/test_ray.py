@@ -43,7 +43,7 @@ def test_ray_data_findings_equal_cli(cluster, tmp_path: Path):
 
     # read_text keeps each record's raw text (read_json would parse it into columns).
     ds = ray.data.read_text(str(data))
-    linted = ds.map_batches(tcr.LintBatches, batch_format="pyarrow", concurrency=2)
+    linted = ds.map_batches(tcr.lint_batch, batch_format="pyarrow")
     rows = linted.take_all()
     assert len(rows) == N
     seen = set()
@@ -60,7 +60,12 @@ def test_ray_data_findings_equal_cli(cluster, tmp_path: Path):
     assert clean.count() == sum(1 for e in expected if not e)
     assert 0 < clean.count() < N
 
-    # The plain function works with map_batches too (numpy batches).
-    few = ray.data.read_text(str(data / "part-000.jsonl")).map_batches(tcr.lint_batch, batch_format="numpy")
+    # The callable class on an actor, with numpy batches and options given once.
+    few = ray.data.read_text(str(data / "part-000.jsonl")).map_batches(
+        tcr.LintBatches,
+        batch_format="numpy",
+        fn_constructor_kwargs={"select": "ALL"},
+        compute=ray.data.ActorPoolStrategy(size=1),
+    )
     for row in few.take_all():
         assert [normalise(d, 0) for d in json.loads(row[tcr.FINDINGS_COLUMN])] == expected[index[row["text"]]]

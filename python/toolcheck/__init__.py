@@ -6,6 +6,7 @@ back to Python objects. Findings have the fields of ``toolcheck lint --output-fo
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 from dataclasses import dataclass, field
@@ -253,7 +254,15 @@ def lint_many(
     if not isinstance(records, (list, tuple)):
         records = list(records)
     raw = _toolcheck.lint_many(opts, records, RECORD_NAME, threads)
-    return [[Finding.from_dict(d) for d in found] for found in raw]
+    # Many small objects are made at once: the cyclic collector would scan every live object
+    # again and again while they are (none of them can form a cycle).
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return [[Finding.from_dict(d) for d in found] for found in raw]
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _arrow_findings(array: Any, opts: "_toolcheck.Options", threads: Optional[int]) -> List[List[Dict[str, Any]]]:

@@ -8,8 +8,11 @@ document. The raw text is what the provider received; lint that.
 
     import ray, toolcheck.ray
     ds = ray.data.read_text("s3://bucket/conversations/")           # column "text"
+    ds = ds.map_batches(toolcheck.ray.lint_batch, fn_kwargs={"select": "TC1"},
+                        batch_format="pyarrow")                     # one task per CPU
     ds = ds.map_batches(toolcheck.ray.LintBatches, fn_constructor_kwargs={"select": "TC1"},
-                        batch_format="pyarrow", concurrency=4)
+                        batch_format="pyarrow",
+                        compute=ray.data.ActorPoolStrategy(size=4))  # or actors
     clean = ds.filter(toolcheck.ray.is_clean)
 """
 
@@ -77,7 +80,7 @@ class LintBatches:
     """A callable class for ``Dataset.map_batches``: options are checked once per worker.
 
     ``ds.map_batches(LintBatches, fn_constructor_kwargs={"column": "text", "select": "TC1"},
-    batch_format="pyarrow", concurrency=N)``
+    batch_format="pyarrow", compute=ray.data.ActorPoolStrategy(size=N))``
     """
 
     def __init__(self, *, column: str = "text", threads: Optional[int] = 1, **options: Any) -> None:
