@@ -12,6 +12,7 @@ pub mod coverage;
 pub mod discover;
 pub mod docs;
 pub mod edit;
+pub mod embed;
 pub mod encoding;
 pub mod escape;
 pub mod finding;

@@ -75,11 +75,17 @@ fn every_framework_in_one_folder_is_read_fixed_and_settles() {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         if base.starts_with("clean-") {
-            assert_eq!(Some(bytes), fixed.get(name), "{name} is clean and untouched");
+            assert_eq!(
+                Some(bytes),
+                fixed.get(name),
+                "{name} is clean and untouched"
+            );
         }
     }
     assert!(
-        before.iter().any(|(name, bytes)| fixed.get(name) != Some(bytes)),
+        before
+            .iter()
+            .any(|(name, bytes)| fixed.get(name) != Some(bytes)),
         "fix --write repaired something"
     );
 

@@ -1,0 +1,402 @@
+"""toolcheck: lint and repair tool calls in saved LLM conversation logs.
+
+The Rust library does all the work; this module converts Python values to text and findings
+back to Python objects. Findings have the fields of ``toolcheck lint --output-format json``.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+
+from . import _toolcheck
+from ._toolcheck import FixError, __version__
+
+__all__ = [
+    "Finding",
+    "FixResult",
+    "FixError",
+    "lint",
+    "lint_many",
+    "lint_arrow",
+    "fix",
+    "options",
+    "__version__",
+]
+
+#: The name a text or object is linted under when none is given. Its extension decides
+#: JSON or JSONL as on the command line; a ``.json`` text that is really JSONL (one
+#: document per line) is read as JSONL.
+DEFAULT_NAME = "<input>.json"
+#: The name each record of :func:`lint_many` is linted under: a one-record JSONL file, so a
+#: record's findings are exactly those ``toolcheck lint`` reports for its line of a JSONL file.
+RECORD_NAME = "<record>.jsonl"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One finding: the object ``toolcheck lint --output-format json`` prints."""
+
+    code: str
+    rule: str
+    severity: str
+    message: str
+    help: Optional[str]
+    path: str
+    format: Optional[str]
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    pointer: str
+    fix: Optional[Dict[str, Any]]
+    tool_call_id: Optional[str] = None
+    providers: Tuple[str, ...] = field(default_factory=tuple)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Finding":
+        return cls(
+            code=d["code"],
+            rule=d["rule"],
+            severity=d["severity"],
+            message=d["message"],
+            help=d.get("help"),
+            path=d["path"],
+            format=d.get("format"),
+            line=d["line"],
+            column=d["column"],
+            end_line=d["end_line"],
+            end_column=d["end_column"],
+            pointer=d["pointer"],
+            fix=d.get("fix"),
+            tool_call_id=d.get("tool_call_id"),
+            providers=tuple(d.get("providers", ())),
+        )
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The finding as the JSON output's object (``tool_call_id`` and ``providers`` only
+        when set, as there)."""
+        d: Dict[str, Any] = {
+            "code": self.code,
+            "rule": self.rule,
+            "severity": self.severity,
+            "message": self.message,
+            "help": self.help,
+            "path": self.path,
+            "format": self.format,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "pointer": self.pointer,
+            "fix": self.fix,
+        }
+        if self.tool_call_id is not None:
+            d["tool_call_id"] = self.tool_call_id
+        if self.providers:
+            d["providers"] = list(self.providers)
+        return d
+
+
+@dataclass(frozen=True)
+class FixResult:
+    """What :func:`fix` did."""
+
+    #: The repaired input, of the type given: a dict/list for an object, else str or bytes.
+    value: Any
+    #: The repaired text.
+    text: str
+    #: Whether anything changed.
+    changed: bool
+    #: Fixes applied (over all rounds of the fix loop).
+    applied: int
+    #: Fixes not applied because they are unsafe and ``unsafe`` was false.
+    unsafe_left: int
+    #: Findings the repaired text still has.
+    remaining: List[Finding]
+
+
+_Names = Union[None, str, Iterable[str]]
+
+
+def _names(value: _Names, what: str) -> List[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    try:
+        items = list(value)
+    except TypeError:
+        raise TypeError(f"{what} must be a string or a list of strings, not {type(value).__name__}") from None
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"{what} must hold strings, not {type(item).__name__}")
+    return [v.strip() for v in items]
+
+
+def _tool_docs(tools: Any) -> List[str]:
+    """``tools`` as JSON texts: a path (like ``--tools FILE``), a dict/list tools document,
+    or a list of paths."""
+    if tools is None:
+        return []
+    if isinstance(tools, (str, os.PathLike)):
+        path = os.fspath(tools)
+        try:
+            with open(path, encoding="utf-8") as f:
+                return [f.read()]
+        except OSError as e:
+            raise ValueError(f"cannot use tools file {path}: {e.strerror or e}") from None
+    if isinstance(tools, (bytes, bytearray)):
+        return [bytes(tools).decode("utf-8")]
+    if isinstance(tools, list) and tools and all(isinstance(t, (str, os.PathLike)) for t in tools):
+        return [doc for t in tools for doc in _tool_docs(t)]
+    if isinstance(tools, (dict, list)):
+        return [json.dumps(tools, ensure_ascii=False)]
+    raise TypeError(
+        f"tools must be a path, a list of paths, or a dict/list of tool definitions, not {type(tools).__name__}"
+    )
+
+
+def options(
+    *,
+    format: str = "auto",
+    tools: Any = None,
+    target: _Names = None,
+    select: _Names = None,
+    ignore: _Names = None,
+    unpaired: Optional[str] = None,
+) -> "_toolcheck.Options":
+    """Checks options once, for reuse across calls (``options=`` of every function).
+
+    Raises ``ValueError`` for an unknown format, target or rule, or an unusable tools file.
+    """
+    if not isinstance(format, str):
+        raise TypeError(f"format must be a string, not {type(format).__name__}")
+    return _toolcheck.Options(
+        format,
+        _tool_docs(tools),
+        _names(target, "target"),
+        _names(select, "select"),
+        _names(ignore, "ignore"),
+        unpaired,
+    )
+
+
+def _text(obj: Any) -> Tuple[Union[str, bytes], str]:
+    """The text to lint, and what kind of input it was: ``object``, ``str`` or ``bytes``."""
+    if isinstance(obj, str):
+        return obj, "str"
+    if isinstance(obj, (bytes, bytearray, memoryview)):
+        return bytes(obj), "bytes"
+    if isinstance(obj, (dict, list)):
+        try:
+            return json.dumps(obj, ensure_ascii=False), "object"
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"the object is not JSON-serialisable: {e}") from None
+    raise TypeError(
+        f"expected a dict, a list, or JSON/JSONL text as str or bytes, not {type(obj).__name__}"
+    )
+
+
+def _opts(opts: Optional["_toolcheck.Options"], **kwargs: Any) -> "_toolcheck.Options":
+    if opts is not None:
+        if any(v not in (None, "auto") for v in kwargs.values()):
+            raise ValueError("give either options= or the individual options, not both")
+        if not isinstance(opts, _toolcheck.Options):
+            raise TypeError("options= must come from toolcheck.options()")
+        return opts
+    return options(**kwargs)
+
+
+def lint(
+    obj: Any,
+    *,
+    format: str = "auto",
+    tools: Any = None,
+    target: _Names = None,
+    select: _Names = None,
+    ignore: _Names = None,
+    name: Optional[str] = None,
+    options: Optional["_toolcheck.Options"] = None,
+) -> List[Finding]:
+    """Lints one conversation (or a JSONL file's worth of them).
+
+    ``obj`` is a dict or list (a request body, a message list, a session's records), or JSON
+    or JSONL text as ``str``/``bytes``. Objects are serialised with ``json.dumps``, so their
+    findings' ``line``/``column`` refer to that text: use ``pointer`` for objects.
+    """
+    opts = _opts(options, format=format, tools=tools, target=target, select=select, ignore=ignore)
+    text, _ = _text(obj)
+    return [Finding.from_dict(d) for d in _toolcheck.lint_text(opts, text, name or DEFAULT_NAME)]
+
+
+def lint_many(
+    records: Iterable[Union[str, bytes]],
+    *,
+    format: str = "auto",
+    tools: Any = None,
+    target: _Names = None,
+    select: _Names = None,
+    ignore: _Names = None,
+    threads: Optional[int] = None,
+    options: Optional["_toolcheck.Options"] = None,
+) -> List[List[Finding]]:
+    """Lints many records, one conversation (a JSON document) each, on all cores (or
+    ``threads``), without holding the GIL. Returns one list of findings per record, in order.
+
+    Each record is checked as a one-record JSONL file: its findings are those ``toolcheck
+    lint`` reports for that line of a JSONL file (with ``line`` 1).
+    """
+    opts = _opts(options, format=format, tools=tools, target=target, select=select, ignore=ignore)
+    if not isinstance(records, (list, tuple)):
+        records = list(records)
+    raw = _toolcheck.lint_many(opts, records, RECORD_NAME, threads)
+    # Many small objects are made at once: the cyclic collector would scan every live object
+    # again and again while they are (none of them can form a cycle).
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return [[Finding.from_dict(d) for d in found] for found in raw]
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _arrow_findings(array: Any, opts: "_toolcheck.Options", threads: Optional[int]) -> List[List[Dict[str, Any]]]:
+    import pyarrow as pa
+
+    if isinstance(array, pa.ChunkedArray):
+        out: List[List[Dict[str, Any]]] = []
+        for chunk in array.chunks:
+            out.extend(_arrow_findings(chunk, opts, threads))
+        return out
+    if pa.types.is_string(array.type) or pa.types.is_binary(array.type):
+        large = False
+    elif pa.types.is_large_string(array.type) or pa.types.is_large_binary(array.type):
+        large = True
+    else:
+        raise TypeError(f"expected a string or large_string array, not {array.type}")
+    bufs = array.buffers()
+    spans = [(b.address, b.size) if b is not None else (0, 0) for b in bufs[:3]]
+    # `array` and `bufs` stay referenced here until the call returns: Rust reads them in place.
+    result = _toolcheck.lint_arrow_buffers(opts, spans, array.offset, len(array), large, RECORD_NAME, threads)
+    del bufs
+    return result
+
+
+def lint_arrow(
+    array: Any,
+    *,
+    format: str = "auto",
+    tools: Any = None,
+    target: _Names = None,
+    select: _Names = None,
+    ignore: _Names = None,
+    threads: Optional[int] = None,
+    options: Optional["_toolcheck.Options"] = None,
+) -> Any:
+    """Lints a pyarrow ``string``/``large_string`` array (or chunked array) of records, read
+    in place. Returns a ``pyarrow`` list array with one entry per record: the list of its
+    findings as structs (the JSON output's fields; ``fix`` as JSON text). Null records get
+    an empty list.
+    """
+    import pyarrow as pa
+
+    opts = _opts(options, format=format, tools=tools, target=target, select=select, ignore=ignore)
+    found = _arrow_findings(array, opts, threads)
+    return pa.array(
+        [[_arrow_row(d) for d in per_record] for per_record in found],
+        type=pa.list_(FINDING_ARROW_TYPE()),
+    )
+
+
+def FINDING_ARROW_TYPE() -> Any:
+    """The pyarrow struct type of one finding in :func:`lint_arrow`'s output."""
+    import pyarrow as pa
+
+    return pa.struct(
+        [
+            ("code", pa.string()),
+            ("rule", pa.string()),
+            ("severity", pa.string()),
+            ("message", pa.string()),
+            ("help", pa.string()),
+            ("format", pa.string()),
+            ("line", pa.int64()),
+            ("column", pa.int64()),
+            ("end_line", pa.int64()),
+            ("end_column", pa.int64()),
+            ("pointer", pa.string()),
+            ("tool_call_id", pa.string()),
+            ("fix", pa.string()),
+        ]
+    )
+
+
+def _arrow_row(d: Mapping[str, Any]) -> Dict[str, Any]:
+    return {
+        "code": d["code"],
+        "rule": d["rule"],
+        "severity": d["severity"],
+        "message": d["message"],
+        "help": d.get("help"),
+        "format": d.get("format"),
+        "line": d["line"],
+        "column": d["column"],
+        "end_line": d["end_line"],
+        "end_column": d["end_column"],
+        "pointer": d["pointer"],
+        "tool_call_id": d.get("tool_call_id"),
+        "fix": None if d.get("fix") is None else json.dumps(d["fix"], ensure_ascii=False),
+    }
+
+
+def fix(
+    obj: Any,
+    *,
+    unsafe: bool = False,
+    unpaired: Optional[str] = None,
+    format: str = "auto",
+    tools: Any = None,
+    target: _Names = None,
+    select: _Names = None,
+    ignore: _Names = None,
+    name: Optional[str] = None,
+    options: Optional["_toolcheck.Options"] = None,
+) -> FixResult:
+    """Repairs what :func:`lint` finds, as ``toolcheck fix --write`` does (``unsafe=True``:
+    ``--unsafe-fixes``; ``unpaired="remove-call"``: ``--unpaired remove-call``).
+
+    Returns the repaired value (same kind as ``obj``: an object comes back as an object,
+    parsed from the repaired text) and what was done. Raises :class:`FixError` when the
+    text could not be fixed (it is left unchanged).
+    """
+    opts = _opts(
+        options, format=format, tools=tools, target=target, select=select, ignore=ignore, unpaired=unpaired
+    )
+    text, kind = _text(obj)
+    fixed, changed, applied, unsafe_left, remaining = _toolcheck.fix_text(
+        opts, text, name or DEFAULT_NAME, bool(unsafe)
+    )
+    value: Any
+    if kind == "object":
+        value = json.loads(fixed) if changed else obj
+    elif kind == "bytes":
+        value = fixed.encode("utf-8")
+    else:
+        value = fixed
+    return FixResult(
+        value=value,
+        text=fixed,
+        changed=changed,
+        applied=applied,
+        unsafe_left=unsafe_left,
+        remaining=[Finding.from_dict(d) for d in remaining],
+    )
+
+
+def _record_findings_json(found: Sequence[Finding]) -> str:
+    return json.dumps([f.to_dict() for f in found], ensure_ascii=False)

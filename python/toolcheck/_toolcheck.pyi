@@ -1,0 +1,36 @@
+"""Type stubs for the Rust extension module (``toolcheck._toolcheck``)."""
+
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+__version__: str
+
+class FixError(Exception): ...
+
+class Options:
+    def __init__(
+        self,
+        input_format: Optional[str] = None,
+        tools: Sequence[str] = ...,
+        targets: Sequence[str] = ...,
+        select: Sequence[str] = ...,
+        ignore: Sequence[str] = ...,
+        unpaired: Optional[str] = None,
+    ) -> None: ...
+
+def lint_text(options: Options, data: Union[str, bytes], name: str) -> List[Dict[str, Any]]: ...
+def lint_many(
+    options: Options, records: Iterable[Union[str, bytes]], name: str, threads: Optional[int] = None
+) -> List[List[Dict[str, Any]]]: ...
+def lint_arrow_buffers(
+    options: Options,
+    buffers: Sequence[Tuple[int, int]],
+    offset: int,
+    length: int,
+    large: bool,
+    name: str,
+    threads: Optional[int] = None,
+) -> List[List[Dict[str, Any]]]: ...
+def fix_text(
+    options: Options, data: Union[str, bytes], name: str, unsafe_fixes: bool = False
+) -> Tuple[str, bool, int, int, List[Dict[str, Any]]]: ...
+def run_cli(argv: List[str]) -> int: ...

@@ -1,0 +1,102 @@
+"""Ray Data helpers: add findings columns to a dataset of raw records, and keep clean rows.
+
+Read the records as text (``ray.data.read_text`` on JSONL files, or a string column of a
+Parquet file holding each conversation's JSON): ``ray.data.read_json`` parses records into
+Arrow columns, and that unifies their schemas (keys missing in one record become nulls,
+numbers change spelling, key order is lost) — the findings would be about a different
+document. The raw text is what the provider received; lint that.
+
+    import ray, toolcheck.ray
+    ds = ray.data.read_text("s3://bucket/conversations/")           # column "text"
+    ds = ds.map_batches(toolcheck.ray.lint_batch, fn_kwargs={"select": "TC1"},
+                        batch_format="pyarrow")                     # one task per CPU
+    ds = ds.map_batches(toolcheck.ray.LintBatches, fn_constructor_kwargs={"select": "TC1"},
+                        batch_format="pyarrow",
+                        compute=ray.data.ActorPoolStrategy(size=4))  # or actors
+    clean = ds.filter(toolcheck.ray.is_clean)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+import toolcheck
+
+#: Columns added to each batch.
+FINDINGS_COLUMN = "toolcheck_findings"  # JSON text: the list of findings (JSON output's objects)
+COUNT_COLUMN = "toolcheck_count"  # number of findings
+ERRORS_COLUMN = "toolcheck_errors"  # number of error-severity findings
+CODES_COLUMN = "toolcheck_codes"  # comma-separated codes, in order ("" when clean)
+
+
+def _columns(found: Any) -> Dict[str, Any]:
+    import json
+
+    findings, counts, errors, codes = [], [], [], []
+    for per_record in found:
+        findings.append(json.dumps(per_record, ensure_ascii=False))
+        counts.append(len(per_record))
+        errors.append(sum(1 for d in per_record if d["severity"] == "error"))
+        codes.append(",".join(d["code"] for d in per_record))
+    return {FINDINGS_COLUMN: findings, COUNT_COLUMN: counts, ERRORS_COLUMN: errors, CODES_COLUMN: codes}
+
+
+def lint_batch(batch: Any, *, column: str = "text", threads: Optional[int] = 1, **options: Any) -> Any:
+    """Adds the findings columns to one batch: a ``pyarrow.Table`` (``batch_format="pyarrow"``,
+    read in place), a pandas DataFrame, or a dict of columns (``"numpy"``)."""
+    opts = toolcheck.options(**options)
+    return _lint_batch(batch, column, opts, threads)
+
+
+def _lint_batch(batch: Any, column: str, opts: Any, threads: Optional[int]) -> Any:
+    try:
+        import pyarrow as pa
+    except ImportError:  # pragma: no cover
+        pa = None
+    if pa is not None and isinstance(batch, pa.Table):
+        found = toolcheck._arrow_findings(batch.column(column), opts, threads)
+        cols = _columns(found)
+        for name, values in cols.items():
+            batch = batch.append_column(name, pa.array(values))
+        return batch
+    records = batch[column]
+    records = [r if isinstance(r, (str, bytes)) else str(r) for r in records]
+    found = toolcheck._toolcheck.lint_many(opts, records, toolcheck.RECORD_NAME, threads)
+    cols = _columns(found)
+    if hasattr(batch, "assign"):  # pandas
+        return batch.assign(**cols)
+    out = dict(batch)
+    try:
+        import numpy as np
+
+        for name, values in cols.items():
+            out[name] = np.asarray(values, dtype=object if name in (FINDINGS_COLUMN, CODES_COLUMN) else np.int64)
+    except ImportError:  # pragma: no cover
+        out.update(cols)
+    return out
+
+
+class LintBatches:
+    """A callable class for ``Dataset.map_batches``: options are checked once per worker.
+
+    ``ds.map_batches(LintBatches, fn_constructor_kwargs={"column": "text", "select": "TC1"},
+    batch_format="pyarrow", compute=ray.data.ActorPoolStrategy(size=N))``
+    """
+
+    def __init__(self, *, column: str = "text", threads: Optional[int] = 1, **options: Any) -> None:
+        self.column = column
+        self.threads = threads
+        self.opts = toolcheck.options(**options)
+
+    def __call__(self, batch: Any) -> Any:
+        return _lint_batch(batch, self.column, self.opts, self.threads)
+
+
+def is_clean(row: Dict[str, Any]) -> bool:
+    """``Dataset.filter`` predicate: the row has no findings."""
+    return int(row[COUNT_COLUMN]) == 0
+
+
+def has_no_errors(row: Dict[str, Any]) -> bool:
+    """``Dataset.filter`` predicate: the row has no error-severity findings (warnings allowed)."""
+    return int(row[ERRORS_COLUMN]) == 0

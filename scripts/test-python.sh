@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The Python half of the tests: builds the wheel from this checkout, installs it into a fresh
+# virtualenv with the test dependencies (from PyPI), and runs pytest (python/tests).
+# Needs only Python 3 and the Rust toolchain. Set TOOLCHECK_VENV to reuse a virtualenv.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+venv="${TOOLCHECK_VENV:-python/target/venv}"
+python="${PYTHON:-python3}"
+start=$(date +%s)
+if [ ! -x "$venv/bin/python" ]; then
+  "$python" -m venv "$venv"
+fi
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r python/requirements-test.txt
+# `pip install .` is the user's path: pip fetches maturin into an isolated build environment,
+# maturin builds the extension (release, in python/target) and the package is installed with
+# its `toolcheck` command.
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps .
+echo "python: venv and wheel ready in $(( $(date +%s) - start ))s"
+
+# Compare with the Rust binary when one is built (cargo test builds target/debug/toolcheck).
+if [ -z "${TOOLCHECK_BIN:-}" ] && [ -x target/debug/toolcheck ]; then
+  export TOOLCHECK_BIN="$PWD/target/debug/toolcheck"
+fi
+export RAY_DISABLE_USAGE_STATS=1 HF_DATASETS_OFFLINE=1 HF_HUB_OFFLINE=1
+set +e
+# From the repository root: with python/ as the working directory, the source package (no
+# extension module) would shadow the installed one.
+"$venv/bin/python" -m pytest python/tests -q -p no:cacheprovider "$@"
+status=$?
+set -e
+if [ "$status" -eq 5 ]; then
+  echo "pytest collected no tests" >&2
+  exit 1
+fi
+echo "python: tests done in $(( $(date +%s) - start ))s (exit $status)"
+exit "$status"

@@ -1,0 +1,246 @@
+//! A small API for embedders (the Python module): options from plain strings, and text in,
+//! placed [`Diagnostic`]s out — the objects `--output-format json` prints, sorted as the
+//! command line sorts them. No lint logic lives here: it calls [`lint::lint_bytes`] and
+//! [`fix::engine::fix_bytes`].
+
+use crate::fix::engine::{fix_bytes, FixError};
+use crate::formats::Format;
+use crate::lint::{self, LintOptions, Selection, SourceName};
+use crate::provider::Provider;
+use crate::report::Diagnostic;
+use crate::rules::UnpairedFix;
+
+/// Options as strings, the way a caller outside Rust holds them (`--input-format`, `--tools`
+/// documents, `--target`, `--select`, `--ignore`, `--unpaired`).
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// An `--input-format` name, or `auto` / `None` to detect.
+    pub input_format: Option<String>,
+    /// Tool definition documents as JSON text, each in any shape `--tools` accepts.
+    pub tools: Vec<String>,
+    /// `--target` provider names.
+    pub targets: Vec<String>,
+    /// `--select` codes, prefixes or names.
+    pub select: Vec<String>,
+    /// `--ignore` codes, prefixes or names.
+    pub ignore: Vec<String>,
+    /// `--unpaired`: `insert-result` or `remove-call`.
+    pub unpaired: Option<String>,
+}
+
+impl Options {
+    /// Builds [`LintOptions`], with the command line's messages for bad values.
+    pub fn build(&self) -> Result<LintOptions, String> {
+        let input_format = match self.input_format.as_deref() {
+            None | Some("auto") => None,
+            Some(name) => Some(Format::from_name(name).ok_or_else(|| {
+                let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+                format!(
+                    "unknown input format `{name}`: expected auto or one of {}",
+                    names.join(", ")
+                )
+            })?),
+        };
+        let selection = Selection::new(&self.select, &self.ignore)?;
+        let mut extra_tools = Vec::new();
+        for (i, text) in self.tools.iter().enumerate() {
+            let value = crate::json::parse_value(text).map_err(|e| {
+                format!(
+                    "tools document {}: not valid JSON: {e} at line {} column {}",
+                    i + 1,
+                    e.line,
+                    e.column
+                )
+            })?;
+            let tools = crate::tools_file::parse(&value)
+                .map_err(|e| format!("tools document {}: {e}", i + 1))?;
+            if tools.is_empty() {
+                return Err(format!("tools document {}: it declares no tools", i + 1));
+            }
+            extra_tools.extend(tools);
+        }
+        let targets = if self.targets.is_empty() {
+            None
+        } else {
+            let mut targets = Vec::new();
+            for name in &self.targets {
+                let provider = Provider::from_name(name.trim()).ok_or_else(|| {
+                    format!(
+                        "unknown target `{name}`: expected one of {}",
+                        Provider::ALL.map(Provider::name).join(", ")
+                    )
+                })?;
+                targets.push(provider);
+            }
+            Some(targets)
+        };
+        let mut rule_options = crate::rules::RuleOptions::default();
+        match self.unpaired.as_deref() {
+            None | Some("insert-result") => rule_options.unpaired = UnpairedFix::InsertResult,
+            Some("remove-call") => rule_options.unpaired = UnpairedFix::RemoveCall,
+            Some(other) => {
+                return Err(format!(
+                    "unknown unpaired fix `{other}`: expected insert-result or remove-call"
+                ))
+            }
+        }
+        Ok(LintOptions {
+            input_format,
+            selection,
+            extra_tools,
+            rule_options,
+            schemas: Default::default(),
+            targets,
+        })
+    }
+}
+
+/// Lints text as a file named `name` (its extension picks JSON or JSONL, as on the command
+/// line) and returns its findings placed and sorted as `toolcheck lint` prints them.
+pub fn lint(name: &str, bytes: Vec<u8>, opts: &LintOptions) -> Vec<Diagnostic> {
+    let report = lint::lint_bytes(source_name(name), bytes, true, opts);
+    place(report)
+}
+
+/// Lints one record of a dataset (one conversation) and returns what `toolcheck lint`
+/// reports for it as a line of a JSONL file, with `path` set to `name`.
+///
+/// The record is read as a JSON document first: a `.jsonl` file's first line is parsed once
+/// to tell JSONL from a pretty-printed document and then again as a record, and for a file
+/// of one record that doubles the parsing. Findings about the record's shape (`parse-error`,
+/// `unknown-format`, `input-not-checked`) word themselves by what was read ("file" or
+/// "record"), so a record with one of those is read again as JSONL, as the command line
+/// reads it.
+pub fn lint_record(name: &str, bytes: Vec<u8>, opts: &LintOptions) -> Vec<Diagnostic> {
+    const SHAPE: [&str; 3] = [
+        crate::rules::ParseError::META.code,
+        crate::rules::UnknownFormat::META.code,
+        crate::rules::InputNotChecked::META.code,
+    ];
+    let mut found = lint("record.json", bytes.clone(), opts);
+    if found.iter().any(|d| SHAPE.contains(&d.code)) {
+        found = lint("record.jsonl", bytes, opts);
+    }
+    for d in &mut found {
+        d.path = name.to_string();
+    }
+    found
+}
+
+/// What [`fix`] did to one text.
+#[derive(Debug)]
+pub struct Fixed {
+    /// The text after every applicable fix.
+    pub text: String,
+    /// Whether the text changed.
+    pub changed: bool,
+    /// Fixes applied, over all rounds.
+    pub applied: usize,
+    /// Fixes left out because they are unsafe and `unsafe_fixes` was false.
+    pub unsafe_left: usize,
+    /// The findings the fixed text still has.
+    pub remaining: Vec<Diagnostic>,
+}
+
+/// Applies the fixes `toolcheck fix --write` would to text named `name`. An error means the
+/// text was left alone (undecodable input, or an internal error of the fix loop).
+pub fn fix(
+    name: &str,
+    bytes: Vec<u8>,
+    opts: &LintOptions,
+    unsafe_fixes: bool,
+) -> Result<Fixed, String> {
+    let fixed = fix_bytes(&source_name(name), bytes, true, opts, unsafe_fixes)
+        .map_err(|e: FixError| e.to_string())?;
+    let changed = fixed.changed();
+    Ok(Fixed {
+        changed,
+        applied: fixed.applied,
+        unsafe_left: fixed.unsafe_left,
+        remaining: place(fixed.report),
+        text: fixed.fixed,
+    })
+}
+
+fn source_name(name: &str) -> SourceName {
+    SourceName {
+        name: name.to_string(),
+        path: None,
+    }
+}
+
+/// Places a report's findings and sorts them by position, as `app.rs` does.
+fn place(report: lint::FileReport) -> Vec<Diagnostic> {
+    let source = &report.source;
+    let findings = report.findings;
+    let mut diagnostics: Vec<Diagnostic> = crate::source::with_span_cache(&source.text, || {
+        findings
+            .into_iter()
+            .map(|f| Diagnostic::resolve(source, f))
+            .collect()
+    });
+    diagnostics.sort_by(|a, b| (a.start, a.code, &a.message).cmp(&(b.start, b.code, &b.message)));
+    diagnostics
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_options_are_errors() {
+        let bad = |o: Options| o.build().err().unwrap_or_default();
+        assert!(bad(Options {
+            input_format: Some("nope".into()),
+            ..Options::default()
+        })
+        .contains("unknown input format"));
+        assert!(bad(Options {
+            targets: vec!["nope".into()],
+            ..Options::default()
+        })
+        .contains("unknown target"));
+        assert!(bad(Options {
+            select: vec!["XX9".into()],
+            ..Options::default()
+        })
+        .contains("unknown rule selector"));
+        assert!(bad(Options {
+            tools: vec!["[".into()],
+            ..Options::default()
+        })
+        .contains("not valid JSON"));
+    }
+
+    #[test]
+    fn records_read_as_jsonl_lines() {
+        let opts = Options::default().build().expect("default options");
+        let record = r#"{"messages":[{"role":"user","content":"hi"},{"role":"tool","tool_call_id":"c","content":"x"}]}"#;
+        let as_line = |text: &str| {
+            let mut found = lint("r.jsonl", text.as_bytes().to_vec(), &opts);
+            for d in &mut found {
+                d.path = "r".into();
+            }
+            serde_json::to_string(&found).unwrap_or_default()
+        };
+        for text in [record, &record[..40], "{}", "[1, 2]"] {
+            let found = lint_record("r", text.as_bytes().to_vec(), &opts);
+            assert_eq!(
+                serde_json::to_string(&found).unwrap_or_default(),
+                as_line(text),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn lints_and_fixes_text() {
+        let text = r#"{"messages":[{"role":"user","content":"hi"},{"role":"tool","tool_call_id":"call_1","content":"x"}]}"#;
+        let opts = Options::default().build().expect("default options");
+        let found = lint("x.json", text.as_bytes().to_vec(), &opts);
+        assert!(found.iter().any(|d| d.rule == "orphaned-tool-result"));
+        let fixed = fix("x.json", text.as_bytes().to_vec(), &opts, true).expect("fixes");
+        assert!(fixed.changed);
+        assert!(fixed.remaining.is_empty());
+    }
+}
