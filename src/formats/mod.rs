@@ -23,6 +23,7 @@ mod mcp;
 mod moltis;
 mod openai_chat;
 mod openai_responses;
+pub use openai_responses::normalise_items as normalise_responses_items;
 mod spring_ai;
 mod vercel_ai;
 
