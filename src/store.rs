@@ -83,6 +83,41 @@ impl Rows {
         Some(format!("{}:{}[rowid={}]", self.name, row.table, row.rowid))
     }
 
+    /// Rules name other records of a session by their line (`line 6`); in a store's text the
+    /// line is a row, named as `table[rowid=N]`.
+    fn name_lines(&self, message: &str) -> String {
+        let mut out = String::with_capacity(message.len());
+        let mut rest = message;
+        while let Some(at) = rest.find("line ") {
+            let (before, after) = rest.split_at(at);
+            out.push_str(before);
+            let digits = after
+                .get(5..)
+                .unwrap_or_default()
+                .bytes()
+                .take_while(u8::is_ascii_digit)
+                .count();
+            let number = after
+                .get(5..5 + digits)
+                .and_then(|n| n.parse::<usize>().ok());
+            let row = number
+                .and_then(|n| n.checked_sub(1))
+                .and_then(|i| self.rows.get(i));
+            match row {
+                Some(row) if digits > 0 => {
+                    out.push_str(&format!("{}[rowid={}]", row.table, row.rowid));
+                    rest = after.get(5 + digits..).unwrap_or_default();
+                }
+                _ => {
+                    out.push_str("line ");
+                    rest = after.get(5..).unwrap_or_default();
+                }
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+
     /// Names each diagnostic's row: `location` is `db:table[rowid=N]/pointer`, and line,
     /// column and the edits of a fix inside the row count in the row's JSON (one line).
     pub fn relocate(&self, source: &SourceFile, diagnostics: &mut [Diagnostic]) {
@@ -105,15 +140,17 @@ impl Rows {
             d.end_line = 1;
             d.column = column(d.start);
             d.end_column = column(d.end);
-            // A fix's edits inside the row are byte offsets in the row's JSON.
+            // A fix's edits inside the row are byte offsets in the row's JSON (removing the
+            // row takes its line break, which is not in the database).
             if let Some(fix) = &mut d.fix {
                 for edit in &mut fix.edits {
-                    if edit.start >= row.start && edit.end <= row.end {
+                    if edit.start >= row.start && edit.end <= row.end + 1 {
                         edit.start -= row.start;
-                        edit.end -= row.start;
+                        edit.end = edit.end.min(row.end) - row.start;
                     }
                 }
             }
+            d.message = self.name_lines(&d.message);
         }
     }
 }
@@ -157,12 +194,21 @@ fn tables(conn: &Connection) -> rusqlite::Result<Vec<(String, Kind, String)>> {
 /// One table's rows: (session, rowid, JSON text or why there is none).
 type TableRows = Vec<(String, i64, Result<String, String>)>;
 
-fn read_table(conn: &Connection, table: &str, order: &str) -> rusqlite::Result<TableRows> {
-    let column = if order == "id" || order == "rowid" {
-        "message_data"
-    } else {
-        "event_data"
-    };
+/// The JSON column of a table of this kind.
+fn json_column(kind: Kind) -> &'static str {
+    match kind {
+        Kind::AgentsItems => "message_data",
+        Kind::AdkEvents => "event_data",
+    }
+}
+
+fn read_table(
+    conn: &Connection,
+    table: &str,
+    kind: Kind,
+    order: &str,
+) -> rusqlite::Result<TableRows> {
+    let column = json_column(kind);
     let quoted = table.replace('"', "\"\"");
     let sql = format!(
         "SELECT CAST(session_id AS TEXT), rowid, {column} FROM \"{quoted}\" ORDER BY session_id, {order}"
@@ -182,6 +228,83 @@ fn read_table(conn: &Connection, table: &str, order: &str) -> rusqlite::Result<T
     rows.collect()
 }
 
+/// Where one line of a store's text comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Origin {
+    table: String,
+    kind: Kind,
+    rowid: i64,
+    /// The session, as an index in reading order.
+    session: usize,
+    /// Why the row holds no JSON text, if it does not.
+    problem: Option<String>,
+}
+
+/// A database as read: its text (one row per line) and where each line comes from.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Snapshot {
+    text: String,
+    lines: Vec<Origin>,
+    /// Whether the database has any table toolcheck reads.
+    has_tables: bool,
+}
+
+impl Snapshot {
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+}
+
+/// Reads every session table of an open database.
+fn snapshot(conn: &Connection) -> rusqlite::Result<Snapshot> {
+    let found = tables(conn)?;
+    let mut text = String::new();
+    let mut lines = Vec::new();
+    let mut session = 0;
+    for (table, kind, order) in &found {
+        let mut last: Option<String> = None;
+        for (id, rowid, json) in read_table(conn, table, *kind, order)? {
+            if last.as_ref() != Some(&id) {
+                if last.is_some() || !lines.is_empty() {
+                    session += 1;
+                }
+                last = Some(id);
+            }
+            let problem = match json {
+                // Raw line breaks in JSON are whitespace: spaces keep every offset.
+                Ok(json) => {
+                    text.push_str(&json.replace(['\n', '\r'], " "));
+                    None
+                }
+                Err(problem) => Some(problem),
+            };
+            text.push('\n');
+            lines.push(Origin {
+                table: table.clone(),
+                kind: *kind,
+                rowid,
+                session,
+                problem,
+            });
+        }
+    }
+    Ok(Snapshot {
+        text,
+        lines,
+        has_tables: !found.is_empty(),
+    })
+}
+
+fn cannot(name: &str) -> impl Fn(rusqlite::Error) -> String + '_ {
+    move |e| format!("cannot read SQLite database {name}: {e}")
+}
+
+/// Reads the database at `path` without taking any write lock.
+pub fn read(path: &Path, name: &str) -> Result<Snapshot, String> {
+    let conn = open_read_only(path).map_err(cannot(name))?;
+    snapshot(&conn).map_err(cannot(name))
+}
+
 /// Lints the database at `path`: every session of every table toolcheck reads.
 pub fn lint_path(
     name: SourceName,
@@ -189,67 +312,69 @@ pub fn lint_path(
     explicit: bool,
     opts: &LintOptions,
 ) -> Result<(FileReport, Rows), String> {
-    let cannot = |e: rusqlite::Error| format!("cannot read SQLite database {}: {e}", name.name);
-    let conn = open_read_only(path).map_err(cannot)?;
-    let found = tables(&conn).map_err(cannot)?;
-    let mut text = String::new();
+    let snapshot = read(path, &name.name)?;
+    Ok(lint_text(name, &snapshot.text, &snapshot, explicit, opts))
+}
+
+/// Lints a store's text (as read, or as a fix round left it: one line per row of
+/// `snapshot`, an empty line for a row a fix deletes).
+pub fn lint_text(
+    name: SourceName,
+    text: &str,
+    snapshot: &Snapshot,
+    explicit: bool,
+    opts: &LintOptions,
+) -> (FileReport, Rows) {
+    let source = SourceFile::new(name.path, name.name.clone(), text.to_string());
     let mut rows = Rows {
-        name: name.name.clone(),
+        name: name.name,
         rows: Vec::new(),
     };
-    // (kind, session rows as indexes into `rows.rows`, and each row's problem if any)
-    let mut sessions: Vec<(Kind, Vec<usize>)> = Vec::new();
-    let mut problems: Vec<(usize, String)> = Vec::new();
-    for (table, kind, order) in &found {
-        let mut last: Option<String> = None;
-        for (session, rowid, json) in read_table(&conn, table, order).map_err(cannot)? {
-            if last.as_ref() != Some(&session) {
-                sessions.push((*kind, Vec::new()));
-                last = Some(session);
-            }
-            let start = text.len();
-            match json {
-                // Raw line breaks in JSON are whitespace: spaces keep every offset.
-                Ok(json) => text.push_str(&json.replace(['\n', '\r'], " ")),
-                Err(problem) => problems.push((start, problem)),
-            }
-            let end = text.len();
-            text.push('\n');
-            let index = rows.rows.len();
-            rows.rows.push(Row {
-                table: table.clone(),
-                rowid,
-                start,
-                end,
-            });
-            if let Some((_, members)) = sessions.last_mut() {
-                members.push(index);
-            }
-        }
+    for (i, origin) in snapshot.lines.iter().enumerate() {
+        let (start, end) = if i < source.line_count() {
+            source.line_range(i)
+        } else {
+            (text.len(), text.len())
+        };
+        rows.rows.push(Row {
+            table: origin.table.clone(),
+            rowid: origin.rowid,
+            start,
+            end,
+        });
     }
-    drop(conn);
-    let source = SourceFile::new(name.path, name.name, text);
-    let mut findings: Vec<Finding> = problems
-        .into_iter()
-        .map(|(at, problem)| {
-            Finding::at_span(
-                &crate::rules::ParseError::META,
-                at,
-                at,
-                format!("row holds no JSON: {problem}"),
-            )
-        })
-        .collect();
+    let mut findings: Vec<Finding> = Vec::new();
     let mut formats = Vec::new();
     let mut counts = crate::coverage::ReadCounts::default();
-    for (kind, members) in &sessions {
+    let mut first = 0;
+    while first < snapshot.lines.len() {
+        let session = snapshot.lines.get(first).map(|o| (o.session, o.kind));
+        let count = snapshot.lines[first..]
+            .iter()
+            .take_while(|o| Some((o.session, o.kind)) == session)
+            .count()
+            .max(1);
+        let members = first..first + count;
+        first += count;
+        let Some((_, kind)) = session else { break };
         let mut parsed = Vec::new();
         let mut lossy = false;
-        for row in members.iter().filter_map(|&i| rows.rows.get(i)) {
-            let Some(json) = source.text.get(row.start..row.end) else {
+        for i in members {
+            let (Some(row), Some(origin)) = (rows.rows.get(i), snapshot.lines.get(i)) else {
                 continue;
             };
+            if let Some(problem) = &origin.problem {
+                findings.push(Finding::at_span(
+                    &crate::rules::ParseError::META,
+                    row.start,
+                    row.start,
+                    format!("row holds no JSON: {problem}"),
+                ));
+                continue;
+            }
+            let json = source.text.get(row.start..row.end).unwrap_or_default();
             if json.is_empty() {
+                // A row a fix deletes.
                 continue;
             }
             match crate::json::parse(json) {
@@ -283,10 +408,11 @@ pub fn lint_path(
                 Ok(vec![crate::formats::normalise_responses_items(&docs)]),
             ),
             Kind::AdkEvents => {
+                let at = docs.first().map_or(0, |d| d.base);
                 findings.push(Finding::at_span(
                     &crate::rules::InputNotChecked::META,
-                    docs.first().map_or(0, |d| d.base),
-                    docs.first().map_or(0, |d| d.base),
+                    at,
+                    at,
                     "Google ADK `events` rows are not read yet: this session was not checked",
                 ));
                 continue;
@@ -301,13 +427,16 @@ pub fn lint_path(
         formats.extend(format);
         counts.add(read);
     }
+    for finding in &mut findings {
+        rows.keep_row_fixes(finding);
+    }
     findings.retain(|f| opts.selection.is_enabled(f.rule.code));
     formats.sort();
     formats.dedup();
-    let outcome = if found.is_empty() && !explicit {
+    let outcome = if !snapshot.has_tables && !explicit {
         Outcome::Skipped("a SQLite database with no session table toolcheck reads".into())
     } else {
-        if found.is_empty() {
+        if !snapshot.has_tables {
             findings.push(Finding::at_span(
                 &crate::rules::UnknownFormat::META,
                 0,
@@ -317,7 +446,7 @@ pub fn lint_path(
         }
         Outcome::Checked(formats)
     };
-    Ok((
+    (
         FileReport {
             source,
             findings,
@@ -325,5 +454,121 @@ pub fn lint_path(
             read: counts,
         },
         rows,
-    ))
+    )
+}
+
+impl Rows {
+    /// Keeps a fix only if a database can carry it out: edits inside one row's JSON, or the
+    /// removal of whole rows (made an emptied line, so lines stay rows). A new row cannot
+    /// be placed between others (rows are read back by id or timestamp), so fixes that
+    /// insert records are dropped.
+    fn keep_row_fixes(&self, finding: &mut Finding) {
+        let Some(fix) = &mut finding.fix else {
+            return;
+        };
+        let mut ok = true;
+        for edit in &mut fix.edits {
+            let inside = self
+                .row_at(edit.start)
+                .filter(|r| edit.end <= r.end && !edit.content.contains('\n'));
+            let removed = self.rows.iter().find(|r| {
+                edit.content.is_empty()
+                    && ((edit.start == r.start && edit.end == r.end + 1)
+                        || (edit.start + 1 == r.start && edit.end == r.end))
+            });
+            match (inside, removed) {
+                (_, Some(row)) => {
+                    edit.start = row.start;
+                    edit.end = row.end;
+                }
+                (Some(_), None) => {}
+                (None, None) => ok = false,
+            }
+        }
+        if !ok {
+            finding.fix = None;
+        }
+    }
+}
+
+/// Fixes a database's text: the fix loop of `fix::engine` on the rows' text, each round
+/// linted as a store.
+pub fn fix(
+    name: &SourceName,
+    snapshot: &Snapshot,
+    explicit: bool,
+    opts: &LintOptions,
+    unsafe_fixes: bool,
+) -> Result<crate::fix::FileFix, crate::fix::FixError> {
+    let lint = |text: &str| {
+        let name = SourceName {
+            name: name.name.clone(),
+            path: name.path.clone(),
+        };
+        lint_text(name, text, snapshot, explicit, opts).0
+    };
+    crate::fix::fix_text(
+        snapshot.text.clone(),
+        crate::encoding::Encoding::Utf8,
+        &lint,
+        unsafe_fixes,
+    )
+}
+
+/// Writes a fixed text back to the database in one transaction: refused, with the database
+/// untouched, when it is locked or changed since `snapshot` was read. Each edited row is
+/// parsed again before it is written; an emptied row is deleted.
+pub fn write(path: &Path, name: &str, snapshot: &Snapshot, fixed: &str) -> Result<(), String> {
+    let fail = |e: rusqlite::Error| match e.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
+            format!("{name} is locked by another connection; it is left unchanged")
+        }
+        _ => format!("cannot write {name}: {e}; it is left unchanged"),
+    };
+    let mut conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(fail)?;
+    // Refuse at once rather than wait for another writer.
+    conn.busy_timeout(std::time::Duration::ZERO).map_err(fail)?;
+    let tx = conn
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .map_err(fail)?;
+    if snapshot != &self::snapshot(&tx).map_err(fail)? {
+        return Err(format!(
+            "{name} changed since it was read; it is left unchanged"
+        ));
+    }
+    let old_lines = snapshot.text.split('\n');
+    let new_lines = fixed.split('\n');
+    for ((origin, old), new) in snapshot.lines.iter().zip(old_lines).zip(new_lines) {
+        if old == new {
+            continue;
+        }
+        let quoted = origin.table.replace('"', "\"\"");
+        if new.is_empty() {
+            tx.execute(
+                &format!("DELETE FROM \"{quoted}\" WHERE rowid = ?1"),
+                [origin.rowid],
+            )
+            .map_err(fail)?;
+            continue;
+        }
+        if let Err(e) = crate::json::parse(new) {
+            return Err(format!(
+                "internal error: the fix of {name}:{}[rowid={}] is not valid JSON ({e}); it is left unchanged",
+                origin.table, origin.rowid
+            ));
+        }
+        tx.execute(
+            &format!(
+                "UPDATE \"{quoted}\" SET {} = ?1 WHERE rowid = ?2",
+                json_column(origin.kind)
+            ),
+            rusqlite::params![new, origin.rowid],
+        )
+        .map_err(fail)?;
+    }
+    tx.commit().map_err(fail)
 }

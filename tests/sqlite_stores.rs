@@ -1,0 +1,283 @@
+//! SQLite session stores read in place: real databases built here with the schemas the
+//! libraries write (frameworks.md §6), linted through the real binary.
+
+mod common;
+
+use std::path::Path;
+
+use common::{checked_files, toolcheck_in};
+use rusqlite::Connection;
+
+/// `SQLiteSession` of openai-agents 0.24, as it creates its tables.
+const AGENTS_SCHEMA: &str = "
+CREATE TABLE agent_sessions (
+    session_id TEXT PRIMARY KEY,
+    created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
+    updated_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP
+);
+CREATE TABLE agent_messages (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id TEXT NOT NULL,
+    message_data TEXT NOT NULL,
+    created_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP,
+    FOREIGN KEY (session_id) REFERENCES agent_sessions (session_id) ON DELETE CASCADE
+);
+CREATE INDEX idx_agent_messages_session_id ON agent_messages (session_id, created_at);
+";
+
+const CLEAN: &[&str] = &[
+    r#"{"content": "Weather in Paris?", "role": "user"}"#,
+    r#"{"arguments": "{\"city\":\"Paris\"}", "call_id": "call_1", "name": "get_weather", "type": "function_call", "id": "fc_1", "status": "completed"}"#,
+    r#"{"call_id": "call_1", "output": "Sunny, 21C", "type": "function_call_output"}"#,
+    r#"{"id": "msg_1", "content": [{"annotations": [], "text": "It is sunny.", "type": "output_text", "logprobs": []}], "role": "assistant", "status": "completed", "type": "message"}"#,
+];
+
+/// A session with an orphaned output, truncated arguments, and a call left unanswered when
+/// the user spoke again.
+const BROKEN: &[&str] = &[
+    r#"{"content": "Weather in Paris?", "role": "user"}"#,
+    r#"{"call_id": "call_gone", "output": "Sunny, 21C", "type": "function_call_output"}"#,
+    r#"{"arguments": "{\"city\":\"Par", "call_id": "call_2", "name": "get_weather", "type": "function_call", "id": "fc_2", "status": "completed"}"#,
+    r#"{"call_id": "call_2", "output": "An error occurred while running the tool. Please try again.", "type": "function_call_output"}"#,
+    r#"{"arguments": "{\"city\":\"Rome\"}", "call_id": "call_3", "name": "get_weather", "type": "function_call", "id": "fc_3", "status": "completed"}"#,
+    r#"{"content": "And Rome?", "role": "user"}"#,
+];
+
+/// Writes an OpenAI Agents SDK store with these sessions, items in order.
+fn agents_db(path: &Path, sessions: &[(&str, &[&str])]) {
+    let conn = Connection::open(path).expect("create the database");
+    conn.execute_batch(AGENTS_SCHEMA)
+        .expect("create the tables");
+    for (session, items) in sessions {
+        conn.execute(
+            "INSERT INTO agent_sessions (session_id) VALUES (?1)",
+            [session],
+        )
+        .expect("insert a session");
+        for item in *items {
+            conn.execute(
+                "INSERT INTO agent_messages (session_id, message_data) VALUES (?1, ?2)",
+                [session, item],
+            )
+            .expect("insert an item");
+        }
+    }
+}
+
+fn temp() -> tempfile::TempDir {
+    tempfile::tempdir().expect("a temporary directory")
+}
+
+#[test]
+fn clean_sessions_lint_clean() {
+    let dir = temp();
+    agents_db(
+        &dir.path().join("session.db"),
+        &[("user_1", CLEAN), ("user_2", CLEAN)],
+    );
+    let out = toolcheck_in(dir.path(), &["lint", "-v", "session.db"], None);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    // One conversation per session.
+    assert!(
+        out.stderr
+            .contains("checked session.db (openai-responses): 2 conversations, 2 calls, 2 results"),
+        "{}",
+        out.transcript()
+    );
+}
+
+#[test]
+fn broken_session_concise() {
+    let dir = temp();
+    agents_db(
+        &dir.path().join("session.db"),
+        &[("clean", CLEAN), ("broken", BROKEN)],
+    );
+    let out = toolcheck_in(
+        dir.path(),
+        &["lint", "--output-format", "concise", "session.db"],
+        None,
+    );
+    insta::assert_snapshot!(out.transcript());
+}
+
+#[test]
+fn broken_session_json_names_the_row() {
+    let dir = temp();
+    agents_db(&dir.path().join("session.db"), &[("broken", BROKEN)]);
+    let out = toolcheck_in(
+        dir.path(),
+        &["lint", "--output-format", "json", "session.db"],
+        None,
+    );
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    insta::assert_snapshot!(out.stdout);
+}
+
+#[test]
+fn broken_session_sarif_names_the_row() {
+    let dir = temp();
+    agents_db(&dir.path().join("session.db"), &[("broken", BROKEN)]);
+    let out = toolcheck_in(
+        dir.path(),
+        &["lint", "--output-format", "sarif", "session.db"],
+        None,
+    );
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    let sarif: serde_json::Value = serde_json::from_str(&out.stdout).expect("SARIF is JSON");
+    let locations: Vec<String> = sarif["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| {
+            let loc = &r["locations"][0];
+            format!(
+                "{} {} {}",
+                r["ruleId"].as_str().unwrap_or_default(),
+                loc["physicalLocation"]["artifactLocation"]["uri"]
+                    .as_str()
+                    .unwrap_or_default(),
+                loc["logicalLocations"][0]["fullyQualifiedName"]
+                    .as_str()
+                    .unwrap_or_default()
+            )
+        })
+        .collect();
+    insta::assert_snapshot!(locations.join("\n"));
+}
+
+#[test]
+fn walks_pick_databases_by_their_header() {
+    let dir = temp();
+    agents_db(&dir.path().join("a.db"), &[("s", CLEAN)]);
+    agents_db(&dir.path().join("b.sqlite3"), &[("s", CLEAN)]);
+    std::fs::write(dir.path().join("notes.db"), "not a database").expect("write");
+    std::fs::write(dir.path().join("c.sqlite"), "SQLite format 2").expect("write");
+    let checked = checked_files(dir.path(), &["."]);
+    assert_eq!(checked, ["./a.db", "./b.sqlite3"]);
+}
+
+#[test]
+fn a_database_with_no_session_table_is_skipped_in_walks() {
+    let dir = temp();
+    let conn = Connection::open(dir.path().join("other.db")).expect("create");
+    conn.execute_batch("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);")
+        .expect("fill");
+    drop(conn);
+    let out = toolcheck_in(dir.path(), &["lint", "-v", "."], None);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    assert!(
+        out.stderr.contains("skipped ./other.db"),
+        "{}",
+        out.transcript()
+    );
+    let out = toolcheck_in(
+        dir.path(),
+        &["lint", "--output-format", "concise", "other.db"],
+        None,
+    );
+    insta::assert_snapshot!(out.transcript());
+}
+
+#[test]
+fn lint_reads_a_database_another_process_is_writing() {
+    let dir = temp();
+    let path = dir.path().join("session.db");
+    agents_db(&path, &[("broken", BROKEN)]);
+    let before = std::fs::read(&path).expect("read");
+    // A writer holds the reserved lock: reading must not need it.
+    let writer = Connection::open(&path).expect("open");
+    writer.execute_batch("BEGIN IMMEDIATE").expect("lock");
+    let out = toolcheck_in(
+        dir.path(),
+        &["lint", "--output-format", "concise", "session.db"],
+        None,
+    );
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert!(out
+        .stdout
+        .contains("session.db:agent_messages[rowid=2]: TC101"));
+    writer.execute_batch("ROLLBACK").expect("unlock");
+    drop(writer);
+    assert_eq!(before, std::fs::read(&path).expect("read"));
+}
+
+/// Every `message_data` of the store, in id order.
+fn items(path: &Path) -> Vec<String> {
+    let conn = Connection::open(path).expect("open");
+    let mut stmt = conn
+        .prepare("SELECT id, message_data FROM agent_messages ORDER BY id")
+        .expect("query");
+    stmt.query_map([], |r| {
+        Ok(format!(
+            "{} {}",
+            r.get::<_, i64>(0)?,
+            r.get::<_, String>(1)?
+        ))
+    })
+    .expect("rows")
+    .collect::<Result<_, _>>()
+    .expect("rows")
+}
+
+#[test]
+fn fix_dry_run_shows_the_json_and_changes_nothing() {
+    let dir = temp();
+    let path = dir.path().join("session.db");
+    agents_db(&path, &[("broken", BROKEN)]);
+    let before = std::fs::read(&path).expect("read");
+    let out = toolcheck_in(dir.path(), &["fix", "--unsafe-fixes", "session.db"], None);
+    insta::assert_snapshot!(out.transcript());
+    assert_eq!(before, std::fs::read(&path).expect("read"));
+}
+
+#[test]
+fn fix_write_edits_rows_in_one_transaction_and_converges() {
+    let dir = temp();
+    let path = dir.path().join("session.db");
+    agents_db(&path, &[("clean", CLEAN), ("broken", BROKEN)]);
+    let out = toolcheck_in(
+        dir.path(),
+        &["fix", "--write", "--unsafe-fixes", "session.db"],
+        None,
+    );
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    insta::assert_snapshot!(items(&path).join("\n"));
+    // What is left cannot be fixed in a store (a new row cannot go between others); a
+    // second run changes nothing.
+    let after = std::fs::read(&path).expect("read");
+    let again = toolcheck_in(
+        dir.path(),
+        &["fix", "--write", "--unsafe-fixes", "session.db"],
+        None,
+    );
+    assert_eq!(again.code, 1, "{}", again.transcript());
+    assert!(
+        again.stderr.contains("Nothing to fix"),
+        "{}",
+        again.transcript()
+    );
+    assert_eq!(after, std::fs::read(&path).expect("read"));
+    let lint = toolcheck_in(
+        dir.path(),
+        &["lint", "--output-format", "concise", "session.db"],
+        None,
+    );
+    insta::assert_snapshot!(lint.transcript());
+}
+
+#[test]
+fn fix_write_refuses_a_locked_database() {
+    let dir = temp();
+    let path = dir.path().join("session.db");
+    agents_db(&path, &[("broken", BROKEN)]);
+    let rows = items(&path);
+    let writer = Connection::open(&path).expect("open");
+    writer.execute_batch("BEGIN IMMEDIATE").expect("lock");
+    let out = toolcheck_in(dir.path(), &["fix", "--write", "session.db"], None);
+    assert_eq!(out.code, 2, "{}", out.transcript());
+    assert!(out.stderr.contains("locked"), "{}", out.transcript());
+    writer.execute_batch("ROLLBACK").expect("unlock");
+    drop(writer);
+    assert_eq!(rows, items(&path));
+}
