@@ -157,10 +157,13 @@ impl Rows {
 
 /// Opens a database for reading only: linting never takes a write lock.
 fn open_read_only(path: &Path) -> rusqlite::Result<Connection> {
-    Connection::open_with_flags(
+    let conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
+    )?;
+    // A writer holds its exclusive lock only while it commits: wait that out.
+    conn.busy_timeout(std::time::Duration::from_secs(2))?;
+    Ok(conn)
 }
 
 /// The tables toolcheck reads, found by their columns, in name order.
