@@ -636,12 +636,21 @@ fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
             summary.count(&tally, false);
             continue;
         }
-        let diff = || {
+        let diff_of = |name: &str, old: &str, new: &str| {
             if mode.diff {
-                fix::diff::patch(&input.name, &original, &fixed)
+                fix::diff::patch(name, old, new)
             } else {
-                fix::diff::unified(&input.name, &original, &fixed, &style)
+                fix::diff::unified(name, old, new, &style)
             }
+        };
+        // A store's diff is one per changed row, of its JSON value.
+        let diff = || match &store {
+            Some(snapshot) => snapshot
+                .changed_rows(&input.name, &fixed)
+                .iter()
+                .map(|(row, old, new)| diff_of(row, old, new))
+                .collect(),
+            None => diff_of(&input.name, &original, &fixed),
         };
         let written = match (&input.path, mode.write) {
             // `fix --write -` prints the fixed text, like a formatter.

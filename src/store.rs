@@ -258,6 +258,34 @@ impl Snapshot {
     }
 }
 
+impl Snapshot {
+    /// The rows a fixed text changes: each row's name (`db:table[rowid=N]`), its JSON as
+    /// read and as fixed (each with its line break; empty for a deleted row), for diffs of
+    /// the JSON values.
+    pub fn changed_rows(&self, name: &str, fixed: &str) -> Vec<(String, String, String)> {
+        let line = |l: &str| {
+            if l.is_empty() {
+                String::new()
+            } else {
+                format!("{l}\n")
+            }
+        };
+        self.lines
+            .iter()
+            .zip(self.text.split('\n'))
+            .zip(fixed.split('\n'))
+            .filter(|((_, old), new)| old != new)
+            .map(|((origin, old), new)| {
+                (
+                    format!("{name}:{}[rowid={}]", origin.table, origin.rowid),
+                    line(old),
+                    line(new),
+                )
+            })
+            .collect()
+    }
+}
+
 /// Reads every session table of an open database.
 fn snapshot(conn: &Connection) -> rusqlite::Result<Snapshot> {
     let found = tables(conn)?;
