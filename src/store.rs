@@ -603,3 +603,66 @@ pub fn write(path: &Path, name: &str, snapshot: &Snapshot, fixed: &str) -> Resul
     }
     tx.commit().map_err(fail)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn agents_db(path: &Path) -> Connection {
+        let conn = Connection::open(path).expect("create");
+        conn.execute_batch(
+            "CREATE TABLE agent_messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, message_data TEXT NOT NULL);
+             INSERT INTO agent_messages (session_id, message_data) VALUES
+               ('s', '{\"role\": \"user\", \"content\": \"hi\"}'),
+               ('s', '{\"type\": \"function_call_output\", \"call_id\": \"x\", \"output\": \"ok\"}');",
+        )
+        .expect("fill");
+        conn
+    }
+
+    #[test]
+    fn write_refuses_a_database_changed_since_it_was_read() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s.db");
+        let conn = agents_db(&path);
+        let snapshot = read(&path, "s.db").expect("read");
+        conn.execute(
+            "UPDATE agent_messages SET message_data = '{\"role\": \"user\", \"content\": \"hello\"}' WHERE id = 1",
+            [],
+        )
+        .expect("change");
+        let fixed = snapshot.text().replacen("{\"type\"", "", 1);
+        let err = write(&path, "s.db", &snapshot, &fixed).expect_err("refused");
+        assert!(err.contains("changed since it was read"), "{err}");
+        let left: i64 = conn
+            .query_row("SELECT count(*) FROM agent_messages", [], |r| r.get(0))
+            .expect("count");
+        assert_eq!(left, 2);
+    }
+
+    #[test]
+    fn line_references_name_rows() {
+        let rows = Rows {
+            name: "s.db".into(),
+            rows: vec![
+                Row {
+                    table: "t".into(),
+                    rowid: 7,
+                    start: 0,
+                    end: 2,
+                },
+                Row {
+                    table: "t".into(),
+                    rowid: 9,
+                    start: 3,
+                    end: 5,
+                },
+            ],
+        };
+        assert_eq!(
+            rows.name_lines("continues at line 2, not line 30 or line x"),
+            "continues at t[rowid=9], not line 30 or line x"
+        );
+        assert_eq!(rows.place(4).as_deref(), Some("s.db:t[rowid=9]"));
+    }
+}
