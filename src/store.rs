@@ -166,8 +166,19 @@ fn open_read_only(path: &Path) -> rusqlite::Result<Connection> {
     Ok(conn)
 }
 
-/// The tables toolcheck reads, found by their columns, in name order.
-fn tables(conn: &Connection) -> rusqlite::Result<Vec<(String, Kind, String)>> {
+/// A session table: its name, kind, and the SQL that keys and orders its rows.
+struct Table {
+    name: String,
+    kind: Kind,
+    /// The columns that name a session (ADK keys sessions by app and user too).
+    session: Vec<&'static str>,
+    /// The order the library reads a session's rows back in.
+    order: &'static str,
+}
+
+/// The tables toolcheck reads, found by their columns (their names are configurable), in
+/// name order.
+fn tables(conn: &Connection) -> rusqlite::Result<Vec<Table>> {
     let mut names: Vec<String> = conn
         .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")?
         .query_map([], |r| r.get(0))?
@@ -183,12 +194,26 @@ fn tables(conn: &Connection) -> rusqlite::Result<Vec<(String, Kind, String)>> {
         if !has("session_id") {
             continue;
         }
-        // Rows are read in the order the library reads them back.
         if has("message_data") {
             let order = if has("id") { "id" } else { "rowid" };
-            found.push((name, Kind::AgentsItems, order.to_string()));
+            found.push(Table {
+                name,
+                kind: Kind::AgentsItems,
+                session: vec!["session_id"],
+                order,
+            });
         } else if has("event_data") && has("timestamp") {
-            found.push((name, Kind::AdkEvents, "timestamp, rowid".to_string()));
+            let mut session: Vec<&'static str> = ["app_name", "user_id"]
+                .into_iter()
+                .filter(|c| has(c))
+                .collect();
+            session.push("session_id");
+            found.push(Table {
+                name,
+                kind: Kind::AdkEvents,
+                session,
+                order: "timestamp, rowid",
+            });
         }
     }
     Ok(found)
@@ -205,16 +230,19 @@ fn json_column(kind: Kind) -> &'static str {
     }
 }
 
-fn read_table(
-    conn: &Connection,
-    table: &str,
-    kind: Kind,
-    order: &str,
-) -> rusqlite::Result<TableRows> {
-    let column = json_column(kind);
-    let quoted = table.replace('"', "\"\"");
+fn read_table(conn: &Connection, table: &Table) -> rusqlite::Result<TableRows> {
+    let column = json_column(table.kind);
+    let quoted = table.name.replace('"', "\"\"");
+    let key = table
+        .session
+        .iter()
+        .map(|c| format!("CAST({c} AS TEXT)"))
+        .collect::<Vec<_>>()
+        .join(" || char(31) || ");
     let sql = format!(
-        "SELECT CAST(session_id AS TEXT), rowid, {column} FROM \"{quoted}\" ORDER BY session_id, {order}"
+        "SELECT {key}, rowid, {column} FROM \"{quoted}\" ORDER BY {}, {}",
+        table.session.join(", "),
+        table.order
     );
     let mut stmt = conn.prepare(&sql)?;
     let rows = stmt.query_map([], |r| {
@@ -292,9 +320,9 @@ fn snapshot(conn: &Connection) -> rusqlite::Result<Snapshot> {
     let mut text = String::new();
     let mut lines = Vec::new();
     let mut session = 0;
-    for (table, kind, order) in &found {
+    for table in &found {
         let mut last: Option<String> = None;
-        for (id, rowid, json) in read_table(conn, table, *kind, order)? {
+        for (id, rowid, json) in read_table(conn, table)? {
             if last.as_ref() != Some(&id) {
                 if last.is_some() || !lines.is_empty() {
                     session += 1;
@@ -311,8 +339,8 @@ fn snapshot(conn: &Connection) -> rusqlite::Result<Snapshot> {
             };
             text.push('\n');
             lines.push(Origin {
-                table: table.clone(),
-                kind: *kind,
+                table: table.name.clone(),
+                kind: table.kind,
                 rowid,
                 session,
                 problem,
