@@ -281,3 +281,72 @@ fn fix_write_refuses_a_locked_database() {
     drop(writer);
     assert_eq!(rows, items(&path));
 }
+
+/// `SqliteSessionService` of google-adk 2.13: the tables of `<agent>/.adk/session.db`.
+const ADK_SCHEMA: &str = "
+CREATE TABLE sessions (app_name TEXT NOT NULL, user_id TEXT NOT NULL, id TEXT NOT NULL,
+    state TEXT NOT NULL, create_time REAL NOT NULL, update_time REAL NOT NULL,
+    PRIMARY KEY (app_name, user_id, id));
+CREATE TABLE events (id TEXT NOT NULL, app_name TEXT NOT NULL, user_id TEXT NOT NULL,
+    session_id TEXT NOT NULL, invocation_id TEXT NOT NULL, timestamp REAL NOT NULL,
+    event_data TEXT NOT NULL,
+    PRIMARY KEY (app_name, user_id, session_id, id),
+    FOREIGN KEY (app_name, user_id, session_id) REFERENCES sessions (app_name, user_id, id)
+        ON DELETE CASCADE);
+CREATE TABLE app_states (app_name TEXT PRIMARY KEY, state TEXT NOT NULL, update_time REAL NOT NULL);
+CREATE TABLE user_states (app_name TEXT NOT NULL, user_id TEXT NOT NULL, state TEXT NOT NULL,
+    update_time REAL NOT NULL, PRIMARY KEY (app_name, user_id));
+";
+
+const ADK_USER: &str = r#"{"content":{"parts":[{"text":"Weather in Paris?"}],"role":"user"},"invocation_id":"e-1","author":"user","actions":{"state_delta":{},"artifact_delta":{},"requested_auth_configs":{},"requested_tool_confirmations":{}},"id":"ev-1","timestamp":1795253815.91821}"#;
+const ADK_CALL: &str = r#"{"content":{"parts":[{"function_call":{"id":"adk-1","args":{"city":"Paris"},"name":"get_weather"}}],"role":"model"},"invocation_id":"e-1","author":"weather_agent","actions":{"state_delta":{},"artifact_delta":{},"requested_auth_configs":{},"requested_tool_confirmations":{}},"long_running_tool_ids":[],"id":"ev-2","timestamp":1795253815.9187584}"#;
+const ADK_RESULT: &str = r#"{"content":{"parts":[{"function_response":{"id":"adk-1","name":"get_weather","response":{"result":"Sunny, 21C"}}}],"role":"user"},"invocation_id":"e-1","author":"weather_agent","actions":{"state_delta":{},"artifact_delta":{},"requested_auth_configs":{},"requested_tool_confirmations":{}},"id":"ev-3","timestamp":1795253815.919473}"#;
+const ADK_ORPHAN: &str = r#"{"content":{"parts":[{"function_response":{"id":"adk-gone","name":"get_weather","response":{"result":"Sunny"}}}],"role":"user"},"invocation_id":"e-2","author":"weather_agent","actions":{"state_delta":{},"artifact_delta":{},"requested_auth_configs":{},"requested_tool_confirmations":{}},"id":"ev-9","timestamp":1795253816.5}"#;
+const ADK_ANSWER: &str = r#"{"content":{"parts":[{"text":"It is sunny and 21C in Paris."}],"role":"model"},"invocation_id":"e-1","author":"weather_agent","actions":{"state_delta":{},"artifact_delta":{},"requested_auth_configs":{},"requested_tool_confirmations":{}},"id":"ev-4","timestamp":1795253815.919512}"#;
+
+/// Writes an ADK store; events are inserted out of timestamp order, as rows may be.
+fn adk_db(path: &Path, sessions: &[(&str, &[&str])]) {
+    let conn = Connection::open(path).expect("create the database");
+    conn.execute_batch(ADK_SCHEMA).expect("create the tables");
+    for (session, events) in sessions {
+        conn.execute(
+            "INSERT INTO sessions VALUES ('weather_agent', 'user', ?1, '{}', 0, 0)",
+            [session],
+        )
+        .expect("insert a session");
+        for event in events.iter().rev() {
+            let value: serde_json::Value = serde_json::from_str(event).expect("event JSON");
+            conn.execute(
+                "INSERT INTO events VALUES (?1, 'weather_agent', 'user', ?2, ?3, ?4, ?5)",
+                rusqlite::params![
+                    value["id"].as_str(),
+                    session,
+                    value["invocation_id"].as_str(),
+                    value["timestamp"].as_f64(),
+                    event
+                ],
+            )
+            .expect("insert an event");
+        }
+    }
+}
+
+#[test]
+fn adk_events_concise() {
+    let dir = temp();
+    let adk = dir.path().join("adk");
+    std::fs::create_dir(&adk).expect("dir");
+    adk_db(
+        &adk.join("session.db"),
+        &[
+            ("s1", &[ADK_USER, ADK_CALL, ADK_RESULT, ADK_ANSWER]),
+            ("s2", &[ADK_USER, ADK_ORPHAN]),
+        ],
+    );
+    let out = toolcheck_in(
+        &adk,
+        &["lint", "--output-format", "concise", "session.db"],
+        None,
+    );
+    insta::assert_snapshot!(out.transcript());
+}
