@@ -530,11 +530,15 @@ impl Rows {
             let inside = self
                 .row_at(edit.start)
                 .filter(|r| edit.end <= r.end && !edit.content.contains('\n'));
-            let removed = self.rows.iter().find(|r| {
-                edit.content.is_empty()
-                    && ((edit.start == r.start && edit.end == r.end + 1)
-                        || (edit.start + 1 == r.start && edit.end == r.end))
-            });
+            // A removed JSONL record takes the line break after it, or the one before it.
+            let removed = [edit.start, edit.start + 1]
+                .into_iter()
+                .filter_map(|at| self.row_at(at))
+                .find(|r| {
+                    edit.content.is_empty()
+                        && ((edit.start == r.start && edit.end == r.end + 1)
+                            || (edit.start + 1 == r.start && edit.end == r.end))
+                });
             match (inside, removed) {
                 (_, Some(row)) => {
                     edit.start = row.start;
