@@ -4,6 +4,7 @@
 //! cargo bench --bench corpus                  # default sizes (about 3 minutes on 2 cores)
 //! cargo bench --bench corpus -- --scale 4     # 4× the corpus sizes
 //! cargo bench --bench corpus -- --toolcheck path/to/other/toolcheck --reps 5
+//! cargo bench --bench corpus -- --corpus DIR  # only write the corpus to DIR (for profiling)
 //! ```
 //!
 //! A seeded generator writes a corpus of every supported format (pretty and compact JSON,
@@ -716,7 +717,11 @@ fn main() {
     let mb = |n: f64| ((n * scale).round() as usize).max(1);
     let floor = build_floor();
 
-    let root = std::env::temp_dir().join(format!("toolcheck-bench-{}", std::process::id()));
+    // `--corpus DIR` writes the corpus there and keeps it (for profiling), without running.
+    let keep = opt("--corpus").map(PathBuf::from);
+    let root = keep.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("toolcheck-bench-{}", std::process::id()))
+    });
     let mut rng = Rng(0x7001_c0de_5eed);
     eprintln!("generating the corpus in {} ...", root.display());
     let mixed_dir = root.join("mixed");
@@ -725,6 +730,10 @@ fn main() {
     finetune(&ft, mb(60.0), &mut rng);
     let cc = root.join("claude-code");
     sessions(&cc, mb(60.0), &mut rng);
+    if keep.is_some() {
+        eprintln!("corpus written to {}", root.display());
+        return;
+    }
 
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut bench = Bench {

@@ -78,6 +78,8 @@ const LISTS: &[(&str, &str)] = &[
     ("tool_calls", "tool_calls entry"),
     ("toolCalls", "toolCalls entry"),
     ("toolResponses", "toolResponses entry"),
+    ("tool_uses", "tool_uses entry"),
+    ("tool_responses", "tool_responses entry"),
 ];
 
 /// Keys under which tools are declared, not called: not searched.
@@ -182,27 +184,45 @@ fn scan<'a>(value: &'a Value, base: usize, path: &mut Vec<Seg<'a>>, out: &mut Ve
                 kind,
                 id,
             };
-            if let Some(kind) = map
-                .get("type")
-                .and_then(Value::as_str)
-                .and_then(|t| TYPES.iter().find(|k| **k == t))
-            {
-                out.push(here(kind, id_of(map), path));
-            } else if map.get("tool_call_id").is_some_and(Value::is_string) {
-                out.push(here("tool result message", id_of(map), path));
+            // One pass over the keys: a dozen hashed lookups per object cost more than the
+            // rest of the guard, and most objects hold none of these keys.
+            let mut typed = None;
+            let mut result_message: Option<&'a String> = None;
+            let mut keyed: [Option<&'a serde_json::Map<String, Value>>; KEYS.len()] =
+                [None; KEYS.len()];
+            let mut listed: [Option<&'a Vec<Value>>; LISTS.len()] = [None; LISTS.len()];
+            for (key, child) in map {
+                match (key.as_str(), child) {
+                    ("type", Value::String(t)) => typed = TYPES.iter().find(|k| **k == t),
+                    ("tool_call_id", Value::String(id)) => result_message = Some(id),
+                    (key, Value::Object(inner)) => {
+                        if let Some(i) = KEYS.iter().position(|k| *k == key) {
+                            keyed[i] = Some(inner);
+                        }
+                    }
+                    (key, Value::Array(items)) => {
+                        if let Some(i) = LISTS.iter().position(|(k, _)| *k == key) {
+                            listed[i] = Some(items);
+                        }
+                    }
+                    _ => {}
+                }
             }
-            for key in KEYS {
-                if let Some(Value::Object(inner)) = map.get(*key) {
+            if let Some(kind) = typed {
+                out.push(here(kind, id_of(map), path));
+            } else if let Some(call_id) = result_message {
+                // Known by the call it answers; its own `id` (LangChain's) is the message's.
+                out.push(here("tool result message", Some(call_id.clone()), path));
+            }
+            for (key, inner) in KEYS.iter().zip(keyed) {
+                if let Some(inner) = inner {
                     path.push(Seg::Key(key));
                     out.push(here(key, id_of(inner).or_else(|| id_of(map)), path));
                     path.pop();
                 }
             }
-            for &(key, kind) in LISTS {
-                let Some(Value::Array(calls)) = map.get(key) else {
-                    continue;
-                };
-                for (i, call) in calls.iter().enumerate() {
+            for (&(key, kind), calls) in LISTS.iter().zip(listed) {
+                for (i, call) in calls.into_iter().flatten().enumerate() {
                     if let Value::Object(call) = call {
                         path.push(Seg::Key(key));
                         path.push(Seg::Index(i));
@@ -213,7 +233,7 @@ fn scan<'a>(value: &'a Value, base: usize, path: &mut Vec<Seg<'a>>, out: &mut Ve
                 }
             }
             for (key, child) in map {
-                if DECLARATIONS.contains(&key.as_str()) || !(child.is_object() || child.is_array())
+                if !(child.is_object() || child.is_array()) || DECLARATIONS.contains(&key.as_str())
                 {
                     continue;
                 }

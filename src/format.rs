@@ -17,10 +17,12 @@ pub enum Format {
     Mcp,
     SpringAi,
     AgentScope,
+    Adk,
+    LanggraphStream,
 }
 
 impl Format {
-    pub const ALL: [Format; 13] = [
+    pub const ALL: [Format; 15] = [
         Format::OpenAiChat,
         Format::OpenAiResponses,
         Format::Anthropic,
@@ -34,6 +36,8 @@ impl Format {
         Format::Mcp,
         Format::SpringAi,
         Format::AgentScope,
+        Format::Adk,
+        Format::LanggraphStream,
     ];
 
     pub fn name(self) -> &'static str {
@@ -51,6 +55,8 @@ impl Format {
             Format::Mcp => "mcp",
             Format::SpringAi => "spring-ai",
             Format::AgentScope => "agentscope",
+            Format::Adk => "adk",
+            Format::LanggraphStream => "langgraph-stream",
         }
     }
 

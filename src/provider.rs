@@ -79,6 +79,9 @@ impl Provider {
             Format::Mcp => &[],
             Format::SpringAi => &[],
             Format::AgentScope => &[],
+            // ADK reaches any model through LiteLLM; its events are Gemini-shaped whichever.
+            Format::Adk => &[],
+            Format::LanggraphStream => &[],
         }
     }
 }

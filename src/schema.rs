@@ -230,8 +230,15 @@ fn apply_strict(schema: &mut Value) {
 }
 
 /// A hash of a JSON value's structure and content, independent of key order.
+/// A fast, fixed-seed hasher: schema keys are hashed on every cache lookup, and SipHash's
+/// protection against crafted collisions buys nothing for keys a run compares for equality.
+fn schema_hasher() -> impl Hasher {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::default().build_hasher()
+}
+
 fn structural_hash(value: &Value) -> u64 {
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    let mut hasher = schema_hasher();
     hash_value(value, &mut hasher);
     hasher.finish()
 }
@@ -256,7 +263,7 @@ fn hash_value(value: &Value, h: &mut impl Hasher) {
         Value::Object(map) => {
             // Members hashed apart and summed: the order they are written in does not count.
             let sum = map.iter().fold(0u64, |acc, (k, v)| {
-                let mut member = std::collections::hash_map::DefaultHasher::new();
+                let mut member = schema_hasher();
                 k.hash(&mut member);
                 hash_value(v, &mut member);
                 acc.wrapping_add(member.finish())

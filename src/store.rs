@@ -9,8 +9,8 @@
 //! Stores read (frameworks.md §6), found by their columns since table names are configurable:
 //! - OpenAI Agents SDK `SQLiteSession`: `agent_messages(id, session_id, message_data)`, one
 //!   Responses input item per row, ordered by `id`;
-//! - Google ADK `SqliteSessionService`: `events(session_id, timestamp, event_data)`, one
-//!   event per row, ordered by `timestamp`.
+//! - Google ADK `SqliteSessionService`: `events(app_name, user_id, session_id, timestamp,
+//!   event_data)`, one event per row (snake_case), ordered by `timestamp`.
 //!
 //! One conversation per session. The database is opened read-only.
 
@@ -466,16 +466,7 @@ pub fn lint_text(
                 Format::OpenAiResponses,
                 Ok(vec![crate::formats::normalise_responses_items(&docs)]),
             ),
-            Kind::AdkEvents => {
-                let at = docs.first().map_or(0, |d| d.base);
-                findings.push(Finding::at_span(
-                    &crate::rules::InputNotChecked::META,
-                    at,
-                    at,
-                    "Google ADK `events` rows are not read yet: this session was not checked",
-                ));
-                continue;
-            }
+            Kind::AdkEvents => (Format::Adk, crate::formats::normalise_adk_events(&docs)),
         };
         let Some(adapter) = format.adapter() else {
             continue;

@@ -304,6 +304,8 @@ const ADK_RESULT: &str = r#"{"content":{"parts":[{"function_response":{"id":"adk
 const ADK_ORPHAN: &str = r#"{"content":{"parts":[{"function_response":{"id":"adk-gone","name":"get_weather","response":{"result":"Sunny"}}}],"role":"user"},"invocation_id":"e-2","author":"weather_agent","actions":{"state_delta":{},"artifact_delta":{},"requested_auth_configs":{},"requested_tool_confirmations":{}},"id":"ev-9","timestamp":1795253816.5}"#;
 const ADK_ANSWER: &str = r#"{"content":{"parts":[{"text":"It is sunny and 21C in Paris."}],"role":"model"},"invocation_id":"e-1","author":"weather_agent","actions":{"state_delta":{},"artifact_delta":{},"requested_auth_configs":{},"requested_tool_confirmations":{}},"id":"ev-4","timestamp":1795253815.919512}"#;
 
+const ADK_FOLLOWUP: &str = r#"{"content":{"parts":[{"text":"And Rome?"}],"role":"user"},"invocation_id":"e-3","author":"user","actions":{"state_delta":{},"artifact_delta":{},"requested_auth_configs":{},"requested_tool_confirmations":{}},"id":"ev-5","timestamp":1795253817.0}"#;
+
 /// Writes an ADK store; events are inserted out of timestamp order, as rows may be.
 fn adk_db(path: &Path, sessions: &[(&str, &[&str])]) {
     let conn = Connection::open(path).expect("create the database");
@@ -349,4 +351,75 @@ fn adk_events_concise() {
         None,
     );
     insta::assert_snapshot!(out.transcript());
+}
+
+/// Every `event_data` of an ADK store, in timestamp order.
+fn events(path: &Path) -> Vec<String> {
+    let conn = Connection::open(path).expect("open");
+    let mut stmt = conn
+        .prepare("SELECT session_id, rowid, event_data FROM events ORDER BY session_id, timestamp")
+        .expect("query");
+    stmt.query_map([], |r| {
+        Ok(format!(
+            "{} {} {}",
+            r.get::<_, String>(0)?,
+            r.get::<_, i64>(1)?,
+            r.get::<_, String>(2)?
+        ))
+    })
+    .expect("rows")
+    .collect::<Result<_, _>>()
+    .expect("rows")
+}
+
+#[test]
+fn adk_sessions_are_one_conversation_each() {
+    let dir = temp();
+    adk_db(
+        &dir.path().join("session.db"),
+        &[
+            ("s1", &[ADK_USER, ADK_CALL, ADK_RESULT, ADK_ANSWER]),
+            ("s2", &[ADK_USER, ADK_CALL, ADK_RESULT]),
+        ],
+    );
+    let out = toolcheck_in(dir.path(), &["lint", "-v", "session.db"], None);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    assert!(
+        out.stderr
+            .contains("checked session.db (adk): 2 conversations, 2 calls, 2 results"),
+        "{}",
+        out.transcript()
+    );
+}
+
+#[test]
+fn adk_fix_write_then_nothing_left() {
+    let dir = temp();
+    let path = dir.path().join("session.db");
+    adk_db(
+        &path,
+        &[
+            ("s1", &[ADK_USER, ADK_CALL, ADK_RESULT, ADK_ANSWER]),
+            ("s2", &[ADK_USER, ADK_ORPHAN, ADK_CALL, ADK_FOLLOWUP]),
+        ],
+    );
+    let dry = toolcheck_in(dir.path(), &["fix", "session.db"], None);
+    insta::assert_snapshot!(dry.transcript());
+    let out = toolcheck_in(dir.path(), &["fix", "--write", "session.db"], None);
+    insta::assert_snapshot!(events(&path).join("\n"));
+    let after = std::fs::read(&path).expect("read");
+    let again = toolcheck_in(dir.path(), &["fix", "--write", "session.db"], None);
+    assert!(
+        again.stderr.contains("Nothing to fix"),
+        "{}\n{}",
+        out.transcript(),
+        again.transcript()
+    );
+    assert_eq!(after, std::fs::read(&path).expect("read"));
+    let lint = toolcheck_in(
+        dir.path(),
+        &["lint", "--output-format", "concise", "session.db"],
+        None,
+    );
+    insta::assert_snapshot!(lint.transcript());
 }

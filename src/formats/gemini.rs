@@ -184,41 +184,13 @@ fn push_content(conv: &mut Conversation, content: &Value, cloc: &Loc) -> Result<
     Ok(())
 }
 
-fn part_item(part: &Value, loc: Loc, cloc: &Loc) -> Item {
-    if let Some((key, call)) = field(part, FUNCTION_CALL) {
-        let id = str_at(call, "id").map(str::to_string);
+pub(crate) fn part_item(part: &Value, loc: Loc, cloc: &Loc) -> Item {
+    if let Some((key, call)) = object_field(part, FUNCTION_CALL) {
         let body = loc.child(key);
-        let (arguments, args_loc) = match call.get("args") {
-            // `args` is optional: a call without it passes no arguments.
-            None => (Arguments::Value(json!({})), body.clone()),
-            Some(args) => (Arguments::Value(args.clone()), body.child("args")),
-        };
-        return Item::Call(ToolCall {
-            key: pairing_key(id.as_deref(), &loc),
-            id,
-            name: str_at(call, "name").unwrap_or_default().to_string(),
-            kind: CallKind::Function,
-            arguments,
-            args_loc,
-            loc,
-            message: cloc.clone(),
-        });
+        return Item::Call(function_call(call, loc, body, cloc));
     }
-    if let Some((_, response)) = field(part, FUNCTION_RESPONSE) {
-        let call_id = str_at(response, "id").map(str::to_string);
-        let body = response.get("response").unwrap_or(&Value::Null);
-        let error = body.get("error");
-        return Item::Result(ToolResult {
-            // Id-less responses get their key in `pair_idless`.
-            key: call_id.clone().unwrap_or_else(|| pairing_key(None, &loc)),
-            call_id,
-            name: str_at(response, "name").map(str::to_string),
-            is_error: error.is_some(),
-            text: result_text(error.unwrap_or(body)),
-            provider_executed: false,
-            loc,
-            message: cloc.clone(),
-        });
+    if let Some((_, response)) = object_field(part, FUNCTION_RESPONSE) {
+        return Item::Result(function_response(response, loc, cloc));
     }
     // text, thought, inlineData, executableCode, codeExecutionResult ...
     Item::Text(Text {
@@ -227,12 +199,61 @@ fn part_item(part: &Value, loc: Loc, cloc: &Loc) -> Item {
     })
 }
 
+/// The first spelling of a field whose value is not null (SDK dumps write every unset field
+/// as `null`).
+pub(crate) fn object_field<'a>(
+    value: &'a Value,
+    names: &[&'static str],
+) -> Option<(&'static str, &'a Value)> {
+    names
+        .iter()
+        .find_map(|&name| value.get(name).filter(|v| !v.is_null()).map(|v| (name, v)))
+}
+
+/// A `FunctionCall {name, args?, id?}` at `body` (the part holding it at `loc`).
+pub(crate) fn function_call(call: &Value, loc: Loc, body: Loc, message: &Loc) -> ToolCall {
+    let id = str_at(call, "id").map(str::to_string);
+    let (arguments, args_loc) = match call.get("args") {
+        // `args` is optional: a call without it passes no arguments.
+        None => (Arguments::Value(json!({})), body.clone()),
+        Some(args) => (Arguments::Value(args.clone()), body.child("args")),
+    };
+    ToolCall {
+        key: pairing_key(id.as_deref(), &loc),
+        id,
+        name: str_at(call, "name").unwrap_or_default().to_string(),
+        kind: CallKind::Function,
+        arguments,
+        args_loc,
+        loc,
+        message: message.clone(),
+    }
+}
+
+/// A `FunctionResponse {name, response, id?}` at `loc`, failed when `response` has an
+/// `error`. Id-less responses get their key in [`pair_idless`].
+pub(crate) fn function_response(response: &Value, loc: Loc, message: &Loc) -> ToolResult {
+    let call_id = str_at(response, "id").map(str::to_string);
+    let body = response.get("response").unwrap_or(&Value::Null);
+    let error = body.get("error").filter(|e| !e.is_null());
+    ToolResult {
+        key: call_id.clone().unwrap_or_else(|| pairing_key(None, &loc)),
+        call_id,
+        name: str_at(response, "name").map(str::to_string),
+        is_error: error.is_some(),
+        text: result_text(error.unwrap_or(body)),
+        provider_executed: false,
+        loc,
+        message: message.clone(),
+    }
+}
+
 /// Gives id-less responses the key of the call they answer: the k-th id-less response named
 /// X in the user-side turns after a model turn (up to the next model turn) meets the k-th
 /// call named X in that model turn, among the calls no response there answers by id; where
 /// those responses sit is for the rules to judge. Responses with no such call keep a key that
 /// matches nothing.
-fn pair_idless(conv: &mut Conversation) {
+pub(crate) fn pair_idless(conv: &mut Conversation) {
     let mut t = 1;
     while t < conv.turns.len() {
         if conv.turns[t].role != Role::User || conv.turns[t - 1].role != Role::Assistant {
@@ -289,13 +310,18 @@ fn pair_idless(conv: &mut Conversation) {
 /// Reads `tools[].functionDeclarations[]` (also under the SDKs' `config`). Entries without
 /// declarations (`googleSearch`, `codeExecution`, ...) declare no named function.
 fn read_tools(container: &Value, root: &Loc, conv: &mut Conversation) {
-    let (tools, tools_loc) = match array_at(container, "tools") {
-        Some(tools) => (tools, root.child("tools")),
-        None => match container.get("config").and_then(|c| array_at(c, "tools")) {
-            Some(tools) => (tools, root.child("config").child("tools")),
-            None => return,
-        },
-    };
+    match array_at(container, "tools") {
+        Some(tools) => read_tool_list(tools, &root.child("tools"), conv),
+        None => {
+            if let Some(tools) = container.get("config").and_then(|c| array_at(c, "tools")) {
+                read_tool_list(tools, &root.child("config").child("tools"), conv);
+            }
+        }
+    }
+}
+
+/// Reads a `Tool[]` list at `tools_loc`: each entry's `functionDeclarations[]`.
+pub(crate) fn read_tool_list(tools: &[Value], tools_loc: &Loc, conv: &mut Conversation) {
     for (k, tool) in tools.iter().enumerate() {
         let Some((decl_key, Value::Array(decls))) = field(tool, DECLARATIONS) else {
             continue;

@@ -1,6 +1,7 @@
 //! LangChain message dumps: `messages_to_dict` (`{type: "ai", data: {...}}`, chat-history
-//! stores) and `dumpd` (`{lc: 1, type: "constructor", id: [..., "AIMessage"], kwargs: {...}}`,
-//! LangGraph state and LangSmith runs).
+//! stores), `dumpd` (`{lc: 1, type: "constructor", id: [..., "AIMessage"], kwargs: {...}}`,
+//! LangGraph state and LangSmith runs), and pydantic `model_dump()` (`{type: "ai", content,
+//! additional_kwargs, ...}` flat, as LangGraph's API streams messages).
 //!
 //! Where the messages are: a bare array, `messages` (LangGraph state), `values.messages` (a
 //! state snapshot) or `inputs.messages` (a LangSmith chat-model run); a `messages` array of
@@ -43,11 +44,15 @@ impl Dialect for Langchain {
                 "id": ["langchain_core", "messages", "ToolMessage"],
                 "kwargs": {"content": text, "tool_call_id": id, "name": site.call.name, "status": "error", "type": "tool"}
             }))
-        } else {
+        } else if site.message.get("data").is_some() {
             Some(json!({
                 "type": "tool",
                 "data": {"content": text, "tool_call_id": id, "name": site.call.name, "status": "error", "type": "tool"}
             }))
+        } else {
+            Some(
+                json!({"content": text, "additional_kwargs": {}, "response_metadata": {}, "type": "tool", "name": site.call.name, "tool_call_id": id, "status": "error"}),
+            )
         }
     }
 }
@@ -105,17 +110,28 @@ enum Kind {
 }
 
 /// The kind of a dumped message, its body (`data` or `kwargs`) and the body's key.
-fn classify(message: &Value) -> Option<(Kind, &Value, &'static str)> {
+fn classify(message: &Value) -> Option<(Kind, &Value, Option<&'static str>)> {
     let (class, body_key) = if message.get("lc").is_some() {
         if str_at(message, "type") != Some("constructor") {
             return None;
         }
         let class = array_at(message, "id")?.last()?.as_str()?;
-        (class, "kwargs")
+        (class, Some("kwargs"))
+    } else if message.get("data").is_some() {
+        (str_at(message, "type")?, Some("data"))
+    } else if message
+        .get("additional_kwargs")
+        .is_some_and(Value::is_object)
+    {
+        // A pydantic `model_dump()` (LangGraph API and SDK streams): the message is its body.
+        (str_at(message, "type")?, None)
     } else {
-        (str_at(message, "type")?, "data")
+        return None;
     };
-    let body = message.get(body_key).filter(|b| b.is_object())?;
+    let body = match body_key {
+        Some(key) => message.get(key).filter(|b| b.is_object())?,
+        None => message,
+    };
     let kind = match class {
         "human" | "HumanMessage" | "HumanMessageChunk" => Kind::Human,
         "ai" | "AIMessage" | "AIMessageChunk" => Kind::Ai,
@@ -149,7 +165,9 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Vec<Conversation>, String> {
     Ok(vec![conversation(messages, messages_loc)?])
 }
 
-fn conversation(messages: &[Value], messages_loc: Loc) -> Result<Conversation, String> {
+/// One conversation from a LangChain message list at `messages_loc` (also LangGraph stream
+/// snapshots).
+pub(crate) fn conversation(messages: &[Value], messages_loc: Loc) -> Result<Conversation, String> {
     if !messages.is_empty() && !messages.iter().any(|m| classify(m).is_some()) {
         return Err(
             "expected LangChain messages: `{type, data}` (`messages_to_dict`) or `{lc: 1, type: \"constructor\", id, kwargs}` (`dumpd`)"
@@ -166,7 +184,7 @@ fn conversation(messages: &[Value], messages_loc: Loc) -> Result<Conversation, S
         let Some((kind, body, body_key)) = classify(message) else {
             continue;
         };
-        let bloc = mloc.child(body_key);
+        let bloc = body_key.map_or_else(|| mloc.clone(), |key| mloc.child(key));
         let role = match kind {
             Kind::Human => Role::User,
             Kind::Ai => Role::Assistant,

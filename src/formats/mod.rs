@@ -12,6 +12,7 @@ use crate::finding::{Edit, FixIntent};
 pub use crate::format::Format;
 use crate::transcript::Conversation;
 
+mod adk;
 mod agentscope;
 mod anthropic;
 mod bedrock_converse;
@@ -19,10 +20,12 @@ mod claude_code;
 mod codex;
 mod gemini;
 mod langchain;
+mod langgraph_stream;
 mod mcp;
 mod moltis;
 mod openai_chat;
 mod openai_responses;
+pub(crate) use adk::normalise_events as normalise_adk_events;
 pub use openai_responses::normalise_items as normalise_responses_items;
 mod spring_ai;
 mod vercel_ai;
@@ -45,6 +48,9 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &spring_ai::SpringAi,
     &agentscope::AgentScopeRecords,
     &agentscope::AgentScope,
+    &adk::Adk,
+    &langgraph_stream::LanggraphStreamRecords,
+    &langgraph_stream::LanggraphStream,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.

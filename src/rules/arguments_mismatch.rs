@@ -71,9 +71,9 @@ impl Rule for ArgumentsMismatch {
             };
             // Broken call arguments are other rules' findings; an empty call matches an
             // empty echo.
-            let said = match call.arguments.parse() {
-                ParsedArgs::Object(map) => Value::Object(map),
-                ParsedArgs::NotObject(value) => value,
+            let said = match &*cx.args(call) {
+                ParsedArgs::Object(map) => Value::Object(map.clone()),
+                ParsedArgs::NotObject(value) => value.clone(),
                 ParsedArgs::Empty => Value::Object(Default::default()),
                 ParsedArgs::Invalid { .. } | ParsedArgs::TooDeep => continue,
             };

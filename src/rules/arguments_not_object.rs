@@ -39,12 +39,13 @@ impl Rule for ArgumentsNotObject {
         &Self::META
     }
 
-    fn check(&self, _cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
+    fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
         for (_, call) in conv.calls() {
             if call.kind == CallKind::FreeText {
                 continue;
             }
-            let ParsedArgs::NotObject(value) = call.arguments.parse() else {
+            let parsed = cx.args(call);
+            let ParsedArgs::NotObject(value) = &*parsed else {
                 continue;
             };
             let decoded = value
@@ -66,7 +67,7 @@ impl Rule for ArgumentsNotObject {
                     format!(
                         "arguments of {} are {}, not an object: {}",
                         call.subject(),
-                        super::json_kind(&value),
+                        super::json_kind(value),
                         quote(&value.to_string(), 60)
                     ),
                     "tool arguments must be a JSON object; wrap the value in an object keyed by its parameter name",

@@ -60,7 +60,7 @@ impl Rule for EmptyArguments {
                 Arguments::Encoded(s) if s.trim().is_empty() => "an empty string".to_string(),
                 _ => "null".to_string(),
             };
-            let message = match call.arguments.parse() {
+            let message = match &*cx.args(call) {
                 ParsedArgs::Empty if required.is_empty() => {
                     format!("arguments of {} are {shown}", call.subject())
                 }

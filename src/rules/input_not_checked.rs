@@ -33,12 +33,12 @@ impl Rule for InputNotChecked {
         &Self::META
     }
 
-    fn check(&self, _cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
+    fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
         for (_, call) in conv.calls() {
             if call.kind == CallKind::FreeText {
                 continue;
             }
-            if call.arguments.parse() == ParsedArgs::TooDeep {
+            if *cx.args(call) == ParsedArgs::TooDeep {
                 out.push(
                     Finding::about_call(
                         &Self::META,

@@ -40,14 +40,16 @@ impl Rule for InvalidArgumentsJson {
         &Self::META
     }
 
-    fn check(&self, _cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
+    fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
         for (_, call) in conv.calls() {
             if call.kind == CallKind::FreeText {
                 continue;
             }
-            let ParsedArgs::Invalid { error, truncated } = call.arguments.parse() else {
+            let parsed = cx.args(call);
+            let ParsedArgs::Invalid { error, truncated } = &*parsed else {
                 continue;
             };
+            let truncated = *truncated;
             let text = match &call.arguments {
                 Arguments::Encoded(text) => text.as_str(),
                 _ => "",

@@ -78,7 +78,7 @@ impl Rule for InvalidToolSchema {
                 SchemaDecl::Value(value) => root_problem(tool.name.as_str(), value, tool.object_root_required, tool.dialect)
                     .map(|m| (m, "the parameters schema must be an object schema: `{\"type\": \"object\", \"properties\": {...}}`"))
                     .or_else(|| {
-                        let compiled = cx.schemas.get(tool)?;
+                        let compiled = cx.compiled(tool)?;
                         let detail = compiled
                             .meta_problem
                             .clone()

@@ -6,7 +6,7 @@ use std::cell::OnceCell;
 use crate::finding::{Finding, Severity};
 use crate::schema::SchemaCache;
 use crate::source::SourceFile;
-use crate::transcript::{Conversation, Loc, ToolDef};
+use crate::transcript::{Conversation, Loc, ParsedArgs, ToolCall, ToolDef};
 
 mod pairing;
 
@@ -162,6 +162,9 @@ impl RuleMeta {
     }
 }
 
+type CompiledByTool =
+    std::collections::HashMap<*const ToolDef, Option<std::sync::Arc<crate::schema::Compiled>>>;
+
 /// A finding's severity and the providers that reject it.
 pub type Verdict = (Severity, Vec<crate::provider::Provider>);
 
@@ -177,6 +180,12 @@ pub struct Context<'a> {
     pairs: OnceCell<pairing::Pairs>,
     /// Whether the conversation spans several JSONL records, computed once.
     spans_records: OnceCell<bool>,
+    /// Each call's parsed arguments, parsed once and shared by every rule. Keyed by the
+    /// call's address, which is stable while the conversation is borrowed.
+    args: std::cell::RefCell<std::collections::HashMap<*const ToolCall, std::rc::Rc<ParsedArgs>>>,
+    /// Each tool's compiled schema, looked up in the run's cache once per conversation rather
+    /// than once per call (a lookup hashes the whole schema).
+    compiled: std::cell::RefCell<CompiledByTool>,
     conv: &'a Conversation,
     source: Option<&'a SourceFile>,
 }
@@ -197,6 +206,8 @@ impl<'a> Context<'a> {
             targets,
             pairs: OnceCell::new(),
             spans_records: OnceCell::new(),
+            args: Default::default(),
+            compiled: Default::default(),
             conv,
             source,
         }
@@ -276,6 +287,30 @@ impl<'a> Context<'a> {
             _ if loc.pointer.is_empty() => "the document root".to_string(),
             _ => loc.pointer.clone(),
         }
+    }
+
+    /// The parsed arguments of `call`, parsed once per conversation however many rules ask.
+    pub fn args(&self, call: &ToolCall) -> std::rc::Rc<ParsedArgs> {
+        let key = call as *const ToolCall;
+        if let Some(parsed) = self.args.borrow().get(&key) {
+            return std::rc::Rc::clone(parsed);
+        }
+        let parsed = std::rc::Rc::new(call.arguments.parse());
+        self.args
+            .borrow_mut()
+            .insert(key, std::rc::Rc::clone(&parsed));
+        parsed
+    }
+
+    /// The compiled schema of `tool` (see [`SchemaCache::get`]), once per conversation.
+    pub fn compiled(&self, tool: &ToolDef) -> Option<std::sync::Arc<crate::schema::Compiled>> {
+        let key = tool as *const ToolDef;
+        if let Some(hit) = self.compiled.borrow().get(&key) {
+            return hit.clone();
+        }
+        let compiled = self.schemas.get(tool);
+        self.compiled.borrow_mut().insert(key, compiled.clone());
+        compiled
     }
 
     /// How results pair with calls, computed once per conversation and shared by rules.

@@ -95,7 +95,7 @@ impl Rule for RepeatedFailingCall {
                 }
                 let failure = Failure {
                     call,
-                    args: args_key(&call.arguments),
+                    args: args_key(&cx.args(call), &call.arguments),
                     error: result.text.as_str(),
                 };
                 let continues = run
@@ -130,11 +130,11 @@ fn same(a: &Failure<'_>, b: &Failure<'_>, matching: LoopMatch) -> bool {
 }
 
 /// Arguments compared after parsing; unparseable text is compared as written.
-fn args_key(arguments: &Arguments) -> Value {
-    match arguments.parse() {
-        ParsedArgs::Object(map) => Value::Object(map),
+fn args_key(parsed: &ParsedArgs, arguments: &Arguments) -> Value {
+    match parsed {
+        ParsedArgs::Object(map) => Value::Object(map.clone()),
         ParsedArgs::Empty => Value::Null,
-        ParsedArgs::NotObject(v) => v,
+        ParsedArgs::NotObject(v) => v.clone(),
         ParsedArgs::Invalid { .. } | ParsedArgs::TooDeep => match arguments {
             Arguments::Encoded(text) => Value::String(text.clone()),
             _ => Value::Null,

@@ -1,6 +1,6 @@
 use super::{declare_rule, Context, Rule, RuleMeta};
 use crate::finding::Finding;
-use crate::transcript::{CallKind, Conversation};
+use crate::transcript::{CallKind, Conversation, ParsedArgs};
 
 declare_rule! {
     /// ## What it does
@@ -54,17 +54,18 @@ impl Rule for SchemaViolation {
             let Some(tool) = conv.tool(cx.extra_tools, &call.name) else {
                 continue;
             };
-            let Some(args) = call.arguments.object() else {
+            let parsed = cx.args(call);
+            let ParsedArgs::Object(args) = &*parsed else {
                 continue;
             };
             // `{}` for a tool with required parameters is `empty-arguments`' finding.
             if args.is_empty() && !tool.required_params().is_empty() {
                 continue;
             }
-            let Some(compiled) = cx.schemas.get(tool) else {
+            let Some(compiled) = cx.compiled(tool) else {
                 continue;
             };
-            let violations = compiled.violations(&serde_json::Value::Object(args));
+            let violations = compiled.violations(&serde_json::Value::Object(args.clone()));
             if violations.is_empty() {
                 continue;
             }

@@ -1,0 +1,170 @@
+//! LangGraph stream-event logs: what `graph.stream(..., stream_mode=["messages", "values",
+//! ...])` yields, saved as a JSON array or as JSONL, one event a line. An event is
+//! `[mode, payload]`, or `[namespace, mode, payload]` with `subgraphs=True` (the root graph's
+//! namespace is empty).
+//!
+//! `messages` events carry token chunks and `updates` events per-node deltas; the graph's
+//! state after each step is a `values` event, and the last root `values` snapshot holds the
+//! whole conversation as LangChain serialised messages (`dumpd` or `messages_to_dict`). That
+//! snapshot is what is checked, as a `langchain` dump is, and every location points into it.
+//! Earlier events repeat its calls and results by id.
+
+use serde_json::Value;
+
+use super::langchain::{conversation, Langchain};
+use super::{Adapter, CallSite, Dialect, Doc, Format, Unit};
+use crate::transcript::{Conversation, Loc};
+
+/// A saved array of events.
+pub struct LanggraphStream;
+
+/// The same events, one JSONL record each.
+pub struct LanggraphStreamRecords;
+
+/// The stream modes LangGraph emits.
+const MODES: &[&str] = &[
+    "values",
+    "updates",
+    "messages",
+    "custom",
+    "debug",
+    "tasks",
+    "checkpoints",
+];
+
+impl Dialect for LanggraphStream {
+    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+        Langchain.interrupted_result(site, text)
+    }
+}
+
+impl Dialect for LanggraphStreamRecords {
+    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+        Langchain.interrupted_result(site, text)
+    }
+}
+
+/// An event's mode, payload, the payload's index in the event, and whether it comes from
+/// the root graph.
+fn event(value: &Value) -> Option<(&str, &Value, usize, bool)> {
+    let (mode, payload, at, root) = match value.as_array()?.as_slice() {
+        [Value::String(mode), payload] => (mode, payload, 1, true),
+        [Value::Array(ns), Value::String(mode), payload] => (mode, payload, 2, ns.is_empty()),
+        _ => return None,
+    };
+    MODES
+        .contains(&mode.as_str())
+        .then_some((mode.as_str(), payload, at, root))
+}
+
+/// A root `values` snapshot with a `messages` list.
+fn snapshot(value: &Value) -> Option<(&Vec<Value>, usize)> {
+    match event(value)? {
+        ("values", payload, at, true) => Some((payload.get("messages")?.as_array()?, at)),
+        _ => None,
+    }
+}
+
+/// The conversation of the last snapshot among `events` (each with its location).
+fn last_snapshot<'a>(
+    events: impl DoubleEndedIterator<Item = (Loc, &'a Value)>,
+) -> Result<Vec<Conversation>, String> {
+    let (loc, messages, at) = events
+        .rev()
+        .find_map(|(loc, e)| snapshot(e).map(|(m, at)| (loc, m, at)))
+        .ok_or("expected LangGraph stream events `[mode, payload]` with a `values` snapshot holding `messages`")?;
+    let mut conv = conversation(messages, loc.child(at).child("messages"))?;
+    conv.format = Format::LanggraphStream;
+    Ok(vec![conv])
+}
+
+impl Adapter for LanggraphStream {
+    fn format(&self) -> Format {
+        Format::LanggraphStream
+    }
+
+    fn sniff(&self, doc: &Value) -> Option<u8> {
+        let events = doc.as_array()?;
+        (events.iter().all(|e| event(e).is_some()) && events.iter().any(|e| snapshot(e).is_some()))
+            .then_some(90)
+    }
+
+    fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
+        let mut out = Vec::new();
+        for doc in docs {
+            let events = doc
+                .value
+                .as_array()
+                .ok_or("expected an array of LangGraph stream events")?;
+            let root = Loc::new(doc.base, "");
+            out.extend(last_snapshot(
+                events.iter().enumerate().map(|(i, e)| (root.child(i), e)),
+            )?);
+        }
+        Ok(out)
+    }
+}
+
+impl Adapter for LanggraphStreamRecords {
+    fn format(&self) -> Format {
+        Format::LanggraphStream
+    }
+
+    fn unit(&self) -> Unit {
+        Unit::Session
+    }
+
+    fn sniff(&self, record: &Value) -> Option<u8> {
+        event(record).map(|_| 90)
+    }
+
+    fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
+        // A whole document forced to this format is read as the document adapter reads it.
+        if let [doc] = docs {
+            if event(doc.value).is_none() {
+                return LanggraphStream.normalise(docs);
+            }
+        }
+        last_snapshot(docs.iter().map(|d| (Loc::new(d.base, ""), d.value)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::detect;
+    use serde_json::json;
+
+    #[test]
+    fn reads_the_last_root_snapshot_only() {
+        let human = json!({"type": "human", "data": {"content": "go", "type": "human"}});
+        let ai = json!({"type": "ai", "data": {"content": "", "type": "ai",
+            "tool_calls": [{"name": "f", "args": {}, "id": "c1", "type": "tool_call"}]}});
+        let events = json!([
+            ["values", {"messages": [human]}],
+            ["messages", [ai, {"langgraph_node": "agent"}]],
+            ["values", {"messages": [human, ai]}],
+            [["sub:1"], "values", {"messages": [human]}],
+            ["updates", {"agent": {"messages": [ai]}}]
+        ]);
+        assert_eq!(
+            detect(&events).map(|a| a.format()),
+            Some(Format::LanggraphStream)
+        );
+        let value = &events;
+        let convs = LanggraphStream
+            .normalise(&[Doc { base: 0, value }])
+            .unwrap_or_default();
+        assert_eq!(convs.len(), 1);
+        assert_eq!(convs[0].format, Format::LanggraphStream);
+        let (_, call) = convs[0].calls().next().expect("one call");
+        assert_eq!(call.loc.pointer, "/2/1/messages/1/data/tool_calls/0");
+
+        let none = json!([["updates", {"agent": {}}]]);
+        let value = &none;
+        assert!(LanggraphStream
+            .normalise(&[Doc { base: 0, value }])
+            .is_err());
+        assert_eq!(detect(&none).map(|a| a.format()), None);
+    }
+}
