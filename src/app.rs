@@ -299,10 +299,18 @@ struct Linted {
 }
 
 impl Linted {
-    fn new(report: FileReport, settings: &Settings, keep_text: bool) -> Linted {
+    fn new(
+        report: FileReport,
+        settings: &Settings,
+        keep_text: bool,
+        rows: Option<&crate::store::Rows>,
+    ) -> Linted {
         let outcome = report.outcome.clone();
         let read = report.read;
-        let (diagnostics, source) = diagnostics(report, settings);
+        let (mut diagnostics, source) = diagnostics(report, settings);
+        if let Some(rows) = rows {
+            rows.relocate(&source, &mut diagnostics);
+        }
         Linted {
             name: source.name.clone(),
             bytes: source.text.len(),
@@ -352,15 +360,28 @@ fn lint_command(args: &LintArgs) -> u8 {
     let results: Vec<Result<Linted, String>> = inputs
         .par_iter()
         .map(|(input, settings)| {
+            let mut rows = None;
             let report = match read_input(input, stdin.as_ref(), settings.limit)? {
-                Loaded::Bytes(bytes, _) => {
-                    lint::lint_bytes(source_name(input), bytes, input.explicit, &settings.opts)
-                }
+                Loaded::Bytes(bytes, _) => match input.path.as_deref() {
+                    Some(path) if crate::store::is_sqlite(&bytes) => {
+                        let (report, r) = crate::store::lint_path(
+                            source_name(input),
+                            path,
+                            input.explicit,
+                            &settings.opts,
+                        )?;
+                        rows = Some(r);
+                        report
+                    }
+                    _ => {
+                        lint::lint_bytes(source_name(input), bytes, input.explicit, &settings.opts)
+                    }
+                },
                 Loaded::TooLarge { size, limit } => {
                     lint::too_large(source_name(input), size, limit)
                 }
             };
-            let linted = Linted::new(report, settings, keep_text);
+            let linted = Linted::new(report, settings, keep_text, rows.as_ref());
             progress.file_done(linted.bytes, linted.diagnostics.len());
             Ok(linted)
         })
@@ -506,11 +527,31 @@ fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
         Ok(run) => run,
         Err(code) => return code,
     };
-    type Fixed = (fix::FileFix, Option<read::FileStamp>);
+    // A SQLite store keeps what was read, to be written back in a transaction.
+    type Fixed = (
+        fix::FileFix,
+        Option<read::FileStamp>,
+        Option<crate::store::Snapshot>,
+    );
     let results: Vec<Result<Fixed, String>> = inputs
         .par_iter()
         .map(|(input, settings)| {
             let (bytes, stamp) = match read_input(input, stdin.as_ref(), settings.limit)? {
+                Loaded::Bytes(bytes, _) if crate::store::is_sqlite(&bytes) => {
+                    let path = input.path.as_deref().unwrap_or(std::path::Path::new(""));
+                    let snapshot = crate::store::read(path, &input.name)?;
+                    let name = source_name(input);
+                    let explicit = input.explicit;
+                    return crate::store::fix(
+                        &name,
+                        &snapshot,
+                        explicit,
+                        &settings.opts,
+                        mode.unsafe_fixes,
+                    )
+                    .map(|file| (file, None, Some(snapshot)))
+                    .map_err(|e| format!("{}: {e}", input.name));
+                }
                 Loaded::Bytes(bytes, stamp) => (bytes, stamp),
                 Loaded::TooLarge { size, limit } => {
                     return Err(format!(
@@ -527,7 +568,7 @@ fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
                 &settings.opts,
                 mode.unsafe_fixes,
             )
-            .map(|file| (file, stamp))
+            .map(|file| (file, stamp, None))
             .map_err(|e| format!("{}: {e}", input.name))
         })
         .collect();
@@ -544,7 +585,7 @@ fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
     let mut summary = FixSummary::default();
     let mut diagnostics_out = Vec::new();
     for ((input, settings), result) in inputs.iter().zip(results) {
-        let (file, stamp) = match result {
+        let (file, stamp, store) = match result {
             Ok(file) => file,
             Err(message) => {
                 eprintln!("error: {}", escape::value(&message));
@@ -565,24 +606,51 @@ fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
         if findings_output {
             // After --write, what remains in the written file; otherwise what is there now,
             // each with its fix.
-            let report = if mode.write {
-                report
-            } else {
-                let bytes = original.clone().into_bytes();
-                lint::lint_bytes(source_name(input), bytes, input.explicit, &settings.opts)
+            let (report, rows) = match &store {
+                Some(snapshot) => {
+                    let text = if mode.write { &fixed } else { &original };
+                    let (report, rows) = crate::store::lint_text(
+                        source_name(input),
+                        text,
+                        snapshot,
+                        input.explicit,
+                        &settings.opts,
+                    );
+                    (report, Some(rows))
+                }
+                None if mode.write => (report, None),
+                None => {
+                    let bytes = original.clone().into_bytes();
+                    let report =
+                        lint::lint_bytes(source_name(input), bytes, input.explicit, &settings.opts);
+                    (report, None)
+                }
             };
-            diagnostics_out.extend(diagnostics(report, settings).0);
+            let (mut placed, source) = diagnostics(report, settings);
+            if let Some(rows) = rows {
+                rows.relocate(&source, &mut placed);
+            }
+            diagnostics_out.extend(placed);
         }
         if !changed {
             summary.count(&tally, false);
             continue;
         }
-        let diff = || {
+        let diff_of = |name: &str, old: &str, new: &str| {
             if mode.diff {
-                fix::diff::patch(&input.name, &original, &fixed)
+                fix::diff::patch(name, old, new)
             } else {
-                fix::diff::unified(&input.name, &original, &fixed, &style)
+                fix::diff::unified(name, old, new, &style)
             }
+        };
+        // A store's diff is one per changed row, of its JSON value.
+        let diff = || match &store {
+            Some(snapshot) => snapshot
+                .changed_rows(&input.name, &fixed)
+                .iter()
+                .map(|(row, old, new)| diff_of(row, old, new))
+                .collect(),
+            None => diff_of(&input.name, &original, &fixed),
         };
         let written = match (&input.path, mode.write) {
             // `fix --write -` prints the fixed text, like a formatter.
@@ -590,7 +658,12 @@ fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
             (None, true) => Ok(()),
             (Some(path), true) => {
                 let (read, new) = (encoding.encode(&original), encoding.encode(&fixed));
-                match fix::write::write_atomic(path, &read, stamp.as_ref(), new) {
+                let written = match &store {
+                    Some(snapshot) => crate::store::write(path, &input.name, snapshot, &fixed)
+                        .map_err(fix::write::WriteError),
+                    None => fix::write::write_atomic(path, &read, stamp.as_ref(), new),
+                };
+                match written {
                     Ok(()) if findings_output || !show_diffs => Ok(()),
                     Ok(()) => write!(out, "{}", diff()),
                     Err(e) => {

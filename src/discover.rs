@@ -236,6 +236,15 @@ fn has_picked_extension(path: &Path) -> bool {
         .is_some_and(|e| EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
 }
 
+/// A `.db`, `.sqlite` or `.sqlite3` file that starts with the SQLite header (session stores,
+/// `store.rs`); other files with those names are not picked.
+fn is_sqlite_store(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "db" | "sqlite" | "sqlite3"))
+        && crate::store::has_sqlite_header(path)
+}
+
 /// Why a walk leaves out an entry it met, before any ignore file is consulted.
 fn own_skip_reason(path: &Path, is_dir: bool, excludes: &Excludes) -> Option<String> {
     let name = path.file_name()?.to_string_lossy();
@@ -306,7 +315,8 @@ fn walk(root: &Path, opts: &WalkOptions, found: &mut Discovered) {
                     }
                 }
                 let is_file = entry.file_type().is_some_and(|t| t.is_file());
-                if is_file && has_picked_extension(entry.path()) {
+                if is_file && (has_picked_extension(entry.path()) || is_sqlite_store(entry.path()))
+                {
                     found.inputs.push(Input {
                         name: entry.path().display().to_string(),
                         path: Some(entry.path().to_path_buf()),

@@ -30,5 +30,6 @@ pub mod schema;
 pub mod settings;
 pub mod source;
 pub mod stdout;
+pub mod store;
 pub mod tools_file;
 pub mod transcript;

@@ -551,7 +551,29 @@ fn check_docs(
     jsonl: bool,
     lossy: bool,
 ) -> (Vec<Finding>, Option<Format>, crate::coverage::ReadCounts) {
-    match adapter.normalise(docs) {
+    check_normalised(
+        adapter,
+        docs,
+        adapter.normalise(docs),
+        source,
+        opts,
+        jsonl,
+        lossy,
+    )
+}
+
+/// [`check_docs`] for documents already normalised (by another reader of `adapter`'s
+/// shapes, such as a SQLite store whose rows are one conversation's items).
+pub(crate) fn check_normalised(
+    adapter: &dyn Adapter,
+    docs: &[Doc<'_>],
+    normalised: Result<Vec<crate::transcript::Conversation>, String>,
+    source: &SourceFile,
+    opts: &LintOptions,
+    jsonl: bool,
+    lossy: bool,
+) -> (Vec<Finding>, Option<Format>, crate::coverage::ReadCounts) {
+    match normalised {
         Ok(conversations) => {
             let mut findings: Vec<Finding> = conversations
                 .iter()

@@ -149,6 +149,7 @@ impl Settings {
                     end_line: s.line,
                     end_column: s.column,
                     pointer: String::new(),
+                    location: None,
                     fix: None,
                     tool_call_id: s.id.clone(),
                     providers: Vec::new(),

@@ -87,7 +87,6 @@ pub fn fix_bytes(
     if let Some(problem) = decoded.problem {
         return Err(FixError::Undecodable(problem.message()));
     }
-    let (original, encoding) = (decoded.text, decoded.encoding);
     let lint = |text: &str| {
         lint_bytes(
             SourceName {
@@ -99,6 +98,17 @@ pub fn fix_bytes(
             opts,
         )
     };
+    fix_text(decoded.text, decoded.encoding, &lint, unsafe_fixes)
+}
+
+/// The fix loop on a text, with `lint` checking each round's text (a SQLite store lints its
+/// rows' text its own way).
+pub fn fix_text(
+    original: String,
+    encoding: Encoding,
+    lint: &dyn Fn(&str) -> FileReport,
+    unsafe_fixes: bool,
+) -> Result<FileFix, FixError> {
     let parse_errors = |report: &FileReport| {
         report
             .findings

@@ -5,4 +5,4 @@ pub mod diff;
 pub mod engine;
 pub mod write;
 
-pub use engine::{applies, fix_bytes, FileFix, FixError};
+pub use engine::{applies, fix_bytes, fix_text, FileFix, FixError};

@@ -193,8 +193,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Vec<Conversation>, String> {
 
 /// ADK events read one by one, each a JSON document of its own (rows of a session store):
 /// one conversation, with every location inside its event's document.
-// Called by the ADK SQLite store (`events.event_data` rows), added beside this adapter.
-#[cfg_attr(not(test), allow(dead_code))]
+// Called by the ADK SQLite store (`events.event_data` rows, `store.rs`).
 pub(crate) fn normalise_events(docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
     let first = docs.first().map_or(0, |d| d.base);
     let list = docs.iter().map(|d| (Loc::new(d.base, ""), d.value));

@@ -25,6 +25,8 @@ mod mcp;
 mod moltis;
 mod openai_chat;
 mod openai_responses;
+pub(crate) use adk::normalise_events as normalise_adk_events;
+pub use openai_responses::normalise_items as normalise_responses_items;
 mod spring_ai;
 mod vercel_ai;
 

@@ -160,6 +160,17 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
     Ok(conv)
 }
 
+/// One conversation from items stored one per document (an OpenAI Agents SDK
+/// `SQLiteSession` keeps one input item per row), each located at its own document.
+pub fn normalise_items(docs: &[Doc<'_>]) -> Conversation {
+    let root = Loc::new(docs.first().map_or(0, |d| d.base), "");
+    let mut conv = Conversation::new(Format::OpenAiResponses, root, Pairing::AnyLater);
+    for doc in docs {
+        read_item(doc.value, Loc::new(doc.base, ""), &mut conv);
+    }
+    conv
+}
+
 fn read_items(items: &[Value], loc: &Loc, conv: &mut Conversation) {
     for (i, item) in items.iter().enumerate() {
         read_item(item, loc.child(i), conv);

@@ -153,9 +153,10 @@ impl Snippet {
             label_end
         };
         Snippet {
-            name: escape::value(&source.name).into_owned(),
+            // A row of a SQLite store is one line of its text: name the row, not the line.
+            name: escape::value(d.location.as_deref().unwrap_or(&source.name)).into_owned(),
             text,
-            line: line_idx,
+            line: if d.location.is_some() { 0 } else { line_idx },
             column: first.saturating_sub(usize::from(first > 0)),
             columns,
             label: (label_start, label_end),

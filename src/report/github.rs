@@ -15,6 +15,9 @@ pub fn write(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::Result<()> 
         // escaping, so a newline in a value shows as `\u{a}` and only the one between
         // message and help becomes a line break of the annotation.
         let mut message = escape::value(&d.message).into_owned();
+        if let Some(location) = &d.location {
+            message = format!("{}: {message}", escape::value(location));
+        }
         if let Some(help) = &d.help {
             message.push_str("\nhelp: ");
             message.push_str(&escape::value(help));

@@ -65,6 +65,10 @@ pub struct Diagnostic {
     pub end_line: usize,
     pub end_column: usize,
     pub pointer: String,
+    /// For a row of a SQLite store: `db:table[rowid=N]/pointer`, where `line` and `column`
+    /// count inside the row's JSON.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
     pub fix: Option<Fix>,
     /// The tool-call id the finding is about, when it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -157,6 +161,7 @@ impl Placed {
             end_line,
             end_column,
             pointer: self.pointer,
+            location: None,
             fix: finding.fix,
             tool_call_id: finding.tool_call_id,
             providers: finding.providers,

@@ -35,7 +35,20 @@ pub fn write(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::Result<()> 
                 message.push_str(help);
             }
             let location = artifact_location(&d.path);
-            let mut result = json!({
+            let mut result = match &d.location {
+                // A row of a SQLite store: the database is the artifact, the row its logical
+                // location (byte regions of the file mean nothing there).
+                Some(row) => json!({
+                    "ruleId": d.code,
+                    "ruleIndex": metas.iter().position(|m| m.code == d.code).unwrap_or(0),
+                    "level": level(d.severity),
+                    "message": {"text": message},
+                    "locations": [{
+                        "physicalLocation": {"artifactLocation": location},
+                        "logicalLocations": [{"fullyQualifiedName": row, "kind": "element"}]
+                    }]
+                }),
+                None => json!({
                 "ruleId": d.code,
                 "ruleIndex": metas.iter().position(|m| m.code == d.code).unwrap_or(0),
                 "level": level(d.severity),
@@ -54,8 +67,9 @@ pub fn write(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::Result<()> 
                     },
                     "logicalLocations": [{"fullyQualifiedName": d.pointer, "kind": "element"}]
                 }]
-            });
-            if let Some(fix) = &d.fix {
+                }),
+            };
+            if let Some(fix) = d.fix.as_ref().filter(|_| d.location.is_none()) {
                 result["fixes"] = json!([{
                     "description": {"text": fix.message},
                     "artifactChanges": [{
