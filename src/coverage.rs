@@ -10,9 +10,11 @@
 //! that keep a call twice, such as LangChain's `tool_calls` beside
 //! `additional_kwargs.tool_calls`).
 
-use std::collections::HashSet;
+// foldhash: these maps key on ids and offsets a run compares itself; SipHash's
+// flood resistance buys nothing there and costs a few percent of a lint.
+use foldhash::{HashSet, HashSetExt};
 
-use serde_json::Value;
+use crate::tree::{Map, Value};
 
 use crate::formats::Doc;
 use crate::transcript::{Conversation, Loc};
@@ -155,7 +157,7 @@ fn pointer(path: &[Seg<'_>]) -> String {
     out
 }
 
-fn id_of(map: &serde_json::Map<String, Value>) -> Option<String> {
+fn id_of(map: &Map<'_>) -> Option<String> {
     [
         "id",
         "call_id",
@@ -165,11 +167,11 @@ fn id_of(map: &serde_json::Map<String, Value>) -> Option<String> {
         "toolUseId",
     ]
     .iter()
-    .find_map(|k| map.get(*k).and_then(Value::as_str))
+    .find_map(|k| map.get(k).and_then(Value::as_str))
     .map(str::to_string)
 }
 
-fn scan<'a>(value: &'a Value, base: usize, path: &mut Vec<Seg<'a>>, out: &mut Vec<Structure>) {
+fn scan<'a>(value: &'a Value<'_>, base: usize, path: &mut Vec<Seg<'a>>, out: &mut Vec<Structure>) {
     match value {
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
@@ -187,14 +189,13 @@ fn scan<'a>(value: &'a Value, base: usize, path: &mut Vec<Seg<'a>>, out: &mut Ve
             // One pass over the keys: a dozen hashed lookups per object cost more than the
             // rest of the guard, and most objects hold none of these keys.
             let mut typed = None;
-            let mut result_message: Option<&'a String> = None;
-            let mut keyed: [Option<&'a serde_json::Map<String, Value>>; KEYS.len()] =
-                [None; KEYS.len()];
-            let mut listed: [Option<&'a Vec<Value>>; LISTS.len()] = [None; LISTS.len()];
+            let mut result_message: Option<&'a str> = None;
+            let mut keyed: [Option<&'a Map<'_>>; KEYS.len()] = [None; KEYS.len()];
+            let mut listed: [Option<&'a Vec<Value<'_>>>; LISTS.len()] = [None; LISTS.len()];
             for (key, child) in map {
-                match (key.as_str(), child) {
-                    ("type", Value::String(t)) => typed = TYPES.iter().find(|k| **k == t),
-                    ("tool_call_id", Value::String(id)) => result_message = Some(id),
+                match (key, child) {
+                    ("type", Value::String(t)) => typed = TYPES.iter().find(|k| **k == t.as_str()),
+                    ("tool_call_id", Value::String(id)) => result_message = Some(id.as_str()),
                     (key, Value::Object(inner)) => {
                         if let Some(i) = KEYS.iter().position(|k| *k == key) {
                             keyed[i] = Some(inner);
@@ -212,7 +213,7 @@ fn scan<'a>(value: &'a Value, base: usize, path: &mut Vec<Seg<'a>>, out: &mut Ve
                 out.push(here(kind, id_of(map), path));
             } else if let Some(call_id) = result_message {
                 // Known by the call it answers; its own `id` (LangChain's) is the message's.
-                out.push(here("tool result message", Some(call_id.clone()), path));
+                out.push(here("tool result message", Some(call_id.to_string()), path));
             }
             for (key, inner) in KEYS.iter().zip(keyed) {
                 if let Some(inner) = inner {
@@ -233,8 +234,7 @@ fn scan<'a>(value: &'a Value, base: usize, path: &mut Vec<Seg<'a>>, out: &mut Ve
                 }
             }
             for (key, child) in map {
-                if !(child.is_object() || child.is_array()) || DECLARATIONS.contains(&key.as_str())
-                {
+                if !(child.is_object() || child.is_array()) || DECLARATIONS.contains(&key) {
                     continue;
                 }
                 path.push(Seg::Key(key));
@@ -249,6 +249,7 @@ fn scan<'a>(value: &'a Value, base: usize, path: &mut Vec<Seg<'a>>, out: &mut Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tree_json as json;
 
     fn structures(v: &Value) -> Vec<(String, &'static str)> {
         let mut out = Vec::new();
@@ -258,7 +259,7 @@ mod tests {
 
     #[test]
     fn finds_every_format_marker_but_declarations() {
-        let v = serde_json::json!({
+        let v = json!({
             "tools": [{"type": "function", "function": {"name": "f"}}],
             "messages": [
                 {"role": "assistant", "tool_calls": [{"id": "c1"}]},

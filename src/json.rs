@@ -14,10 +14,10 @@ use serde_json::Value;
 /// The deepest nesting read (serde_json's recursion limit).
 pub const MAX_DEPTH: usize = 128;
 
-/// A value read from JSON text.
+/// A document read from JSON text, borrowing from it (see [`crate::tree`]).
 #[derive(Debug)]
-pub struct Parsed {
-    pub value: Value,
+pub struct Parsed<'a> {
+    pub value: crate::tree::Value<'a>,
     /// Lone surrogate escapes were read as U+FFFD: the value is not byte-faithful.
     pub lossy: bool,
 }
@@ -75,19 +75,37 @@ impl std::fmt::Display for JsonError {
     }
 }
 
-/// Parses JSON text into a value; see the module documentation for what is accepted.
-pub fn parse(text: &str) -> Result<Parsed, JsonError> {
-    match serde_json::from_str::<Value>(text) {
-        Ok(value) => Ok(Parsed {
-            value,
-            lossy: false,
+/// Reads JSON text into a tree that borrows from it; see the module documentation for what
+/// is accepted. The tree's parser accepts exactly what serde_json accepts; when it stops,
+/// serde_json is asked why, so messages and positions are serde_json's.
+pub fn parse(text: &str) -> Result<Parsed<'_>, JsonError> {
+    match crate::tree::parse(text) {
+        Ok(tree) => Ok(Parsed {
+            value: tree.value,
+            lossy: tree.lossy,
         }),
+        Err(crate::tree::Rejected) => match parse_serde(text) {
+            // Not expected (the parsers agree, which the tests check), but never fatal.
+            Ok(p) => Ok(Parsed {
+                value: crate::tree::Value::from_serde(&p.0),
+                lossy: p.1,
+            }),
+            Err(e) => Err(e),
+        },
+    }
+}
+
+/// Parses JSON text into a serde_json value (arguments and schemas, which are checked with
+/// serde_json-based tools), with whether lone surrogates were replaced.
+fn parse_serde(text: &str) -> Result<(Value, bool), JsonError> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(value) => Ok((value, false)),
         Err(e) => {
             let first = JsonError::from_serde(&e);
             if first.kind == JsonErrorKind::Syntax && first.message.contains("escape") {
                 if let Some(replaced) = replace_lone_surrogates(text) {
                     return serde_json::from_str::<Value>(&replaced)
-                        .map(|value| Parsed { value, lossy: true })
+                        .map(|value| (value, true))
                         .map_err(|e| JsonError::from_serde(&e));
                 }
             }
@@ -98,7 +116,7 @@ pub fn parse(text: &str) -> Result<Parsed, JsonError> {
 
 /// Parses JSON text, keeping only the value.
 pub fn parse_value(text: &str) -> Result<Value, JsonError> {
-    parse(text).map(|p| p.value)
+    parse_serde(text).map(|(value, _)| value)
 }
 
 /// The text with every escape of an unpaired UTF-16 surrogate inside a string replaced by

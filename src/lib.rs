@@ -33,3 +33,4 @@ pub mod stdout;
 pub mod store;
 pub mod tools_file;
 pub mod transcript;
+pub mod tree;

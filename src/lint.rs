@@ -1,7 +1,7 @@
 //! The pipeline for one file: read → parse → detect → normalise → rules.
 
+use crate::tree::Value as Tree;
 use rayon::prelude::*;
-use serde_json::Value;
 
 use crate::edit::plan::EditContext;
 use crate::finding::{Finding, Fix};
@@ -351,10 +351,10 @@ impl Linter<'_> {
             if self.opts.input_format.is_some() {
                 return None;
             }
-            let head: Vec<Value> = lines
+            let head: Vec<Tree<'_>> = lines
                 .iter()
                 .take(16)
-                .filter_map(|(_, l)| json::parse_value(l).ok())
+                .filter_map(|(_, l)| json::parse(l).ok().map(|p| p.value))
                 .collect();
             formats::detect_session(head.iter())
         });
@@ -496,7 +496,7 @@ enum RecordError {
     Utf8,
 }
 
-fn parse_record(line: &str) -> Result<json::Parsed, RecordError> {
+fn parse_record(line: &str) -> Result<json::Parsed<'_>, RecordError> {
     json::parse(line).map_err(RecordError::Json)
 }
 
@@ -763,21 +763,21 @@ impl FileReport {
 }
 
 /// What a document that matched no format holds, for the skip reason and the finding.
-fn describe_shape(doc: &Value) -> String {
+fn describe_shape(doc: &crate::tree::Value<'_>) -> String {
     match doc {
-        Value::Object(map) if map.is_empty() => "an empty object".to_string(),
-        Value::Object(map)
+        Tree::Object(map) if map.is_empty() => "an empty object".to_string(),
+        Tree::Object(map)
             if ["messages", "contents", "input"]
                 .iter()
-                .any(|k| map.contains_key(*k)) =>
+                .any(|k| map.contains_key(k)) =>
         {
             let key = ["messages", "contents", "input"]
                 .into_iter()
-                .find(|k| map.contains_key(*k))
+                .find(|k| map.contains_key(k))
                 .unwrap_or("messages");
             format!("an object whose `{key}` is not a list of messages of a known format")
         }
-        Value::Object(map) => {
+        Tree::Object(map) => {
             let keys: Vec<String> = map.keys().take(5).map(|k| format!("`{k}`")).collect();
             let more = if map.len() > 5 { ", ..." } else { "" };
             format!(
@@ -785,17 +785,17 @@ fn describe_shape(doc: &Value) -> String {
                 keys.join(", ")
             )
         }
-        Value::Array(items) if items.is_empty() => "an empty array".to_string(),
-        Value::Array(items) => format!(
+        Tree::Array(items) if items.is_empty() => "an empty array".to_string(),
+        Tree::Array(items) => format!(
             "an array of {} items that are not messages of a known format",
             items.len()
         ),
         other => format!(
             "a bare {}",
             match other {
-                Value::String(_) => "string",
-                Value::Number(_) => "number",
-                Value::Bool(_) => "boolean",
+                Tree::String(_) => "string",
+                Tree::Number(_) => "number",
+                Tree::Bool(_) => "boolean",
                 _ => "null",
             }
         ),

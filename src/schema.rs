@@ -4,7 +4,9 @@
 //! A log that declares the same 40 tools in each of 100 000 requests compiles 40 validators:
 //! entries are keyed by a structural hash of the effective schema and compared by value.
 
-use std::collections::HashMap;
+// foldhash: these maps key on ids and offsets a run compares itself; SipHash's
+// flood resistance buys nothing there and costs a few percent of a lint.
+use foldhash::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, RwLock};
 
@@ -42,9 +44,15 @@ impl Compiled {
     }
 }
 
+/// A shared declaration and its compiled schema.
+type Held = (Arc<Value>, Arc<Compiled>);
+
 #[derive(Default)]
 pub struct SchemaCache {
     entries: RwLock<HashMap<u64, Vec<Arc<Compiled>>>>,
+    /// Shared declarations seen before, by address: each entry holds its declaration, so an
+    /// address is never reused while it is a key.
+    by_decl: RwLock<HashMap<usize, Held>>,
 }
 
 impl std::fmt::Debug for SchemaCache {
@@ -58,18 +66,37 @@ impl SchemaCache {
     /// declaration is not usable as a schema at all: a string that is not JSON).
     pub fn get(&self, tool: &ToolDef) -> Option<Arc<Compiled>> {
         // Most declarations are used as written: look them up without cloning them.
-        let borrowed = match (&tool.schema, tool.dialect, tool.strict) {
+        let shared = match (&tool.schema, tool.dialect, tool.strict) {
             (Some(SchemaDecl::Value(v)), SchemaDialect::JsonSchema, false) => Some(v),
             _ => None,
         };
-        let owned;
-        let schema = match borrowed {
-            Some(v) => v,
-            None => {
-                owned = effective_schema(tool)?;
-                &owned
+        if let Some(decl) = shared {
+            let hit = self.by_decl.read().ok().and_then(|seen| {
+                seen.get(&(Arc::as_ptr(decl) as usize))
+                    .filter(|(held, _)| Arc::ptr_eq(held, decl))
+                    .map(|(_, compiled)| Arc::clone(compiled))
+            });
+            if hit.is_some() {
+                return hit;
             }
-        };
+            let compiled = self.lookup(decl)?;
+            if let Ok(mut seen) = self.by_decl.write() {
+                // Bounded: a corpus of ever-new schemas only starts over.
+                if seen.len() >= 16_384 {
+                    seen.clear();
+                }
+                seen.insert(
+                    Arc::as_ptr(decl) as usize,
+                    (Arc::clone(decl), Arc::clone(&compiled)),
+                );
+            }
+            return Some(compiled);
+        }
+        self.lookup(&effective_schema(tool)?)
+    }
+
+    /// The compiled `schema`, compiled once per distinct schema.
+    fn lookup(&self, schema: &Value) -> Option<Arc<Compiled>> {
         let key = structural_hash(schema);
         if let Ok(entries) = self.entries.read() {
             if let Some(hit) = entries
@@ -282,7 +309,7 @@ mod tests {
     fn tool(schema: Value, dialect: SchemaDialect, strict: bool) -> ToolDef {
         ToolDef {
             name: "t".into(),
-            schema: Some(SchemaDecl::Value(schema)),
+            schema: Some(SchemaDecl::Value(schema.into())),
             dialect,
             strict,
             builtin: false,

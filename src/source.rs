@@ -142,7 +142,9 @@ pub fn ceil_char_boundary(text: &str, offset: usize) -> usize {
 /// while it is borrowed); outside a scope nothing is cached.
 mod span_cache {
     use std::cell::RefCell;
-    use std::collections::HashMap;
+    // foldhash: these maps key on ids and offsets a run compares itself; SipHash's
+    // flood resistance buys nothing there and costs a few percent of a lint.
+    use foldhash::{HashMap, HashMapExt};
 
     /// Each element's span in an array.
     pub(super) type Spans = std::rc::Rc<Vec<(usize, usize)>>;

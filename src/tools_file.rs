@@ -107,9 +107,10 @@ fn via(format: Format, doc: Value) -> Result<Vec<ToolDef>, String> {
     let adapter = format
         .adapter()
         .ok_or_else(|| format!("`{format}` tool definitions are not supported by this build"))?;
+    let tree = crate::tree::Value::from_serde(&doc);
     let conversations = adapter.normalise(&[Doc {
         base: 0,
-        value: &doc,
+        value: &tree,
     }])?;
     Ok(conversations.into_iter().flat_map(|c| c.tools).collect())
 }
@@ -125,7 +126,9 @@ fn mcp_tools(items: &[Value]) -> Vec<ToolDef> {
             let schema_loc = loc.child("inputSchema");
             Some(ToolDef::declared(
                 name,
-                tool.get("inputSchema"),
+                tool.get("inputSchema")
+                    .map(crate::tree::Value::from_serde)
+                    .as_ref(),
                 loc,
                 schema_loc,
             ))

@@ -8,6 +8,7 @@
 use serde_json::Value;
 
 use crate::format::Format;
+use crate::tree::Value as Tree;
 
 /// Where a node lives: the JSON document that starts at byte `base` of the file (the whole
 /// file for JSON, one line for JSONL) and the pointer inside that document.
@@ -310,7 +311,9 @@ pub enum SchemaDialect {
 /// A tool's declared input schema as the log holds it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum SchemaDecl {
-    Value(Value),
+    /// Shared by every declaration of the same schema that a thread read recently: datasets
+    /// repeat a handful of tool schemas in every record.
+    Value(std::sync::Arc<Value>),
     /// A JSON document inside a string (double-encoded).
     Encoded(String),
 }
@@ -419,23 +422,30 @@ pub fn pairing_key(id: Option<&str>, loc: &Loc) -> String {
 }
 
 /// Text of a result for error comparison: trimmed and bounded.
-pub fn result_text(value: &Value) -> String {
+pub fn result_text(value: &Tree<'_>) -> String {
     const MAX: usize = 400;
     let mut text = match value {
-        Value::String(s) => s.trim().to_string(),
-        Value::Array(parts) => parts
+        Tree::String(s) => {
+            // Long outputs are decoded only as far as the text kept.
+            let head = s.prefix(MAX);
+            match head.trim_start() {
+                t if t.len() >= MAX => t.to_string(),
+                _ => s.trim().to_string(),
+            }
+        }
+        Tree::Array(parts) => parts
             .iter()
             .filter_map(|p| {
                 p.get("text")
                     .or_else(|| p.get("value"))
-                    .and_then(Value::as_str)
+                    .and_then(Tree::as_str)
                     .or_else(|| p.as_str())
             })
             .collect::<Vec<_>>()
             .join("\n")
             .trim()
             .to_string(),
-        Value::Null => String::new(),
+        Tree::Null => String::new(),
         other => other.to_string(),
     };
     if text.len() > MAX {
@@ -450,15 +460,24 @@ pub fn result_text(value: &Value) -> String {
 
 /// For formats with no error flag: content that is an error object or starts with
 /// `Error`/`error:`.
-pub fn looks_like_error(value: &Value) -> bool {
+pub fn looks_like_error(value: &Tree<'_>) -> bool {
     match value {
-        Value::Object(map) => {
+        Tree::Object(map) => {
             map.contains_key("error") && map.len() <= 3
-                || map.get("is_error").and_then(Value::as_bool) == Some(true)
-                || map.get("isError").and_then(Value::as_bool) == Some(true)
+                || map.get("is_error").and_then(Tree::as_bool) == Some(true)
+                || map.get("isError").and_then(Tree::as_bool) == Some(true)
         }
-        Value::String(s) => text_looks_like_error(s),
-        Value::Array(parts) => parts
+        Tree::String(s) => {
+            // The first few characters decide, except for an object.
+            let head = s.prefix(64);
+            let start = head.trim_start();
+            if start.starts_with('{') || start.len() < 8 {
+                text_looks_like_error(s)
+            } else {
+                text_looks_like_error(start)
+            }
+        }
+        Tree::Array(parts) => parts
             .first()
             .is_some_and(|p| looks_like_error(p.get("text").unwrap_or(p))),
         _ => false,
@@ -472,22 +491,53 @@ pub fn text_looks_like_error(s: &str) -> bool {
     }
     // A JSON-encoded error object inside a string.
     s.starts_with('{')
-        && serde_json::from_str::<Value>(s).is_ok_and(|v| v.is_object() && looks_like_error(&v))
+        && crate::tree::parse(s).is_ok_and(|t| t.value.is_object() && looks_like_error(&t.value))
+}
+
+/// Schemas a thread read recently, by [`Tree::written_hash`].
+type Interned = std::collections::HashMap<u64, Vec<std::sync::Arc<Value>>>;
+
+thread_local! {
+    static SCHEMAS: std::cell::RefCell<Interned> = std::cell::RefCell::default();
+}
+
+/// The schema as a shared serde_json value: the one read before when it is written the same.
+fn intern_schema(tree: &Tree<'_>) -> std::sync::Arc<Value> {
+    // Enough for any real tool set; a corpus of ever-new schemas only starts over.
+    const KEEP: usize = 4096;
+    let key = tree.written_hash();
+    SCHEMAS.with(|cell| {
+        let mut seen = cell.borrow_mut();
+        if let Some(hit) = seen
+            .get(&key)
+            .and_then(|bucket| bucket.iter().find(|v| tree.eq_serde(v)))
+        {
+            return std::sync::Arc::clone(hit);
+        }
+        if seen.len() >= KEEP {
+            seen.clear();
+        }
+        let value = std::sync::Arc::new(tree.to_serde());
+        seen.entry(key)
+            .or_default()
+            .push(std::sync::Arc::clone(&value));
+        value
+    })
 }
 
 impl SchemaDecl {
     /// A declaration as written: a string is a double-encoded schema.
-    pub fn from_value(value: &Value) -> SchemaDecl {
+    pub fn from_value(value: &Tree<'_>) -> SchemaDecl {
         match value {
-            Value::String(text) => SchemaDecl::Encoded(text.clone()),
-            other => SchemaDecl::Value(other.clone()),
+            Tree::String(text) => SchemaDecl::Encoded(text.to_string()),
+            other => SchemaDecl::Value(intern_schema(other)),
         }
     }
 
     /// The schema as a value, decoding one level of string encoding.
     pub fn value(&self) -> Option<std::borrow::Cow<'_, Value>> {
         match self {
-            SchemaDecl::Value(v) => Some(std::borrow::Cow::Borrowed(v)),
+            SchemaDecl::Value(v) => Some(std::borrow::Cow::Borrowed(v.as_ref())),
             SchemaDecl::Encoded(text) => {
                 serde_json::from_str(text).ok().map(std::borrow::Cow::Owned)
             }
@@ -499,7 +549,7 @@ impl ToolDef {
     /// A client tool declared with `schema` (JSON Schema) found at `schema_loc`; findings
     /// about a missing schema point at the definition itself. Adapters adjust the dialect,
     /// `strict` and `builtin` with struct-update syntax.
-    pub fn declared(name: &str, schema: Option<&Value>, loc: Loc, schema_loc: Loc) -> ToolDef {
+    pub fn declared(name: &str, schema: Option<&Tree<'_>>, loc: Loc, schema_loc: Loc) -> ToolDef {
         ToolDef {
             name: name.to_string(),
             schema: schema.map(SchemaDecl::from_value),
@@ -578,12 +628,16 @@ mod tests {
 
     #[test]
     fn recognises_error_text() {
-        assert!(looks_like_error(&json!("Error: missing 'command'")));
-        assert!(looks_like_error(&json!({"error": "boom"})));
+        assert!(looks_like_error(&crate::tree_json!(
+            "Error: missing 'command'"
+        )));
+        assert!(looks_like_error(&crate::tree_json!({"error": "boom"})));
         assert!(looks_like_error(
-            &json!([{"type": "text", "text": "error: no"}])
+            &crate::tree_json!([{"type": "text", "text": "error: no"}])
         ));
-        assert!(!looks_like_error(&json!("22 degrees")));
-        assert!(!looks_like_error(&json!({"errors": 0, "count": 3})));
+        assert!(!looks_like_error(&crate::tree_json!("22 degrees")));
+        assert!(!looks_like_error(
+            &crate::tree_json!({"errors": 0, "count": 3})
+        ));
     }
 }

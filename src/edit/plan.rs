@@ -5,6 +5,8 @@
 
 use serde_json::Value;
 
+use crate::tree::Value as Tree;
+
 use super::json_edit::{self, split_index};
 use crate::finding::{Edit, FixIntent};
 use crate::source::SourceFile;
@@ -14,11 +16,11 @@ use crate::transcript::{Loc, ToolCall};
 pub struct CallSite<'a> {
     pub call: &'a ToolCall,
     /// The call element (`tool_calls[i]`, a `tool_use` block, a `function_call` item...).
-    pub element: &'a Value,
+    pub element: &'a Tree<'a>,
     /// The message holding it (the same as `element` when the call is a message or item).
-    pub message: &'a Value,
+    pub message: &'a Tree<'a>,
     /// The whole JSONL record holding it, for JSONL files.
-    pub record: Option<&'a Value>,
+    pub record: Option<&'a Tree<'a>>,
 }
 
 /// The JSON a format writes when a fix adds or wraps a result: what the generic planner asks
@@ -58,7 +60,7 @@ pub struct EditContext<'a> {
     pub jsonl: bool,
     /// Values parsed for planning, by location: the message of a call is shared by every
     /// call in it, so a turn of N unanswered calls parses it once, not N times.
-    parsed: std::cell::RefCell<std::collections::HashMap<Loc, std::rc::Rc<Value>>>,
+    parsed: std::cell::RefCell<std::collections::HashMap<Loc, std::rc::Rc<Tree<'a>>>>,
 }
 
 impl<'a> EditContext<'a> {
@@ -71,12 +73,12 @@ impl<'a> EditContext<'a> {
     }
 
     /// The value at `loc`, parsed once per conversation.
-    pub fn value_at(&self, loc: &Loc) -> Option<std::rc::Rc<Value>> {
+    pub fn value_at(&self, loc: &Loc) -> Option<std::rc::Rc<Tree<'a>>> {
         if let Some(value) = self.parsed.borrow().get(loc) {
             return Some(value.clone());
         }
         let text = json_edit::value_text(&self.source.text, loc.base, &loc.pointer)?;
-        let value = std::rc::Rc::new(crate::json::parse_value(text).ok()?);
+        let value = std::rc::Rc::new(crate::json::parse(text).ok()?.value);
         self.parsed.borrow_mut().insert(loc.clone(), value.clone());
         Some(value)
     }

@@ -31,7 +31,9 @@
 //! agents' tools; `parameters_json_schema` is untyped there, so a schema passed as a JSON
 //! string is written as one.
 
-use serde_json::{json, Value};
+use serde_json::{json, Value as Json};
+
+use crate::tree::Value;
 
 use super::gemini::{
     function_call, function_response, object_field, pair_idless, part_item, read_tool_list,
@@ -78,7 +80,7 @@ impl Dialect for Adk {
     /// call's casing (ADK merges it with the responses around it), rather than a part added to
     /// an event someone else wrote, such as the user's next prompt. Only where the call sits
     /// in an event, not in an eval set's `tool_uses`.
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
         let event = site.message;
         event.get("content")?;
         let author = str_at(event, "author")?;
@@ -86,10 +88,10 @@ impl Dialect for Adk {
         let mut out = serde_json::Map::new();
         out.insert("content".into(), json!({"role": "user", "parts": [part]}));
         if let Some((key, id)) = field(event, INVOCATION_ID) {
-            out.insert(key.into(), id.clone());
+            out.insert(key.into(), id.to_serde());
         }
         out.insert("author".into(), json!(author));
-        Some(Value::Object(out))
+        Some(Json::Object(out))
     }
 }
 
@@ -162,7 +164,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Vec<Conversation>, String> {
             for (p, entry) in per.iter().enumerate() {
                 let ploc = root.child(key).child(r).child(pkey).child(p);
                 for name in INVOCATIONS_IN_RESULT {
-                    if let Some(invocation) = entry.get(*name).filter(|v| v.is_object()) {
+                    if let Some(invocation) = entry.get(name).filter(|v| v.is_object()) {
                         out.push(read_invocation(invocation, ploc.child(name))?);
                     }
                 }
@@ -203,7 +205,7 @@ pub(crate) fn normalise_events(docs: &[Doc<'_>]) -> Result<Vec<Conversation>, St
 /// A session: its events in order.
 fn session<'a>(
     loc: Loc,
-    events: impl Iterator<Item = (Loc, &'a Value)>,
+    events: impl Iterator<Item = (Loc, &'a Value<'a>)>,
 ) -> Result<Conversation, String> {
     let mut conv = new_conversation(loc);
     conv.resumable = true;
@@ -332,7 +334,7 @@ fn read_old_query(query: &Value, qloc: Loc) -> Conversation {
         for (k, tool_use) in uses.iter().enumerate() {
             let loc = qloc.child("expected_tool_use").child(k);
             let (arguments, args_loc) = match tool_use.get("tool_input") {
-                Some(input) => (Arguments::Value(input.clone()), loc.child("tool_input")),
+                Some(input) => (Arguments::Value(input.to_serde()), loc.child("tool_input")),
                 None => (Arguments::Value(json!({})), loc.clone()),
             };
             let call = ToolCall {
@@ -365,7 +367,7 @@ fn mark_failure(result: &mut ToolResult, response: &Value) {
     };
     let flagged = ["isError", "is_error"]
         .iter()
-        .any(|k| body.get(*k).and_then(Value::as_bool) == Some(true));
+        .any(|k| body.get(k).and_then(Value::as_bool) == Some(true));
     if flagged || body.get("error_type").is_some_and(|e| !e.is_null()) {
         result.is_error = true;
     }
@@ -391,6 +393,7 @@ fn read_app_details(invocation: &Value, iloc: &Loc, conv: &mut Conversation) {
 mod tests {
     use super::*;
     use crate::lint::lint_str;
+    use crate::tree_json as json;
 
     fn codes(text: &str) -> Vec<String> {
         lint_str("x.json", text).codes()
@@ -435,7 +438,9 @@ mod tests {
     fn old_test_files_are_queries_ending_with_their_expected_calls() {
         let text = r#"[{"query": "Turn off the kitchen light", "expected_tool_use": [{"tool_name": "set_light", "tool_input": {"room": "kitchen", "on": false}}, {"tool_name": "get_light", "tool_input": "kitchen"}], "reference": "Done."},
             {"name": "group", "data": [{"query": "Status?", "expected_tool_use": [], "reference": "All off."}]}]"#;
-        let value: Value = serde_json::from_str(text).unwrap_or_default();
+        let value: Value = crate::tree::parse(text)
+            .map(|t| t.value)
+            .unwrap_or_default();
         assert_eq!(
             crate::formats::detect(&value).map(|a| a.format()),
             Some(Format::Adk)

@@ -20,7 +20,9 @@
 //! `Error`, `[ERROR]` (Java), or one of the `Toolkit`'s error names. No tool definitions are
 //! persisted (`--tools` supplies them). Pairing is by block `id`.
 
-use serde_json::{json, Value};
+use serde_json::{json, Value as Json};
+
+use crate::tree::Value;
 
 use super::{str_at, Adapter, CallSite, Dialect, Doc, Format, Planned, Unit};
 use crate::edit::plan::EditContext;
@@ -54,7 +56,7 @@ fn is_msg(v: &Value) -> bool {
 }
 
 /// A memory entry's message and whether the entry is a 1.x `[msg, marks]` pair.
-fn entry(v: &Value) -> Option<(&Value, bool)> {
+fn entry<'a>(v: &'a Value<'a>) -> Option<(&'a Value<'a>, bool)> {
     match v {
         Value::Array(pair) => match pair.as_slice() {
             [msg, marks] if is_msg(msg) && marks.is_array() => Some((msg, true)),
@@ -66,7 +68,7 @@ fn entry(v: &Value) -> Option<(&Value, bool)> {
 }
 
 /// The message lists of a document, with their pointers.
-fn histories(doc: &Value) -> Vec<(String, &Vec<Value>)> {
+fn histories<'a>(doc: &'a Value<'a>) -> Vec<(String, &'a Vec<Value<'a>>)> {
     let mut out = Vec::new();
     match doc {
         Value::Array(items) => out.push((String::new(), items)),
@@ -97,7 +99,7 @@ fn histories(doc: &Value) -> Vec<(String, &Vec<Value>)> {
 }
 
 /// A 1.x agent state's memory list.
-fn memory(v: &Value) -> Option<&Vec<Value>> {
+fn memory<'a>(v: &'a Value<'a>) -> Option<&'a Vec<Value<'a>>> {
     v.get("memory")
         .and_then(|m| m.get("content"))
         .and_then(Value::as_array)
@@ -193,13 +195,13 @@ impl Adapter for AgentScopeRecords {
 }
 
 impl Dialect for AgentScope {
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
         interrupted_result(site, text)
     }
 }
 
 impl Dialect for AgentScopeRecords {
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
         interrupted_result(site, text)
     }
 }
@@ -219,7 +221,7 @@ fn plan_edits(intent: &FixIntent) -> Planned {
 /// A result message answering the call at `site`: 1.x Python a `system` message (in a
 /// `[msg, marks]` pair where memory holds pairs), Java a `TOOL` message. 2.x keeps results
 /// inside the assistant message, which this does not write.
-fn interrupted_result(site: &CallSite<'_>, text: &str) -> Option<Value> {
+fn interrupted_result(site: &CallSite<'_>, text: &str) -> Option<Json> {
     let call = site.call;
     let id = call.id.as_deref()?;
     let (message, pair) = match site.message {
@@ -237,7 +239,7 @@ fn interrupted_result(site: &CallSite<'_>, text: &str) -> Option<Value> {
         json!({"id": format!("toolcheck-{id}"), "name": "system", "role": "system", "content": [block], "metadata": {}})
     };
     if let (Some(stamp), Some(obj)) = (message.get("timestamp"), msg.as_object_mut()) {
-        obj.insert("timestamp".into(), stamp.clone());
+        obj.insert("timestamp".into(), stamp.to_serde());
     }
     Some(if pair { json!([msg, []]) } else { msg })
 }
@@ -334,9 +336,9 @@ fn read_call(block: &Value, loc: Loc, message: &Loc) -> ToolCall {
     });
     let (arguments, args_loc) = match (raw, block.get("input")) {
         (Some((key, text)), _) => (Arguments::Encoded(text.to_string()), loc.child(key)),
-        (None, Some(Value::String(s))) => (Arguments::Encoded(s.clone()), loc.child("input")),
+        (None, Some(Value::String(s))) => (Arguments::Encoded(s.to_string()), loc.child("input")),
         (None, Some(Value::Null)) | (None, None) => (Arguments::Absent, loc.clone()),
-        (None, Some(other)) => (Arguments::Value(other.clone()), loc.child("input")),
+        (None, Some(other)) => (Arguments::Value(other.to_serde()), loc.child("input")),
     };
     ToolCall {
         key: pairing_key(id.as_deref(), &loc),
@@ -386,6 +388,7 @@ fn read_result(block: &Value, loc: Loc, message: &Loc) -> ToolResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tree_json as json;
 
     fn read(doc: &Value) -> Vec<Conversation> {
         AgentScope
@@ -396,7 +399,7 @@ mod tests {
             .expect("reads")
     }
 
-    fn msg(role: &str, content: Value) -> Value {
+    fn msg(role: &str, content: Value) -> Value<'static> {
         json!({"id": "m", "name": "Friday", "role": role, "content": content, "metadata": {}, "timestamp": "2026-11-21 09:38:31.116"})
     }
 

@@ -8,7 +8,9 @@
 //! turn) is a turn of its own; `thinking`/`redacted_thinking` blocks are [`Item::Thinking`],
 //! and the request's `thinking` setting is read.
 
-use serde_json::{json, Value};
+use serde_json::{json, Value as Json};
+
+use crate::tree::Value;
 
 use super::{all_have_role, array_at, blocks, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
@@ -22,12 +24,12 @@ impl Dialect for Anthropic {
     /// `None` for a call without an id: a `tool_result` answers by `tool_use_id` only, so an
     /// inserted result could never pair with it (it would be removed as orphaned, then
     /// inserted again).
-    fn interrupted_block(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+    fn interrupted_block(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
         site.call.id.as_ref()?;
         Some(interrupted_block(site.call, text))
     }
 
-    fn result_message(&self, block: Value) -> Option<Value> {
+    fn result_message(&self, block: Json) -> Option<Json> {
         Some(json!({"role": "user", "content": [block]}))
     }
 }
@@ -77,7 +79,7 @@ impl Adapter for Anthropic {
 }
 
 /// A `tool_result` block answering `call` with an error. Shared with Claude Code.
-pub(crate) fn interrupted_block(call: &ToolCall, text: &str) -> Value {
+pub(crate) fn interrupted_block(call: &ToolCall, text: &str) -> Json {
     json!({
         "type": "tool_result",
         "tool_use_id": call.id.as_deref().unwrap_or_default(),
@@ -157,7 +159,7 @@ fn block_item(block: &Value, loc: Loc, mloc: &Loc) -> Item {
                 },
                 arguments: match input {
                     None => Arguments::Absent,
-                    Some(v) => Arguments::Value(v.clone()),
+                    Some(v) => Arguments::Value(v.to_serde()),
                 },
                 args_loc: if input.is_some() {
                     loc.child("input")

@@ -10,7 +10,9 @@
 //! roles"), and every result must be in the one message after its call; results split over
 //! two user messages are rejected ("Expected toolResult blocks at messages.N.content").
 
-use serde_json::{json, Value};
+use serde_json::{json, Value as Json};
+
+use crate::tree::Value;
 
 use super::{all_have_role, array_at, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
@@ -31,7 +33,7 @@ const CONVERSE_BLOCKS: &[&str] = &[
 ];
 
 impl Dialect for BedrockConverse {
-    fn interrupted_block(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+    fn interrupted_block(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
         // `status: "error"` requires non-empty content, which the text is.
         Some(json!({"toolResult": {
             "toolUseId": site.call.id.as_deref()?,
@@ -40,11 +42,11 @@ impl Dialect for BedrockConverse {
         }}))
     }
 
-    fn result_message(&self, block: Value) -> Option<Value> {
+    fn result_message(&self, block: Json) -> Option<Json> {
         Some(json!({"role": "user", "content": [block]}))
     }
 
-    fn error_content(&self, text: &str) -> Option<Value> {
+    fn error_content(&self, text: &str) -> Option<Json> {
         Some(json!([{ "text": text }]))
     }
 }
@@ -169,7 +171,7 @@ fn block_item(block: &Value, loc: Loc, mloc: &Loc) -> Item {
             kind: CallKind::Function,
             arguments: match input {
                 None => Arguments::Absent,
-                Some(v) => Arguments::Value(v.clone()),
+                Some(v) => Arguments::Value(v.to_serde()),
             },
             args_loc: if input.is_some() {
                 body.child("input")
@@ -187,7 +189,7 @@ fn block_item(block: &Value, loc: Loc, mloc: &Loc) -> Item {
         let is_error = match str_at(result, "status") {
             Some(status) => status == "error",
             // `status` is only supported by some models: without it, judge the content.
-            None => looks_like_error(&Value::String(text.clone())) || json_error(content),
+            None => looks_like_error(&Value::String(text.clone().into())) || json_error(content),
         };
         return Item::Result(ToolResult {
             key: pairing_key(call_id.as_deref(), &loc),
@@ -234,7 +236,7 @@ fn content_text(content: &Value) -> String {
         .iter()
         .filter_map(|b| match (b.get("text"), b.get("json")) {
             (Some(Value::String(text)), _) => Some(Value::String(text.clone())),
-            (_, Some(json)) => Some(Value::String(json.to_string())),
+            (_, Some(json)) => Some(Value::String(json.to_string().into())),
             _ => None,
         })
         .collect();
@@ -291,14 +293,14 @@ mod tests {
     use crate::formats::detect;
     use crate::lint::lint_str;
     use crate::transcript::SchemaDecl;
-    use serde_json::json;
+    use crate::tree_json as json;
 
     fn codes(text: &str) -> Vec<String> {
         lint_str("x.json", text).codes()
     }
 
     fn detected(text: &str) -> Option<Format> {
-        let value: Value = serde_json::from_str(text).ok()?;
+        let value: Value = crate::tree::parse(text).ok()?.value;
         detect(&value).map(|a| a.format())
     }
 

@@ -20,9 +20,13 @@
 //! form their own conversations, one per root, rebuilt the same way among themselves.
 //! Sessions hold no tool definitions.
 
-use std::collections::{HashMap, HashSet};
+// foldhash: these maps key on ids and offsets a run compares itself; SipHash's
+// flood resistance buys nothing there and costs a few percent of a lint.
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-use serde_json::Value;
+use serde_json::Value as Json;
+
+use crate::tree::Value;
 
 use super::anthropic::{interrupted_block, push_message};
 use super::{blocks, str_at, Adapter, Dialect, Doc, Format, Planned, Unit};
@@ -180,7 +184,7 @@ fn string_at(cx: &EditContext<'_>, base: usize, pointer: &str) -> Option<String>
 }
 
 /// The record on the line holding `base`, parsed.
-fn record(cx: &EditContext<'_>, base: usize) -> Option<Value> {
+fn record(cx: &EditContext<'_>, base: usize) -> Option<Json> {
     let (start, end) = cx.source.line_range(cx.source.line_index(base));
     serde_json::from_str(cx.source.text.get(start..end)?).ok()
 }
@@ -245,7 +249,7 @@ fn insert_result(cx: &EditContext<'_>, call: &ToolCall, after: &Loc) -> Option<V
     let uuid = derived_uuid(
         holder
             .get("sessionId")
-            .and_then(Value::as_str)
+            .and_then(Json::as_str)
             .unwrap_or_default(),
         id,
     );
@@ -254,7 +258,7 @@ fn insert_result(cx: &EditContext<'_>, call: &ToolCall, after: &Loc) -> Option<V
         return None;
     }
     let mut line = serde_json::Map::new();
-    line.insert("parentUuid".into(), Value::String(after_uuid.clone()));
+    line.insert("parentUuid".into(), Json::String(after_uuid.clone()));
     for (key, value) in holder {
         if ENVELOPE.contains(&key.as_str()) {
             line.insert(key.clone(), value.clone());
@@ -265,15 +269,15 @@ fn insert_result(cx: &EditContext<'_>, call: &ToolCall, after: &Loc) -> Option<V
         "message".into(),
         serde_json::json!({"role": "user", "content": [interrupted_block(call, INTERRUPTED)]}),
     );
-    line.insert("uuid".into(), Value::String(uuid.clone()));
+    line.insert("uuid".into(), Json::String(uuid.clone()));
     if let Some(timestamp) = holder.get("timestamp") {
         line.insert("timestamp".into(), timestamp.clone());
     }
-    line.insert("toolUseResult".into(), Value::String(INTERRUPTED.into()));
+    line.insert("toolUseResult".into(), Json::String(INTERRUPTED.into()));
     if let Some(source) = holder.get("uuid") {
         line.insert("sourceToolAssistantUUID".into(), source.clone());
     }
-    let rendered = serde_json::to_string(&Value::Object(line)).ok()?;
+    let rendered = serde_json::to_string(&Json::Object(line)).ok()?;
     let mut edits = vec![insert_record_after(cx, after, &rendered)?];
     // `after`'s uuid, rewritten as itself: two inserts after one line then clash, so they
     // land in separate rounds and the chain stays a line instead of forking.
@@ -383,7 +387,7 @@ fn derived_uuid(session: &str, call_id: &str) -> String {
 /// One record of the session file, with what the rebuild needs.
 struct Rec<'a> {
     base: usize,
-    value: &'a Value,
+    value: &'a Value<'a>,
     uuid: Option<&'a str>,
     parent: Option<&'a str>,
     sidechain: bool,
@@ -394,7 +398,7 @@ struct Rec<'a> {
 }
 
 impl<'a> Rec<'a> {
-    fn message(&self) -> Option<&'a Value> {
+    fn message(&self) -> Option<&'a Value<'a>> {
         self.role.and(self.value.get("message"))
     }
 
@@ -496,7 +500,7 @@ impl<'a> Session<'a> {
     /// a parent outside the file, or a cycle.
     fn chain(&self, leaf: usize) -> Vec<usize> {
         let mut chain = vec![leaf];
-        let mut seen = HashSet::from([leaf]);
+        let mut seen: HashSet<usize> = [leaf].into_iter().collect();
         let mut cur = leaf;
         while let Some(parent) = self.parent_of(cur) {
             if !seen.insert(parent) {
@@ -676,19 +680,19 @@ mod tests {
     use super::*;
     use crate::lint::{lint_str, Outcome};
     use crate::transcript::Item;
-    use serde_json::json;
+    use crate::tree_json as json;
 
     fn codes(name: &str, text: &str) -> Vec<String> {
         lint_str(name, text).codes()
     }
 
     /// Parses JSONL text into records with their byte offsets.
-    fn records(text: &str) -> Vec<(usize, Value)> {
+    fn records(text: &str) -> Vec<(usize, Value<'_>)> {
         let mut out = Vec::new();
         let mut base = 0;
         for line in text.split_inclusive('\n') {
             if !line.trim().is_empty() {
-                out.push((base, serde_json::from_str(line).expect("test JSONL")));
+                out.push((base, crate::tree::parse(line).expect("test JSONL").value));
             }
             base += line.len();
         }
@@ -898,9 +902,9 @@ mod tests {
     }
 
     fn msg(uuid: &str, parent: Option<&str>, role: &str, content: Value) -> String {
-        let mut message = json!({"role": role, "content": content});
+        let mut message = serde_json::json!({"role": role, "content": content});
         if role == "assistant" {
-            message["id"] = json!(format!("msg_{uuid}"));
+            message["id"] = serde_json::json!(format!("msg_{uuid}"));
         }
         line(
             json!({"parentUuid": parent, "isSidechain": false, "userType": "external",
@@ -908,11 +912,11 @@ mod tests {
         )
     }
 
-    fn call(id: &str) -> Value {
+    fn call(id: &str) -> Value<'_> {
         json!([{"type": "tool_use", "id": id, "name": "Bash", "input": {"command": "ls"}}])
     }
 
-    fn result(id: &str) -> Value {
+    fn result(id: &str) -> Value<'_> {
         json!([{"type": "tool_result", "tool_use_id": id, "content": "ok"}])
     }
 
@@ -1050,11 +1054,11 @@ mod tests {
         fix_with(text, &crate::lint::LintOptions::default())
     }
 
-    fn parse_lines(text: &str) -> Vec<Value> {
+    fn parse_lines(text: &str) -> Vec<Value<'_>> {
         records(text).into_iter().map(|(_, v)| v).collect()
     }
 
-    fn by_uuid<'v>(lines: &'v [Value], uuid: &str) -> &'v Value {
+    fn by_uuid<'v>(lines: &'v [Value<'v>], uuid: &str) -> &'v Value<'v> {
         lines
             .iter()
             .find(|l| str_at(l, "uuid") == Some(uuid))
@@ -1148,12 +1152,7 @@ mod tests {
         assert_eq!(str_at(&lines[4], "type"), Some("progress"));
         assert_eq!(fix(INTERRUPTED_MID_TOOL), fixed);
         // Keys in the order Claude Code writes a result line.
-        let keys: Vec<&str> = inserted
-            .as_object()
-            .unwrap()
-            .keys()
-            .map(String::as_str)
-            .collect();
+        let keys: Vec<&str> = inserted.as_object().unwrap().keys().collect();
         assert_eq!(
             keys,
             [

@@ -19,7 +19,9 @@
 //! reported; an output after a compaction whose call came before it is an orphan, as the
 //! replayed history would be.
 
-use serde_json::{json, Value};
+use serde_json::{json, Value as Json};
+
+use crate::tree::Value;
 
 use super::openai_responses::{output_item, read_item};
 use super::{array_at, str_at, Adapter, CallSite, Dialect, Doc, Format, Unit};
@@ -50,7 +52,7 @@ const RAW_ITEM_TYPES: [&str; 9] = [
 ];
 
 impl Dialect for Codex {
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
         let item = output_item(site.element, text)?;
         // Items inside a compaction's replacement history are bare; rollout lines carry an
         // envelope with the call line's timestamp (resume requires one).
@@ -60,7 +62,7 @@ impl Dialect for Codex {
                     && !site.call.loc.pointer.contains("/replacement_history/") =>
             {
                 Some(json!({
-                    "timestamp": record.get("timestamp").cloned().unwrap_or(Value::Null),
+                    "timestamp": record.get("timestamp").map_or(Json::Null, Value::to_serde),
                     "type": "response_item",
                     "payload": item
                 }))
@@ -111,7 +113,7 @@ impl Adapter for Codex {
                     && str_at(record, "timestamp").is_some()
                     && object
                         .keys()
-                        .all(|k| matches!(k.as_str(), "id" | "timestamp" | "instructions" | "git"));
+                        .all(|k| matches!(k, "id" | "timestamp" | "instructions" | "git"));
                 meta.then_some(50)
             }
         }
@@ -193,7 +195,7 @@ fn read_codex_item(item: &Value, loc: Loc, conv: &mut Conversation) {
     };
     result.is_error |= code.is_some_and(|code| code != 0);
     if let Some(output) = output {
-        result.text = result_text(&Value::String(output));
+        result.text = result_text(&Value::String(output.into()));
     }
 }
 
@@ -206,7 +208,7 @@ fn exit_code(text: &str) -> (Option<i64>, Option<String>) {
         );
     }
     if text.starts_with('{') {
-        if let Ok(value) = serde_json::from_str::<Value>(text) {
+        if let Ok(crate::json::Parsed { value, .. }) = crate::json::parse(text) {
             let code = value.pointer("/metadata/exit_code").and_then(Value::as_i64);
             let output = value
                 .get("output")
@@ -226,7 +228,7 @@ fn new_conversation(loc: Loc) -> Conversation {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use crate::tree_json as json;
 
     use super::*;
     use crate::lint::{lint_str, Outcome};
@@ -239,25 +241,25 @@ mod tests {
         records.iter().map(|r| format!("{r}\n")).collect()
     }
 
-    fn line(kind: &str, payload: Value) -> Value {
+    fn line(kind: &str, payload: Value) -> Value<'static> {
         json!({"timestamp": "2025-10-02T09:00:00.000Z", "type": kind, "payload": payload})
     }
 
-    fn call(id: &str) -> Value {
+    fn call(id: &str) -> Value<'_> {
         line(
             "response_item",
             json!({"type": "function_call", "name": "shell", "arguments": "{\"command\":[\"ls\"]}", "call_id": id}),
         )
     }
 
-    fn output(id: &str, output: Value) -> Value {
+    fn output(id: &str, output: Value) -> Value<'static> {
         line(
             "response_item",
             json!({"type": "function_call_output", "call_id": id, "output": output}),
         )
     }
 
-    fn user(text: &str) -> Value {
+    fn user(text: &str) -> Value<'_> {
         line(
             "response_item",
             json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}),
@@ -270,7 +272,12 @@ mod tests {
             .scan(0, |at, l| {
                 let base = *at;
                 *at += l.len();
-                Some((base, serde_json::from_str(l).unwrap_or(Value::Null)))
+                Some((
+                    base,
+                    crate::tree::parse(l)
+                        .map(|t| t.value)
+                        .unwrap_or(Value::Null),
+                ))
             })
             .collect();
         let docs: Vec<Doc<'_>> = values

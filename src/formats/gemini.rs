@@ -13,9 +13,13 @@
 //! id-less response named X in the user-side turns after a model turn answers the k-th open
 //! call named X in that model turn.
 
-use std::collections::{HashMap, HashSet};
+// foldhash: these maps key on ids and offsets a run compares itself; SipHash's
+// flood resistance buys nothing there and costs a few percent of a lint.
+use foldhash::{HashMap, HashMapExt, HashSet};
 
-use serde_json::{json, Value};
+use serde_json::{json, Value as Json};
+
+use crate::tree::Value;
 
 use super::{array_at, field, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
@@ -31,7 +35,7 @@ const DECLARATIONS: &[&str] = &["functionDeclarations", "function_declarations"]
 const JSON_SCHEMA: &[&str] = &["parametersJsonSchema", "parameters_json_schema"];
 
 impl Dialect for Gemini {
-    fn interrupted_block(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+    fn interrupted_block(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
         // Answer in the casing the call was written in.
         let snake = site.element.get("function_call").is_some();
         let mut response = serde_json::Map::new();
@@ -48,7 +52,7 @@ impl Dialect for Gemini {
         Some(json!({ key: response }))
     }
 
-    fn result_message(&self, part: Value) -> Option<Value> {
+    fn result_message(&self, part: Json) -> Option<Json> {
         Some(json!({"role": "user", "parts": [part]}))
     }
 }
@@ -104,7 +108,7 @@ fn has_gemini_config(doc: &Value) -> bool {
 
 /// Where the `Content[]` history is: `contents`, a checkpoint's `history`, a Vertex batch
 /// record's `request.contents`, or a bare array. Returns the pointer prefix of its container.
-fn locate_contents(doc: &Value) -> Option<(&'static str, &Vec<Value>)> {
+fn locate_contents<'a>(doc: &'a Value<'a>) -> Option<(&'static str, &'a Vec<Value<'a>>)> {
     if let Some(contents) = array_at(doc, "contents") {
         return Some(("", contents));
     }
@@ -204,7 +208,7 @@ pub(crate) fn part_item(part: &Value, loc: Loc, cloc: &Loc) -> Item {
 pub(crate) fn object_field<'a>(
     value: &'a Value,
     names: &[&'static str],
-) -> Option<(&'static str, &'a Value)> {
+) -> Option<(&'static str, &'a Value<'a>)> {
     names
         .iter()
         .find_map(|&name| value.get(name).filter(|v| !v.is_null()).map(|v| (name, v)))
@@ -216,7 +220,7 @@ pub(crate) fn function_call(call: &Value, loc: Loc, body: Loc, message: &Loc) ->
     let (arguments, args_loc) = match call.get("args") {
         // `args` is optional: a call without it passes no arguments.
         None => (Arguments::Value(json!({})), body.clone()),
-        Some(args) => (Arguments::Value(args.clone()), body.child("args")),
+        Some(args) => (Arguments::Value(args.to_serde()), body.child("args")),
     };
     ToolCall {
         key: pairing_key(id.as_deref(), &loc),
@@ -355,13 +359,14 @@ mod tests {
     use super::*;
     use crate::formats::detect;
     use crate::lint::lint_str;
+    use crate::tree_json as json;
 
     fn codes(text: &str) -> Vec<String> {
         lint_str("x.json", text).codes()
     }
 
     fn detected(text: &str) -> Option<Format> {
-        let value: Value = serde_json::from_str(text).ok()?;
+        let value: Value = crate::tree::parse(text).ok()?.value;
         detect(&value).map(|a| a.format())
     }
 
@@ -442,7 +447,11 @@ mod tests {
 
         let batch = r#"{"request": {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}}"#;
         assert_eq!(detected(batch), Some(Format::Gemini));
-        let convs = conversations(serde_json::from_str(batch).unwrap_or_default());
+        let convs = conversations(
+            crate::tree::parse(batch)
+                .map(|t| t.value)
+                .unwrap_or_default(),
+        );
         assert_eq!(convs[0].turns[0].loc.pointer, "/request/contents/0");
 
         let response = r#"{
@@ -477,7 +486,7 @@ mod tests {
             ]}
         ]}"#;
         assert_eq!(codes(ok), Vec::<String>::new());
-        let convs = conversations(serde_json::from_str(ok).unwrap_or_default());
+        let convs = conversations(crate::tree::parse(ok).map(|t| t.value).unwrap_or_default());
         let keys: Vec<&str> = convs[0].results().map(|(_, r)| r.key.as_str()).collect();
         assert_eq!(
             keys,
@@ -528,7 +537,11 @@ mod tests {
             {"role": "model", "parts": [{"text": "done"}]}
         ]"#;
         assert_eq!(codes(text), ["TC102@2:41", "TC504@3:13", "TC103@5:44"]);
-        let convs = conversations(serde_json::from_str(text).unwrap_or_default());
+        let convs = conversations(
+            crate::tree::parse(text)
+                .map(|t| t.value)
+                .unwrap_or_default(),
+        );
         let roles: Vec<Role> = convs[0].turns.iter().map(|t| t.role).collect();
         use Role::{Assistant, User};
         assert_eq!(roles, [User, Assistant, Assistant, User, User, Assistant]);
@@ -547,7 +560,11 @@ mod tests {
             {"role": "tool", "parts": [{"functionResponse": {"name": "read", "response": {"text": "B"}}}]}
         ]}"#;
         assert_eq!(codes(text), ["TC503@2:13"]);
-        let convs = conversations(serde_json::from_str(text).unwrap_or_default());
+        let convs = conversations(
+            crate::tree::parse(text)
+                .map(|t| t.value)
+                .unwrap_or_default(),
+        );
         let keys: Vec<&str> = convs[0].results().map(|(_, r)| r.key.as_str()).collect();
         assert_eq!(
             keys,
@@ -564,7 +581,7 @@ mod tests {
             ]}
         ]}));
         let (_, call) = convs[0].calls().next().expect("one call");
-        assert_eq!(call.arguments, Arguments::Value(json!({})));
+        assert_eq!(call.arguments, Arguments::Value(serde_json::json!({})));
         assert_eq!(call.args_loc.pointer, "/contents/0/parts/0/functionCall");
         assert_eq!(call.loc.pointer, "/contents/0/parts/0");
         let (_, result) = convs[0].results().next().expect("one result");

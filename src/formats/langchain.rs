@@ -22,7 +22,9 @@
 //! Histories are replayed to OpenAI-compatible providers, so turns are OpenAI's: every
 //! non-tool message starts a turn, and consecutive tool messages form one.
 
-use serde_json::{json, Value};
+use serde_json::{json, Value as Json};
+
+use crate::tree::Value;
 
 use super::openai_chat::{read_tool_call, take_pending};
 use super::{array_at, has_text, str_at, Adapter, CallSite, Dialect, Doc, Format};
@@ -34,7 +36,7 @@ use crate::transcript::{
 pub struct Langchain;
 
 impl Dialect for Langchain {
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
         let id = site.call.id.as_deref()?;
         // Answer in the serialisation the conversation uses.
         if site.message.get("lc").is_some() {
@@ -81,7 +83,7 @@ impl Adapter for Langchain {
 }
 
 /// The messages array and its pointer.
-fn locate_messages(doc: &Value) -> Option<(&'static str, &Vec<Value>)> {
+fn locate_messages<'a>(doc: &'a Value<'a>) -> Option<(&'static str, &'a Vec<Value<'a>>)> {
     if let Some(messages) = doc.as_array() {
         return Some(("", messages));
     }
@@ -110,7 +112,7 @@ enum Kind {
 }
 
 /// The kind of a dumped message, its body (`data` or `kwargs`) and the body's key.
-fn classify(message: &Value) -> Option<(Kind, &Value, Option<&'static str>)> {
+fn classify<'a>(message: &'a Value<'a>) -> Option<(Kind, &'a Value<'a>, Option<&'static str>)> {
     let (class, body_key) = if message.get("lc").is_some() {
         if str_at(message, "type") != Some("constructor") {
             return None;
@@ -276,8 +278,8 @@ fn read_calls(
                 None => Arguments::Absent,
                 // `invalid_tool_calls` keeps the raw text, or null when there was none.
                 Some(Value::Null) if invalid => Arguments::Absent,
-                Some(Value::String(s)) => Arguments::Encoded(s.clone()),
-                Some(other) => Arguments::Value(other.clone()),
+                Some(Value::String(s)) => Arguments::Encoded(s.to_string()),
+                Some(other) => Arguments::Value(other.to_serde()),
             };
             calls.push(ToolCall {
                 id,
@@ -324,8 +326,8 @@ fn read_calls(
             kind: CallKind::Function,
             arguments: match args {
                 None | Some(Value::Null) => Arguments::Absent,
-                Some(Value::String(s)) => Arguments::Encoded(s.clone()),
-                Some(other) => Arguments::Value(other.clone()),
+                Some(Value::String(s)) => Arguments::Encoded(s.to_string()),
+                Some(other) => Arguments::Value(other.to_serde()),
             },
             args_loc: if args.is_some() {
                 loc.child("arguments")
@@ -341,7 +343,7 @@ fn read_calls(
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use crate::tree_json as json;
 
     use super::*;
     use crate::lint::{lint_str, Outcome};

@@ -9,7 +9,9 @@
 //! snapshot is what is checked, as a `langchain` dump is, and every location points into it.
 //! Earlier events repeat its calls and results by id.
 
-use serde_json::Value;
+use serde_json::Value as Json;
+
+use crate::tree::Value;
 
 use super::langchain::{conversation, Langchain};
 use super::{Adapter, CallSite, Dialect, Doc, Format, Unit};
@@ -33,20 +35,20 @@ const MODES: &[&str] = &[
 ];
 
 impl Dialect for LanggraphStream {
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
         Langchain.interrupted_result(site, text)
     }
 }
 
 impl Dialect for LanggraphStreamRecords {
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
         Langchain.interrupted_result(site, text)
     }
 }
 
 /// An event's mode, payload, the payload's index in the event, and whether it comes from
 /// the root graph.
-fn event(value: &Value) -> Option<(&str, &Value, usize, bool)> {
+fn event<'a>(value: &'a Value<'a>) -> Option<(&'a str, &'a Value<'a>, usize, bool)> {
     let (mode, payload, at, root) = match value.as_array()?.as_slice() {
         [Value::String(mode), payload] => (mode, payload, 1, true),
         [Value::Array(ns), Value::String(mode), payload] => (mode, payload, 2, ns.is_empty()),
@@ -58,7 +60,7 @@ fn event(value: &Value) -> Option<(&str, &Value, usize, bool)> {
 }
 
 /// A root `values` snapshot with a `messages` list.
-fn snapshot(value: &Value) -> Option<(&Vec<Value>, usize)> {
+fn snapshot<'a>(value: &'a Value<'a>) -> Option<(&'a Vec<Value<'a>>, usize)> {
     match event(value)? {
         ("values", payload, at, true) => Some((payload.get("messages")?.as_array()?, at)),
         _ => None,
@@ -67,7 +69,7 @@ fn snapshot(value: &Value) -> Option<(&Vec<Value>, usize)> {
 
 /// The conversation of the last snapshot among `events` (each with its location).
 fn last_snapshot<'a>(
-    events: impl DoubleEndedIterator<Item = (Loc, &'a Value)>,
+    events: impl DoubleEndedIterator<Item = (Loc, &'a Value<'a>)>,
 ) -> Result<Vec<Conversation>, String> {
     let (loc, messages, at) = events
         .rev()
@@ -133,7 +135,7 @@ impl Adapter for LanggraphStreamRecords {
 mod tests {
     use super::*;
     use crate::formats::detect;
-    use serde_json::json;
+    use crate::tree_json as json;
 
     #[test]
     fn reads_the_last_root_snapshot_only() {

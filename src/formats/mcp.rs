@@ -17,9 +17,11 @@
 //!
 //! No fixes: a log records what went over the wire, and a server response cannot be made up.
 
-use std::collections::{HashMap, HashSet};
+// foldhash: these maps key on ids and offsets a run compares itself; SipHash's
+// flood resistance buys nothing there and costs a few percent of a lint.
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-use serde_json::Value;
+use crate::tree::Value;
 
 use super::{array_at, str_at, Adapter, Dialect, Doc, Format, Planned, Unit};
 use crate::edit::plan::EditContext;
@@ -150,11 +152,11 @@ impl Reader {
         let params_loc = loc.child("params");
         let (arguments, args_loc) = match params.get("arguments") {
             Some(args) => (
-                Arguments::Value(args.clone()),
+                Arguments::Value(args.to_serde()),
                 params_loc.child("arguments"),
             ),
             None => (
-                Arguments::Value(Value::Object(Default::default())),
+                Arguments::Value(serde_json::Value::Object(Default::default())),
                 loc.clone(),
             ),
         };
@@ -286,8 +288,8 @@ fn tool_shaped(result: &Value) -> bool {
 /// A JSON-RPC id as text: strings as they are, numbers as written.
 fn id_text(id: &Value) -> Option<String> {
     match id {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.to_string()),
+        Value::String(s) => Some(s.to_string()),
+        Value::Number(n) => Some(n.as_str().to_string()),
         _ => None,
     }
 }
@@ -319,7 +321,7 @@ fn claude_log_message(line: &str) -> Option<(usize, usize)> {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use crate::tree_json as json;
 
     use super::*;
 

@@ -4,7 +4,7 @@
 //! [`Conversation`] model; it never decides what is wrong. Detection is cheap: each adapter
 //! scores a document from its top-level shape, and the best score wins.
 
-use serde_json::Value;
+use crate::tree::Value;
 
 use crate::edit::plan::EditContext;
 pub use crate::edit::plan::{CallSite, Dialect};
@@ -74,7 +74,7 @@ pub enum Unit {
 #[derive(Debug, Clone, Copy)]
 pub struct Doc<'a> {
     pub base: usize,
-    pub value: &'a Value,
+    pub value: &'a Value<'a>,
 }
 
 /// One provider or framework format. Its [`Dialect`] is the JSON a fix inserts in it.
@@ -142,7 +142,7 @@ pub fn detect(doc: &Value) -> Option<&'static dyn Adapter> {
 
 /// The session format of a JSONL file, judged from its first records.
 pub fn detect_session<'a>(
-    records: impl Iterator<Item = &'a Value>,
+    records: impl Iterator<Item = &'a Value<'a>>,
 ) -> Option<&'static dyn Adapter> {
     let mut votes: Vec<(Format, u32)> = Vec::new();
     for record in records {
@@ -179,7 +179,7 @@ pub(crate) fn str_at<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
 }
 
 /// `value[key]` as an array.
-pub(crate) fn array_at<'a>(value: &'a Value, key: &str) -> Option<&'a Vec<Value>> {
+pub(crate) fn array_at<'a>(value: &'a Value, key: &str) -> Option<&'a Vec<Value<'a>>> {
     value.get(key).and_then(Value::as_array)
 }
 
@@ -187,7 +187,7 @@ pub(crate) fn array_at<'a>(value: &'a Value, key: &str) -> Option<&'a Vec<Value>
 pub(crate) fn field<'a>(
     value: &'a Value,
     names: &[&'static str],
-) -> Option<(&'static str, &'a Value)> {
+) -> Option<(&'static str, &'a Value<'a>)> {
     names
         .iter()
         .find_map(|&name| value.get(name).map(|v| (name, v)))
@@ -199,14 +199,14 @@ pub(crate) fn all_have_role(items: &[Value]) -> bool {
 }
 
 /// The content blocks of a message: its `content` array, or nothing for string content.
-pub(crate) fn blocks(message: &Value) -> &[Value] {
+pub(crate) fn blocks<'a>(message: &'a Value<'a>) -> &'a [Value<'a>] {
     array_at(message, "content").map_or(&[], Vec::as_slice)
 }
 
 /// Whether message content holds anything: a non-blank string or a non-empty part list.
 pub(crate) fn has_text(content: Option<&Value>) -> bool {
     match content {
-        Some(Value::String(s)) => !s.trim().is_empty(),
+        Some(Value::String(s)) => !s.is_blank(),
         Some(Value::Array(parts)) => !parts.is_empty(),
         _ => false,
     }

@@ -12,7 +12,9 @@
 //! the session uses, so results pair with the turn right after their call, and a trailing
 //! unanswered call is sent again with the next prompt (`resumable`).
 
-use serde_json::{json, Value};
+use serde_json::{json, Value as Json};
+
+use crate::tree::Value;
 
 use super::openai_chat::read_tool_call;
 use super::{array_at, has_text, str_at, Adapter, CallSite, Dialect, Doc, Format, Unit};
@@ -36,7 +38,7 @@ const ROLES: [&str; 6] = [
 const MARKS: [&str; 5] = ["run_id", "seq", "inputTokens", "outputTokens", "durationMs"];
 
 impl Dialect for Moltis {
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
         let call = site.call;
         let id = call.id.as_ref()?;
         let mut line = serde_json::Map::new();
@@ -45,7 +47,7 @@ impl Dialect for Moltis {
         line.insert("tool_name".into(), json!(call.name));
         // What the call asked for, as Moltis echoes it; left out when it does not parse.
         if let Some(args) = call.arguments.object() {
-            line.insert("arguments".into(), Value::Object(args));
+            line.insert("arguments".into(), Json::Object(args));
         }
         line.insert("success".into(), json!(false));
         // Moltis shows the model "Error: <error>", so the prefix is not repeated.
@@ -53,10 +55,10 @@ impl Dialect for Moltis {
         line.insert("error".into(), json!(error));
         for key in ["created_at", "run_id"] {
             if let Some(value) = site.record.and_then(|r| r.get(key)) {
-                line.insert(key.into(), value.clone());
+                line.insert(key.into(), value.to_serde());
             }
         }
-        Some(Value::Object(line))
+        Some(Json::Object(line))
     }
 }
 
@@ -82,7 +84,7 @@ impl Adapter for Moltis {
             // and run bookkeeping.
             _ => {
                 let stamped = record.get("created_at").is_some_and(Value::is_u64)
-                    || MARKS.iter().any(|k| record.get(*k).is_some());
+                    || MARKS.iter().any(|k| record.get(k).is_some());
                 stamped.then_some(40)
             }
         }
@@ -163,7 +165,7 @@ fn read_tool_result(record: &Value, mloc: &Loc, conv: &mut Conversation) {
     if let Some(args) = record.get("arguments") {
         conv.echoed_arguments.push(EchoedArguments {
             result: result.loc.clone(),
-            value: args.clone(),
+            value: args.to_serde(),
             loc: mloc.child("arguments"),
         });
     }
@@ -191,12 +193,12 @@ fn tool_result(record: &Value, mloc: &Loc, is_error: bool, shown: &Value) -> Too
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use crate::tree_json as json;
 
     use super::*;
     use crate::lint::{lint_str, Outcome};
 
-    fn call(id: &str, args: &str) -> Value {
+    fn call(id: &str, args: &str) -> Value<'static> {
         json!({"role": "assistant", "content": "", "created_at": 1750000001000u64, "tool_calls": [{"id": id, "type": "function", "function": {"name": "exec", "arguments": args}}], "run_id": "r1"})
     }
 

@@ -6,7 +6,9 @@
 //! by name and order). Tools live in `tools[].function.parameters` or legacy `functions`.
 //! OpenAI merges nothing: tool messages must directly follow the assistant message.
 
-use serde_json::{json, Value};
+use serde_json::{json, Value as Json};
+
+use crate::tree::Value;
 
 use super::{
     all_have_role, array_at, blocks, has_text, str_at, Adapter, CallSite, Dialect, Doc, Format,
@@ -19,7 +21,7 @@ use crate::transcript::{
 pub struct OpenAiChat;
 
 impl Dialect for OpenAiChat {
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
         let call = site.call;
         // Legacy `function_call`s are answered by a `function` message, id-less calls by
         // name (Ollama's `tool_name`), the rest by `tool_call_id`.
@@ -80,7 +82,7 @@ impl Adapter for OpenAiChat {
 
 /// Where the messages are: `messages`, a batch line's `body.messages`, a preference record's
 /// `input.messages`, or a bare array.
-fn locate_messages(doc: &Value) -> Option<(&'static str, &Vec<Value>)> {
+fn locate_messages<'a>(doc: &'a Value<'a>) -> Option<(&'static str, &'a Vec<Value<'a>>)> {
     if let Some(messages) = array_at(doc, "messages") {
         return Some(("", messages));
     }
@@ -216,9 +218,9 @@ pub(crate) fn take_pending(
 fn arguments(value: Option<&Value>) -> Arguments {
     match value {
         None | Some(Value::Null) => Arguments::Absent,
-        Some(Value::String(s)) => Arguments::Encoded(s.clone()),
+        Some(Value::String(s)) => Arguments::Encoded(s.to_string()),
         // Ollama and some OpenAI-compatible servers send an object: that is their format.
-        Some(other) => Arguments::Value(other.clone()),
+        Some(other) => Arguments::Value(other.to_serde()),
     }
 }
 
@@ -244,7 +246,7 @@ pub(crate) fn read_tool_call(
     let (kind, arguments, args_field) = if custom {
         (
             CallKind::FreeText,
-            Arguments::Value(body.get("input").cloned().unwrap_or(Value::Null)),
+            Arguments::Value(body.get("input").map_or(Json::Null, Value::to_serde)),
             "input",
         )
     } else {

@@ -16,7 +16,9 @@
 //! The item reading here is shared with the Codex rollout adapter, whose `response_item`
 //! payloads are the same items.
 
-use serde_json::{json, Value};
+use serde_json::{json, Value as Json};
+
+use crate::tree::Value;
 
 use super::{all_have_role, array_at, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
@@ -27,7 +29,7 @@ use crate::transcript::{
 pub struct OpenAiResponses;
 
 impl Dialect for OpenAiResponses {
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
         output_item(site.element, text)
     }
 }
@@ -209,13 +211,13 @@ pub(crate) fn read_item(item: &Value, loc: Loc, conv: &mut Conversation) {
             let args = item.get("arguments");
             let arguments = match args {
                 None | Some(Value::Null) => Arguments::Absent,
-                Some(Value::String(s)) => Arguments::Encoded(s.clone()),
-                Some(other) => Arguments::Value(other.clone()),
+                Some(Value::String(s)) => Arguments::Encoded(s.to_string()),
+                Some(other) => Arguments::Value(other.to_serde()),
             };
             push_call(conv, item, loc, CallKind::Function, arguments, "arguments");
         }
         "custom_tool_call" => {
-            let input = item.get("input").cloned().unwrap_or(Value::Null);
+            let input = item.get("input").map_or(Json::Null, Value::to_serde);
             let arguments = Arguments::Value(input);
             push_call(conv, item, loc, CallKind::FreeText, arguments, "input");
         }
@@ -225,11 +227,15 @@ pub(crate) fn read_item(item: &Value, loc: Loc, conv: &mut Conversation) {
             } else {
                 "action"
             };
-            let arguments = Arguments::Value(item.get(field).cloned().unwrap_or(json!({})));
+            let arguments =
+                Arguments::Value(item.get(field).map_or_else(|| json!({}), Value::to_serde));
             push_call(conv, item, loc, CallKind::Function, arguments, field);
         }
         "tool_search_call" => {
-            let arguments = Arguments::Value(item.get("arguments").cloned().unwrap_or(json!({})));
+            let arguments = Arguments::Value(
+                item.get("arguments")
+                    .map_or_else(|| json!({}), Value::to_serde),
+            );
             let kind = if str_at(item, "execution") == Some("server") {
                 CallKind::ProviderExecuted
             } else {
@@ -243,9 +249,9 @@ pub(crate) fn read_item(item: &Value, loc: Loc, conv: &mut Conversation) {
         | "image_generation_call"
         | "mcp_call" => {
             let (arguments, field) = match item.get("arguments") {
-                Some(Value::String(s)) => (Arguments::Encoded(s.clone()), "arguments"),
+                Some(Value::String(s)) => (Arguments::Encoded(s.to_string()), "arguments"),
                 _ => match item.get("action").filter(|a| a.is_object()) {
-                    Some(action) => (Arguments::Value(action.clone()), "action"),
+                    Some(action) => (Arguments::Value(action.to_serde()), "action"),
                     None => (Arguments::Value(json!({})), ""),
                 },
             };
@@ -401,7 +407,7 @@ fn read_tools(container: &Value, root: &Loc, conv: &mut Conversation) {
 
 /// The output item answering the call item `call` with an error saying `text`, for the
 /// call types whose output can carry text. Shared with Codex.
-pub(crate) fn output_item(call: &Value, text: &str) -> Option<Value> {
+pub(crate) fn output_item(call: &Value, text: &str) -> Option<Json> {
     let call_id = str_at(call, "call_id")?;
     match str_at(call, "type")? {
         "function_call" => {
@@ -420,7 +426,7 @@ pub(crate) fn output_item(call: &Value, text: &str) -> Option<Value> {
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use crate::tree_json as json;
 
     use super::*;
     use crate::lint::{lint_str, Outcome};
@@ -621,10 +627,10 @@ mod tests {
             {"type": "tool_search_output", "call_id": "call_t", "execution": "client", "tools": []},
             {"role": "user", "content": "go on"}
         ]});
-        let mut with_tools = doc.clone();
-        with_tools["tools"] = json!([{"type": "computer_use_preview", "display_width": 1024,
+        let mut with_tools = doc.to_serde();
+        with_tools["tools"] = serde_json::json!([{"type": "computer_use_preview", "display_width": 1024,
             "display_height": 768, "environment": "browser"}]);
-        let conv = normalise(&with_tools);
+        let conv = normalise(&Value::from_serde(&with_tools));
         let (_, computer) = conv.calls().next().unwrap_or_else(|| panic!("no call"));
         assert_eq!(computer.name, "computer_use_preview");
         assert_eq!(codes("x.json", &doc.to_string()), Vec::<String>::new());

@@ -22,7 +22,9 @@
 //! non-tool message starts a turn, consecutive tool messages form one. Messages of several
 //! `conversation_id`s in one export are separate conversations.
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Map, Value as Json};
+
+use crate::tree::Value;
 
 use super::openai_chat::take_pending;
 use super::{array_at, has_text, str_at, Adapter, CallSite, Dialect, Doc, Format, Planned, Unit};
@@ -93,7 +95,7 @@ fn distinctive(message: &Value) -> bool {
 }
 
 /// The messages of a document: its elements, or the document itself.
-fn messages<'a>(doc: &Doc<'a>) -> Vec<(Loc, &'a Value)> {
+fn messages<'a>(doc: &Doc<'a>) -> Vec<(Loc, &'a Value<'a>)> {
     match doc.value {
         Value::Array(items) => items
             .iter()
@@ -155,19 +157,19 @@ impl Adapter for SpringAiRecords {
 }
 
 impl Dialect for SpringAi {
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
         interrupted_result(site, text)
     }
 }
 
 impl Dialect for SpringAiRecords {
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
         interrupted_result(site, text)
     }
 }
 
 /// A TOOL message answering the call at `site`, in the shape of the message holding it.
-fn interrupted_result(site: &CallSite<'_>, text: &str) -> Option<Value> {
+fn interrupted_result(site: &CallSite<'_>, text: &str) -> Option<Json> {
     let call = site.call;
     let response = json!({"id": call.id.as_deref()?, "name": call.name, "responseData": text});
     let message = site.message;
@@ -176,7 +178,7 @@ fn interrupted_result(site: &CallSite<'_>, text: &str) -> Option<Value> {
         out.insert("message_type".into(), json!("TOOL"));
         out.insert("message_content".into(), json!(""));
         let data = serde_json::to_string(&json!([response])).ok()?;
-        out.insert(DATA.into(), Value::String(data));
+        out.insert(DATA.into(), Json::String(data));
         copy(message, &mut out, &["session_id", "branch"]);
     } else if message.get("messageType").is_some() {
         out.insert("messageType".into(), json!("TOOL"));
@@ -190,14 +192,14 @@ fn interrupted_result(site: &CallSite<'_>, text: &str) -> Option<Value> {
         out.insert("metadata".into(), json!({"messageType": "TOOL"}));
         out.insert("toolResponses".into(), json!([response]));
     }
-    Some(Value::Object(out))
+    Some(Json::Object(out))
 }
 
 /// Copies the conversation's own keys (its id, the call's timestamp) into a new message.
-fn copy(from: &Value, to: &mut Map<String, Value>, keys: &[&str]) {
+fn copy(from: &Value, to: &mut Map<String, Json>, keys: &[&str]) {
     for key in keys {
-        if let Some(v) = from.get(*key).filter(|v| !v.is_null()) {
-            to.insert((*key).to_string(), v.clone());
+        if let Some(v) = from.get(key).filter(|v| !v.is_null()) {
+            to.insert((*key).to_string(), v.to_serde());
         }
     }
 }
@@ -214,10 +216,11 @@ fn plan_edits(dialect: &dyn Dialect, intent: &FixIntent, cx: &EditContext<'_>) -
         let Some(row) = cx.value_at(message) else {
             return Planned::Unsupported;
         };
-        let entries = str_at(&row, DATA)
-            .and_then(|d| crate::json::parse_value(d).ok())
-            .and_then(|d| d.as_array().map(Vec::len));
-        if entries != Some(1) || has_text(text_of(&row).map(|(_, v)| v)) || !in_string(node) {
+        let row = row.as_ref();
+        let entries = str_at(row, DATA)
+            .and_then(|d| crate::json::parse(d).ok())
+            .and_then(|d| d.value.as_array().map(Vec::len));
+        if entries != Some(1) || has_text(text_of(row).map(|(_, v)| v)) || !in_string(node) {
             return Planned::Unsupported;
         }
         let removal = FixIntent::RemoveResult {
@@ -248,7 +251,7 @@ fn plan_edits(dialect: &dyn Dialect, intent: &FixIntent, cx: &EditContext<'_>) -
     }
 }
 
-fn text_of(message: &Value) -> Option<(&'static str, &Value)> {
+fn text_of<'a>(message: &'a Value<'a>) -> Option<(&'static str, &'a Value<'a>)> {
     super::field(message, TEXT_KEYS)
 }
 
@@ -348,15 +351,15 @@ fn read_message(
             None => (Arguments::Absent, loc.clone()),
             // Jackson keeps a null; it reads as "null", not as missing.
             Some(Value::Null) => (
-                Arguments::Value(Value::Null),
+                Arguments::Value(Json::Null),
                 child_unless_string(&loc, "arguments"),
             ),
             Some(Value::String(s)) => (
-                Arguments::Encoded(s.clone()),
+                Arguments::Encoded(s.to_string()),
                 child_unless_string(&loc, "arguments"),
             ),
             Some(other) => (
-                Arguments::Value(other.clone()),
+                Arguments::Value(other.to_serde()),
                 child_unless_string(&loc, "arguments"),
             ),
         };
@@ -386,7 +389,11 @@ fn child_unless_string(loc: &Loc, key: &str) -> Loc {
 
 /// The calls or responses of a message with their locations: the array under the first of
 /// `keys`, or the list inside a row's `message_data` string (all located at the string).
-fn entries(message: &Value, mloc: &Loc, keys: &[&str]) -> Result<Vec<(Loc, Value)>, String> {
+fn entries<'a>(
+    message: &'a Value<'a>,
+    mloc: &Loc,
+    keys: &[&str],
+) -> Result<Vec<(Loc, Value<'a>)>, String> {
     if let Some((key, items)) = keys
         .iter()
         .find_map(|k| array_at(message, k).map(|a| (*k, a)))
@@ -402,7 +409,7 @@ fn entries(message: &Value, mloc: &Loc, keys: &[&str]) -> Result<Vec<(Loc, Value
         return Ok(Vec::new());
     };
     let at = mloc.child(DATA);
-    match crate::json::parse_value(data) {
+    match crate::json::parse(data).map(|p| p.value) {
         Ok(Value::Array(items)) => Ok(items.into_iter().map(|e| (at.clone(), e)).collect()),
         Ok(Value::Null) => Ok(Vec::new()),
         _ => Err(format!(
@@ -416,9 +423,9 @@ fn entries(message: &Value, mloc: &Loc, keys: &[&str]) -> Result<Vec<(Loc, Value
 /// returns (`"\"Sunny\""`); a failure is the exception's message as plain text.
 fn response(data: Option<&Value>) -> (bool, String) {
     match data {
-        Some(Value::String(s)) => match crate::json::parse_value(s) {
-            Ok(v) => (looks_like_error(&v), result_text(&v)),
-            Err(_) => (true, result_text(&Value::String(s.clone()))),
+        Some(whole @ Value::String(s)) => match crate::json::parse(s) {
+            Ok(v) => (looks_like_error(&v.value), result_text(&v.value)),
+            Err(_) => (true, result_text(whole)),
         },
         Some(other) => (looks_like_error(other), result_text(other)),
         None => (false, String::new()),
@@ -428,6 +435,7 @@ fn response(data: Option<&Value>) -> (bool, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tree_json as json;
 
     fn read(doc: &Value) -> Vec<Conversation> {
         normalise(&[Doc {
@@ -466,7 +474,7 @@ mod tests {
         assert_eq!(SpringAi.sniff(&doc), Some(90));
         let conv = &read(&doc)[0];
         let (_, call) = conv.calls().next().expect("a call");
-        assert_eq!(call.arguments, Arguments::Value(Value::Null));
+        assert_eq!(call.arguments, Arguments::Value(Json::Null));
         assert_eq!(call.args_loc.pointer, "/0/message_data");
         let (_, result) = conv.results().next().expect("a result");
         assert!(result.is_error);

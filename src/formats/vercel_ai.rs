@@ -22,9 +22,13 @@
 //! becomes a call followed by its result and pairing is [`Pairing::AnyLater`]. v4
 //! `tool-invocation` parts and `toolInvocations` (state `call`/`partial-call`/`result`) too.
 
-use std::collections::{HashMap, HashSet};
+// foldhash: these maps key on ids and offsets a run compares itself; SipHash's
+// flood resistance buys nothing there and costs a few percent of a lint.
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-use serde_json::{json, Value};
+use serde_json::{json, Value as Json};
+
+use crate::tree::Value;
 
 use super::{all_have_role, array_at, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
@@ -35,7 +39,7 @@ use crate::transcript::{
 pub struct VercelAi;
 
 impl Dialect for VercelAi {
-    fn interrupted_block(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+    fn interrupted_block(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
         // UI messages keep call and result in one part: there is no message to insert.
         let pointer = &site.call.loc.pointer;
         if pointer.contains("/parts/") || pointer.contains("/toolInvocations/") {
@@ -51,7 +55,7 @@ impl Dialect for VercelAi {
         Some(part)
     }
 
-    fn result_message(&self, part: Value) -> Option<Value> {
+    fn result_message(&self, part: Json) -> Option<Json> {
         Some(json!({"role": "tool", "content": [part]}))
     }
 }
@@ -209,8 +213,8 @@ fn provider_executed(part: &Value) -> bool {
 fn arguments(value: Option<&Value>) -> Arguments {
     match value {
         None => Arguments::Absent,
-        Some(Value::String(s)) => Arguments::Encoded(s.clone()),
-        Some(other) => Arguments::Value(other.clone()),
+        Some(Value::String(s)) => Arguments::Encoded(s.to_string()),
+        Some(other) => Arguments::Value(other.to_serde()),
     }
 }
 
@@ -249,7 +253,7 @@ fn push_model_message(
                 // v5 `input`, v4 `args`.
                 let field = ["input", "args"]
                     .into_iter()
-                    .find(|f| part.get(*f).is_some());
+                    .find(|f| part.get(f).is_some());
                 Item::Call(ToolCall {
                     key: key(&id, &loc),
                     id,
@@ -500,7 +504,7 @@ fn push_v4_invocation(conv: &mut Conversation, role: Role, inv: &Value, loc: Loc
 
 #[cfg(test)]
 mod tests {
-    use serde_json::json;
+    use crate::tree_json as json;
 
     use super::*;
     use crate::lint::{lint_str, Outcome};
@@ -667,7 +671,7 @@ mod tests {
         assert_eq!(report.outcome, Outcome::Checked(vec![Format::VercelAi]));
         // Opening with a call is a warning: Gemini would reject it.
         assert_eq!(report.codes(), ["TC504@2:3", "TC102@4:5", "TC201@7:70"]);
-        let c = conv(serde_json::from_str(v4).unwrap_or_default());
+        let c = conv(crate::tree::parse(v4).map(|t| t.value).unwrap_or_default());
         assert_eq!(c.pairing, Pairing::AnyLater);
         let errors: Vec<_> = c.results().map(|(_, r)| r.is_error).collect();
         assert_eq!(errors, [false, true]);

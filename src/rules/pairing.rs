@@ -1,7 +1,9 @@
 //! How results pair with calls in one conversation: the analysis behind the orphaned,
 //! unpaired, misplaced and duplicate-result rules, computed once and shared.
 
-use std::collections::HashMap;
+// foldhash: these maps key on ids and offsets a run compares itself; SipHash's
+// flood resistance buys nothing there and costs a few percent of a lint.
+use foldhash::{HashMap, HashMapExt};
 
 use crate::transcript::{CallKind, Conversation, Item, Pairing, Role, ToolCall, ToolResult};
 

@@ -1,4 +1,6 @@
-use std::collections::HashMap;
+// foldhash: these maps key on ids and offsets a run compares itself; SipHash's
+// flood resistance buys nothing there and costs a few percent of a lint.
+use foldhash::{HashMap, HashMapExt};
 
 use serde_json::Value;
 

@@ -1,0 +1,998 @@
+//! A JSON tree that borrows from the text it was read from: what adapters read documents
+//! and records into.
+//!
+//! Logs are mostly text (messages, tool output, arguments), and an adapter looks at a small
+//! part of it. So strings are slices of the input, decoded only when asked for and only if
+//! they hold escapes; numbers keep their text; objects are lists of members in their written
+//! order, searched from the end (the last of repeated keys wins, as with serde_json). A
+//! document costs one allocation per array and object, not one per string and map entry.
+//!
+//! The parser accepts exactly the JSON serde_json accepts (RFC 8259, at most 127 levels of
+//! nesting); `json::parse` asks serde_json for the error when it does not.
+
+use std::fmt;
+use std::sync::OnceLock;
+
+/// A JSON value borrowed from text.
+#[derive(Debug, Clone)]
+#[derive(Default)]
+pub enum Value<'a> {
+    #[default]
+    Null,
+    Bool(bool),
+    Number(Number<'a>),
+    String(Str<'a>),
+    Array(Vec<Value<'a>>),
+    Object(Map<'a>),
+}
+
+/// A number, as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Number<'a>(std::borrow::Cow<'a, str>);
+
+/// A string: its text between the quotes as written, decoded when first read if it holds
+/// escapes.
+#[derive(Clone)]
+pub struct Str<'a> {
+    raw: &'a str,
+    escaped: bool,
+    decoded: OnceLock<Box<str>>,
+}
+
+/// An object's members in written order.
+#[derive(Debug, Clone, Default)]
+pub struct Map<'a> {
+    members: Vec<(Str<'a>, Value<'a>)>,
+}
+
+static NULL: Value<'static> = Value::Null;
+
+
+impl<'m, 'a> IntoIterator for &'m Map<'a> {
+    type Item = (&'m str, &'m Value<'a>);
+    type IntoIter = std::iter::Map<
+        std::slice::Iter<'m, (Str<'a>, Value<'a>)>,
+        fn(&'m (Str<'a>, Value<'a>)) -> (&'m str, &'m Value<'a>),
+    >;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.members.iter().map(member)
+    }
+}
+
+fn member<'m, 'a>(m: &'m (Str<'a>, Value<'a>)) -> (&'m str, &'m Value<'a>) {
+    (m.0.as_str(), &m.1)
+}
+
+impl<'a> Value<'a> {
+    /// The member `key` of an object (the last one when the key repeats).
+    pub fn get(&self, key: &str) -> Option<&Value<'a>> {
+        self.as_object().and_then(|m| m.get(key))
+    }
+
+    /// Element `index` of an array.
+    pub fn at(&self, index: usize) -> Option<&Value<'a>> {
+        self.as_array().and_then(|a| a.get(index))
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::String(s) => Some(s.as_str()),
+            _ => None,
+        }
+    }
+
+    pub fn as_array(&self) -> Option<&Vec<Value<'a>>> {
+        match self {
+            Value::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    pub fn as_object(&self) -> Option<&Map<'a>> {
+        match self {
+            Value::Object(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    pub fn as_u64(&self) -> Option<u64> {
+        match self {
+            Value::Number(n) => n.as_u64(),
+            _ => None,
+        }
+    }
+
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Value::Number(n) => n.as_i64(),
+            _ => None,
+        }
+    }
+
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            Value::Number(n) => n.as_f64(),
+            _ => None,
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+
+    pub fn is_boolean(&self) -> bool {
+        matches!(self, Value::Bool(_))
+    }
+
+    pub fn is_number(&self) -> bool {
+        matches!(self, Value::Number(_))
+    }
+
+    pub fn is_u64(&self) -> bool {
+        self.as_u64().is_some()
+    }
+
+    pub fn is_i64(&self) -> bool {
+        self.as_i64().is_some()
+    }
+
+    pub fn is_string(&self) -> bool {
+        matches!(self, Value::String(_))
+    }
+
+    pub fn is_array(&self) -> bool {
+        matches!(self, Value::Array(_))
+    }
+
+    pub fn is_object(&self) -> bool {
+        matches!(self, Value::Object(_))
+    }
+
+    /// The value at an RFC 6901 pointer.
+    pub fn pointer(&self, pointer: &str) -> Option<&Value<'a>> {
+        if pointer.is_empty() {
+            return Some(self);
+        }
+        let rest = pointer.strip_prefix('/')?;
+        let mut at = self;
+        for token in rest.split('/') {
+            let token = token.replace("~1", "/").replace("~0", "~");
+            at = match at {
+                Value::Object(m) => m.get(&token)?,
+                Value::Array(a) => a.get(token.parse::<usize>().ok()?)?,
+                _ => return None,
+            };
+        }
+        Some(at)
+    }
+
+    /// The same value as a serde_json value (for schemas and arguments, which are checked
+    /// with serde_json-based tools).
+    pub fn to_serde(&self) -> serde_json::Value {
+        match self {
+            Value::Null => serde_json::Value::Null,
+            Value::Bool(b) => serde_json::Value::Bool(*b),
+            Value::Number(n) => serde_json::from_str::<serde_json::Number>(n.as_str())
+                .map_or(serde_json::Value::Null, serde_json::Value::Number),
+            Value::String(s) => serde_json::Value::String(s.as_str().to_string()),
+            Value::Array(a) => serde_json::Value::Array(a.iter().map(Value::to_serde).collect()),
+            Value::Object(m) => serde_json::Value::Object(
+                m.iter()
+                    .map(|(k, v)| (k.to_string(), v.to_serde()))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// A hash of the value as written (members in their order), for finding repeats of it.
+    pub fn written_hash(&self) -> u64 {
+        use std::hash::{BuildHasher, Hash, Hasher};
+        fn walk(v: &Value<'_>, h: &mut impl Hasher) {
+            match v {
+                Value::Null => 0u8.hash(h),
+                Value::Bool(b) => (1u8, b).hash(h),
+                Value::Number(n) => (2u8, n.as_str()).hash(h),
+                Value::String(s) => (3u8, s.as_str()).hash(h),
+                Value::Array(a) => {
+                    (4u8, a.len()).hash(h);
+                    a.iter().for_each(|v| walk(v, h));
+                }
+                Value::Object(m) => {
+                    (5u8, m.len()).hash(h);
+                    for (k, v) in m {
+                        k.hash(h);
+                        walk(v, h);
+                    }
+                }
+            }
+        }
+        let mut h = foldhash::fast::FixedState::default().build_hasher();
+        walk(self, &mut h);
+        h.finish()
+    }
+
+    /// Whether `other` is this value (numbers compared as written; repeated keys never
+    /// equal).
+    pub fn eq_serde(&self, other: &serde_json::Value) -> bool {
+        match (self, other) {
+            (Value::Null, serde_json::Value::Null) => true,
+            (Value::Bool(a), serde_json::Value::Bool(b)) => a == b,
+            (Value::Number(a), serde_json::Value::Number(b)) => a.as_str() == b.as_str(),
+            (Value::String(a), serde_json::Value::String(b)) => a.as_str() == b,
+            (Value::Array(a), serde_json::Value::Array(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.eq_serde(y))
+            }
+            (Value::Object(a), serde_json::Value::Object(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .all(|(k, v)| b.get(k).is_some_and(|w| v.eq_serde(w)))
+            }
+            _ => false,
+        }
+    }
+
+    /// A serde_json value as a tree that owns its strings.
+    pub fn from_serde(value: &serde_json::Value) -> Value<'static> {
+        match value {
+            serde_json::Value::Null => Value::Null,
+            serde_json::Value::Bool(b) => Value::Bool(*b),
+            serde_json::Value::Number(n) => Value::Number(Number(n.to_string().into())),
+            serde_json::Value::String(s) => Value::String(Str::owned(s)),
+            serde_json::Value::Array(a) => Value::Array(a.iter().map(Value::from_serde).collect()),
+            serde_json::Value::Object(m) => Value::Object(Map {
+                members: m
+                    .iter()
+                    .map(|(k, v)| (Str::owned(k), Value::from_serde(v)))
+                    .collect(),
+            }),
+        }
+    }
+}
+
+impl<'a> std::ops::Index<&str> for Value<'a> {
+    type Output = Value<'a>;
+
+    /// The member, or null when there is none (as serde_json's `value["key"]`).
+    fn index(&self, key: &str) -> &Value<'a> {
+        self.get(key).unwrap_or(&NULL)
+    }
+}
+
+impl<'a> std::ops::Index<usize> for Value<'a> {
+    type Output = Value<'a>;
+
+    fn index(&self, index: usize) -> &Value<'a> {
+        self.at(index).unwrap_or(&NULL)
+    }
+}
+
+impl PartialEq for Value<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Value::Null, Value::Null) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Number(a), Value::Number(b)) => a == b,
+            (Value::String(a), Value::String(b)) => a.as_str() == b.as_str(),
+            (Value::Array(a), Value::Array(b)) => a == b,
+            (Value::Object(a), Value::Object(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl PartialEq<str> for Value<'_> {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == Some(other)
+    }
+}
+
+impl PartialEq<&str> for Value<'_> {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == Some(*other)
+    }
+}
+
+impl PartialEq<bool> for Value<'_> {
+    fn eq(&self, other: &bool) -> bool {
+        self.as_bool() == Some(*other)
+    }
+}
+
+impl serde::Serialize for Value<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self {
+            Value::Null => serializer.serialize_unit(),
+            Value::Bool(b) => serializer.serialize_bool(*b),
+            Value::Number(n) => match serde_json::from_str::<serde_json::Number>(n.as_str()) {
+                Ok(n) => n.serialize(serializer),
+                Err(_) => serializer.serialize_unit(),
+            },
+            Value::String(s) => serializer.serialize_str(s.as_str()),
+            Value::Array(items) => {
+                let mut seq = serializer.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    seq.serialize_element(item)?;
+                }
+                seq.end()
+            }
+            Value::Object(m) => {
+                let mut map = serializer.serialize_map(Some(m.len()))?;
+                for (k, v) in m {
+                    map.serialize_entry(k, v)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+/// Compact JSON, members in their order.
+impl fmt::Display for Value<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Null => f.write_str("null"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Number(n) => f.write_str(n.as_str()),
+            Value::String(s) => write_quoted(f, s.as_str()),
+            Value::Array(a) => {
+                f.write_str("[")?;
+                for (i, v) in a.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{v}")?;
+                }
+                f.write_str("]")
+            }
+            Value::Object(m) => {
+                f.write_str("{")?;
+                for (i, (k, v)) in m.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(",")?;
+                    }
+                    write_quoted(f, k)?;
+                    write!(f, ":{v}")?;
+                }
+                f.write_str("}")
+            }
+        }
+    }
+}
+
+fn write_quoted(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
+    match serde_json::to_string(s) {
+        Ok(quoted) => f.write_str(&quoted),
+        Err(_) => Err(fmt::Error),
+    }
+}
+
+impl<'a> Number<'a> {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn as_u64(&self) -> Option<u64> {
+        self.0.parse().ok()
+    }
+
+    pub fn as_i64(&self) -> Option<i64> {
+        self.0.parse().ok()
+    }
+
+    pub fn as_f64(&self) -> Option<f64> {
+        self.0.parse().ok()
+    }
+}
+
+impl<'a> Str<'a> {
+    fn borrowed(raw: &'a str, escaped: bool) -> Self {
+        Str {
+            raw,
+            escaped,
+            decoded: OnceLock::new(),
+        }
+    }
+
+    fn owned(s: &str) -> Str<'static> {
+        Str {
+            raw: "",
+            escaped: true,
+            decoded: OnceLock::from(Box::<str>::from(s)),
+        }
+    }
+
+    /// Whether the text is empty or only whitespace, decoding it only when it opens with an
+    /// escape.
+    pub fn is_blank(&self) -> bool {
+        match self.raw.trim_start().as_bytes().first() {
+            None => self.as_str().trim().is_empty(),
+            Some(b'\\') => self.as_str().trim().is_empty(),
+            Some(_) => false,
+        }
+    }
+
+    /// The start of the text, at least `min` bytes of it where it is that long (more where
+    /// that is cheaper): a long text is decoded only as far as asked.
+    pub fn prefix(&self, min: usize) -> std::borrow::Cow<'_, str> {
+        if !self.escaped || self.decoded.get().is_some() {
+            return std::borrow::Cow::Borrowed(self.as_str());
+        }
+        std::borrow::Cow::Owned(unescape_until(self.raw, min))
+    }
+
+    /// The decoded text.
+    pub fn as_str(&self) -> &str {
+        if !self.escaped {
+            return self.raw;
+        }
+        self.decoded
+            .get_or_init(|| unescape(self.raw).into_boxed_str())
+    }
+}
+
+impl From<String> for Str<'_> {
+    fn from(s: String) -> Self {
+        Str {
+            raw: "",
+            escaped: true,
+            decoded: OnceLock::from(s.into_boxed_str()),
+        }
+    }
+}
+
+impl<'a> From<&'a str> for Str<'a> {
+    fn from(s: &'a str) -> Self {
+        Str::borrowed(s, false)
+    }
+}
+
+impl std::ops::Deref for Str<'_> {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl fmt::Debug for Str<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Display for Str<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq for Str<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl PartialEq<str> for Str<'_> {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for Str<'_> {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl<'a> Map<'a> {
+    /// The member `key` (the last one when the key repeats).
+    pub fn get(&self, key: &str) -> Option<&Value<'a>> {
+        self.members
+            .iter()
+            .rev()
+            .find(|(k, _)| k.as_str() == key)
+            .map(|(_, v)| v)
+    }
+
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// Members in written order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Value<'a>)> {
+        self.members.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.members.iter().map(|(k, _)| k.as_str())
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &Value<'a>> {
+        self.members.iter().map(|(_, v)| v)
+    }
+
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+}
+
+impl PartialEq for Map<'_> {
+    /// Equal as JSON objects: the same keys with equal values, in any order.
+    fn eq(&self, other: &Self) -> bool {
+        fn keys_of<'m>(m: &'m Map<'_>) -> Vec<&'m str> {
+            let mut k: Vec<&str> = m.keys().collect();
+            k.sort_unstable();
+            k.dedup();
+            k
+        }
+        let keys = keys_of(self);
+        keys == keys_of(other) && keys.iter().all(|k| self.get(k) == other.get(k))
+    }
+}
+
+/// How a read stopped short: serde_json is asked for the message.
+#[derive(Debug)]
+pub struct Rejected;
+
+/// A document read from text.
+pub struct Tree<'a> {
+    pub value: Value<'a>,
+    /// A lone UTF-16 surrogate escape was read as U+FFFD.
+    pub lossy: bool,
+}
+
+/// The nesting serde_json refuses: its recursion limit (128) counts down on entering each
+/// array or object and fails on reaching zero.
+const DEPTH_LIMIT: usize = 128;
+
+/// Reads `text` as one JSON document (surrounding whitespace allowed).
+pub fn parse(text: &str) -> Result<Tree<'_>, Rejected> {
+    let mut p = Parser {
+        text,
+        bytes: text.as_bytes(),
+        pos: 0,
+        depth: 0,
+        lossy: false,
+    };
+    p.skip_ws();
+    let value = p.value()?;
+    p.skip_ws();
+    if p.pos != p.bytes.len() {
+        return Err(Rejected);
+    }
+    Ok(Tree {
+        value,
+        lossy: p.lossy,
+    })
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    depth: usize,
+    lossy: bool,
+}
+
+/// Whether `bytes` holds a control character (below U+0020), which JSON strings may not:
+/// eight bytes at a time.
+fn has_control(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut words = bytes.chunks_exact(8);
+    for word in &mut words {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(word);
+        let x = u64::from_le_bytes(w);
+        // A byte below 0x20 borrows into its high bit (bytes at or above 0x80 excluded).
+        if x.wrapping_sub(ONES * 0x20) & !x & HIGH != 0 {
+            return true;
+        }
+    }
+    words.remainder().iter().any(|&b| b < 0x20)
+}
+
+impl<'a> Parser<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    fn value(&mut self) -> Result<Value<'a>, Rejected> {
+        match self.peek().ok_or(Rejected)? {
+            b'{' => self.object(),
+            b'[' => self.array(),
+            b'"' => self.string().map(Value::String),
+            b't' => self.literal(b"true", Value::Bool(true)),
+            b'f' => self.literal(b"false", Value::Bool(false)),
+            b'n' => self.literal(b"null", Value::Null),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => Err(Rejected),
+        }
+    }
+
+    fn literal(&mut self, word: &[u8], value: Value<'a>) -> Result<Value<'a>, Rejected> {
+        if self.bytes.get(self.pos..self.pos + word.len()) == Some(word) {
+            self.pos += word.len();
+            Ok(value)
+        } else {
+            Err(Rejected)
+        }
+    }
+
+    fn enter(&mut self) -> Result<(), Rejected> {
+        self.depth += 1;
+        if self.depth >= DEPTH_LIMIT {
+            return Err(Rejected);
+        }
+        Ok(())
+    }
+
+    fn array(&mut self) -> Result<Value<'a>, Rejected> {
+        self.enter()?;
+        self.pos += 1;
+        let mut items = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            self.depth -= 1;
+            return Ok(Value::Array(items));
+        }
+        loop {
+            self.skip_ws();
+            items.push(self.value()?);
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    self.depth -= 1;
+                    return Ok(Value::Array(items));
+                }
+                _ => return Err(Rejected),
+            }
+        }
+    }
+
+    fn object(&mut self) -> Result<Value<'a>, Rejected> {
+        self.enter()?;
+        self.pos += 1;
+        let mut members = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            self.depth -= 1;
+            return Ok(Value::Object(Map { members }));
+        }
+        loop {
+            self.skip_ws();
+            if self.peek() != Some(b'"') {
+                return Err(Rejected);
+            }
+            let key = self.string()?;
+            self.skip_ws();
+            if self.peek() != Some(b':') {
+                return Err(Rejected);
+            }
+            self.pos += 1;
+            self.skip_ws();
+            let value = self.value()?;
+            members.push((key, value));
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.pos += 1;
+                    self.depth -= 1;
+                    return Ok(Value::Object(Map { members }));
+                }
+                _ => return Err(Rejected),
+            }
+        }
+    }
+
+    /// A string; `pos` is at its opening quote.
+    fn string(&mut self) -> Result<Str<'a>, Rejected> {
+        self.pos += 1;
+        let start = self.pos;
+        let mut escaped = false;
+        loop {
+            // The plain run, most of any string: up to the next quote or backslash, with no
+            // control character in it.
+            let rest = self.bytes.get(self.pos..).unwrap_or_default();
+            let run = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+            if has_control(rest.get(..run).unwrap_or_default()) {
+                return Err(Rejected);
+            }
+            self.pos += run;
+            match self.peek() {
+                Some(b'"') => {
+                    let raw = self.text.get(start..self.pos).ok_or(Rejected)?;
+                    self.pos += 1;
+                    return Ok(Str::borrowed(raw, escaped));
+                }
+                Some(b'\\') => {
+                    escaped = true;
+                    self.escape()?;
+                }
+                // A control character, or the end of the text.
+                _ => return Err(Rejected),
+            }
+        }
+    }
+
+    /// One escape; `pos` is at its backslash.
+    fn escape(&mut self) -> Result<(), Rejected> {
+        match self.bytes.get(self.pos + 1).copied() {
+            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {
+                self.pos += 2;
+                Ok(())
+            }
+            Some(b'u') => {
+                let unit = hex4(self.bytes, self.pos + 2).ok_or(Rejected)?;
+                self.pos += 6;
+                if (0xD800..0xDC00).contains(&unit) {
+                    let low = (self.bytes.get(self.pos..self.pos + 2) == Some(b"\\u"))
+                        .then(|| hex4(self.bytes, self.pos + 2))
+                        .flatten();
+                    match low {
+                        Some(low) if (0xDC00..0xE000).contains(&low) => self.pos += 6,
+                        _ => self.lossy = true,
+                    }
+                } else if (0xDC00..0xE000).contains(&unit) {
+                    self.lossy = true;
+                }
+                Ok(())
+            }
+            _ => Err(Rejected),
+        }
+    }
+
+    fn number(&mut self) -> Result<Value<'a>, Rejected> {
+        let start = self.pos;
+        if self.peek() == Some(b'-') {
+            self.pos += 1;
+        }
+        match self.peek() {
+            Some(b'0') => self.pos += 1,
+            Some(b'1'..=b'9') => self.digits(),
+            _ => return Err(Rejected),
+        }
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            if !matches!(self.peek(), Some(b'0'..=b'9')) {
+                return Err(Rejected);
+            }
+            self.digits();
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.pos += 1;
+            }
+            if !matches!(self.peek(), Some(b'0'..=b'9')) {
+                return Err(Rejected);
+            }
+            self.digits();
+        }
+        let raw = self.text.get(start..self.pos).ok_or(Rejected)?;
+        Ok(Value::Number(Number(raw.into())))
+    }
+
+    fn digits(&mut self) {
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.pos += 1;
+        }
+    }
+}
+
+fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
+    let digits = bytes.get(at..at + 4)?;
+    digits.iter().try_fold(0u32, |acc, &d| {
+        let v = (d as char).to_digit(16)?;
+        Some(acc * 16 + v)
+    })
+}
+
+/// Decodes the escapes of a string the parser accepted; lone surrogates become U+FFFD.
+fn unescape(raw: &str) -> String {
+    unescape_until(raw, usize::MAX)
+}
+
+/// [`unescape`], stopping once at least `limit` bytes are decoded.
+fn unescape_until(raw: &str, limit: usize) -> String {
+    let bytes = raw.as_bytes();
+    let mut out = String::with_capacity(raw.len().min(limit.saturating_add(16)));
+    let mut i = 0;
+    while i < bytes.len() && out.len() < limit {
+        let rest = bytes.get(i..).unwrap_or_default();
+        let plain = memchr::memchr(b'\\', rest).unwrap_or(rest.len());
+        let want = limit - out.len();
+        if plain >= want {
+            // The run alone reaches the limit: take it to the next character boundary.
+            let end = crate::source::ceil_char_boundary(raw, i + want);
+            out.push_str(raw.get(i..end).unwrap_or_default());
+            break;
+        }
+        out.push_str(raw.get(i..i + plain).unwrap_or_default());
+        i += plain;
+        if i >= bytes.len() {
+            break;
+        }
+        let (c, len) = match bytes.get(i + 1).copied() {
+            Some(b'"') => ('"', 2),
+            Some(b'\\') => ('\\', 2),
+            Some(b'/') => ('/', 2),
+            Some(b'b') => ('\u{8}', 2),
+            Some(b'f') => ('\u{c}', 2),
+            Some(b'n') => ('\n', 2),
+            Some(b'r') => ('\r', 2),
+            Some(b't') => ('\t', 2),
+            Some(b'u') => {
+                let unit = hex4(bytes, i + 2).unwrap_or(0xFFFD);
+                let low = (bytes.get(i + 6..i + 8) == Some(b"\\u"))
+                    .then(|| hex4(bytes, i + 8))
+                    .flatten()
+                    .filter(|l| (0xDC00..0xE000).contains(l));
+                match low {
+                    Some(low) if (0xD800..0xDC00).contains(&unit) => {
+                        let c = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                        (char::from_u32(c).unwrap_or('\u{fffd}'), 12)
+                    }
+                    _ => (char::from_u32(unit).unwrap_or('\u{fffd}'), 6),
+                }
+            }
+            _ => ('\u{fffd}', 1),
+        };
+        out.push(c);
+        i += len;
+    }
+    out
+}
+
+/// A tree written in `serde_json::json!` syntax, for tests.
+#[cfg(test)]
+#[macro_export]
+macro_rules! tree_json {
+    ($($t:tt)+) => {
+        $crate::tree::Value::from_serde(&::serde_json::json!($($t)+))
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(text: &str) -> Value<'_> {
+        parse(text).expect("valid JSON").value
+    }
+
+    #[test]
+    fn reads_what_it_is_given() {
+        let v = tree(r#" {"a": [1, -2.5e3, true, null], "b": "x\ny", "c": {}, "a": "last"} "#);
+        assert_eq!(v["a"], "last");
+        assert_eq!(v["b"].as_str(), Some("x\ny"));
+        assert!(v["c"].as_object().is_some_and(Map::is_empty));
+        assert_eq!(v.as_object().map(Map::len), Some(4));
+        assert_eq!(v["missing"], Value::Null);
+    }
+
+    #[test]
+    fn escapes_and_surrogates() {
+        let t = parse(r#"["a\ud83d b", "\udc00", "\ud83d\ude00", "\\ud83d", "\u00e9\/"]"#)
+            .expect("valid");
+        assert!(t.lossy);
+        let v = t.value;
+        assert_eq!(v[0], "a\u{fffd} b");
+        assert_eq!(v[1], "\u{fffd}");
+        assert_eq!(v[2], "\u{1f600}");
+        assert_eq!(v[3], "\\ud83d");
+        assert_eq!(v[4], "\u{e9}/");
+        assert!(!parse(r#"["\\ud83d"]"#).expect("valid").lossy);
+    }
+
+    #[test]
+    fn rejects_what_serde_json_rejects() {
+        for bad in [
+            "",
+            "{",
+            "[1,]",
+            "{\"a\":1,}",
+            "01",
+            "1.",
+            "-",
+            "1e",
+            "tru",
+            "\"a",
+            "\"\t\"",
+            "\"\\x\"",
+            "\"\\u12\"",
+            "[1 2]",
+            "{\"a\" 1}",
+            "{1:2}",
+            "nul",
+            "1 2",
+            "+1",
+            ".5",
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?}");
+            assert!(
+                serde_json::from_str::<serde_json::Value>(bad).is_err(),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn depth_limit_matches_serde_json() {
+        for depth in [126, 127, 128, 129] {
+            let text = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+            assert_eq!(
+                parse(&text).is_ok(),
+                serde_json::from_str::<serde_json::Value>(&text).is_ok(),
+                "depth {depth}"
+            );
+        }
+    }
+
+    #[test]
+    fn round_trips_through_serde_json() {
+        let text = r#"{"n": 1e400, "m": -12345678901234567890123, "s": "q\"\u0001", "a": [{}]}"#;
+        let v = tree(text);
+        let s: serde_json::Value = serde_json::from_str(text).expect("valid");
+        assert_eq!(v.to_serde(), s);
+        // Numbers print as written (serde_json would print `1e+400`).
+        assert_eq!(v.to_string().replace("1e400", "1e+400"), s.to_string());
+        assert_eq!(Value::from_serde(&s).to_serde(), s);
+    }
+
+    #[test]
+    fn prefixes_decode_only_what_they_need() {
+        let long = format!(
+            "\"{}\"",
+            "ab\\n\\\\\\u00e9\\ud83d\\ude00\\\\ud83d\\\\".repeat(500)
+        );
+        let v = tree(&long);
+        let Value::String(s) = &v else {
+            panic!("a string")
+        };
+        let full = s.as_str().to_string();
+        for min in (0..300).chain([400, 5000]) {
+            let head = s.prefix(min);
+            assert!(full.starts_with(head.as_ref()), "{min}");
+            assert!(head.len() >= min.min(full.len()), "{min}");
+        }
+        assert!(!s.is_blank());
+        assert!(tree(r#"" \n\t ""#).as_str().is_some());
+        let Value::String(blank) = tree(r#"" \n\t ""#) else {
+            panic!("a string")
+        };
+        assert!(blank.is_blank());
+    }
+
+    #[test]
+    fn pointers() {
+        let v = tree(r#"{"a/b": [0, {"c~d": 7}]}"#);
+        assert_eq!(v.pointer("/a~1b/1/c~0d").and_then(Value::as_u64), Some(7));
+        assert!(v.pointer("/a~1b/9").is_none());
+        assert!(std::ptr::eq(v.pointer("").expect("root"), &v));
+    }
+}
