@@ -356,11 +356,25 @@ macro_rules! ptr {
     ($base:expr $(, $part:expr)* $(,)?) => {{
         let mut p: String = String::from($base);
         $(
-            p.push('/');
-            p.push_str(&$crate::source::escape_token(&$part.to_string()));
+            $crate::source::push_token(&mut p, &$part);
         )*
         p
     }};
+}
+
+/// Appends `/` and `token`, escaped, to a pointer: written in place, since every node of
+/// every transcript gets a pointer.
+pub fn push_token(pointer: &mut String, token: &dyn std::fmt::Display) {
+    use std::fmt::Write;
+    pointer.push('/');
+    let start = pointer.len();
+    let _ = write!(pointer, "{token}");
+    let written = pointer.get(start..).unwrap_or_default();
+    if written.contains(['~', '/']) {
+        let escaped = escape_token(written);
+        pointer.truncate(start);
+        pointer.push_str(&escaped);
+    }
 }
 
 /// Finds the byte range of the value at `pointer` inside the JSON document that starts at

@@ -27,10 +27,13 @@ impl Loc {
     }
 
     /// The location of a child of this node.
-    pub fn child(&self, token: impl ToString) -> Loc {
+    pub fn child(&self, token: impl std::fmt::Display) -> Loc {
+        let mut pointer = String::with_capacity(self.pointer.len() + 24);
+        pointer.push_str(&self.pointer);
+        crate::source::push_token(&mut pointer, &token);
         Loc {
             base: self.base,
-            pointer: crate::ptr!(self.pointer.as_str(), token),
+            pointer,
         }
     }
 }
@@ -494,8 +497,8 @@ pub fn text_looks_like_error(s: &str) -> bool {
         && crate::tree::parse(s).is_ok_and(|t| t.value.is_object() && looks_like_error(&t.value))
 }
 
-/// Schemas a thread read recently, by [`Tree::written_hash`].
-type Interned = std::collections::HashMap<u64, Vec<std::sync::Arc<Value>>>;
+/// Schemas a thread read recently, by their text as written.
+type Interned = foldhash::HashMap<Box<str>, std::sync::Arc<Value>>;
 
 thread_local! {
     static SCHEMAS: std::cell::RefCell<Interned> = std::cell::RefCell::default();
@@ -505,22 +508,19 @@ thread_local! {
 fn intern_schema(tree: &Tree<'_>) -> std::sync::Arc<Value> {
     // Enough for any real tool set; a corpus of ever-new schemas only starts over.
     const KEEP: usize = 4096;
-    let key = tree.written_hash();
+    let Some(raw) = tree.as_object().and_then(crate::tree::Map::raw) else {
+        return std::sync::Arc::new(tree.to_serde());
+    };
     SCHEMAS.with(|cell| {
         let mut seen = cell.borrow_mut();
-        if let Some(hit) = seen
-            .get(&key)
-            .and_then(|bucket| bucket.iter().find(|v| tree.eq_serde(v)))
-        {
+        if let Some(hit) = seen.get(raw) {
             return std::sync::Arc::clone(hit);
         }
         if seen.len() >= KEEP {
             seen.clear();
         }
         let value = std::sync::Arc::new(tree.to_serde());
-        seen.entry(key)
-            .or_default()
-            .push(std::sync::Arc::clone(&value));
+        seen.insert(raw.into(), std::sync::Arc::clone(&value));
         value
     })
 }

@@ -14,8 +14,7 @@ use std::fmt;
 use std::sync::OnceLock;
 
 /// A JSON value borrowed from text.
-#[derive(Debug, Clone)]
-#[derive(Default)]
+#[derive(Debug, Clone, Default)]
 pub enum Value<'a> {
     #[default]
     Null,
@@ -43,10 +42,11 @@ pub struct Str<'a> {
 #[derive(Debug, Clone, Default)]
 pub struct Map<'a> {
     members: Vec<(Str<'a>, Value<'a>)>,
+    /// The object's text as written, braces included; empty for objects not read from text.
+    raw: &'a str,
 }
 
 static NULL: Value<'static> = Value::Null;
-
 
 impl<'m, 'a> IntoIterator for &'m Map<'a> {
     type Item = (&'m str, &'m Value<'a>);
@@ -192,53 +192,6 @@ impl<'a> Value<'a> {
         }
     }
 
-    /// A hash of the value as written (members in their order), for finding repeats of it.
-    pub fn written_hash(&self) -> u64 {
-        use std::hash::{BuildHasher, Hash, Hasher};
-        fn walk(v: &Value<'_>, h: &mut impl Hasher) {
-            match v {
-                Value::Null => 0u8.hash(h),
-                Value::Bool(b) => (1u8, b).hash(h),
-                Value::Number(n) => (2u8, n.as_str()).hash(h),
-                Value::String(s) => (3u8, s.as_str()).hash(h),
-                Value::Array(a) => {
-                    (4u8, a.len()).hash(h);
-                    a.iter().for_each(|v| walk(v, h));
-                }
-                Value::Object(m) => {
-                    (5u8, m.len()).hash(h);
-                    for (k, v) in m {
-                        k.hash(h);
-                        walk(v, h);
-                    }
-                }
-            }
-        }
-        let mut h = foldhash::fast::FixedState::default().build_hasher();
-        walk(self, &mut h);
-        h.finish()
-    }
-
-    /// Whether `other` is this value (numbers compared as written; repeated keys never
-    /// equal).
-    pub fn eq_serde(&self, other: &serde_json::Value) -> bool {
-        match (self, other) {
-            (Value::Null, serde_json::Value::Null) => true,
-            (Value::Bool(a), serde_json::Value::Bool(b)) => a == b,
-            (Value::Number(a), serde_json::Value::Number(b)) => a.as_str() == b.as_str(),
-            (Value::String(a), serde_json::Value::String(b)) => a.as_str() == b,
-            (Value::Array(a), serde_json::Value::Array(b)) => {
-                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.eq_serde(y))
-            }
-            (Value::Object(a), serde_json::Value::Object(b)) => {
-                a.len() == b.len()
-                    && a.iter()
-                        .all(|(k, v)| b.get(k).is_some_and(|w| v.eq_serde(w)))
-            }
-            _ => false,
-        }
-    }
-
     /// A serde_json value as a tree that owns its strings.
     pub fn from_serde(value: &serde_json::Value) -> Value<'static> {
         match value {
@@ -252,6 +205,7 @@ impl<'a> Value<'a> {
                     .iter()
                     .map(|(k, v)| (Str::owned(k), Value::from_serde(v)))
                     .collect(),
+                raw: "",
             }),
         }
     }
@@ -524,6 +478,11 @@ impl<'a> Map<'a> {
         self.members.len()
     }
 
+    /// The object's text as written, when it was read from text.
+    pub fn raw(&self) -> Option<&'a str> {
+        Some(self.raw).filter(|r| !r.is_empty())
+    }
+
     pub fn is_empty(&self) -> bool {
         self.members.is_empty()
     }
@@ -674,13 +633,15 @@ impl<'a> Parser<'a> {
 
     fn object(&mut self) -> Result<Value<'a>, Rejected> {
         self.enter()?;
+        let start = self.pos;
         self.pos += 1;
         let mut members = Vec::new();
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.pos += 1;
             self.depth -= 1;
-            return Ok(Value::Object(Map { members }));
+            let raw = self.text.get(start..self.pos).unwrap_or_default();
+            return Ok(Value::Object(Map { members, raw }));
         }
         loop {
             self.skip_ws();
@@ -702,7 +663,8 @@ impl<'a> Parser<'a> {
                 Some(b'}') => {
                     self.pos += 1;
                     self.depth -= 1;
-                    return Ok(Value::Object(Map { members }));
+                    let raw = self.text.get(start..self.pos).unwrap_or_default();
+                    return Ok(Value::Object(Map { members, raw }));
                 }
                 _ => return Err(Rejected),
             }
