@@ -12,7 +12,7 @@
 
 // foldhash: these maps key on ids and offsets a run compares itself; SipHash's
 // flood resistance buys nothing there and costs a few percent of a lint.
-use foldhash::{HashSet, HashSetExt};
+use foldhash::HashSet;
 
 use crate::tree::{Map, Value};
 
@@ -98,66 +98,82 @@ const DECLARATIONS: &[&str] = &[
 
 /// The structures of `docs` that no conversation read.
 pub fn unread(docs: &[Doc<'_>], conversations: &[Conversation]) -> Vec<Structure> {
-    // Every read node, and every node above one (a structure around a read node counts as
-    // read): looked up by prefix, so the guard stays linear in the document.
-    let mut read: HashSet<(usize, &str)> = HashSet::new();
-    let mut around: HashSet<(usize, &str)> = HashSet::new();
-    let mut ids: HashSet<&str> = HashSet::new();
-    let mut locs: Vec<&Loc> = Vec::new();
+    let mut seen = Seen::default();
     for conv in conversations {
         for (_, call) in conv.calls() {
-            locs.push(&call.loc);
-            ids.extend(call.id.as_deref());
+            seen.add(&call.loc, call.id.as_deref());
         }
         for (_, result) in conv.results() {
-            locs.push(&result.loc);
-            ids.extend(result.call_id.as_deref());
-        }
-    }
-    for loc in locs {
-        let p = loc.pointer.as_str();
-        read.insert((loc.base, p));
-        for (i, _) in p.match_indices('/').skip(1) {
-            around.insert((loc.base, p.get(..i).unwrap_or_default()));
+            seen.add(&result.loc, result.call_id.as_deref());
         }
     }
     let mut found = Vec::new();
+    // One pointer buffer for the whole walk: structures are judged as they are met, and
+    // only an unread one is copied out.
+    let mut pointer = String::new();
     for doc in docs {
-        let mut path = Vec::new();
-        scan(doc.value, doc.base, &mut path, &mut found);
+        pointer.clear();
+        scan(doc.value, doc.base, &mut pointer, &seen, &mut found);
     }
-    found.retain(|s| {
-        let (base, p) = (s.loc.base, s.loc.pointer.as_str());
-        let at_or_around = read.contains(&(base, p)) || around.contains(&(base, p));
-        // Inside a read node: one of the structure's own ancestors was read.
-        let inside = p
-            .match_indices('/')
-            .skip(1)
-            .any(|(i, _)| read.contains(&(base, p.get(..i).unwrap_or_default())));
-        let by_id = s.id.as_deref().is_some_and(|id| ids.contains(id));
-        !(at_or_around || inside || by_id)
-    });
     found
 }
 
-enum Seg<'a> {
-    Key(&'a str),
-    Index(usize),
+/// What the conversations read: every read node, every node above one (a structure around
+/// a read node counts as read), and the ids of read calls and results. Looked up by pointer
+/// prefix, so the guard stays linear in the document.
+#[derive(Default)]
+struct Seen<'c> {
+    read: HashSet<(usize, &'c str)>,
+    around: HashSet<(usize, &'c str)>,
+    ids: HashSet<&'c str>,
 }
 
-fn pointer(path: &[Seg<'_>]) -> String {
-    let mut out = String::new();
-    for seg in path {
-        out.push('/');
-        match seg {
-            Seg::Key(k) => out.push_str(&crate::source::escape_token(k)),
-            Seg::Index(i) => out.push_str(&i.to_string()),
+impl<'c> Seen<'c> {
+    fn add(&mut self, loc: &'c Loc, id: Option<&'c str>) {
+        let p = loc.pointer.as_str();
+        self.read.insert((loc.base, p));
+        for (i, _) in p.match_indices('/').skip(1) {
+            self.around
+                .insert((loc.base, p.get(..i).unwrap_or_default()));
+        }
+        self.ids.extend(id);
+    }
+
+    /// Whether the structure at `pointer` (carrying `id`) was read.
+    fn covers(&self, base: usize, pointer: &str, id: Option<&str>) -> bool {
+        let at_or_around =
+            self.read.contains(&(base, pointer)) || self.around.contains(&(base, pointer));
+        // Inside a read node: one of the structure's own ancestors was read.
+        let inside = || {
+            pointer.match_indices('/').skip(1).any(|(i, _)| {
+                self.read
+                    .contains(&(base, pointer.get(..i).unwrap_or_default()))
+            })
+        };
+        let by_id = id.is_some_and(|id| self.ids.contains(id));
+        at_or_around || by_id || inside()
+    }
+
+    /// Records the structure at `pointer` unless it was read.
+    fn judge(
+        &self,
+        base: usize,
+        pointer: &str,
+        kind: &'static str,
+        id: Option<&str>,
+        out: &mut Vec<Structure>,
+    ) {
+        if !self.covers(base, pointer, id) {
+            out.push(Structure {
+                loc: Loc::new(base, pointer),
+                kind,
+                id: id.map(str::to_string),
+            });
         }
     }
-    out
 }
 
-fn id_of(map: &Map<'_>) -> Option<String> {
+fn id_of<'m>(map: &'m Map<'_>) -> Option<&'m str> {
     [
         "id",
         "call_id",
@@ -168,30 +184,34 @@ fn id_of(map: &Map<'_>) -> Option<String> {
     ]
     .iter()
     .find_map(|k| map.get(k).and_then(Value::as_str))
-    .map(str::to_string)
 }
 
-fn scan<'a>(value: &'a Value<'_>, base: usize, path: &mut Vec<Seg<'a>>, out: &mut Vec<Structure>) {
+/// Walks `value`, whose pointer is in `pointer` (restored on return).
+fn scan(
+    value: &Value<'_>,
+    base: usize,
+    pointer: &mut String,
+    seen: &Seen<'_>,
+    out: &mut Vec<Structure>,
+) {
+    let depth = pointer.len();
     match value {
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
-                path.push(Seg::Index(i));
-                scan(item, base, path, out);
-                path.pop();
+                if item.is_object() || item.is_array() {
+                    crate::source::push_token(pointer, &i);
+                    scan(item, base, pointer, seen, out);
+                    pointer.truncate(depth);
+                }
             }
         }
         Value::Object(map) => {
-            let here = |kind: &'static str, id: Option<String>, path: &[Seg<'_>]| Structure {
-                loc: Loc::new(base, pointer(path)),
-                kind,
-                id,
-            };
-            // One pass over the keys: a dozen hashed lookups per object cost more than the
-            // rest of the guard, and most objects hold none of these keys.
+            // One pass over the keys: a dozen lookups per object cost more than the rest of
+            // the guard, and most objects hold none of these keys.
             let mut typed = None;
-            let mut result_message: Option<&'a str> = None;
-            let mut keyed: [Option<&'a Map<'_>>; KEYS.len()] = [None; KEYS.len()];
-            let mut listed: [Option<&'a Vec<Value<'_>>>; LISTS.len()] = [None; LISTS.len()];
+            let mut result_message: Option<&str> = None;
+            let mut keyed: [Option<&Map<'_>>; KEYS.len()] = [None; KEYS.len()];
+            let mut listed: [Option<&Vec<Value<'_>>>; LISTS.len()] = [None; LISTS.len()];
             for (key, child) in map {
                 match (key, child) {
                     ("type", Value::String(t)) => typed = TYPES.iter().find(|k| **k == t.as_str()),
@@ -210,26 +230,26 @@ fn scan<'a>(value: &'a Value<'_>, base: usize, path: &mut Vec<Seg<'a>>, out: &mu
                 }
             }
             if let Some(kind) = typed {
-                out.push(here(kind, id_of(map), path));
+                seen.judge(base, pointer, kind, id_of(map), out);
             } else if let Some(call_id) = result_message {
                 // Known by the call it answers; its own `id` (LangChain's) is the message's.
-                out.push(here("tool result message", Some(call_id.to_string()), path));
+                seen.judge(base, pointer, "tool result message", Some(call_id), out);
             }
             for (key, inner) in KEYS.iter().zip(keyed) {
                 if let Some(inner) = inner {
-                    path.push(Seg::Key(key));
-                    out.push(here(key, id_of(inner).or_else(|| id_of(map)), path));
-                    path.pop();
+                    crate::source::push_token(pointer, key);
+                    let id = id_of(inner).or_else(|| id_of(map));
+                    seen.judge(base, pointer, key, id, out);
+                    pointer.truncate(depth);
                 }
             }
             for (&(key, kind), calls) in LISTS.iter().zip(listed) {
                 for (i, call) in calls.into_iter().flatten().enumerate() {
                     if let Value::Object(call) = call {
-                        path.push(Seg::Key(key));
-                        path.push(Seg::Index(i));
-                        out.push(here(kind, id_of(call), path));
-                        path.pop();
-                        path.pop();
+                        crate::source::push_token(pointer, &key);
+                        crate::source::push_token(pointer, &i);
+                        seen.judge(base, pointer, kind, id_of(call), out);
+                        pointer.truncate(depth);
                     }
                 }
             }
@@ -237,9 +257,9 @@ fn scan<'a>(value: &'a Value<'_>, base: usize, path: &mut Vec<Seg<'a>>, out: &mu
                 if !(child.is_object() || child.is_array()) || DECLARATIONS.contains(&key) {
                     continue;
                 }
-                path.push(Seg::Key(key));
-                scan(child, base, path, out);
-                path.pop();
+                crate::source::push_token(pointer, &key);
+                scan(child, base, pointer, seen, out);
+                pointer.truncate(depth);
             }
         }
         _ => {}
@@ -253,7 +273,7 @@ mod tests {
 
     fn structures(v: &Value) -> Vec<(String, &'static str)> {
         let mut out = Vec::new();
-        scan(v, 0, &mut Vec::new(), &mut out);
+        scan(v, 0, &mut String::new(), &Seen::default(), &mut out);
         out.into_iter().map(|s| (s.loc.pointer, s.kind)).collect()
     }
 
