@@ -272,17 +272,7 @@ impl Linter<'_> {
             return self.unrecognised("nothing (the file is empty)".into());
         }
         if is_jsonl(self.source) {
-            // A pretty-printed JSON document saved as `.jsonl` is read as what it is.
-            let first_line = text
-                .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or_default();
-            if json::parse(first_line).is_err() {
-                if let Ok(doc) = json::parse(text) {
-                    return self.run_document(&doc, bom);
-                }
-            }
-            return self.run_jsonl(bom);
+            return self.run_jsonl(bom, true);
         }
         match json::parse(text) {
             Ok(doc) => self.run_document(&doc, bom),
@@ -290,7 +280,7 @@ impl Linter<'_> {
                 // A `.json` file that is really JSONL (one document per line) is common.
                 let first_line_parses = text.lines().next().is_some_and(|l| json::parse(l).is_ok());
                 if e.line > 1 && first_line_parses {
-                    return self.run_jsonl(bom);
+                    return self.run_jsonl(bom, false);
                 }
                 self.json_error(bom, &e, "file");
                 None
@@ -316,7 +306,9 @@ impl Linter<'_> {
     }
 
     /// Checks a JSONL file; `bom` is the length of a byte order mark before the first line.
-    fn run_jsonl(&mut self, bom: usize) -> Option<String> {
+    /// `or_document`: a file whose first record does not parse may be one pretty-printed
+    /// JSON document saved as `.jsonl`, and is read as what it is.
+    fn run_jsonl(&mut self, bom: usize, or_document: bool) -> Option<String> {
         let source = self.source;
         let log = extension(source).as_deref() == Some("log");
         let mut lines: Vec<(usize, &str)> = Vec::new();
@@ -341,6 +333,18 @@ impl Linter<'_> {
             // Only blank or unreadable lines: nothing else to check.
             return None;
         }
+        // The first records are read once, for judging the format and then as records.
+        let head: Vec<Result<json::Parsed<'_>, RecordError>> = lines
+            .iter()
+            .take(HEAD)
+            .map(|&(_, line)| parse_record(line))
+            .collect();
+        if or_document && head.first().is_some_and(Result::is_err) {
+            let text = source.text.get(bom..).unwrap_or_default();
+            if let Ok(doc) = json::parse(text) {
+                return self.run_document(&doc, bom);
+            }
+        }
         // Session formats are judged from the first records; the rest is per record.
         let forced_session = self
             .opts
@@ -351,18 +355,18 @@ impl Linter<'_> {
             if self.opts.input_format.is_some() {
                 return None;
             }
-            let head: Vec<Tree<'_>> = lines
-                .iter()
-                .take(16)
-                .filter_map(|(_, l)| json::parse(l).ok().map(|p| p.value))
-                .collect();
-            formats::detect_session(head.iter())
+            formats::detect_session(
+                head.iter()
+                    .filter_map(|p| p.as_ref().ok())
+                    .map(|p| &p.value),
+            )
         });
         if let Some(adapter) = session {
             let mut parsed = Vec::with_capacity(lines.len());
             let mut lossy = false;
+            let mut head = head.into_iter();
             for &(base, line) in &lines {
-                match parse_record(line) {
+                match head.next().unwrap_or_else(|| parse_record(line)) {
                     Ok(p) => {
                         lossy |= p.lossy;
                         parsed.push((base, p.value));
@@ -378,9 +382,18 @@ impl Linter<'_> {
             return None;
         }
         let opts = self.opts;
-        let per_record: Vec<RecordOutcome> = lines
-            .par_iter()
-            .map(|&(base, line)| check_record(source, opts, base, line))
+        let (read, rest) = lines.split_at(head.len());
+        let per_record: Vec<RecordOutcome> = head
+            .into_par_iter()
+            .zip(read.par_iter())
+            .map(|(parsed, &(base, _))| match parsed {
+                Ok(parsed) => check_parsed(source, opts, base, parsed),
+                Err(e) => RecordOutcome::Invalid(e, base),
+            })
+            .chain(
+                rest.par_iter()
+                    .map(|&(base, line)| check_record(source, opts, base, line)),
+            )
             .collect();
         let mut recognised = false;
         for outcome in per_record {
@@ -491,6 +504,9 @@ impl Linter<'_> {
     }
 }
 
+/// How many first records of a JSONL file judge whether it is one session.
+const HEAD: usize = 16;
+
 enum RecordError {
     Json(json::JsonError),
     Utf8,
@@ -510,10 +526,20 @@ enum RecordOutcome {
 }
 
 fn check_record(source: &SourceFile, opts: &LintOptions, base: usize, line: &str) -> RecordOutcome {
-    let (value, lossy) = match parse_record(line) {
-        Ok(p) => (p.value, p.lossy),
-        Err(e) => return RecordOutcome::Invalid(e, base),
-    };
+    match parse_record(line) {
+        Ok(parsed) => check_parsed(source, opts, base, parsed),
+        Err(e) => RecordOutcome::Invalid(e, base),
+    }
+}
+
+/// Checks one parsed JSONL record that starts at byte `base`.
+fn check_parsed(
+    source: &SourceFile,
+    opts: &LintOptions,
+    base: usize,
+    parsed: json::Parsed<'_>,
+) -> RecordOutcome {
+    let (value, lossy) = (parsed.value, parsed.lossy);
     let adapter = match opts.input_format {
         Some(format) => format.adapter(),
         None => formats::detect(&value),
