@@ -47,12 +47,15 @@ impl Compiled {
 /// A shared declaration and its compiled schema.
 type Held = (Arc<Value>, Arc<Compiled>);
 
+/// A shared declaration by address, with what turns it into the schema used.
+type DeclKey = (usize, SchemaDialect, bool);
+
 #[derive(Default)]
 pub struct SchemaCache {
     entries: RwLock<HashMap<u64, Vec<Arc<Compiled>>>>,
     /// Shared declarations seen before, by address: each entry holds its declaration, so an
     /// address is never reused while it is a key.
-    by_decl: RwLock<HashMap<usize, Held>>,
+    by_decl: RwLock<HashMap<DeclKey, Held>>,
 }
 
 impl std::fmt::Debug for SchemaCache {
@@ -65,30 +68,28 @@ impl SchemaCache {
     /// The compiled effective schema of `tool`, or `None` when it declares none (or its
     /// declaration is not usable as a schema at all: a string that is not JSON).
     pub fn get(&self, tool: &ToolDef) -> Option<Arc<Compiled>> {
-        // Most declarations are used as written: look them up without cloning them.
-        let shared = match (&tool.schema, tool.dialect, tool.strict) {
-            (Some(SchemaDecl::Value(v)), SchemaDialect::JsonSchema, false) => Some(v),
-            _ => None,
-        };
-        if let Some(decl) = shared {
+        // Declarations repeat (datasets declare the same tools in every record) and are
+        // shared once read: found by address, they are not hashed, converted or compared.
+        if let Some(SchemaDecl::Value(decl)) = &tool.schema {
+            let key = (Arc::as_ptr(decl) as usize, tool.dialect, tool.strict);
             let hit = self.by_decl.read().ok().and_then(|seen| {
-                seen.get(&(Arc::as_ptr(decl) as usize))
+                seen.get(&key)
                     .filter(|(held, _)| Arc::ptr_eq(held, decl))
                     .map(|(_, compiled)| Arc::clone(compiled))
             });
             if hit.is_some() {
                 return hit;
             }
-            let compiled = self.lookup(decl)?;
+            let compiled = match (tool.dialect, tool.strict) {
+                (SchemaDialect::JsonSchema, false) => self.lookup(decl)?,
+                _ => self.lookup(&effective_schema(tool)?)?,
+            };
             if let Ok(mut seen) = self.by_decl.write() {
                 // Bounded: a corpus of ever-new schemas only starts over.
                 if seen.len() >= 16_384 {
                     seen.clear();
                 }
-                seen.insert(
-                    Arc::as_ptr(decl) as usize,
-                    (Arc::clone(decl), Arc::clone(&compiled)),
-                );
+                seen.insert(key, (Arc::clone(decl), Arc::clone(&compiled)));
             }
             return Some(compiled);
         }

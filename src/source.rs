@@ -364,16 +364,57 @@ macro_rules! ptr {
 
 /// Appends `/` and `token`, escaped, to a pointer: written in place, since every node of
 /// every transcript gets a pointer.
-pub fn push_token(pointer: &mut String, token: &dyn std::fmt::Display) {
-    use std::fmt::Write;
+pub fn push_token(pointer: &mut String, token: &(impl Token + ?Sized)) {
     pointer.push('/');
-    let start = pointer.len();
-    let _ = write!(pointer, "{token}");
-    let written = pointer.get(start..).unwrap_or_default();
-    if written.contains(['~', '/']) {
-        let escaped = escape_token(written);
-        pointer.truncate(start);
-        pointer.push_str(&escaped);
+    token.push_to(pointer);
+}
+
+/// A JSON pointer token: an object key or an array index.
+pub trait Token {
+    /// Appends the token, escaped.
+    fn push_to(&self, pointer: &mut String);
+}
+
+impl Token for str {
+    fn push_to(&self, pointer: &mut String) {
+        if self.contains(['~', '/']) {
+            pointer.push_str(&escape_token(self));
+        } else {
+            pointer.push_str(self);
+        }
+    }
+}
+
+impl Token for String {
+    fn push_to(&self, pointer: &mut String) {
+        self.as_str().push_to(pointer);
+    }
+}
+
+impl Token for usize {
+    fn push_to(&self, pointer: &mut String) {
+        // Digits without the formatting machinery: indexes are most of a transcript's tokens.
+        let mut digits = [0u8; 20];
+        let mut at = digits.len();
+        let mut n = *self;
+        loop {
+            at -= 1;
+            if let Some(d) = digits.get_mut(at) {
+                *d = b'0' + (n % 10) as u8;
+            }
+            n /= 10;
+            if n == 0 || at == 0 {
+                break;
+            }
+        }
+        let text = digits.get(at..).unwrap_or_default();
+        pointer.push_str(std::str::from_utf8(text).unwrap_or_default());
+    }
+}
+
+impl<T: Token + ?Sized> Token for &T {
+    fn push_to(&self, pointer: &mut String) {
+        (**self).push_to(pointer);
     }
 }
 
@@ -550,6 +591,17 @@ fn skip_container(bytes: &[u8], start: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tokens_are_written_escaped() {
+        let mut p = String::new();
+        for n in [0usize, 7, 10, 4096, usize::MAX] {
+            push_token(&mut p, &n);
+        }
+        push_token(&mut p, "a/b~c");
+        push_token(&mut p, &String::from("plain"));
+        assert_eq!(p, format!("/0/7/10/4096/{}/a~1b~0c/plain", usize::MAX));
+    }
 
     #[test]
     fn line_cols_in_one_pass_agree_with_line_col() {

@@ -27,7 +27,7 @@ impl Loc {
     }
 
     /// The location of a child of this node.
-    pub fn child(&self, token: impl std::fmt::Display) -> Loc {
+    pub fn child(&self, token: impl crate::source::Token) -> Loc {
         let mut pointer = String::with_capacity(self.pointer.len() + 24);
         pointer.push_str(&self.pointer);
         crate::source::push_token(&mut pointer, &token);
@@ -304,7 +304,7 @@ impl ToolResult {
 }
 
 /// Which schema dialect a declaration uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SchemaDialect {
     JsonSchema,
     /// Gemini `parameters`: an OpenAPI 3.0 Schema subset (upper-case types, `nullable`).
