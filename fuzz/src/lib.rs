@@ -16,6 +16,7 @@
 
 pub mod fix_check;
 pub mod lint_check;
+pub mod tree_check;
 
 use toolcheck::formats::Format;
 use toolcheck::lint::{LintOptions, SourceName};
