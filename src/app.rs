@@ -279,13 +279,21 @@ fn diagnostics(
     report: FileReport,
     settings: &Settings,
 ) -> (Vec<Diagnostic>, crate::source::SourceFile) {
-    let source = &report.source;
-    let mut diagnostics: Vec<Diagnostic> = crate::source::with_span_cache(&source.text, || {
-        Diagnostic::resolve_all(source, report.findings)
-    });
-    settings.filter(report.source.path.as_deref(), &mut diagnostics);
-    diagnostics.sort_by(|a, b| (a.start, a.code, &a.message).cmp(&(b.start, b.code, &b.message)));
+    let diagnostics = diagnostics_of(&report.source, report.findings, settings);
     (diagnostics, report.source)
+}
+
+/// [`diagnostics`] of findings whose source stays with its owner (`fix` writes it back).
+fn diagnostics_of(
+    source: &crate::source::SourceFile,
+    findings: Vec<crate::finding::Finding>,
+    settings: &Settings,
+) -> Vec<Diagnostic> {
+    let mut diagnostics: Vec<Diagnostic> =
+        crate::source::with_span_cache(&source.text, || Diagnostic::resolve_all(source, findings));
+    settings.filter(source.path.as_deref(), &mut diagnostics);
+    diagnostics.sort_by(|a, b| (a.start, a.code, &a.message).cmp(&(b.start, b.code, &b.message)));
+    diagnostics
 }
 
 /// One file's outcome with its findings placed, and its text only where a report needs it.
@@ -585,7 +593,7 @@ fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
     let mut summary = FixSummary::default();
     let mut diagnostics_out = Vec::new();
     for ((input, settings), result) in inputs.iter().zip(results) {
-        let (file, stamp, store) = match result {
+        let (mut file, stamp, store) = match result {
             Ok(file) => file,
             Err(message) => {
                 eprintln!("error: {}", escape::value(&message));
@@ -596,42 +604,47 @@ fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
         let changed = file.changed();
         let mut failed = false;
         let tally = FileTally::of(&file);
-        let fix::FileFix {
-            original,
-            fixed,
-            report,
-            encoding,
-            ..
-        } = file;
         if findings_output {
             // After --write, what remains in the written file; otherwise what is there now,
             // each with its fix.
-            let (report, rows) = match &store {
+            let (mut placed, rows) = match &store {
                 Some(snapshot) => {
-                    let text = if mode.write { &fixed } else { &original };
+                    let text = if mode.write {
+                        file.fixed_text()
+                    } else {
+                        file.original_text()
+                    };
                     let (report, rows) = crate::store::lint_text(
                         source_name(input),
-                        text,
+                        text.to_string(),
                         snapshot,
                         input.explicit,
                         &settings.opts,
                     );
-                    (report, Some(rows))
+                    let (placed, source) = diagnostics(report, settings);
+                    (placed, Some((rows, source)))
                 }
-                None if mode.write => (report, None),
+                // The fix's own report: its findings move out, its text stays for the write.
+                None if mode.write || file.report_of_original().is_some() => {
+                    let findings = std::mem::take(&mut file.report.findings);
+                    (
+                        diagnostics_of(&file.report.source, findings, settings),
+                        None,
+                    )
+                }
                 None => {
-                    let bytes = original.clone().into_bytes();
+                    let bytes = file.original_text().as_bytes().to_vec();
                     let report =
                         lint::lint_bytes(source_name(input), bytes, input.explicit, &settings.opts);
-                    (report, None)
+                    (diagnostics(report, settings).0, None)
                 }
             };
-            let (mut placed, source) = diagnostics(report, settings);
-            if let Some(rows) = rows {
+            if let Some((rows, source)) = rows {
                 rows.relocate(&source, &mut placed);
             }
             diagnostics_out.extend(placed);
         }
+        let (original, fixed, encoding) = (file.original_text(), file.fixed_text(), file.encoding);
         if !changed {
             summary.count(&tally, false);
             continue;
@@ -646,20 +659,20 @@ fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
         // A store's diff is one per changed row, of its JSON value.
         let diff = || match &store {
             Some(snapshot) => snapshot
-                .changed_rows(&input.name, &fixed)
+                .changed_rows(&input.name, fixed)
                 .iter()
                 .map(|(row, old, new)| diff_of(row, old, new))
                 .collect(),
-            None => diff_of(&input.name, &original, &fixed),
+            None => diff_of(&input.name, original, fixed),
         };
         let written = match (&input.path, mode.write) {
             // `fix --write -` prints the fixed text, like a formatter.
-            (None, true) if !findings_output => out.write_all(&encoding.encode(&fixed)),
+            (None, true) if !findings_output => out.write_all(&encoding.encode(fixed)),
             (None, true) => Ok(()),
             (Some(path), true) => {
-                let (read, new) = (encoding.encode(&original), encoding.encode(&fixed));
+                let (read, new) = (encoding.encode(original), encoding.encode(fixed));
                 let written = match &store {
-                    Some(snapshot) => crate::store::write(path, &input.name, snapshot, &fixed)
+                    Some(snapshot) => crate::store::write(path, &input.name, snapshot, fixed)
                         .map_err(fix::write::WriteError),
                     None => fix::write::write_atomic(path, &read, stamp.as_ref(), new),
                 };

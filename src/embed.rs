@@ -99,7 +99,7 @@ impl Options {
 /// line) and returns its findings placed and sorted as `toolcheck lint` prints them.
 pub fn lint(name: &str, bytes: Vec<u8>, opts: &LintOptions) -> Vec<Diagnostic> {
     let report = lint::lint_bytes(source_name(name), bytes, true, opts);
-    place(report)
+    place(&report.source, report.findings)
 }
 
 /// Lints one record of a dataset (one conversation) and returns what `toolcheck lint`
@@ -150,15 +150,17 @@ pub fn fix(
     opts: &LintOptions,
     unsafe_fixes: bool,
 ) -> Result<Fixed, String> {
-    let fixed = fix_bytes(&source_name(name), bytes, true, opts, unsafe_fixes)
+    let mut fixed = fix_bytes(&source_name(name), bytes, true, opts, unsafe_fixes)
         .map_err(|e: FixError| e.to_string())?;
-    let changed = fixed.changed();
+    // The findings move out; the report's text is the fixed text, returned without a copy.
+    let findings = std::mem::take(&mut fixed.report.findings);
+    let remaining = place(&fixed.report.source, findings);
     Ok(Fixed {
-        changed,
+        changed: fixed.changed(),
         applied: fixed.applied,
         unsafe_left: fixed.unsafe_left,
-        remaining: place(fixed.report),
-        text: fixed.fixed,
+        remaining,
+        text: fixed.into_fixed_text(),
     })
 }
 
@@ -170,9 +172,10 @@ fn source_name(name: &str) -> SourceName {
 }
 
 /// Places a report's findings and sorts them by position, as `app.rs` does.
-fn place(report: lint::FileReport) -> Vec<Diagnostic> {
-    let source = &report.source;
-    let findings = report.findings;
+fn place(
+    source: &crate::source::SourceFile,
+    findings: Vec<crate::finding::Finding>,
+) -> Vec<Diagnostic> {
     let mut diagnostics: Vec<Diagnostic> = crate::source::with_span_cache(&source.text, || {
         findings
             .into_iter()

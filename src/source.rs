@@ -16,6 +16,8 @@ pub struct SourceFile {
     pub name: String,
     pub text: String,
     line_starts: std::sync::OnceLock<Vec<usize>>,
+    /// Indexes of the text that fix planners derive, one per type (see [`SourceFile::derived`]).
+    derived: std::sync::Mutex<Vec<std::sync::Arc<dyn std::any::Any + Send + Sync>>>,
 }
 
 impl SourceFile {
@@ -25,7 +27,30 @@ impl SourceFile {
             name,
             text,
             line_starts: std::sync::OnceLock::new(),
+            derived: Default::default(),
         }
+    }
+
+    /// The index of type `T` of this text, built by `build` on first use. It lives with the
+    /// file rather than with one conversation's planning, so every fix of every conversation
+    /// in the file (a session's sidechains too) shares one build instead of rescanning the
+    /// text per fix.
+    pub fn derived<T: std::any::Any + Send + Sync>(
+        &self,
+        build: impl FnOnce(&Self) -> T,
+    ) -> std::sync::Arc<T> {
+        // A panic while building leaves nothing half-built in the list, so a poisoned lock
+        // is still consistent.
+        let mut list = self
+            .derived
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(found) = list.iter().find_map(|d| d.clone().downcast::<T>().ok()) {
+            return found;
+        }
+        let built = std::sync::Arc::new(build(self));
+        list.push(built.clone());
+        built
     }
 
     fn starts(&self) -> &[usize] {

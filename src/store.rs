@@ -371,20 +371,23 @@ pub fn lint_path(
     explicit: bool,
     opts: &LintOptions,
 ) -> Result<(FileReport, Rows), String> {
-    let snapshot = read(path, &name.name)?;
-    Ok(lint_text(name, &snapshot.text, &snapshot, explicit, opts))
+    let mut snapshot = read(path, &name.name)?;
+    // The snapshot is not written back, so its text can move into the report.
+    let text = std::mem::take(&mut snapshot.text);
+    Ok(lint_text(name, text, &snapshot, explicit, opts))
 }
 
 /// Lints a store's text (as read, or as a fix round left it: one line per row of
-/// `snapshot`, an empty line for a row a fix deletes).
+/// `snapshot`, an empty line for a row a fix deletes). The report's source keeps `text`.
 pub fn lint_text(
     name: SourceName,
-    text: &str,
+    text: String,
     snapshot: &Snapshot,
     explicit: bool,
     opts: &LintOptions,
 ) -> (FileReport, Rows) {
-    let source = SourceFile::new(name.path, name.name.clone(), text.to_string());
+    let source = SourceFile::new(name.path, name.name.clone(), text);
+    let text = source.text.as_str();
     let mut rows = Rows {
         name: name.name,
         rows: Vec::new(),
@@ -554,7 +557,7 @@ pub fn fix(
     opts: &LintOptions,
     unsafe_fixes: bool,
 ) -> Result<crate::fix::FileFix, crate::fix::FixError> {
-    let lint = |text: &str| {
+    let lint = |text: String| {
         let name = SourceName {
             name: name.name.clone(),
             path: name.path.clone(),

@@ -158,22 +158,23 @@ fn check_fix(name: &str, text: &str, defective: bool) -> Result<(), TestCaseErro
     };
     let fixed = fix_bytes(&source(), text.as_bytes().to_vec(), true, &opts, true)
         .map_err(|e| TestCaseError::fail(format!("{e}\n{text}")))?;
+    let fixed_text = fixed.fixed_text();
     if name.ends_with(".jsonl") {
-        for line in fixed.fixed.lines() {
+        for line in fixed_text.lines() {
             prop_assert!(
                 serde_json::from_str::<Value>(line).is_ok(),
                 "{}",
-                fixed.fixed
+                fixed_text
             );
         }
     } else {
         prop_assert!(
-            serde_json::from_str::<Value>(&fixed.fixed).is_ok(),
+            serde_json::from_str::<Value>(fixed_text).is_ok(),
             "{}",
-            fixed.fixed
+            fixed_text
         );
     }
-    let report = lint_str(name, &fixed.fixed);
+    let report = lint_str(name, fixed_text);
     let left: Vec<&str> = report
         .findings
         .iter()
@@ -183,17 +184,15 @@ fn check_fix(name: &str, text: &str, defective: bool) -> Result<(), TestCaseErro
     prop_assert!(
         left.is_empty(),
         "fixable findings left: {left:?}\n{}",
-        fixed.fixed
+        fixed_text
     );
-    let again = fix_bytes(
-        &source(),
-        fixed.fixed.clone().into_bytes(),
-        true,
-        &opts,
-        true,
-    )
-    .map_err(|e| TestCaseError::fail(e.to_string()))?;
-    prop_assert_eq!(&again.fixed, &fixed.fixed, "fixing twice changed the text");
+    let again = fix_bytes(&source(), fixed_text.as_bytes().to_vec(), true, &opts, true)
+        .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    prop_assert_eq!(
+        again.fixed_text(),
+        fixed_text,
+        "fixing twice changed the text"
+    );
     Ok(())
 }
 

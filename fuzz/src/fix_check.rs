@@ -45,9 +45,9 @@ pub fn check(data: &[u8]) {
     // byte order mark is decoded, and written back as UTF-16).
     if std::str::from_utf8(file).is_ok() {
         assert_eq!(
-            fixed.original.as_bytes(),
+            fixed.original_text().as_bytes(),
             file,
-            "FileFix::original is the input"
+            "FileFix::original_text is the input"
         );
     }
 
@@ -80,7 +80,7 @@ pub fn check(data: &[u8]) {
         left.is_empty(),
         "applicable fixes left after fixing: {left:?}"
     );
-    assert_eq!(fixed.changed(), fixed.original != fixed.fixed);
+    assert_eq!(fixed.changed(), fixed.original_text() != fixed.fixed_text());
     if fixed.applied == 0 {
         assert!(!fixed.changed(), "text changed with no fix applied");
     }
@@ -88,8 +88,8 @@ pub fn check(data: &[u8]) {
     // The diff the CLI prints must not panic either.
     let diff = unified(
         &name.name,
-        &fixed.original,
-        &fixed.fixed,
+        fixed.original_text(),
+        fixed.fixed_text(),
         &DiffStyle { color: false },
     );
     assert_eq!(
@@ -101,13 +101,13 @@ pub fn check(data: &[u8]) {
     // (c) Fixing is idempotent.
     match fix_bytes(
         &name,
-        fixed.fixed.clone().into_bytes(),
+        fixed.fixed_text().as_bytes().to_vec(),
         setup.explicit,
         &setup.opts,
         unsafe_fixes,
     ) {
         Ok(again) => assert!(
-            again.fixed == fixed.fixed,
+            again.fixed_text() == fixed.fixed_text(),
             "fixing the fixed text changed it again ({} more fixes; {})",
             again.applied,
             setup.describe()

@@ -16,24 +16,51 @@ use crate::edit::json_edit;
 /// re-creating findings: an internal error, and nothing is written.
 const EXTRA_ROUNDS: usize = 8;
 
-/// What fixing one file produced.
+/// What fixing one file produced. A file's text is held once when nothing changed (in
+/// `report`), twice when it did (the text as read is kept for the diff and the write-back).
 #[derive(Debug)]
 pub struct FileFix {
-    pub original: String,
-    pub fixed: String,
+    /// The text as read, only when the fixes changed it: otherwise it is `report`'s text.
+    original: Option<String>,
+    /// Whether no round ever applied an edit, so `report` is the plain lint of the text as
+    /// read (no fix set aside), and linting it again would find the same.
+    untouched: bool,
     /// Fixes applied, over all rounds.
     pub applied: usize,
-    /// The lint of the fixed text: what is left.
+    /// The lint of the fixed text: what is left. Its source holds the fixed text, which
+    /// [`FileFix::fixed_text`] returns.
     pub report: FileReport,
     /// Fixes left out because they are unsafe and `--unsafe-fixes` was not given.
     pub unsafe_left: usize,
-    /// How the file is encoded: `original` and `fixed` are written back this way.
+    /// How the file is encoded: the original and fixed texts are written back this way.
     pub encoding: Encoding,
 }
 
 impl FileFix {
+    /// Whether the fixed text differs from the text as read.
     pub fn changed(&self) -> bool {
-        self.original != self.fixed
+        self.original.is_some()
+    }
+
+    /// The text as read (decoded).
+    pub fn original_text(&self) -> &str {
+        self.original.as_deref().unwrap_or(self.fixed_text())
+    }
+
+    /// The text after fixing; the text as read when nothing changed.
+    pub fn fixed_text(&self) -> &str {
+        &self.report.source.text
+    }
+
+    /// The text after fixing, without a copy.
+    pub fn into_fixed_text(self) -> String {
+        self.report.source.text
+    }
+
+    /// The lint of the text as read, when it is `report` (no fix was ever applied): saves
+    /// linting an unchanged file again.
+    pub fn report_of_original(&self) -> Option<&FileReport> {
+        self.untouched.then_some(&self.report)
     }
 }
 
@@ -87,13 +114,13 @@ pub fn fix_bytes(
     if let Some(problem) = decoded.problem {
         return Err(FixError::Undecodable(problem.message()));
     }
-    let lint = |text: &str| {
+    let lint = |text: String| {
         lint_bytes(
             SourceName {
                 name: name.name.clone(),
                 path: name.path.clone(),
             },
-            text.as_bytes().to_vec(),
+            text.into_bytes(),
             explicit,
             opts,
         )
@@ -102,11 +129,12 @@ pub fn fix_bytes(
 }
 
 /// The fix loop on a text, with `lint` checking each round's text (a SQLite store lints its
-/// rows' text its own way).
+/// rows' text its own way). `lint` takes the text and keeps it in the report's source, which
+/// is then the one copy of it: the report's text must be the text it was given.
 pub fn fix_text(
-    original: String,
+    text: String,
     encoding: Encoding,
-    lint: &dyn Fn(&str) -> FileReport,
+    lint: &dyn Fn(String) -> FileReport,
     unsafe_fixes: bool,
 ) -> Result<FileFix, FixError> {
     let parse_errors = |report: &FileReport| {
@@ -116,8 +144,10 @@ pub fn fix_text(
             .filter(|f| f.rule.code == ParseError::META.code)
             .count()
     };
-    let mut text = original.clone();
-    let mut report = lint(&text);
+    // The current text is the one in `report.source`; the text as read moves out of the first
+    // report replaced, so an unchanged file is never copied.
+    let mut report = lint(text);
+    let mut original: Option<String> = None;
     let baseline_parse_errors = parse_errors(&report);
     let mut applied: usize = 0;
     // Every fix removes, inserts or moves a call or a result, and one can expose another
@@ -147,7 +177,7 @@ pub fn fix_text(
     loop {
         history.clear();
         banned.clear();
-        let pass_start = fingerprint(&text);
+        let pass_start = fingerprint(&report.source.text);
         let mut text_print = pass_start;
         while budget > 0 {
             budget -= 1;
@@ -155,8 +185,8 @@ pub fn fix_text(
             if taken.is_empty() {
                 break;
             }
-            let next = json_edit::apply(&text, &edits);
-            if next == text {
+            let next = json_edit::apply(&report.source.text, &edits);
+            if next == report.source.text {
                 break;
             }
             let next_print = fingerprint(&next);
@@ -167,12 +197,11 @@ pub fn fix_text(
                     banned.extend(signatures);
                 }
                 banned.extend(taken);
-                report = lint(&next);
-                text = next;
+                replace_report(&mut report, lint(next), &mut original);
                 text_print = next_print;
                 continue;
             }
-            let next_report = lint(&next);
+            let next_report = lint(next);
             if parse_errors(&next_report) > baseline_parse_errors {
                 let detail = next_report
                     .findings
@@ -183,9 +212,8 @@ pub fn fix_text(
             }
             applied += taken.len();
             history.push((text_print, taken));
-            text = next;
+            replace_report(&mut report, next_report, &mut original);
             text_print = next_print;
-            report = next_report;
         }
         if banned.is_empty() || text_print == pass_start || budget == 0 {
             break;
@@ -215,14 +243,26 @@ pub fn fix_text(
                 .is_some_and(|x| x.applicability == Applicability::Unsafe)
         })
         .count();
+    let untouched = original.is_none();
+    // Rounds that undid one another can end on the text as read.
+    let original = original.filter(|text| *text != report.source.text);
     Ok(FileFix {
         original,
-        fixed: text,
+        untouched,
         applied,
         report,
         unsafe_left,
         encoding,
     })
+}
+
+/// Puts a round's report in place of `report`, keeping the text as read (the first report's)
+/// in `original` by moving it, not copying it.
+fn replace_report(report: &mut FileReport, next: FileReport, original: &mut Option<String>) {
+    let previous = std::mem::replace(report, next);
+    if original.is_none() {
+        *original = Some(previous.source.text);
+    }
 }
 
 /// A text's length and hash, to recognise a text seen in an earlier round.

@@ -189,25 +189,86 @@ fn record(cx: &EditContext<'_>, base: usize) -> Option<Json> {
     serde_json::from_str(cx.source.text.get(start..end)?).ok()
 }
 
-/// Line starts of the records whose `parentUuid` is `uuid`. Only lines that mention `uuid`
-/// are read.
+/// What the planner looks up in a session file, indexed once per file: scanning the text
+/// for every fix made N fixes cost N times the file.
+struct SessionIndex {
+    /// `parentUuid` → the starts of the lines that have it, in file order.
+    children: HashMap<String, Vec<usize>>,
+    /// Every 36-byte window of the text shaped like a lowercase UUID (what
+    /// [`derived_uuid`] writes), to tell whether the text mentions one.
+    uuids: HashSet<[u8; 36]>,
+}
+
+impl SessionIndex {
+    fn of(cx: &EditContext<'_>) -> std::sync::Arc<SessionIndex> {
+        cx.source.derived(|source| {
+            let text = source.text.as_str();
+            let mut children: HashMap<String, Vec<usize>> = HashMap::new();
+            for line in 0..source.line_count() {
+                let (start, _) = source.line_range(line);
+                let parent = json_edit::value_text(text, start, "/parentUuid")
+                    .and_then(|raw| serde_json::from_str::<String>(raw).ok());
+                if let Some(parent) = parent.filter(|p| !p.is_empty()) {
+                    children.entry(parent).or_default().push(start);
+                }
+            }
+            let bytes = text.as_bytes();
+            let uuids = memchr::memchr_iter(b'-', bytes)
+                .filter_map(|dash| {
+                    let window: [u8; 36] = bytes
+                        .get(dash.checked_sub(8)?..dash + 28)?
+                        .try_into()
+                        .ok()?;
+                    uuid_shaped(&window).then_some(window)
+                })
+                .collect();
+            SessionIndex { children, uuids }
+        })
+    }
+}
+
+/// Lowercase hex in 8-4-4-4-12 groups. Each such window is found from its first dash.
+fn uuid_shaped(window: &[u8; 36]) -> bool {
+    window.iter().enumerate().all(|(i, b)| match i {
+        8 | 13 | 18 | 23 => *b == b'-',
+        _ => b.is_ascii_digit() || (b'a'..=b'f').contains(b),
+    })
+}
+
+/// Whether the text mentions `uuid`, one of [`derived_uuid`]'s.
+fn mentions_uuid(cx: &EditContext<'_>, uuid: &str) -> bool {
+    match <[u8; 36]>::try_from(uuid.as_bytes()) {
+        Ok(window) if uuid_shaped(&window) => SessionIndex::of(cx).uuids.contains(&window),
+        // Not the shape the index holds: look in the text itself.
+        _ => cx.source.text.contains(uuid),
+    }
+}
+
+/// Line starts of the records whose `parentUuid` is `uuid` and whose line mentions it as
+/// written (a `parentUuid` spelled with escapes is not a child here, as before the index).
 fn children(cx: &EditContext<'_>, uuid: &str) -> Vec<usize> {
-    let mut out = Vec::new();
     if uuid.is_empty() {
-        return out;
+        return Vec::new();
     }
-    let mut checked = None;
-    for (at, _) in cx.source.text.match_indices(uuid) {
-        let start = line_start(cx, at);
-        if checked == Some(start) {
-            continue;
-        }
-        checked = Some(start);
-        if string_at(cx, start, "/parentUuid").as_deref() == Some(uuid) {
-            out.push(start);
-        }
-    }
-    out
+    let index = SessionIndex::of(cx);
+    let Some(starts) = index.children.get(uuid) else {
+        return Vec::new();
+    };
+    let text = cx.source.text.as_bytes();
+    starts
+        .iter()
+        .copied()
+        .filter(|&start| {
+            // A mention starting on this line (it may run past the line's end).
+            let next = cx
+                .source
+                .line_range_with_terminator(cx.source.line_index(start))
+                .1;
+            let end = (next + uuid.len()).saturating_sub(1).min(text.len());
+            text.get(start..end)
+                .is_some_and(|window| memchr::memmem::find(window, uuid.as_bytes()).is_some())
+        })
+        .collect()
 }
 
 /// Points the children of `uuid` (except the lines in `skip`) at `parent_json`.
@@ -253,7 +314,7 @@ fn insert_result(cx: &EditContext<'_>, call: &ToolCall, after: &Loc) -> Option<V
             .unwrap_or_default(),
         id,
     );
-    if text.contains(&uuid) {
+    if mentions_uuid(cx, &uuid) {
         // Inserted before and still not answering: do not add a second line with that uuid.
         return None;
     }
@@ -1047,7 +1108,7 @@ mod tests {
             "a fixable finding is left: {:?}",
             fixed.report.findings
         );
-        fixed.fixed
+        fixed.into_fixed_text()
     }
 
     fn fix(text: &str) -> String {
