@@ -442,8 +442,8 @@ fn lint_command(args: &LintArgs) -> u8 {
         let diagnostics = report.diagnostics;
         totals.count(&diagnostics);
         if let Some(source) = report.source.filter(|_| keep_text) {
-            for d in &diagnostics {
-                let _ = write!(out, "{}", renderer.render(&source, d));
+            for rendered in renderer.render_file(&source, &diagnostics) {
+                let _ = write!(out, "{rendered}");
                 let _ = writeln!(out);
             }
             if annotate {

@@ -33,12 +33,22 @@ fn check(name: &str, bytes: Vec<u8>) {
         path: None,
     };
     let report = lint_bytes(source(), bytes.clone(), true, &opts);
+    let renderer = toolcheck::report::FullRenderer::new(false);
+    let mut placed = Vec::new();
     for finding in &report.findings {
         let d = toolcheck::report::Diagnostic::resolve(&report.source, finding.clone());
         assert!(d.line >= 1 && d.column >= 1);
-        // The full report renders for every finding.
-        let _ = toolcheck::report::FullRenderer::new(false).render(&report.source, &d);
+        placed.push(d);
     }
+    // The full report renders for every finding, and a file's findings rendered together (in
+    // file order, columns counted on from one to the next) show what each shows alone.
+    placed.sort_by_key(|d| d.start);
+    let alone: Vec<String> = placed
+        .iter()
+        .map(|d| renderer.render(&report.source, d))
+        .collect();
+    let together: Vec<String> = renderer.render_file(&report.source, &placed).collect();
+    assert_eq!(alone, together);
     // Fixing either works or refuses with an error; it never panics.
     let _ = fix_bytes(&source(), bytes, true, &opts, true);
 }

@@ -46,11 +46,35 @@ impl FullRenderer {
 
     /// Renders one diagnostic with its source snippet.
     pub fn render(&self, source: &SourceFile, d: &Diagnostic) -> String {
+        self.render_at(source, d, &mut None)
+    }
+
+    /// Renders the diagnostics of one file, each with its snippet. In file order (as reports
+    /// sort them) each span's column is counted on from the previous span's on the same
+    /// line, so a thousand findings on one long line (a compact JSON document) count its
+    /// characters once, not a thousand times.
+    pub fn render_file<'a>(
+        &'a self,
+        source: &'a SourceFile,
+        diagnostics: &'a [Diagnostic],
+    ) -> impl Iterator<Item = String> + 'a {
+        let mut cursor = None;
+        diagnostics
+            .iter()
+            .map(move |d| self.render_at(source, d, &mut cursor))
+    }
+
+    fn render_at(
+        &self,
+        source: &SourceFile,
+        d: &Diagnostic,
+        cursor: &mut Option<LineCursor>,
+    ) -> String {
         let report = Report {
             diagnostic: d,
             message: escape::value(&d.message).into_owned(),
             help: d.help.as_deref().map(|h| escape::value(h).into_owned()),
-            snippet: Snippet::new(source, d),
+            snippet: Snippet::new(source, d, cursor),
         };
         let mut out = String::new();
         if self.handler.render_report(&mut out, &report).is_err() {
@@ -81,8 +105,17 @@ struct Snippet {
     label: (usize, usize),
 }
 
+/// Where the previous span of a file started: its line's start, its byte offset, and the
+/// characters between them.
+#[derive(Clone, Copy)]
+struct LineCursor {
+    line_start: usize,
+    at: usize,
+    chars: usize,
+}
+
 impl Snippet {
-    fn new(source: &SourceFile, d: &Diagnostic) -> Snippet {
+    fn new(source: &SourceFile, d: &Diagnostic, cursor: &mut Option<LineCursor>) -> Snippet {
         let line_idx = source.line_index(d.start.min(source.text.len()));
         let (line_start, line_end) = source.line_range(line_idx);
         let line = source.text.get(line_start..line_end).unwrap_or_default();
@@ -92,7 +125,20 @@ impl Snippet {
         // Crop by characters around the start of the span, reading only the window: a
         // 50 MB line costs a count of its characters, not a table of them.
         let before = line.get(..start_in_line).unwrap_or_default();
-        let start_char = before.chars().count();
+        let start_char = match *cursor {
+            Some(c) if c.line_start == line_start && c.at <= start_in_line => {
+                c.chars
+                    + line
+                        .get(c.at..start_in_line)
+                        .map_or(0, |s| s.chars().count())
+            }
+            _ => before.chars().count(),
+        };
+        *cursor = Some(LineCursor {
+            line_start,
+            at: start_in_line,
+            chars: start_char,
+        });
         let first = start_char.saturating_sub(BEFORE);
         let crop_start = if first > 0 {
             before
