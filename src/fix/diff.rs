@@ -1,6 +1,7 @@
 //! Unified diffs of fixes, with long JSONL lines cropped to the part that changed.
 
-use similar::{ChangeTag, DiffOp, TextDiff};
+use imara_diff::{Algorithm, Diff, InternedInput};
+use similar::{ChangeTag, DiffOp};
 
 use crate::escape;
 
@@ -8,30 +9,170 @@ use crate::escape;
 const LONG_LINE: usize = 240;
 /// Characters of context kept on each side of a change inside a long line.
 const CONTEXT_CHARS: usize = 60;
+/// Unchanged lines shown around each change.
+const CONTEXT_LINES: usize = 3;
 
 pub struct DiffStyle {
     pub color: bool,
 }
 
+/// The lines of both texts (each with its line terminator) and the operations that turn the
+/// old lines into the new ones.
+struct LineDiff<'a> {
+    old: Vec<&'a str>,
+    new: Vec<&'a str>,
+    ops: Vec<DiffOp>,
+}
+
+impl<'a> LineDiff<'a> {
+    /// imara-diff's Myers, not similar's: similar's costs the lines times the changed lines
+    /// (a fix that inserts a result after each of 16,000 calls of a session took 8 s to
+    /// diff); imara-diff first sets aside lines that occur on one side only (each inserted
+    /// JSONL record) and bounds the search as git does, 5× faster there. Its histogram
+    /// algorithm was slower on such fixes.
+    fn new(old: &'a str, new: &'a str) -> LineDiff<'a> {
+        let input = InternedInput::new(old, new);
+        let mut diff = Diff::compute(Algorithm::Myers, &input);
+        diff.postprocess_lines(&input);
+        // The same lines imara-diff tokenised: each ends after its `\n`.
+        let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+        let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+        let mut ops = Vec::new();
+        let (mut at_old, mut at_new) = (0usize, 0usize);
+        for hunk in diff.hunks() {
+            let (old_start, old_end) = (hunk.before.start as usize, hunk.before.end as usize);
+            let (new_start, new_end) = (hunk.after.start as usize, hunk.after.end as usize);
+            if old_start > at_old {
+                ops.push(DiffOp::Equal {
+                    old_index: at_old,
+                    new_index: at_new,
+                    len: old_start - at_old,
+                });
+            }
+            let (old_len, new_len) = (old_end - old_start, new_end - new_start);
+            ops.push(match (old_len, new_len) {
+                (_, 0) => DiffOp::Delete {
+                    old_index: old_start,
+                    old_len,
+                    new_index: new_start,
+                },
+                (0, _) => DiffOp::Insert {
+                    old_index: old_start,
+                    new_index: new_start,
+                    new_len,
+                },
+                _ => DiffOp::Replace {
+                    old_index: old_start,
+                    old_len,
+                    new_index: new_start,
+                    new_len,
+                },
+            });
+            (at_old, at_new) = (old_end, new_end);
+        }
+        if old_lines.len() > at_old {
+            ops.push(DiffOp::Equal {
+                old_index: at_old,
+                new_index: at_new,
+                len: old_lines.len() - at_old,
+            });
+        }
+        LineDiff {
+            old: old_lines,
+            new: new_lines,
+            ops,
+        }
+    }
+
+    /// The operations in hunks, each with its lines of context; none when nothing changed.
+    fn hunks(&self) -> Vec<Vec<DiffOp>> {
+        if self.ops.iter().all(|op| matches!(op, DiffOp::Equal { .. })) {
+            return Vec::new();
+        }
+        similar::group_diff_ops(self.ops.clone(), CONTEXT_LINES)
+    }
+
+    /// The lines of one operation in the order a unified diff shows them, each with the
+    /// line it replaces or is replaced by (the same position on the other side of a
+    /// replacement), which a long line is cropped against.
+    fn lines(&self, op: &DiffOp) -> Vec<(ChangeTag, &'a str, Option<&'a str>)> {
+        let (olds, news) = (
+            self.old.get(op.old_range()).unwrap_or_default(),
+            self.new.get(op.new_range()).unwrap_or_default(),
+        );
+        match op {
+            DiffOp::Equal { .. } => olds.iter().map(|l| (ChangeTag::Equal, *l, None)).collect(),
+            DiffOp::Delete { .. } => olds.iter().map(|l| (ChangeTag::Delete, *l, None)).collect(),
+            DiffOp::Insert { .. } => news.iter().map(|l| (ChangeTag::Insert, *l, None)).collect(),
+            DiffOp::Replace { .. } => {
+                let deleted = olds
+                    .iter()
+                    .enumerate()
+                    .map(|(i, l)| (ChangeTag::Delete, *l, news.get(i).copied()));
+                let inserted = news
+                    .iter()
+                    .enumerate()
+                    .map(|(i, l)| (ChangeTag::Insert, *l, olds.get(i).copied()));
+                deleted.chain(inserted).collect()
+            }
+        }
+    }
+}
+
+/// The `@@ -a,b +c,d @@` line of a hunk.
+fn hunk_header(group: &[DiffOp]) -> Option<String> {
+    let (first, last) = (group.first()?, group.last()?);
+    let old = first.old_range().start..last.old_range().end;
+    let new = first.new_range().start..last.new_range().end;
+    Some(format!(
+        "@@ -{} +{} @@\n",
+        hunk_range(old.start, old.len()),
+        hunk_range(new.start, new.len())
+    ))
+}
+
 /// A complete unified diff of `old` → `new`, uncropped and uncoloured, that `git apply` and
 /// `patch -p1` accept; empty when they are equal.
 pub fn patch(name: &str, old: &str, new: &str) -> String {
-    if old == new {
-        return String::new();
+    let diff = LineDiff::new(old, new);
+    let hunks = diff.hunks();
+    let mut out = String::new();
+    if old == new || hunks.is_empty() {
+        return out;
     }
     let path = name.trim_start_matches('/');
-    TextDiff::from_lines(old, new)
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("a/{path}"), &format!("b/{path}"))
-        .to_string()
+    out.push_str(&format!("--- a/{path}\n+++ b/{path}\n"));
+    for group in &hunks {
+        let Some(header) = hunk_header(group) else {
+            continue;
+        };
+        out.push_str(&header);
+        for op in group {
+            for (tag, line, _) in diff.lines(op) {
+                out.push_str(sign(tag));
+                out.push_str(line);
+                if !line.ends_with(['\n', '\r']) {
+                    out.push_str("\n\\ No newline at end of file\n");
+                }
+            }
+        }
+    }
+    out
+}
+
+fn sign(tag: ChangeTag) -> &'static str {
+    match tag {
+        ChangeTag::Delete => "-",
+        ChangeTag::Insert => "+",
+        ChangeTag::Equal => " ",
+    }
 }
 
 /// A unified diff of `old` → `new` for the file `name`; empty when they are equal.
 pub fn unified(name: &str, old: &str, new: &str, style: &DiffStyle) -> String {
-    let diff = TextDiff::from_lines(old, new);
+    let diff = LineDiff::new(old, new);
     let mut out = String::new();
-    let groups = diff.grouped_ops(3);
+    let groups = diff.hunks();
     if groups.is_empty() {
         return out;
     }
@@ -40,64 +181,24 @@ pub fn unified(name: &str, old: &str, new: &str, style: &DiffStyle) -> String {
     let path = escape::value(name.trim_start_matches('/'));
     out.push_str(&paint(&format!("--- a/{path}\n+++ b/{path}\n"), "1", style));
     for group in groups {
-        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+        let Some(header) = hunk_header(&group) else {
             continue;
         };
-        let old_range = first.old_range().start..last.old_range().end;
-        let new_range = first.new_range().start..last.new_range().end;
-        out.push_str(&paint(
-            &format!(
-                "@@ -{} +{} @@\n",
-                hunk_range(old_range.start, old_range.len()),
-                hunk_range(new_range.start, new_range.len())
-            ),
-            "36",
-            style,
-        ));
+        out.push_str(&paint(&header, "36", style));
         for op in &group {
-            let changes: Vec<(ChangeTag, &str)> = diff
-                .iter_changes(op)
-                .map(|c| (c.tag(), c.value()))
-                .collect();
-            let (olds, news): (Vec<&str>, Vec<&str>) = match op {
-                DiffOp::Replace { .. } => (
-                    changes
-                        .iter()
-                        .filter(|c| c.0 == ChangeTag::Delete)
-                        .map(|c| c.1)
-                        .collect(),
-                    changes
-                        .iter()
-                        .filter(|c| c.0 == ChangeTag::Insert)
-                        .map(|c| c.1)
-                        .collect(),
-                ),
-                _ => (Vec::new(), Vec::new()),
-            };
-            for (tag, line) in &changes {
-                let partner = match tag {
-                    ChangeTag::Delete => olds
-                        .iter()
-                        .position(|l| std::ptr::eq(*l, *line))
-                        .and_then(|i| news.get(i)),
-                    ChangeTag::Insert => news
-                        .iter()
-                        .position(|l| std::ptr::eq(*l, *line))
-                        .and_then(|i| olds.get(i)),
-                    ChangeTag::Equal => None,
-                };
+            for (tag, line, partner) in diff.lines(op) {
                 let body = crop(
                     line.trim_end_matches(['\n', '\r']),
                     partner.map(|p| p.trim_end_matches(['\n', '\r'])),
                 );
                 // Tabs indent pretty-printed JSON; anything else unsafe is escaped.
                 let body = escape::layout(&body);
-                let (sign, color) = match tag {
-                    ChangeTag::Delete => ('-', "31"),
-                    ChangeTag::Insert => ('+', "32"),
-                    ChangeTag::Equal => (' ', ""),
+                let color = match tag {
+                    ChangeTag::Delete => "31",
+                    ChangeTag::Insert => "32",
+                    ChangeTag::Equal => "",
                 };
-                out.push_str(&paint(&format!("{sign}{body}"), color, style));
+                out.push_str(&paint(&format!("{}{body}", sign(tag)), color, style));
                 out.push('\n');
                 if !line.ends_with('\n') {
                     out.push_str("\\ No newline at end of file\n");
