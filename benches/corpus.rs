@@ -766,8 +766,8 @@ fn main() {
     }
 
     println!("\nscaling: toolcheck CPU per MB at each size (flat = linear), 1 thread\n");
-    println!("| input | sizes | CPU s/MB at each size | largest / smallest | peak RSS / size at each size (floor) |");
-    println!("|---|---|---|---|---|");
+    println!("| input | sizes | CPU s/MB at each size | largest / smallest |");
+    println!("|---|---|---|---|");
     type Gen = fn(&Path, usize, &mut Rng);
     let scaling: [(&str, &str, Gen); 2] = [
         ("one JSON document", "doc.json", one_document),
@@ -776,22 +776,17 @@ fn main() {
     for (name, file, generate) in scaling {
         let mut per_mb = Vec::new();
         let mut sizes = Vec::new();
-        let mut memory = Vec::new();
         for n in [5.0, 20.0, 80.0] {
             let path = root.join(format!("{}-{file}", mb(n)));
             generate(&path, mb(n), &mut rng);
-            let bytes = size(&path) as f64;
-            let m = bytes / 1e6;
-            let (f, t) = bench.pair(&[&path], 1);
+            let m = size(&path) as f64 / 1e6;
+            let (_, t) = bench.pair(&[&path], 1);
             per_mb.push(t.cpu / m);
             sizes.push(format!("{m:.0}"));
-            // Peak RSS as a multiple of the file's size: what holding one file costs.
-            let times = |s: Sample| s.rss_kib * 1024.0 / bytes;
-            memory.push(format!("{:.1}× ({:.1}×)", times(t), times(f)));
             let _ = std::fs::remove_file(&path);
         }
         println!(
-            "| {name} | {} MB | {} | {:.2}× | {} |",
+            "| {name} | {} MB | {} | {:.2}× |",
             sizes.join(" / "),
             per_mb
                 .iter()
@@ -799,8 +794,7 @@ fn main() {
                 .collect::<Vec<_>>()
                 .join(" / "),
             per_mb.last().copied().unwrap_or(f64::NAN)
-                / per_mb.first().copied().unwrap_or(f64::NAN),
-            memory.join(" / ")
+                / per_mb.first().copied().unwrap_or(f64::NAN)
         );
     }
     let mut per_call = Vec::new();
@@ -812,7 +806,7 @@ fn main() {
         per_call.push(t.cpu / calls as f64 * 1e6);
     }
     println!(
-        "| one conversation, unpaired calls | {} calls | {} µs/call | {:.2}× | |",
+        "| one conversation, unpaired calls | {} calls | {} µs/call | {:.2}× |",
         counts.map(|c| c.to_string()).join(" / "),
         per_call
             .iter()
