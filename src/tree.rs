@@ -605,14 +605,19 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// Steps over a container's closing bracket, out of the depth [`Parser::enter`] took.
+    fn leave(&mut self) {
+        self.pos += 1;
+        self.depth -= 1;
+    }
+
     fn array(&mut self) -> Result<Value<'a>, Rejected> {
         self.enter()?;
         self.pos += 1;
         let mut items = Vec::new();
         self.skip_ws();
         if self.peek() == Some(b']') {
-            self.pos += 1;
-            self.depth -= 1;
+            self.leave();
             return Ok(Value::Array(items));
         }
         loop {
@@ -622,8 +627,7 @@ impl<'a> Parser<'a> {
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b']') => {
-                    self.pos += 1;
-                    self.depth -= 1;
+                    self.leave();
                     return Ok(Value::Array(items));
                 }
                 _ => return Err(Rejected),
@@ -638,8 +642,7 @@ impl<'a> Parser<'a> {
         let mut members = Vec::new();
         self.skip_ws();
         if self.peek() == Some(b'}') {
-            self.pos += 1;
-            self.depth -= 1;
+            self.leave();
             let raw = self.text.get(start..self.pos).unwrap_or_default();
             return Ok(Value::Object(Map { members, raw }));
         }
@@ -661,8 +664,7 @@ impl<'a> Parser<'a> {
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
-                    self.pos += 1;
-                    self.depth -= 1;
+                    self.leave();
                     let raw = self.text.get(start..self.pos).unwrap_or_default();
                     return Ok(Value::Object(Map { members, raw }));
                 }

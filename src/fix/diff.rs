@@ -134,10 +134,13 @@ fn hunk_header(group: &[DiffOp]) -> Option<String> {
 /// A complete unified diff of `old` → `new`, uncropped and uncoloured, that `git apply` and
 /// `patch -p1` accept; empty when they are equal.
 pub fn patch(name: &str, old: &str, new: &str) -> String {
+    let mut out = String::new();
+    if old == new {
+        return out;
+    }
     let diff = LineDiff::new(old, new);
     let hunks = diff.hunks();
-    let mut out = String::new();
-    if old == new || hunks.is_empty() {
+    if hunks.is_empty() {
         return out;
     }
     let path = name.trim_start_matches('/');
