@@ -251,6 +251,43 @@ fn show_settings(paths: &[String], resolver: &mut Resolver<'_>) -> Result<(), u8
 }
 
 /// An input's bytes (and, for a regular file, its stamp when read), or why there are none.
+/// An input as found: a SQLite store, read in place and never loaded whole, or loaded bytes.
+enum Opened<'a> {
+    Store(&'a std::path::Path),
+    Loaded(Loaded),
+}
+
+/// Opens an input: a regular file with the SQLite header is a store (bounded by the size of
+/// the database and its log or journal), anything else is read as bytes.
+fn open_input<'a>(
+    input: &'a Input,
+    stdin: Option<&Loaded>,
+    limit: u64,
+) -> Result<Opened<'a>, String> {
+    if let Some(path) = input.path.as_deref() {
+        let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+        if regular && crate::store::has_sqlite_header(path) {
+            let size =
+                crate::store::size(path).map_err(|e| format!("cannot read {}: {e}", input.name))?;
+            if size > limit {
+                return Ok(Opened::Loaded(Loaded::TooLarge {
+                    size: Some(size),
+                    limit,
+                }));
+            }
+            return Ok(Opened::Store(path));
+        }
+    }
+    let loaded = read_input(input, stdin, limit)?;
+    if matches!(&loaded, Loaded::Bytes(bytes, _) if crate::store::is_sqlite(bytes)) {
+        return Err(format!(
+            "{}: holds a SQLite database, which toolcheck reads in place: name the database file itself",
+            input.name
+        ));
+    }
+    Ok(Opened::Loaded(loaded))
+}
+
 fn read_input(input: &Input, stdin: Option<&Loaded>, limit: u64) -> Result<Loaded, String> {
     match &input.path {
         Some(path) => {
@@ -369,23 +406,21 @@ fn lint_command(args: &LintArgs) -> u8 {
         .par_iter()
         .map(|(input, settings)| {
             let mut rows = None;
-            let report = match read_input(input, stdin.as_ref(), settings.limit)? {
-                Loaded::Bytes(bytes, _) => match input.path.as_deref() {
-                    Some(path) if crate::store::is_sqlite(&bytes) => {
-                        let (report, r) = crate::store::lint_path(
-                            source_name(input),
-                            path,
-                            input.explicit,
-                            &settings.opts,
-                        )?;
-                        rows = Some(r);
-                        report
-                    }
-                    _ => {
-                        lint::lint_bytes(source_name(input), bytes, input.explicit, &settings.opts)
-                    }
-                },
-                Loaded::TooLarge { size, limit } => {
+            let report = match open_input(input, stdin.as_ref(), settings.limit)? {
+                Opened::Store(path) => {
+                    let (report, r) = crate::store::lint_path(
+                        source_name(input),
+                        path,
+                        input.explicit,
+                        &settings.opts,
+                    )?;
+                    rows = Some(r);
+                    report
+                }
+                Opened::Loaded(Loaded::Bytes(bytes, _)) => {
+                    lint::lint_bytes(source_name(input), bytes, input.explicit, &settings.opts)
+                }
+                Opened::Loaded(Loaded::TooLarge { size, limit }) => {
                     lint::too_large(source_name(input), size, limit)
                 }
             };
@@ -544,9 +579,8 @@ fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
     let results: Vec<Result<Fixed, String>> = inputs
         .par_iter()
         .map(|(input, settings)| {
-            let (bytes, stamp) = match read_input(input, stdin.as_ref(), settings.limit)? {
-                Loaded::Bytes(bytes, _) if crate::store::is_sqlite(&bytes) => {
-                    let path = input.path.as_deref().unwrap_or(std::path::Path::new(""));
+            let (bytes, stamp) = match open_input(input, stdin.as_ref(), settings.limit)? {
+                Opened::Store(path) => {
                     let snapshot = crate::store::read(path, &input.name)?;
                     let name = source_name(input);
                     let explicit = input.explicit;
@@ -560,8 +594,8 @@ fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
                     .map(|file| (file, None, Some(snapshot)))
                     .map_err(|e| format!("{}: {e}", input.name));
                 }
-                Loaded::Bytes(bytes, stamp) => (bytes, stamp),
-                Loaded::TooLarge { size, limit } => {
+                Opened::Loaded(Loaded::Bytes(bytes, stamp)) => (bytes, stamp),
+                Opened::Loaded(Loaded::TooLarge { size, limit }) => {
                     return Err(format!(
                         "{}: {}",
                         input.name,

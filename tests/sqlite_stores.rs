@@ -423,3 +423,448 @@ fn adk_fix_write_then_nothing_left() {
     );
     insta::assert_snapshot!(lint.transcript());
 }
+
+// ---- Hostile stores (issue 21): no lost row, nothing written by lint, exact writes ----
+
+/// `toolcheck lint --output-format concise NAME` in `dir`.
+fn lint_concise(dir: &Path, name: &str) -> common::Output {
+    toolcheck_in(dir, &["lint", "--output-format", "concise", name], None)
+}
+
+/// The files in `dir`, with their bytes: what a read-only run must leave as it found.
+fn files_in(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .expect("list")
+        .map(|e| {
+            let path = e.expect("entry").path();
+            let name = path
+                .file_name()
+                .expect("name")
+                .to_string_lossy()
+                .into_owned();
+            (name, std::fs::read(&path).unwrap_or_default())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Every row of `table`: its real rowid and all its columns, as text.
+fn table_rows(path: &Path, table: &str) -> Vec<String> {
+    let conn = Connection::open(path).expect("open");
+    let mut stmt = conn
+        .prepare(&format!("SELECT * FROM {table}"))
+        .expect("query");
+    let columns = stmt.column_count();
+    stmt.query_map([], |r| {
+        (0..columns)
+            .map(|i| {
+                Ok(match r.get_ref(i)? {
+                    rusqlite::types::ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
+                    rusqlite::types::ValueRef::Integer(n) => n.to_string(),
+                    other => format!("{other:?}"),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(|cells| cells.join(" | "))
+    })
+    .expect("rows")
+    .collect::<Result<_, _>>()
+    .expect("rows")
+}
+
+#[test]
+fn a_declared_rowid_column_does_not_take_the_place_of_sqlites() {
+    // Defect 1: every row declares `rowid = 1`; `WHERE rowid = ?` must not reach them all.
+    let dir = temp();
+    let path = dir.path().join("session.db");
+    let conn = Connection::open(&path).expect("create");
+    conn.execute_batch(
+        "CREATE TABLE agent_messages (session_id TEXT, message_data TEXT, rowid INTEGER, oid TEXT);",
+    )
+    .expect("create");
+    for (session, items) in [("a", BROKEN), ("b", CLEAN)] {
+        for item in items {
+            conn.execute(
+                "INSERT INTO agent_messages VALUES (?1, ?2, 1, 'x')",
+                [session, item],
+            )
+            .expect("insert");
+        }
+    }
+    drop(conn);
+    let before = table_rows(&path, "agent_messages");
+    let lint = lint_concise(dir.path(), "session.db");
+    assert_eq!(lint.code, 1, "{}", lint.transcript());
+    // Rows are named by the real rowid (`_rowid_` here), one per row.
+    assert!(
+        lint.stdout
+            .contains("session.db:agent_messages[rowid=2]: TC101"),
+        "{}",
+        lint.transcript()
+    );
+    let out = toolcheck_in(
+        dir.path(),
+        &["fix", "--write", "--unsafe-fixes", "session.db"],
+        None,
+    );
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    let after = table_rows(&path, "agent_messages");
+    // Exactly the orphaned output (row 2) is gone and the truncated arguments (row 3) were
+    // rewritten; every other row is as it was.
+    assert_eq!(after.len(), before.len() - 1, "{after:#?}");
+    let kept: Vec<&String> = before
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != 1 && *i != 2)
+        .map(|(_, r)| r)
+        .collect();
+    for row in kept {
+        assert!(after.contains(row), "lost or changed: {row}\n{after:#?}");
+    }
+    assert!(after
+        .iter()
+        .any(|r| r.contains("call_2") && r.contains("function_call") && !r.contains("Par\"")));
+}
+
+#[test]
+fn a_table_without_a_rowid_is_read_and_never_written() {
+    // Defect 13: a WITHOUT ROWID table made the whole database unreadable (exit 2).
+    let dir = temp();
+    let path = dir.path().join("session.db");
+    let conn = Connection::open(&path).expect("create");
+    conn.execute_batch(
+        "CREATE TABLE agent_messages (id INTEGER PRIMARY KEY, session_id TEXT, message_data TEXT) WITHOUT ROWID;",
+    )
+    .expect("create");
+    for (i, item) in BROKEN.iter().enumerate() {
+        conn.execute(
+            "INSERT INTO agent_messages VALUES (?1, 's', ?2)",
+            rusqlite::params![i as i64 + 10, item],
+        )
+        .expect("insert");
+    }
+    drop(conn);
+    let out = lint_concise(dir.path(), "session.db");
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert!(
+        out.stdout
+            .contains("session.db:agent_messages[row 2]: TC101"),
+        "{}",
+        out.transcript()
+    );
+    let before = std::fs::read(&path).expect("read");
+    let fix = toolcheck_in(dir.path(), &["fix", "--write", "session.db"], None);
+    assert_eq!(fix.code, 1, "{}", fix.transcript());
+    assert_eq!(
+        before,
+        std::fs::read(&path).expect("read"),
+        "{}",
+        fix.transcript()
+    );
+}
+
+#[test]
+fn rows_that_hold_no_message_are_reported() {
+    // Defect 13: '' , null, [] and a bare number passed with no finding.
+    let dir = temp();
+    let path = dir.path().join("session.db");
+    agents_db(&path, &[("s", CLEAN)]);
+    let conn = Connection::open(&path).expect("open");
+    for bad in ["", "null", "[]", "5", "  "] {
+        conn.execute(
+            "INSERT INTO agent_messages (session_id, message_data) VALUES ('s', ?1)",
+            [bad],
+        )
+        .expect("insert");
+    }
+    drop(conn);
+    let out = lint_concise(dir.path(), "session.db");
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    for rowid in 5..=9 {
+        assert!(
+            out.stdout
+                .contains(&format!("session.db:agent_messages[rowid={rowid}]: TC001")),
+            "rowid {rowid}:\n{}",
+            out.transcript()
+        );
+    }
+}
+
+/// An ADK event pretty-printed over several lines, as a hand-written or migrated row may be.
+const ADK_PRETTY_TWO_PARTS: &str = "{\"content\": {\"parts\": [\n    {\"text\": \"Checking.\"},\n    {\"function_response\": {\"id\": \"adk-gone\", \"name\": \"get_weather\", \"response\": {\"result\": \"Sunny\"}}}\n  ],\r\n  \"role\": \"user\"},\n \"invocation_id\": \"e-2\", \"author\": \"weather_agent\", \"id\": \"ev-9\", \"timestamp\": 1795253816.5}";
+
+#[test]
+fn raw_line_breaks_in_rows_are_kept_by_lint_and_fix() {
+    // Defect 4: raw line breaks were read as spaces, and written back as spaces.
+    let dir = temp();
+    let path = dir.path().join("session.db");
+    adk_db(&path, &[("s1", &[ADK_USER, ADK_PRETTY_TWO_PARTS])]);
+    let out = toolcheck_in(dir.path(), &["fix", "--write", "session.db"], None);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    let rows = events(&path);
+    let fixed = rows
+        .iter()
+        .find(|r| r.contains("ev-9"))
+        .expect("the event is kept");
+    // Only the orphaned part (and the separator before it) is gone: every line break and
+    // carriage return outside it is where it was.
+    let expected = ADK_PRETTY_TWO_PARTS.replace(
+        ",\n    {\"function_response\": {\"id\": \"adk-gone\", \"name\": \"get_weather\", \"response\": {\"result\": \"Sunny\"}}}",
+        "",
+    );
+    assert_ne!(expected, ADK_PRETTY_TWO_PARTS);
+    assert!(
+        fixed.ends_with(&expected),
+        "{fixed:?}\nexpected {expected:?}"
+    );
+
+    // A raw line break inside a string is invalid JSON (Python's json.loads refuses it).
+    let broken = r#"{"content": "two
+lines", "role": "user"}"#;
+    let path = dir.path().join("strings.db");
+    agents_db(&path, &[("s", &[broken])]);
+    let out = lint_concise(dir.path(), "strings.db");
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert!(
+        out.stdout
+            .contains("strings.db:agent_messages[rowid=1]: TC001"),
+        "{}",
+        out.transcript()
+    );
+}
+
+#[test]
+fn lint_of_a_wal_database_creates_nothing_beside_it() {
+    // Defect 5: a read-only WAL connection left `-wal` and `-shm` files behind.
+    let dir = temp();
+    let path = dir.path().join("session.db");
+    agents_db(&path, &[("broken", BROKEN)]);
+    let conn = Connection::open(&path).expect("open");
+    conn.pragma_update(None, "journal_mode", "WAL")
+        .expect("wal");
+    drop(conn);
+    let before = files_in(dir.path());
+    assert_eq!(before.len(), 1, "a closed WAL database leaves no log");
+    let out = lint_concise(dir.path(), "session.db");
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert!(out.stdout.contains("TC101"), "{}", out.transcript());
+    assert_eq!(before, files_in(dir.path()));
+
+    // A writer still open: its commits live in the log, which is read, and left as it is.
+    let writer = Connection::open(&path).expect("open");
+    writer
+        .pragma_update(None, "wal_autocheckpoint", 0)
+        .expect("no checkpoint");
+    writer
+        .execute(
+            "INSERT INTO agent_messages (session_id, message_data) VALUES ('broken', ?1)",
+            [r#"{"call_id": "call_late", "output": "x", "type": "function_call_output"}"#],
+        )
+        .expect("insert");
+    let before = files_in(dir.path());
+    assert!(before.iter().any(|(n, _)| n.ends_with("-wal")));
+    let out = lint_concise(dir.path(), "session.db");
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert!(
+        out.stdout.contains("call_late"),
+        "the log's rows are read:\n{}",
+        out.transcript()
+    );
+    assert_eq!(before, files_in(dir.path()));
+    drop(writer);
+}
+
+#[test]
+fn the_size_limit_counts_the_write_ahead_log() {
+    // Defect 8: a small database with a large log was read whole.
+    let dir = temp();
+    let path = dir.path().join("session.db");
+    agents_db(&path, &[("s", CLEAN)]);
+    let writer = Connection::open(&path).expect("open");
+    writer
+        .pragma_update(None, "journal_mode", "WAL")
+        .expect("wal");
+    writer
+        .pragma_update(None, "wal_autocheckpoint", 0)
+        .expect("no checkpoint");
+    let big = format!(
+        r#"{{"content": "{}", "role": "user"}}"#,
+        "x".repeat(200_000)
+    );
+    writer
+        .execute(
+            "INSERT INTO agent_messages (session_id, message_data) VALUES ('s', ?1)",
+            [&big],
+        )
+        .expect("insert");
+    let db_size = std::fs::metadata(&path).expect("stat").len();
+    assert!(db_size < 100_000, "the row is in the log, not the database");
+    let out = toolcheck_in(
+        dir.path(),
+        &[
+            "lint",
+            "--output-format",
+            "concise",
+            "--max-file-size",
+            "100K",
+            "session.db",
+        ],
+        None,
+    );
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert!(
+        out.stdout.contains("TC004") || out.stdout.contains("larger than the maximum"),
+        "{}",
+        out.transcript()
+    );
+    drop(writer);
+}
+
+#[test]
+fn the_safe_fix_keeps_an_adk_events_actions() {
+    // Defect 11: the orphan fix deleted the whole event, and its state delta with it.
+    let dir = temp();
+    let path = dir.path().join("session.db");
+    let orphan_with_state =
+        ADK_ORPHAN.replace(r#""state_delta":{}"#, r#""state_delta":{"city":"Paris"}"#);
+    assert_ne!(orphan_with_state, ADK_ORPHAN);
+    adk_db(&path, &[("s2", &[ADK_USER, &orphan_with_state])]);
+    let out = toolcheck_in(dir.path(), &["fix", "--write", "session.db"], None);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    let rows = events(&path);
+    assert_eq!(rows.len(), 2, "{rows:#?}");
+    let kept = rows
+        .iter()
+        .find(|r| r.contains("ev-9"))
+        .expect("event kept");
+    assert!(kept.contains(r#""state_delta":{"city":"Paris"}"#), "{kept}");
+    assert!(kept.contains(r#""parts":[]"#), "{kept}");
+    let lint = toolcheck_in(dir.path(), &["lint", "session.db"], None);
+    assert_eq!(lint.code, 0, "{}", lint.transcript());
+}
+
+#[cfg(unix)]
+#[test]
+fn fix_write_refuses_a_read_only_database_even_as_root() {
+    // Defect 13: as root, a chmod 444 database was written (text files are refused).
+    use std::os::unix::fs::PermissionsExt;
+    let dir = temp();
+    let path = dir.path().join("session.db");
+    agents_db(&path, &[("broken", BROKEN)]);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).expect("chmod");
+    let before = std::fs::read(&path).expect("read");
+    let out = toolcheck_in(dir.path(), &["fix", "--write", "session.db"], None);
+    assert_eq!(out.code, 2, "{}", out.transcript());
+    assert!(out.stderr.contains("read-only"), "{}", out.transcript());
+    // One prefix, not two.
+    assert_eq!(
+        out.stderr.matches("cannot write").count(),
+        1,
+        "{}",
+        out.transcript()
+    );
+    assert_eq!(before, std::fs::read(&path).expect("read"));
+}
+
+#[test]
+fn a_database_on_standard_input_is_refused_with_a_reason() {
+    // Defect 13: read as text by `lint -`, replaced by a fresh database by `fix -`.
+    use std::io::Write;
+    let dir = temp();
+    let path = dir.path().join("session.db");
+    agents_db(&path, &[("broken", BROKEN)]);
+    let bytes = std::fs::read(&path).expect("read");
+    for args in [&["lint", "-"][..], &["fix", "-"], &["fix", "--write", "-"]] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toolcheck"))
+            .args(args)
+            .current_dir(dir.path())
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let _ = stdin.write_all(&bytes);
+        drop(stdin);
+        let out = child.wait_with_output().expect("wait");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("SQLite database"), "{args:?}: {stderr}");
+        assert!(
+            out.stdout.is_empty()
+                || !out.stdout.starts_with(b"SQLite format 3\0")
+                || out.stdout == bytes
+        );
+    }
+    assert_eq!(bytes, std::fs::read(&path).expect("read"));
+}
+
+/// Run as a child process by [`a_hot_journal_is_read_as_committed_and_left_alone`]: opens
+/// a transaction that writes pages to the database file, then dies without committing.
+#[test]
+#[ignore = "a helper process, run by another test"]
+fn crash_mid_transaction() {
+    let Some(path) = std::env::var_os("TOOLCHECK_TEST_CRASH_DB") else {
+        return;
+    };
+    let conn = Connection::open(path).expect("open");
+    conn.pragma_update(None, "cache_size", 1)
+        .expect("small cache");
+    conn.execute_batch("BEGIN").expect("begin");
+    for i in 0..200 {
+        conn.execute(
+            "INSERT INTO agent_messages (session_id, message_data) VALUES ('broken', ?1)",
+            [format!(
+                r#"{{"call_id": "torn_{i}", "output": "{}", "type": "function_call_output"}}"#,
+                "y".repeat(2000)
+            )],
+        )
+        .expect("insert");
+    }
+    // Dies without a rollback: the journal is left hot.
+    std::process::exit(0);
+}
+
+#[test]
+fn a_hot_journal_is_read_as_committed_and_left_alone() {
+    // Defect 5: a hot rollback journal made lint fail ("attempt to write a readonly
+    // database"); the journal must be read (rolled back in a private copy), never touched.
+    let dir = temp();
+    let path = dir.path().join("session.db");
+    agents_db(&path, &[("broken", BROKEN)]);
+    let status = std::process::Command::new(std::env::current_exe().expect("test binary"))
+        .args([
+            "--ignored",
+            "--exact",
+            "crash_mid_transaction",
+            "--nocapture",
+        ])
+        .env("TOOLCHECK_TEST_CRASH_DB", &path)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("the helper runs");
+    assert!(status.success());
+    let journal = dir.path().join("session.db-journal");
+    assert!(
+        std::fs::metadata(&journal).is_ok_and(|m| m.len() > 0),
+        "the crash left a hot journal"
+    );
+    let before = files_in(dir.path());
+    let out = lint_concise(dir.path(), "session.db");
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    // The committed rows, not the torn transaction's.
+    assert!(
+        out.stdout
+            .contains("session.db:agent_messages[rowid=2]: TC101"),
+        "{}",
+        out.transcript()
+    );
+    assert!(!out.stdout.contains("torn_"), "{}", out.transcript());
+    assert_eq!(
+        before,
+        files_in(dir.path()),
+        "lint wrote beside the database"
+    );
+}

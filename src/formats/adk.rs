@@ -38,7 +38,9 @@ use crate::tree::Value;
 use super::gemini::{
     function_call, function_response, object_field, pair_idless, part_item, read_tool_list,
 };
-use super::{array_at, field, str_at, Adapter, CallSite, Dialect, Doc, Format};
+use super::{array_at, field, str_at, Adapter, CallSite, Dialect, Doc, Format, Planned};
+use crate::edit::plan::EditContext;
+use crate::finding::FixIntent;
 use crate::transcript::{
     pairing_key, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role, Text, ToolCall,
     ToolResult,
@@ -125,6 +127,50 @@ impl Adapter for Adk {
         }
         Ok(out)
     }
+
+    /// An event is more than its content: one whose `actions` do something (a state delta,
+    /// a transfer to another agent, an escalation) loses only the removed part, left with
+    /// `parts: []` (ADK leaves events without parts out of the request it builds), never the
+    /// whole event and its actions with it.
+    fn plan_edits(&self, intent: &FixIntent, cx: &EditContext<'_>) -> Planned {
+        let (FixIntent::RemoveResult { result, message }
+        | FixIntent::RemoveCall {
+            call: result,
+            message,
+        }) = intent
+        else {
+            return Planned::Generic;
+        };
+        let acts = result != message
+            && cx
+                .value_at(message)
+                .is_some_and(|event| event.get("actions").is_some_and(has_effect));
+        if !acts {
+            return Planned::Generic;
+        }
+        match crate::edit::plan::remove_node(cx, result) {
+            Some(edit) => Planned::Edits(vec![edit]),
+            None => Planned::Unsupported,
+        }
+    }
+}
+
+/// Whether an event's `actions` value does anything: ADK writes every field, empty (`{}`,
+/// `null`, `false`) when it does nothing.
+fn has_effect(value: &Value) -> bool {
+    if let Some(map) = value.as_object() {
+        return map.iter().any(|(_, v)| has_effect(v));
+    }
+    if let Some(items) = value.as_array() {
+        return !items.is_empty();
+    }
+    if let Some(b) = value.as_bool() {
+        return b;
+    }
+    if let Some(s) = value.as_str() {
+        return !s.is_empty();
+    }
+    !value.is_null()
 }
 
 /// An ADK event: `author` and an invocation id beside `content` or `actions`.
