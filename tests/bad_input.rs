@@ -131,7 +131,8 @@ fn huge_numbers_in_arguments_are_valid_json() {
         &text,
     );
     assert_eq!(fix.code, 0, "{}", fix.transcript());
-    assert!(fix.stdout.is_empty(), "nothing was changed: {}", fix.stdout);
+    // A filter: the input comes out as it went in.
+    assert_eq!(fix.stdout, text, "nothing was changed");
 }
 
 #[test]
@@ -191,11 +192,7 @@ fn huge_numbers_and_lone_surrogates_in_a_file_do_not_stop_the_check() {
     assert_eq!(codes(&out), ["TC101@3:3"], "{}", out.transcript());
     // Fixes are withheld where a value could only be read lossily: nothing is rewritten.
     let fix = toolcheck_stdin(&["fix", "-", "--stdin-filename", "a.json", "--write"], text);
-    assert!(
-        fix.stdout.is_empty() || fix.stdout == text,
-        "{}",
-        fix.transcript()
-    );
+    assert_eq!(fix.stdout, text, "{}", fix.transcript());
 }
 
 #[test]
@@ -775,4 +772,49 @@ fn unreadable_paths_are_an_error_and_the_rest_is_checked() {
         assert!(out.stderr.contains("secret.json"), "{}", out.stderr);
     }
     assert!(out.stdout.contains("a.json"), "{}", out.transcript());
+}
+
+// ---- issue 21: what the commands touch and print ----
+
+/// #3: `fix --write -` is a filter; whatever it does not rewrite comes out byte for byte,
+/// so `toolcheck fix --write - < f > g && mv g f` never empties `f`.
+#[test]
+fn fix_write_stdin_echoes_every_input_it_does_not_rewrite() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let clean = fixture("fixtures/openai-chat/clean-request.json");
+    let utf16: Vec<u8> = [0xff, 0xfe]
+        .into_iter()
+        .chain(clean.encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    let mut bom = b"\xef\xbb\xbf".to_vec();
+    bom.extend_from_slice(clean.as_bytes());
+    let big = format!("{clean}{}", " ".repeat(16 << 10));
+    let cases: [(&str, Vec<u8>, i32); 7] = [
+        ("nothing to fix", clean.clone().into_bytes(), 0),
+        ("a byte order mark", bom, 0),
+        ("UTF-16", utf16, 0),
+        ("a finding without a fix", b"{\"messages\": [".to_vec(), 1),
+        ("an unknown format", b"{\"a\": 1}\r\n".to_vec(), 1),
+        ("invalid UTF-8", b"{\"a\": \"\xff\"}".to_vec(), 2),
+        ("over the size limit", big.into_bytes(), 2),
+    ];
+    for (what, input, code) in cases {
+        let (stdout, out) = common::toolcheck_bytes(
+            dir.path(),
+            &["fix", "--write", "-", "--max-file-size", "16K"],
+            Some(&input),
+        );
+        assert_no_panic(&out);
+        assert_eq!(out.code, code, "{what}: {}", out.stderr);
+        assert!(stdout == input, "{what}: not echoed: {}", out.transcript());
+    }
+    // What it does rewrite comes out fixed.
+    let broken = fixture("fixtures/openai-chat/broken-request.json");
+    let (stdout, out) = common::toolcheck_bytes(
+        dir.path(),
+        &["fix", "--write", "-"],
+        Some(broken.as_bytes()),
+    );
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert!(!stdout.is_empty() && stdout != broken.as_bytes());
 }
