@@ -818,3 +818,75 @@ fn fix_write_stdin_echoes_every_input_it_does_not_rewrite() {
     assert_eq!(out.code, 1, "{}", out.transcript());
     assert!(!stdout.is_empty() && stdout != broken.as_bytes());
 }
+
+/// #9: a LangGraph stream saved as JSONL is checked from its last `values` snapshot; a call
+/// streamed after it (the run stopped before the next snapshot) is not in it, and the
+/// unread-structure guard says so instead of passing the file as clean.
+#[test]
+fn langgraph_stream_jsonl_reports_calls_after_the_last_snapshot() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let events: Vec<serde_json::Value> =
+        serde_json::from_str(&fixture("fixtures/langgraph-stream/clean-stream.json"))
+            .expect("a JSON array");
+    let lines = |events: &[serde_json::Value]| -> String {
+        events.iter().map(|e| format!("{e}\n")).collect()
+    };
+    // Up to the snapshot holding the call and its result: clean, as JSONL too.
+    let head = events.get(..7).expect("seven events");
+    write(dir.path(), "clean.jsonl", lines(head));
+    let out = run(
+        dir.path(),
+        &["lint", "clean.jsonl", "--output-format", "concise"],
+    );
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    let mut tail = head.to_vec();
+    tail.push(serde_json::json!(["updates", {"agent": {"messages": [{
+        "lc": 1, "type": "constructor", "id": ["langchain_core", "messages", "AIMessage"],
+        "kwargs": {"content": "", "type": "ai", "id": "run-late",
+            "tool_calls": [{"name": "convert_currency", "args": {"amount": 5},
+                "id": "call_after_snapshot", "type": "tool_call"}]}}]}}]));
+    write(dir.path(), "late.jsonl", lines(&tail));
+    let out = run(
+        dir.path(),
+        &["lint", "late.jsonl", "--output-format", "concise"],
+    );
+    assert_no_panic(&out);
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    let found = codes(&out);
+    assert!(
+        matches!(found.as_slice(), [c] if c.starts_with("TC005@8:")),
+        "{}",
+        out.transcript()
+    );
+    assert!(
+        out.stdout
+            .contains("/1/agent/messages/0/kwargs/tool_calls/0"),
+        "{}",
+        out.stdout
+    );
+    // Every session format is held to what it replays; Claude Code only leaves out the
+    // records off its chain, not a structure inside a record it replayed.
+    let session = [
+        claude_line(
+            None,
+            "u1",
+            "user",
+            serde_json::json!({"role": "user", "content": "go"}),
+        ),
+        claude_line(
+            Some("u1"),
+            "a1",
+            "assistant",
+            serde_json::json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}],
+                "tool_calls": [{"id": "call_x", "function": {"name": "f", "arguments": "{}"}}]}),
+        ),
+    ]
+    .join("\n");
+    write(dir.path(), "session.jsonl", session + "\n");
+    let out = run(
+        dir.path(),
+        &["lint", "session.jsonl", "--output-format", "concise"],
+    );
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert!(out.stdout.contains("TC005"), "{}", out.transcript());
+}
