@@ -6,6 +6,11 @@
 //! entries and `node_modules` are always skipped below a walked directory, and so is
 //! whatever `exclude` matches. A path named on the command line is always checked, ignored
 //! or excluded or not (ripgrep's rule, and ruff's without `--force-exclude`).
+//!
+//! Walks do not follow symbolic links (ripgrep's default): a link in a walked directory may
+//! point anywhere, and `fix --write` must not rewrite what lies outside the directories it
+//! was given. A link whose target is inside the tree loses nothing, since the target is
+//! walked where it is. A link named on the command line is followed.
 
 use std::collections::HashSet;
 use std::path::{Component, Path, PathBuf};
@@ -262,7 +267,8 @@ fn own_skip_reason(path: &Path, is_dir: bool, excludes: &Excludes) -> Option<Str
 fn walk(root: &Path, opts: &WalkOptions, found: &mut Discovered) {
     let mut builder = ignore::WalkBuilder::new(root);
     builder
-        .follow_links(true)
+        // See the module documentation; skipped links are listed with `-v`.
+        .follow_links(false)
         // Hidden entries are skipped by the filter below, which can say so.
         .hidden(false);
     if opts.no_ignore {
@@ -313,6 +319,10 @@ fn walk(root: &Path, opts: &WalkOptions, found: &mut Discovered) {
                     if is_dir {
                         dirs.push(entry.path().to_path_buf());
                     }
+                    // The root, when a link, was named and is followed.
+                    if entry.path_is_symlink() && entry.depth() > 0 {
+                        skipped_link(entry.path(), found);
+                    }
                 }
                 let is_file = entry.file_type().is_some_and(|t| t.is_file());
                 if is_file && (has_picked_extension(entry.path()) || is_sqlite_store(entry.path()))
@@ -338,8 +348,8 @@ fn walk(root: &Path, opts: &WalkOptions, found: &mut Discovered) {
                 if seen.contains(&path) || own_paths.contains(path.display().to_string().as_str()) {
                     continue;
                 }
-                // Follow symlinks, as the walk does.
-                let is_dir = std::fs::metadata(&path).is_ok_and(|m| m.is_dir());
+                // Links are not followed, as the walk does not follow them.
+                let is_dir = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir());
                 if is_dir || has_picked_extension(&path) {
                     found.skipped.push(SkippedEntry {
                         path: path.display().to_string(),
@@ -351,6 +361,19 @@ fn walk(root: &Path, opts: &WalkOptions, found: &mut Discovered) {
         }
     }
     found.skipped.extend(own);
+}
+
+/// Lists a link a walk met and did not follow (for `-v`), when it names what a walk would
+/// check: a directory, a conversation file or a store.
+fn skipped_link(path: &Path, found: &mut Discovered) {
+    let is_dir = std::fs::metadata(path).is_ok_and(|m| m.is_dir());
+    if is_dir || has_picked_extension(path) || is_sqlite_store(path) {
+        found.skipped.push(SkippedEntry {
+            path: path.display().to_string(),
+            is_dir,
+            reason: "symbolic link, not followed by a directory walk (name it to check it)".into(),
+        });
+    }
 }
 
 /// Sorts a walk error into an error (a path that cannot be read, a symlink loop) or a
@@ -404,9 +427,9 @@ pub fn report(found: &Discovered, quiet: bool) -> bool {
     }
     if found.inputs.is_empty() && !found.walked.is_empty() && !quiet {
         eprintln!(
-            "warning: no conversation files found in {} (hidden directories, ignored or \
-             excluded files and files without a .json, .jsonl or .ndjson extension are \
-             skipped; -v lists what was skipped)",
+            "warning: no conversation files found in {} (hidden directories, symbolic \
+             links, ignored or excluded files and files without a .json, .jsonl or .ndjson \
+             extension are skipped; -v lists what was skipped)",
             found.walked.join(", ")
         );
     }

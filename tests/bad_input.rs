@@ -698,7 +698,7 @@ fn a_directory_named_like_a_log_is_walked() {
 
 #[cfg(unix)]
 #[test]
-fn symlink_loops_are_an_error_naming_the_path_and_the_rest_is_checked() {
+fn symlink_loops_are_not_followed_and_the_rest_is_checked() {
     let dir = tempfile::tempdir().expect("tempdir");
     let logs = dir.path().join("logs");
     std::fs::create_dir(&logs).expect("mkdir");
@@ -708,9 +708,17 @@ fn symlink_loops_are_an_error_naming_the_path_and_the_rest_is_checked() {
         "a.json",
         fixture("fixtures/openai-chat/broken-request.json"),
     );
-    let out = run(dir.path(), &["lint", "logs", "--output-format", "concise"]);
-    assert_eq!(out.code, 2, "{}", out.transcript());
-    assert!(out.stderr.contains("logs/loop"), "{}", out.stderr);
+    let out = run(
+        dir.path(),
+        &["lint", "-v", "logs", "--output-format", "concise"],
+    );
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert!(
+        out.stderr
+            .contains("skipped dir logs/loop: symbolic link, not followed"),
+        "{}",
+        out.stderr
+    );
     assert!(
         out.stdout.contains("logs/a.json"),
         "the other files are checked: {}",
@@ -889,4 +897,50 @@ fn langgraph_stream_jsonl_reports_calls_after_the_last_snapshot() {
     );
     assert_eq!(out.code, 1, "{}", out.transcript());
     assert!(out.stdout.contains("TC005"), "{}", out.transcript());
+}
+
+/// #10: a directory walk does not follow links out of the directory it was given, so `fix
+/// --write shared/` cannot rewrite what links in `shared/` point to; `-v` says which links
+/// it left. A link named on the command line is still followed.
+#[cfg(unix)]
+#[test]
+fn fix_write_on_a_directory_does_not_follow_links_out_of_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let broken = fixture("fixtures/openai-chat/broken-request.json");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir(&outside).expect("mkdir");
+    let outside_file = write(&outside, "elsewhere.json", &broken);
+    let shared = dir.path().join("shared");
+    std::fs::create_dir(&shared).expect("mkdir");
+    let inside = write(&shared, "own.json", &broken);
+    std::os::unix::fs::symlink(&outside_file, shared.join("link.json")).expect("symlink");
+    std::os::unix::fs::symlink(&outside, shared.join("linked-dir")).expect("symlink");
+    let out = run(dir.path(), &["fix", "--write", "-v", "shared"]);
+    assert_no_panic(&out);
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert_eq!(
+        std::fs::read_to_string(&outside_file).expect("read"),
+        broken,
+        "a file outside the walked directory was rewritten: {}",
+        out.transcript()
+    );
+    assert_ne!(std::fs::read_to_string(&inside).expect("read"), broken);
+    for link in [
+        "skipped shared/link.json: ",
+        "skipped dir shared/linked-dir: ",
+    ] {
+        assert!(
+            out.stderr
+                .contains(&format!("{link}symbolic link, not followed")),
+            "{}",
+            out.stderr
+        );
+    }
+    // Named, the link is followed and its target fixed.
+    let out = run(dir.path(), &["fix", "--write", "shared/link.json"]);
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert_ne!(
+        std::fs::read_to_string(&outside_file).expect("read"),
+        broken
+    );
 }
