@@ -400,8 +400,9 @@ fn report_walk_error(root: &Path, error: &ignore::Error, found: &mut Discovered)
             path: path.unwrap_or_else(|| root.display().to_string()),
             message: e.to_string(),
         }),
+        // The warning keeps the layout of the message, not of a path met in the walk.
         _ => found.warnings.push(match path {
-            Some(path) => format!("{path}: {inner}"),
+            Some(path) => format!("{}: {inner}", crate::escape::value(&path)),
             None => inner.to_string(),
         }),
     }
@@ -423,14 +424,19 @@ pub fn report(found: &Discovered, quiet: bool) -> bool {
     }
     for s in &found.skipped {
         let kind = if s.is_dir { "dir " } else { "" };
-        eprintln!("skipped {kind}{}: {}", s.path, s.reason);
+        // Names met in a walk are anyone's to choose: shown inert, as in every output.
+        eprintln!(
+            "skipped {kind}{}: {}",
+            crate::escape::value(&s.path),
+            crate::escape::value(&s.reason)
+        );
     }
     if found.inputs.is_empty() && !found.walked.is_empty() && !quiet {
         eprintln!(
             "warning: no conversation files found in {} (hidden directories, symbolic \
              links, ignored or excluded files and files without a .json, .jsonl or .ndjson \
              extension are skipped; -v lists what was skipped)",
-            found.walked.join(", ")
+            crate::escape::value(&found.walked.join(", "))
         );
     }
     !found.errors.is_empty()

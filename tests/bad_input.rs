@@ -944,3 +944,86 @@ fn fix_write_on_a_directory_does_not_follow_links_out_of_it() {
         broken
     );
 }
+
+/// Whether `text` holds a character a terminal acts on (C0 but newline and tab, DEL, C1).
+fn has_raw_control(text: &str) -> bool {
+    text.chars()
+        .any(|c| (c.is_control() && c != '\n' && c != '\t') || c == '\u{202e}')
+}
+
+/// #12: names met in a walk (`lint -v`'s skipped entries) and store table names (the
+/// `db:table[rowid=N]` header of `fix` and `fix --diff`) reach the terminal inert.
+#[cfg(unix)]
+#[test]
+fn skipped_names_and_store_tables_are_printed_inert() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let hostile = "x\u{1b}]0;pwned\u{7}\u{1b}[2J\u{202e}";
+    std::fs::create_dir_all(d.join(format!("logs/.{hostile}"))).expect("mkdir");
+    write(&d.join("logs"), &format!("{hostile}.json"), "{}");
+    std::os::unix::fs::symlink("/", d.join(format!("logs/{hostile}-link"))).expect("symlink");
+    let out = run(
+        d,
+        &["lint", "-v", "logs", "--exclude", "x*.json", "--no-config"],
+    );
+    assert_no_panic(&out);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    assert_eq!(
+        out.stderr.matches("skipped ").count(),
+        3,
+        "{}",
+        out.stderr.escape_debug()
+    );
+    assert!(
+        !has_raw_control(&out.stderr),
+        "{}",
+        out.stderr.escape_debug()
+    );
+    assert!(
+        out.stderr.contains("x\\u{1b}]0;pwned\\u{7}"),
+        "{}",
+        out.stderr
+    );
+
+    // A store whose session table has a hostile name; its broken arguments get a fix.
+    let db = d.join("s.db");
+    let conn = rusqlite::Connection::open(&db).expect("create the database");
+    let table = format!("agent_messages{hostile}");
+    conn.execute_batch(&format!(
+        "CREATE TABLE \"{table}\" (id INTEGER PRIMARY KEY, session_id TEXT, message_data TEXT);"
+    ))
+    .expect("create the table");
+    for item in [
+        r#"{"content": "Weather?", "role": "user"}"#,
+        r#"{"arguments": "{\"city\":\"Par", "call_id": "c1", "name": "get_weather", "type": "function_call"}"#,
+        r#"{"call_id": "c1", "output": "error", "type": "function_call_output"}"#,
+    ] {
+        conn.execute(
+            &format!("INSERT INTO \"{table}\" (session_id, message_data) VALUES ('s', ?1)"),
+            [item],
+        )
+        .expect("insert an item");
+    }
+    drop(conn);
+    for args in [
+        ["fix", "--unsafe-fixes", "s.db"],
+        ["fix", "--unsafe-fixes", "--diff"],
+    ] {
+        let mut args = args.to_vec();
+        if args.len() == 3 {
+            args.push("s.db");
+        }
+        let out = run(d, &args);
+        assert_eq!(out.code, 1, "{}", out.transcript());
+        assert!(
+            out.stdout.contains("s.db:agent_messages"),
+            "{}",
+            out.transcript()
+        );
+        assert!(
+            !has_raw_control(&out.stdout),
+            "{args:?}: {}",
+            out.stdout.escape_debug()
+        );
+    }
+}
