@@ -1027,3 +1027,47 @@ fn skipped_names_and_store_tables_are_printed_inert() {
         );
     }
 }
+
+/// #14: a run killed during `fix --write` (simulated: its temporary file left behind, old)
+/// leaves `.toolcheck-XXXXXX.tmp` beside the file; the next write there removes it, and only
+/// files of that exact pattern that are old enough.
+#[test]
+fn fix_write_removes_stale_temporaries_a_killed_run_left() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let broken = fixture("fixtures/openai-chat/broken-request.json");
+    write(d, "a.json", &broken);
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for name in [
+        ".toolcheck-Ab12cD.tmp",
+        ".toolcheck-notes.tmp",
+        "toolcheck-Ab12cD.tmp",
+    ] {
+        let file = std::fs::File::create(d.join(name)).expect("create");
+        file.set_len(1 << 20).expect("grow");
+        file.set_modified(hour_ago).expect("set mtime");
+    }
+    write(d, ".toolcheck-Fresh1.tmp", "a run still writing");
+    let out = run(d, &["fix", "--write", "a.json"]);
+    assert_no_panic(&out);
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert_ne!(
+        std::fs::read_to_string(d.join("a.json")).expect("read"),
+        broken
+    );
+    let mut left: Vec<String> = std::fs::read_dir(d)
+        .expect("readdir")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        [
+            ".toolcheck-Fresh1.tmp",
+            ".toolcheck-notes.tmp",
+            "a.json",
+            "toolcheck-Ab12cD.tmp"
+        ]
+    );
+}
