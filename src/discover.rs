@@ -244,10 +244,13 @@ fn has_picked_extension(path: &Path) -> bool {
 /// A `.db`, `.sqlite` or `.sqlite3` file that starts with the SQLite header (session stores,
 /// `store.rs`); other files with those names are not picked.
 fn is_sqlite_store(path: &Path) -> bool {
+    has_store_extension(path) && crate::store::has_sqlite_header(path)
+}
+
+fn has_store_extension(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "db" | "sqlite" | "sqlite3"))
-        && crate::store::has_sqlite_header(path)
 }
 
 /// Why a walk leaves out an entry it met, before any ignore file is consulted.
@@ -364,10 +367,10 @@ fn walk(root: &Path, opts: &WalkOptions, found: &mut Discovered) {
 }
 
 /// Lists a link a walk met and did not follow (for `-v`), when it names what a walk would
-/// check: a directory, a conversation file or a store.
+/// check: a directory, a conversation file or a store (by its name: the target is not read).
 fn skipped_link(path: &Path, found: &mut Discovered) {
     let is_dir = std::fs::metadata(path).is_ok_and(|m| m.is_dir());
-    if is_dir || has_picked_extension(path) || is_sqlite_store(path) {
+    if is_dir || has_picked_extension(path) || has_store_extension(path) {
         found.skipped.push(SkippedEntry {
             path: path.display().to_string(),
             is_dir,
