@@ -87,10 +87,17 @@ struct Run {
     resolver_settings: Vec<Arc<Settings>>,
     /// Stdin, read once (bounded) when `-` is among the inputs.
     stdin: Option<Loaded>,
+    /// What was read of a stdin over the size limit, kept only when asked for (`fix
+    /// --write -` passes such an input through).
+    stdin_over: Option<Vec<u8>>,
     exit: u8,
 }
 
-fn prepare(common: &CommonArgs, unpaired: Option<UnpairedFix>) -> Result<Run, u8> {
+fn prepare(
+    common: &CommonArgs,
+    unpaired: Option<UnpairedFix>,
+    keep_stdin_over: bool,
+) -> Result<Run, u8> {
     let format = common.format();
     if let Some(threads) = common.threads {
         // The global pool can be built once per process; an embedder that built it already
@@ -188,9 +195,17 @@ fn prepare(common: &CommonArgs, unpaired: Option<UnpairedFix>) -> Result<Run, u8
         }
         inputs.push((input, settings));
     }
+    let mut stdin_over = None;
     let stdin = if inputs.iter().any(|(i, _)| i.path.is_none()) {
-        match read::read_stream(io::stdin().lock(), here.limit) {
-            Ok(loaded) => Some(loaded),
+        match read::read_prefix(io::stdin().lock(), here.limit) {
+            Ok((bytes, false)) => Some(Loaded::Bytes(bytes, None)),
+            Ok((bytes, true)) => {
+                stdin_over = keep_stdin_over.then_some(bytes);
+                Some(Loaded::TooLarge {
+                    size: None,
+                    limit: here.limit,
+                })
+            }
             Err(e) => {
                 eprintln!("error: cannot read stdin: {e}");
                 exit = EXIT_ERROR;
@@ -204,6 +219,7 @@ fn prepare(common: &CommonArgs, unpaired: Option<UnpairedFix>) -> Result<Run, u8
         inputs,
         resolver_settings: resolver.all(),
         stdin,
+        stdin_over,
         exit,
     })
 }
@@ -392,7 +408,8 @@ fn lint_command(args: &LintArgs) -> u8 {
         resolver_settings,
         stdin,
         mut exit,
-    } = match prepare(common, None) {
+        ..
+    } = match prepare(common, None, false) {
         Ok(run) => run,
         Err(code) => return code,
     };
@@ -561,12 +578,19 @@ struct FixMode {
 }
 
 fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
+    let format = common.format();
+    // Any output format but `full` prints findings instead of diffs.
+    let findings_output = format != OutputFormat::Full || common.statistics;
+    // `fix --write -` prints the fixed text, like a formatter: a filter, which passes
+    // through unchanged, byte for byte, whatever it does not rewrite.
+    let filter = mode.write && !findings_output;
     let Run {
         inputs,
         stdin,
+        stdin_over,
         mut exit,
         ..
-    } = match prepare(common, mode.unpaired) {
+    } = match prepare(common, mode.unpaired, filter) {
         Ok(run) => run,
         Err(code) => return code,
     };
@@ -615,23 +639,26 @@ fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
         })
         .collect();
 
-    let format = common.format();
     let style = DiffStyle {
         color: use_color(common.color) && !mode.diff,
     };
-    // Any output format but `full` prints findings instead of diffs.
-    let findings_output = format != OutputFormat::Full || common.statistics;
     // `-q` with `--write`: the diffs of what was applied are not wanted either.
     let show_diffs = !(mode.write && common.quiet);
     let mut out = crate::stdout::stdout();
     let mut summary = FixSummary::default();
     let mut diagnostics_out = Vec::new();
     for ((input, settings), result) in inputs.iter().zip(results) {
+        let echo = filter && input.path.is_none();
         let (mut file, stamp, store) = match result {
             Ok(file) => file,
             Err(message) => {
                 eprintln!("error: {}", escape::value(&message));
                 exit = EXIT_ERROR;
+                if echo {
+                    if let Err(code) = echo_stdin(&mut out, stdin.as_ref(), stdin_over.as_deref()) {
+                        return code;
+                    }
+                }
                 continue;
             }
         };
@@ -681,6 +708,11 @@ fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
         let (original, fixed, encoding) = (file.original_text(), file.fixed_text(), file.encoding);
         if !changed {
             summary.count(&tally, false);
+            if echo {
+                if let Err(code) = echo_stdin(&mut out, stdin.as_ref(), stdin_over.as_deref()) {
+                    return code;
+                }
+            }
             continue;
         }
         let diff_of = |name: &str, old: &str, new: &str| {
@@ -700,8 +732,7 @@ fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
             None => diff_of(&input.name, original, fixed),
         };
         let written = match (&input.path, mode.write) {
-            // `fix --write -` prints the fixed text, like a formatter.
-            (None, true) if !findings_output => out.write_all(&encoding.encode(fixed)),
+            (None, true) if filter => out.write_all(&encoding.encode(fixed)),
             (None, true) => Ok(()),
             (Some(path), true) => {
                 let (read, new) = (encoding.encode(original), encoding.encode(fixed));
@@ -730,10 +761,7 @@ fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
         };
         summary.count(&tally, failed);
         if let Err(e) = written {
-            if e.kind() != io::ErrorKind::BrokenPipe {
-                eprintln!("error: cannot write output: {e}");
-            }
-            return EXIT_ERROR;
+            return output_error(&e);
         }
     }
     if findings_output {
@@ -743,10 +771,7 @@ fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
             report::write_diagnostics(&mut out, format, &diagnostics_out)
         };
         if let Err(e) = written {
-            if e.kind() != io::ErrorKind::BrokenPipe {
-                eprintln!("error: cannot write output: {e}");
-            }
-            return EXIT_ERROR;
+            return output_error(&e);
         }
     }
     let _ = out.flush();
@@ -767,6 +792,51 @@ fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
     } else {
         EXIT_CLEAN
     }
+}
+
+/// Standard output failed: said on stderr unless the reader has gone.
+fn output_error(e: &io::Error) -> u8 {
+    if e.kind() != io::ErrorKind::BrokenPipe {
+        eprintln!("error: cannot write output: {e}");
+    }
+    EXIT_ERROR
+}
+
+/// Passes stdin through to `out` unchanged: the bytes read, or for an input over the size
+/// limit what was read of it and then the rest of the stream (so `fix --write - < f > g &&
+/// mv g f` never empties or truncates `f`). `Err` is the exit code of a failed echo.
+fn echo_stdin(
+    out: &mut io::BufWriter<crate::stdout::PipeWriter<io::StdoutLock<'static>>>,
+    stdin: Option<&Loaded>,
+    over: Option<&[u8]>,
+) -> Result<(), u8> {
+    let start = match (stdin, over) {
+        (Some(Loaded::Bytes(bytes, _)), _) => bytes,
+        (Some(Loaded::TooLarge { .. }), Some(start)) => start,
+        // Stdin could not be read: there is nothing to pass on.
+        _ => return Ok(()),
+    };
+    out.write_all(start).map_err(|e| output_error(&e))?;
+    if !matches!(stdin, Some(Loaded::TooLarge { .. })) {
+        return Ok(());
+    }
+    let mut rest = io::stdin().lock();
+    let mut buf = vec![0; 1 << 16];
+    // Stops when the reader of stdout has gone, not at the end of an endless input.
+    while !out.get_ref().is_closed() {
+        let n = match io::Read::read(&mut rest, &mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                eprintln!("error: cannot read stdin: {e}");
+                return Err(EXIT_ERROR);
+            }
+        };
+        out.write_all(buf.get(..n).unwrap_or_default())
+            .map_err(|e| output_error(&e))?;
+    }
+    Ok(())
 }
 
 /// One file's counts for the summary.

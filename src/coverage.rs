@@ -118,6 +118,20 @@ pub fn unread(docs: &[Doc<'_>], conversations: &[Conversation]) -> Vec<Structure
     found
 }
 
+/// The documents of `docs` that some turn or item of `conversations` was read from: what
+/// a format that replays only part of a session (a chain of records) is held to.
+pub fn drawn_on<'d>(docs: &[Doc<'d>], conversations: &[Conversation]) -> Vec<Doc<'d>> {
+    let bases: HashSet<usize> = conversations
+        .iter()
+        .flat_map(|c| &c.turns)
+        .flat_map(|t| std::iter::once(t.loc.base).chain(t.items.iter().map(|i| i.message().base)))
+        .collect();
+    docs.iter()
+        .filter(|d| bases.contains(&d.base))
+        .copied()
+        .collect()
+}
+
 /// What the conversations read: every read node, every node above one (a structure around
 /// a read node counts as read), and the ids of read calls and results. Looked up by pointer
 /// prefix, so the guard stays linear in the document.

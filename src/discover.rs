@@ -6,6 +6,11 @@
 //! entries and `node_modules` are always skipped below a walked directory, and so is
 //! whatever `exclude` matches. A path named on the command line is always checked, ignored
 //! or excluded or not (ripgrep's rule, and ruff's without `--force-exclude`).
+//!
+//! Walks do not follow symbolic links (ripgrep's default): a link in a walked directory may
+//! point anywhere, and `fix --write` must not rewrite what lies outside the directories it
+//! was given. A link whose target is inside the tree loses nothing, since the target is
+//! walked where it is. A link named on the command line is followed.
 
 use std::collections::HashSet;
 use std::path::{Component, Path, PathBuf};
@@ -239,10 +244,13 @@ fn has_picked_extension(path: &Path) -> bool {
 /// A `.db`, `.sqlite` or `.sqlite3` file that starts with the SQLite header (session stores,
 /// `store.rs`); other files with those names are not picked.
 fn is_sqlite_store(path: &Path) -> bool {
+    has_store_extension(path) && crate::store::has_sqlite_header(path)
+}
+
+fn has_store_extension(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "db" | "sqlite" | "sqlite3"))
-        && crate::store::has_sqlite_header(path)
 }
 
 /// Why a walk leaves out an entry it met, before any ignore file is consulted.
@@ -262,7 +270,8 @@ fn own_skip_reason(path: &Path, is_dir: bool, excludes: &Excludes) -> Option<Str
 fn walk(root: &Path, opts: &WalkOptions, found: &mut Discovered) {
     let mut builder = ignore::WalkBuilder::new(root);
     builder
-        .follow_links(true)
+        // See the module documentation; skipped links are listed with `-v`.
+        .follow_links(false)
         // Hidden entries are skipped by the filter below, which can say so.
         .hidden(false);
     if opts.no_ignore {
@@ -313,6 +322,10 @@ fn walk(root: &Path, opts: &WalkOptions, found: &mut Discovered) {
                     if is_dir {
                         dirs.push(entry.path().to_path_buf());
                     }
+                    // The root, when a link, was named and is followed.
+                    if entry.path_is_symlink() && entry.depth() > 0 {
+                        skipped_link(entry.path(), found);
+                    }
                 }
                 let is_file = entry.file_type().is_some_and(|t| t.is_file());
                 if is_file && (has_picked_extension(entry.path()) || is_sqlite_store(entry.path()))
@@ -338,8 +351,8 @@ fn walk(root: &Path, opts: &WalkOptions, found: &mut Discovered) {
                 if seen.contains(&path) || own_paths.contains(path.display().to_string().as_str()) {
                     continue;
                 }
-                // Follow symlinks, as the walk does.
-                let is_dir = std::fs::metadata(&path).is_ok_and(|m| m.is_dir());
+                // Links are not followed, as the walk does not follow them.
+                let is_dir = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir());
                 if is_dir || has_picked_extension(&path) {
                     found.skipped.push(SkippedEntry {
                         path: path.display().to_string(),
@@ -351,6 +364,19 @@ fn walk(root: &Path, opts: &WalkOptions, found: &mut Discovered) {
         }
     }
     found.skipped.extend(own);
+}
+
+/// Lists a link a walk met and did not follow (for `-v`), when it names what a walk would
+/// check: a directory, a conversation file or a store (by its name: the target is not read).
+fn skipped_link(path: &Path, found: &mut Discovered) {
+    let is_dir = std::fs::metadata(path).is_ok_and(|m| m.is_dir());
+    if is_dir || has_picked_extension(path) || has_store_extension(path) {
+        found.skipped.push(SkippedEntry {
+            path: path.display().to_string(),
+            is_dir,
+            reason: "symbolic link, not followed by a directory walk (name it to check it)".into(),
+        });
+    }
 }
 
 /// Sorts a walk error into an error (a path that cannot be read, a symlink loop) or a
@@ -377,8 +403,9 @@ fn report_walk_error(root: &Path, error: &ignore::Error, found: &mut Discovered)
             path: path.unwrap_or_else(|| root.display().to_string()),
             message: e.to_string(),
         }),
+        // The warning keeps the layout of the message, not of a path met in the walk.
         _ => found.warnings.push(match path {
-            Some(path) => format!("{path}: {inner}"),
+            Some(path) => format!("{}: {inner}", crate::escape::value(&path)),
             None => inner.to_string(),
         }),
     }
@@ -400,14 +427,19 @@ pub fn report(found: &Discovered, quiet: bool) -> bool {
     }
     for s in &found.skipped {
         let kind = if s.is_dir { "dir " } else { "" };
-        eprintln!("skipped {kind}{}: {}", s.path, s.reason);
+        // Names met in a walk are anyone's to choose: shown inert, as in every output.
+        eprintln!(
+            "skipped {kind}{}: {}",
+            crate::escape::value(&s.path),
+            crate::escape::value(&s.reason)
+        );
     }
     if found.inputs.is_empty() && !found.walked.is_empty() && !quiet {
         eprintln!(
-            "warning: no conversation files found in {} (hidden directories, ignored or \
-             excluded files and files without a .json, .jsonl or .ndjson extension are \
-             skipped; -v lists what was skipped)",
-            found.walked.join(", ")
+            "warning: no conversation files found in {} (hidden directories, symbolic \
+             links, ignored or excluded files and files without a .json, .jsonl or .ndjson \
+             extension are skipped; -v lists what was skipped)",
+            crate::escape::value(&found.walked.join(", "))
         );
     }
     !found.errors.is_empty()

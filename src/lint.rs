@@ -610,9 +610,17 @@ pub(crate) fn check_normalised(
                     finding.fix = None;
                 }
             }
-            // Sessions are rebuilt from a chain, and lines off it (rewound branches) are
-            // rightly left out; every other document is read whole.
-            if adapter.unit() != Unit::Session && opts.selection.is_enabled("TC005") {
+            if opts.selection.is_enabled("TC005") {
+                // A session rebuilt from a chain rightly leaves the records off it out
+                // (rewound branches); what it did draw on, and every other input, is read
+                // whole.
+                let drawn;
+                let docs = if adapter.replays_every_record() {
+                    docs
+                } else {
+                    drawn = crate::coverage::drawn_on(docs, &conversations);
+                    &drawn
+                };
                 findings.extend(unread_finding(
                     &crate::coverage::unread(docs, &conversations),
                     adapter.format(),

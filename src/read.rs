@@ -74,12 +74,20 @@ pub fn read_path(path: &Path, limit: u64) -> std::io::Result<Loaded> {
 
 /// Reads a stream (stdin, a pipe) up to `limit` bytes.
 pub fn read_stream(reader: impl Read, limit: u64) -> std::io::Result<Loaded> {
-    let mut bytes = Vec::new();
-    reader.take(limit + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > limit {
+    let (bytes, over) = read_prefix(reader, limit)?;
+    if over {
         return Ok(Loaded::TooLarge { size: None, limit });
     }
     Ok(Loaded::Bytes(bytes, None))
+}
+
+/// Up to `limit + 1` bytes of a stream, and whether it holds more than `limit`: what was
+/// read of a stream over the bound, for `fix --write -` to pass it through unchanged.
+pub fn read_prefix(reader: impl Read, limit: u64) -> std::io::Result<(Vec<u8>, bool)> {
+    let mut bytes = Vec::new();
+    reader.take(limit + 1).read_to_end(&mut bytes)?;
+    let over = bytes.len() as u64 > limit;
+    Ok((bytes, over))
 }
 
 /// Reads a small file that must be a regular file (a config or `--tools` file): a FIFO or

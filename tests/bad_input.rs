@@ -131,7 +131,8 @@ fn huge_numbers_in_arguments_are_valid_json() {
         &text,
     );
     assert_eq!(fix.code, 0, "{}", fix.transcript());
-    assert!(fix.stdout.is_empty(), "nothing was changed: {}", fix.stdout);
+    // A filter: the input comes out as it went in.
+    assert_eq!(fix.stdout, text, "nothing was changed");
 }
 
 #[test]
@@ -191,11 +192,7 @@ fn huge_numbers_and_lone_surrogates_in_a_file_do_not_stop_the_check() {
     assert_eq!(codes(&out), ["TC101@3:3"], "{}", out.transcript());
     // Fixes are withheld where a value could only be read lossily: nothing is rewritten.
     let fix = toolcheck_stdin(&["fix", "-", "--stdin-filename", "a.json", "--write"], text);
-    assert!(
-        fix.stdout.is_empty() || fix.stdout == text,
-        "{}",
-        fix.transcript()
-    );
+    assert_eq!(fix.stdout, text, "{}", fix.transcript());
 }
 
 #[test]
@@ -701,7 +698,7 @@ fn a_directory_named_like_a_log_is_walked() {
 
 #[cfg(unix)]
 #[test]
-fn symlink_loops_are_an_error_naming_the_path_and_the_rest_is_checked() {
+fn symlink_loops_are_not_followed_and_the_rest_is_checked() {
     let dir = tempfile::tempdir().expect("tempdir");
     let logs = dir.path().join("logs");
     std::fs::create_dir(&logs).expect("mkdir");
@@ -711,9 +708,17 @@ fn symlink_loops_are_an_error_naming_the_path_and_the_rest_is_checked() {
         "a.json",
         fixture("fixtures/openai-chat/broken-request.json"),
     );
-    let out = run(dir.path(), &["lint", "logs", "--output-format", "concise"]);
-    assert_eq!(out.code, 2, "{}", out.transcript());
-    assert!(out.stderr.contains("logs/loop"), "{}", out.stderr);
+    let out = run(
+        dir.path(),
+        &["lint", "-v", "logs", "--output-format", "concise"],
+    );
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert!(
+        out.stderr
+            .contains("skipped dir logs/loop: symbolic link, not followed"),
+        "{}",
+        out.stderr
+    );
     assert!(
         out.stdout.contains("logs/a.json"),
         "the other files are checked: {}",
@@ -775,4 +780,294 @@ fn unreadable_paths_are_an_error_and_the_rest_is_checked() {
         assert!(out.stderr.contains("secret.json"), "{}", out.stderr);
     }
     assert!(out.stdout.contains("a.json"), "{}", out.transcript());
+}
+
+// ---- issue 21: what the commands touch and print ----
+
+/// #3: `fix --write -` is a filter; whatever it does not rewrite comes out byte for byte,
+/// so `toolcheck fix --write - < f > g && mv g f` never empties `f`.
+#[test]
+fn fix_write_stdin_echoes_every_input_it_does_not_rewrite() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let clean = fixture("fixtures/openai-chat/clean-request.json");
+    let utf16: Vec<u8> = [0xff, 0xfe]
+        .into_iter()
+        .chain(clean.encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    let mut bom = b"\xef\xbb\xbf".to_vec();
+    bom.extend_from_slice(clean.as_bytes());
+    let big = format!("{clean}{}", " ".repeat(16 << 10));
+    let cases: [(&str, Vec<u8>, i32); 7] = [
+        ("nothing to fix", clean.clone().into_bytes(), 0),
+        ("a byte order mark", bom, 0),
+        ("UTF-16", utf16, 0),
+        ("a finding without a fix", b"{\"messages\": [".to_vec(), 1),
+        ("an unknown format", b"{\"a\": 1}\r\n".to_vec(), 1),
+        ("invalid UTF-8", b"{\"a\": \"\xff\"}".to_vec(), 2),
+        ("over the size limit", big.into_bytes(), 2),
+    ];
+    for (what, input, code) in cases {
+        let (stdout, out) = common::toolcheck_bytes(
+            dir.path(),
+            &["fix", "--write", "-", "--max-file-size", "16K"],
+            Some(&input),
+        );
+        assert_no_panic(&out);
+        assert_eq!(out.code, code, "{what}: {}", out.stderr);
+        assert!(stdout == input, "{what}: not echoed: {}", out.transcript());
+    }
+    // What it does rewrite comes out fixed.
+    let broken = fixture("fixtures/openai-chat/broken-request.json");
+    let (stdout, out) = common::toolcheck_bytes(
+        dir.path(),
+        &["fix", "--write", "-"],
+        Some(broken.as_bytes()),
+    );
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert!(!stdout.is_empty() && stdout != broken.as_bytes());
+}
+
+/// #9: a LangGraph stream saved as JSONL is checked from its last `values` snapshot; a call
+/// streamed after it (the run stopped before the next snapshot) is not in it, and the
+/// unread-structure guard says so instead of passing the file as clean.
+#[test]
+fn langgraph_stream_jsonl_reports_calls_after_the_last_snapshot() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let events: Vec<serde_json::Value> =
+        serde_json::from_str(&fixture("fixtures/langgraph-stream/clean-stream.json"))
+            .expect("a JSON array");
+    let lines = |events: &[serde_json::Value]| -> String {
+        events.iter().map(|e| format!("{e}\n")).collect()
+    };
+    // Up to the snapshot holding the call and its result: clean, as JSONL too.
+    let head = events.get(..7).expect("seven events");
+    write(dir.path(), "clean.jsonl", lines(head));
+    let out = run(
+        dir.path(),
+        &["lint", "clean.jsonl", "--output-format", "concise"],
+    );
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    let mut tail = head.to_vec();
+    tail.push(serde_json::json!(["updates", {"agent": {"messages": [{
+        "lc": 1, "type": "constructor", "id": ["langchain_core", "messages", "AIMessage"],
+        "kwargs": {"content": "", "type": "ai", "id": "run-late",
+            "tool_calls": [{"name": "convert_currency", "args": {"amount": 5},
+                "id": "call_after_snapshot", "type": "tool_call"}]}}]}}]));
+    write(dir.path(), "late.jsonl", lines(&tail));
+    let out = run(
+        dir.path(),
+        &["lint", "late.jsonl", "--output-format", "concise"],
+    );
+    assert_no_panic(&out);
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    let found = codes(&out);
+    assert!(
+        matches!(found.as_slice(), [c] if c.starts_with("TC005@8:")),
+        "{}",
+        out.transcript()
+    );
+    assert!(
+        out.stdout
+            .contains("/1/agent/messages/0/kwargs/tool_calls/0"),
+        "{}",
+        out.stdout
+    );
+    // Every session format is held to what it replays; Claude Code only leaves out the
+    // records off its chain, not a structure inside a record it replayed.
+    let session = [
+        claude_line(
+            None,
+            "u1",
+            "user",
+            serde_json::json!({"role": "user", "content": "go"}),
+        ),
+        claude_line(
+            Some("u1"),
+            "a1",
+            "assistant",
+            serde_json::json!({"role": "assistant", "content": [{"type": "text", "text": "ok"}],
+                "tool_calls": [{"id": "call_x", "function": {"name": "f", "arguments": "{}"}}]}),
+        ),
+    ]
+    .join("\n");
+    write(dir.path(), "session.jsonl", session + "\n");
+    let out = run(
+        dir.path(),
+        &["lint", "session.jsonl", "--output-format", "concise"],
+    );
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert!(out.stdout.contains("TC005"), "{}", out.transcript());
+}
+
+/// #10: a directory walk does not follow links out of the directory it was given, so `fix
+/// --write shared/` cannot rewrite what links in `shared/` point to; `-v` says which links
+/// it left. A link named on the command line is still followed.
+#[cfg(unix)]
+#[test]
+fn fix_write_on_a_directory_does_not_follow_links_out_of_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let broken = fixture("fixtures/openai-chat/broken-request.json");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir(&outside).expect("mkdir");
+    let outside_file = write(&outside, "elsewhere.json", &broken);
+    let shared = dir.path().join("shared");
+    std::fs::create_dir(&shared).expect("mkdir");
+    let inside = write(&shared, "own.json", &broken);
+    std::os::unix::fs::symlink(&outside_file, shared.join("link.json")).expect("symlink");
+    std::os::unix::fs::symlink(&outside, shared.join("linked-dir")).expect("symlink");
+    let out = run(dir.path(), &["fix", "--write", "-v", "shared"]);
+    assert_no_panic(&out);
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert_eq!(
+        std::fs::read_to_string(&outside_file).expect("read"),
+        broken,
+        "a file outside the walked directory was rewritten: {}",
+        out.transcript()
+    );
+    assert_ne!(std::fs::read_to_string(&inside).expect("read"), broken);
+    for link in [
+        "skipped shared/link.json: ",
+        "skipped dir shared/linked-dir: ",
+    ] {
+        assert!(
+            out.stderr
+                .contains(&format!("{link}symbolic link, not followed")),
+            "{}",
+            out.stderr
+        );
+    }
+    // Named, the link is followed and its target fixed.
+    let out = run(dir.path(), &["fix", "--write", "shared/link.json"]);
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert_ne!(
+        std::fs::read_to_string(&outside_file).expect("read"),
+        broken
+    );
+}
+
+/// Whether `text` holds a character a terminal acts on (C0 but newline and tab, DEL, C1).
+fn has_raw_control(text: &str) -> bool {
+    text.chars()
+        .any(|c| (c.is_control() && c != '\n' && c != '\t') || c == '\u{202e}')
+}
+
+/// #12: names met in a walk (`lint -v`'s skipped entries) and store table names (the
+/// `db:table[rowid=N]` header of `fix` and `fix --diff`) reach the terminal inert.
+#[cfg(unix)]
+#[test]
+fn skipped_names_and_store_tables_are_printed_inert() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let hostile = "x\u{1b}]0;pwned\u{7}\u{1b}[2J\u{202e}";
+    std::fs::create_dir_all(d.join(format!("logs/.{hostile}"))).expect("mkdir");
+    write(&d.join("logs"), &format!("{hostile}.json"), "{}");
+    std::os::unix::fs::symlink("/", d.join(format!("logs/{hostile}-link"))).expect("symlink");
+    let out = run(
+        d,
+        &["lint", "-v", "logs", "--exclude", "x*.json", "--no-config"],
+    );
+    assert_no_panic(&out);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    assert_eq!(
+        out.stderr.matches("skipped ").count(),
+        3,
+        "{}",
+        out.stderr.escape_debug()
+    );
+    assert!(
+        !has_raw_control(&out.stderr),
+        "{}",
+        out.stderr.escape_debug()
+    );
+    assert!(
+        out.stderr.contains("x\\u{1b}]0;pwned\\u{7}"),
+        "{}",
+        out.stderr
+    );
+
+    // A store whose session table has a hostile name; its broken arguments get a fix.
+    let db = d.join("s.db");
+    let conn = rusqlite::Connection::open(&db).expect("create the database");
+    let table = format!("agent_messages{hostile}");
+    conn.execute_batch(&format!(
+        "CREATE TABLE \"{table}\" (id INTEGER PRIMARY KEY, session_id TEXT, message_data TEXT);"
+    ))
+    .expect("create the table");
+    for item in [
+        r#"{"content": "Weather?", "role": "user"}"#,
+        r#"{"arguments": "{\"city\":\"Par", "call_id": "c1", "name": "get_weather", "type": "function_call"}"#,
+        r#"{"call_id": "c1", "output": "error", "type": "function_call_output"}"#,
+    ] {
+        conn.execute(
+            &format!("INSERT INTO \"{table}\" (session_id, message_data) VALUES ('s', ?1)"),
+            [item],
+        )
+        .expect("insert an item");
+    }
+    drop(conn);
+    for args in [
+        ["fix", "--unsafe-fixes", "s.db"],
+        ["fix", "--unsafe-fixes", "--diff"],
+    ] {
+        let mut args = args.to_vec();
+        if args.len() == 3 {
+            args.push("s.db");
+        }
+        let out = run(d, &args);
+        assert_eq!(out.code, 1, "{}", out.transcript());
+        assert!(
+            out.stdout.contains("s.db:agent_messages"),
+            "{}",
+            out.transcript()
+        );
+        assert!(
+            !has_raw_control(&out.stdout),
+            "{args:?}: {}",
+            out.stdout.escape_debug()
+        );
+    }
+}
+
+/// #14: a run killed during `fix --write` (simulated: its temporary file left behind, old)
+/// leaves `.toolcheck-XXXXXX.tmp` beside the file; the next write there removes it, and only
+/// files of that exact pattern that are old enough.
+#[test]
+fn fix_write_removes_stale_temporaries_a_killed_run_left() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    let broken = fixture("fixtures/openai-chat/broken-request.json");
+    write(d, "a.json", &broken);
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for name in [
+        ".toolcheck-Ab12cD.tmp",
+        ".toolcheck-notes.tmp",
+        "toolcheck-Ab12cD.tmp",
+    ] {
+        let file = std::fs::File::create(d.join(name)).expect("create");
+        file.set_len(1 << 20).expect("grow");
+        file.set_modified(hour_ago).expect("set mtime");
+    }
+    write(d, ".toolcheck-Fresh1.tmp", "a run still writing");
+    let out = run(d, &["fix", "--write", "a.json"]);
+    assert_no_panic(&out);
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert_ne!(
+        std::fs::read_to_string(d.join("a.json")).expect("read"),
+        broken
+    );
+    let mut left: Vec<String> = std::fs::read_dir(d)
+        .expect("readdir")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        [
+            ".toolcheck-Fresh1.tmp",
+            ".toolcheck-notes.tmp",
+            "a.json",
+            "toolcheck-Ab12cD.tmp"
+        ]
+    );
 }

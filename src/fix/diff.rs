@@ -144,7 +144,11 @@ pub fn patch(name: &str, old: &str, new: &str) -> String {
         return out;
     }
     let path = name.trim_start_matches('/');
-    out.push_str(&format!("--- a/{path}\n+++ b/{path}\n"));
+    out.push_str(&format!(
+        "--- {}\n+++ {}\n",
+        quote_path(&format!("a/{path}")),
+        quote_path(&format!("b/{path}"))
+    ));
     for group in &hunks {
         let Some(header) = hunk_header(group) else {
             continue;
@@ -161,6 +165,34 @@ pub fn patch(name: &str, old: &str, new: &str) -> String {
         }
     }
     out
+}
+
+/// A patch header's path as git writes it: as is, or, when it holds a character a terminal
+/// acts on (a hostile file or store table name), in double quotes with C escapes, which
+/// `git apply` and `patch` read back.
+fn quote_path(path: &str) -> std::borrow::Cow<'_, str> {
+    if !path.chars().any(escape::is_unsafe) {
+        return path.into();
+    }
+    let mut out = String::from("\"");
+    for c in path.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\t' => out.push_str("\\t"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if escape::is_unsafe(c) => {
+                let mut bytes = [0; 4];
+                for b in c.encode_utf8(&mut bytes).bytes() {
+                    out.push_str(&format!("\\{b:03o}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out.into()
 }
 
 fn sign(tag: ChangeTag) -> &'static str {
@@ -281,6 +313,17 @@ mod tests {
             d,
             "--- a/a.json\n+++ b/a.json\n@@ -1,4 +1,3 @@\n [\n-1,\n-2\n+1\n ]\n"
         );
+    }
+
+    #[test]
+    fn patch_quotes_names_a_terminal_would_act_on_as_git_does() {
+        let d = patch("x\u{1b}]0;t\u{7}\n\"y\u{202e}.db:t[rowid=1]", "1\n", "2\n");
+        let quoted = "x\\033]0;t\\007\\n\\\"y\\342\\200\\256.db:t[rowid=1]";
+        assert_eq!(
+            d,
+            format!("--- \"a/{quoted}\"\n+++ \"b/{quoted}\"\n@@ -1 +1 @@\n-1\n+2\n")
+        );
+        assert!(patch("é \\.json", "1\n", "2\n").starts_with("--- a/é \\.json\n"));
     }
 
     #[test]

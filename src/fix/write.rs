@@ -9,9 +9,21 @@
 //! no compare-and-swap rename, so an append landing exactly there is lost. Files with more
 //! than one hard link and read-only files are refused: a rename would split the links, and
 //! a read-only file says it must not be rewritten.
+//!
+//! The temporary file is `.toolcheck-XXXXXX.tmp` (six random letters or digits), locked
+//! with `flock` while it exists, and removed when the write fails. A run killed outright
+//! (`kill -9`, a crash, power loss) cannot remove it, so before writing into a directory a
+//! run removes the temporaries of that exact pattern left there that are older than
+//! [`STALE_AFTER`] and not locked (a live run holds its lock; a killed one's is gone with
+//! it). Were a live one removed anyway (a file system without locks, a run paused for that
+//! long), its rename fails and its file is left untouched. Directory walks never pick
+//! these files: they are hidden and not `.json`.
 
+use std::collections::HashSet;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{LazyLock, Mutex};
+use std::time::Duration;
 
 use crate::read::FileStamp;
 
@@ -57,10 +69,15 @@ pub fn write_atomic(
     let dir = target
         .parent()
         .ok_or_else(|| err("the file has no parent directory"))?;
+    remove_stale_temporaries_once(dir);
     let mut temp = tempfile::Builder::new()
-        .prefix(".toolcheck-")
+        .prefix(TEMP_PREFIX)
+        .suffix(TEMP_SUFFIX)
+        .rand_bytes(TEMP_RANDOM)
         .tempfile_in(dir)
         .map_err(|e| err(format!("cannot create a temporary file beside it: {e}")))?;
+    // Best effort: without locks, the age of a temporary alone keeps it from a later run.
+    lock(temp.as_file());
     temp.write_all(new_contents.as_ref())
         .map_err(|e| err(format!("cannot write the temporary file: {e}")))?;
     std::fs::set_permissions(temp.path(), meta.permissions())
@@ -81,6 +98,115 @@ pub fn write_atomic(
         let _ = d.sync_all();
     }
     Ok(())
+}
+
+/// The temporary file's name: [`TEMP_PREFIX`], [`TEMP_RANDOM`] letters or digits, and
+/// [`TEMP_SUFFIX`].
+const TEMP_PREFIX: &str = ".toolcheck-";
+const TEMP_SUFFIX: &str = ".tmp";
+const TEMP_RANDOM: usize = 6;
+
+/// How old an unlocked temporary must be before a later run removes it: far longer than
+/// the few system calls between creating one and locking it.
+const STALE_AFTER: Duration = Duration::from_secs(15 * 60);
+
+/// Whether `name` is exactly the pattern of this module's temporary files.
+fn is_temporary_name(name: &std::ffi::OsStr) -> bool {
+    name.to_str()
+        .and_then(|n| n.strip_prefix(TEMP_PREFIX))
+        .and_then(|n| n.strip_suffix(TEMP_SUFFIX))
+        .is_some_and(|r| r.len() == TEMP_RANDOM && r.bytes().all(|b| b.is_ascii_alphanumeric()))
+}
+
+/// [`remove_stale_temporaries`] once per directory and run: a walk writes many files into
+/// one directory, and listing it for each would cost the files times its entries.
+fn remove_stale_temporaries_once(dir: &Path) {
+    static SWEPT: LazyLock<Mutex<HashSet<PathBuf>>> = LazyLock::new(Mutex::default);
+    let first = SWEPT
+        .lock()
+        .is_ok_and(|mut swept| swept.insert(dir.to_path_buf()));
+    if first {
+        remove_stale_temporaries(dir);
+    }
+}
+
+/// Removes from `dir` the temporaries a killed run left: regular files named exactly as
+/// this module names them, last modified more than [`STALE_AFTER`] ago, that no process
+/// holds locked. Returns how many were removed; what cannot be read or removed is left.
+fn remove_stale_temporaries(dir: &Path) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let now = std::time::SystemTime::now();
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        if !is_temporary_name(&entry.file_name()) {
+            continue;
+        }
+        let path = entry.path();
+        // Not through a link: only a regular file of this directory is a candidate.
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        let stale = meta
+            .modified()
+            .ok()
+            .and_then(|m| now.duration_since(m).ok())
+            .is_some_and(|age| age > STALE_AFTER);
+        if !meta.is_file() || !stale {
+            continue;
+        }
+        let Ok(file) = std::fs::File::open(&path) else {
+            continue;
+        };
+        // The lock is held until the file is closed, after the removal.
+        if same_file(&file, &meta)
+            && lock(&file) != Lock::Held
+            && std::fs::remove_file(&path).is_ok()
+        {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// Whether an exclusive lock on a file was taken, is held by another process, or cannot be
+/// had here (no `flock`, or a file system without locks).
+#[derive(Debug, PartialEq, Eq)]
+// Without `flock` a lock is never taken nor seen held.
+#[cfg_attr(not(all(unix, not(target_os = "solaris"))), allow(dead_code))]
+enum Lock {
+    Taken,
+    Held,
+    Unsupported,
+}
+
+#[cfg(all(unix, not(target_os = "solaris")))]
+fn lock(file: &std::fs::File) -> Lock {
+    use rustix::fs::{flock, FlockOperation};
+    match flock(file, FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Lock::Taken,
+        Err(e) if e == rustix::io::Errno::WOULDBLOCK => Lock::Held,
+        Err(_) => Lock::Unsupported,
+    }
+}
+
+#[cfg(not(all(unix, not(target_os = "solaris"))))]
+fn lock(_file: &std::fs::File) -> Lock {
+    Lock::Unsupported
+}
+
+/// Whether the opened `file` is the one `meta` describes (not one put in its place since).
+#[cfg(unix)]
+fn same_file(file: &std::fs::File, meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    file.metadata()
+        .is_ok_and(|m| m.dev() == meta.dev() && m.ino() == meta.ino())
+}
+
+#[cfg(not(unix))]
+fn same_file(_file: &std::fs::File, _meta: &std::fs::Metadata) -> bool {
+    true
 }
 
 #[cfg(unix)]
@@ -152,4 +278,50 @@ fn keep_owner_and_attributes(
     _meta: &std::fs::Metadata,
 ) -> Result<(), WriteError> {
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_exact_temporary_pattern_is_ours() {
+        for (name, ours) in [
+            (".toolcheck-a1B2c3.tmp", true),
+            (".toolcheck-a1B2c.tmp", false),
+            (".toolcheck-a1B2c3d.tmp", false),
+            (".toolcheck-a1-2c3.tmp", false),
+            (".toolcheck-a1B2c3", false),
+            ("toolcheck-a1B2c3.tmp", false),
+            (".toolcheck-a1B2c3.tmp.json", false),
+        ] {
+            assert_eq!(is_temporary_name(name.as_ref()), ours, "{name}");
+        }
+    }
+
+    #[cfg(all(unix, not(target_os = "solaris")))]
+    #[test]
+    fn stale_temporaries_go_unless_locked_or_recent() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let old = std::time::SystemTime::now() - 2 * STALE_AFTER;
+        let make = |name: &str, modified| {
+            let file = std::fs::File::create(dir.path().join(name)).expect("create");
+            file.set_modified(modified).expect("set mtime");
+            file
+        };
+        make(".toolcheck-stale1.tmp", old);
+        let held = make(".toolcheck-held01.tmp", old);
+        assert_eq!(lock(&held), Lock::Taken);
+        make(".toolcheck-fresh1.tmp", std::time::SystemTime::now());
+        make(".toolcheck-other.tmp", old);
+        assert_eq!(remove_stale_temporaries(dir.path()), 1);
+        for (name, kept) in [
+            (".toolcheck-stale1.tmp", false),
+            (".toolcheck-held01.tmp", true),
+            (".toolcheck-fresh1.tmp", true),
+            (".toolcheck-other.tmp", true),
+        ] {
+            assert_eq!(dir.path().join(name).exists(), kept, "{name}");
+        }
+    }
 }

@@ -69,6 +69,10 @@ impl Adapter for ClaudeCode {
         Unit::Session
     }
 
+    fn replays_every_record(&self) -> bool {
+        false
+    }
+
     fn sniff(&self, doc: &Value) -> Option<u8> {
         let record_type = str_at(doc, "type")?;
         if !RECORD_TYPES.contains(&record_type) {

@@ -85,6 +85,14 @@ pub trait Adapter: Dialect + Sync {
         Unit::Document
     }
 
+    /// Whether the conversations are built from every record of a session. A format rebuilt
+    /// from a chain of records (Claude Code) deliberately leaves records off the chain out
+    /// (branches abandoned by a rewind or an edit); the unread-structure guard then holds
+    /// it to the records its conversations drew on.
+    fn replays_every_record(&self) -> bool {
+        true
+    }
+
     /// How strongly `doc` looks like this format, from its top-level shape only: `None` for
     /// "not this format", otherwise a score where a higher one wins (10 = plausible,
     /// 50 = likely, 90 = unmistakable). For session formats, `doc` is one record.

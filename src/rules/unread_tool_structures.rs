@@ -23,8 +23,9 @@ declare_rule! {
     ///
     /// ## Fix
     /// None. Pass the right `--input-format`, or report the shape so toolcheck can read it.
-    /// Session formats (Claude Code, Codex) are exempt: they are rebuilt from a chain of
-    /// records, and records off that chain (rewound branches) are rightly not replayed.
+    /// Session files are held to every record too, except Claude Code's: a session is
+    /// rebuilt from a chain of records, and records off that chain (rewound branches) are
+    /// rightly not replayed, so only the records it was rebuilt from are searched.
     pub struct UnreadToolStructures {
         code: "TC005",
         name: "unread-tool-structures",

@@ -38,6 +38,11 @@ pub fn toolcheck_stdin(args: &[&str], stdin: &str) -> Output {
 }
 
 pub fn toolcheck_in(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
+    toolcheck_bytes(dir, args, stdin.map(str::as_bytes)).1
+}
+
+/// [`toolcheck_in`] with raw bytes on stdin; also returns stdout's raw bytes.
+pub fn toolcheck_bytes(dir: &Path, args: &[&str], stdin: Option<&[u8]>) -> (Vec<u8>, Output) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_toolcheck"))
         .args(args)
         .current_dir(dir)
@@ -52,17 +57,25 @@ pub fn toolcheck_in(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the toolcheck binary runs");
-    if let Some(text) = stdin {
+    // Written from a thread, so a large input cannot block against a full stdout pipe.
+    let writer = stdin.map(|bytes| {
         let mut pipe = child.stdin.take().expect("stdin is piped");
-        pipe.write_all(text.as_bytes())
+        let bytes = bytes.to_vec();
+        std::thread::spawn(move || pipe.write_all(&bytes))
+    });
+    let out = child.wait_with_output().expect("toolcheck finishes");
+    if let Some(writer) = writer {
+        writer
+            .join()
+            .expect("the stdin writer ends")
             .expect("stdin accepts input");
     }
-    let out = child.wait_with_output().expect("toolcheck finishes");
-    Output {
+    let output = Output {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         code: out.status.code().unwrap_or(-1),
-    }
+    };
+    (out.stdout, output)
 }
 
 /// The files `toolcheck lint -v ARGS` run in `dir` says it checked, in order; the run must
