@@ -116,7 +116,7 @@ pub struct Finding {
     pub anchor: Anchor,
     pub format: Option<Format>,
     /// The repair a rule proposes, before it is turned into edits.
-    pub plan: Option<FixPlan>,
+    pub plan: Option<Box<FixPlan>>,
     /// The repair as byte edits on the file.
     pub fix: Option<Fix>,
     /// The tool-call id the finding is about, when it has one (for suppressions and output).
@@ -189,11 +189,11 @@ impl Finding {
         message: impl Into<String>,
         intent: FixIntent,
     ) -> Self {
-        self.plan = Some(FixPlan {
+        self.plan = Some(Box::new(FixPlan {
             applicability,
             message: message.into(),
             intent,
-        });
+        }));
         self
     }
 

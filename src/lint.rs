@@ -4,7 +4,7 @@ use crate::tree::Value as Tree;
 use rayon::prelude::*;
 
 use crate::edit::plan::EditContext;
-use crate::finding::{Finding, Fix};
+use crate::finding::{Finding, Fix, FixPlan};
 use crate::formats::{self, Adapter, Doc, Format, Unit};
 use crate::json;
 use crate::rules::{self, Context};
@@ -275,7 +275,7 @@ impl Linter<'_> {
             return self.run_jsonl(bom, true);
         }
         match json::parse(text) {
-            Ok(doc) => self.run_document(&doc, bom),
+            Ok(doc) => self.run_document(doc, bom),
             Err(e) => {
                 // A `.json` file that is really JSONL (one document per line) is common.
                 let first_line_parses = text.lines().next().is_some_and(|l| json::parse(l).is_ok());
@@ -288,8 +288,10 @@ impl Linter<'_> {
         }
     }
 
-    /// Checks the one JSON document that starts at byte `base`.
-    fn run_document(&mut self, doc: &json::Parsed, base: usize) -> Option<String> {
+    /// Checks the one JSON document that starts at byte `base`. The document's tree is
+    /// dropped once its conversations are read, before the rules run: a file's findings
+    /// never share the memory with the tree of the whole file.
+    fn run_document(&mut self, doc: json::Parsed, base: usize) -> Option<String> {
         let adapter = match self.opts.input_format {
             Some(format) => format.adapter(),
             None => formats::detect(&doc.value),
@@ -297,11 +299,20 @@ impl Linter<'_> {
         let Some(adapter) = adapter else {
             return self.unrecognised(describe_shape(&doc.value));
         };
-        let docs = [Doc {
-            base,
-            value: &doc.value,
-        }];
-        self.normalise_and_check(adapter, &docs, false, doc.lossy);
+        let lossy = doc.lossy;
+        let read = {
+            let docs = [Doc {
+                base,
+                value: &doc.value,
+            }];
+            read_docs(adapter, &docs, adapter.normalise(&docs), self.opts, false)
+        };
+        drop(doc);
+        let (findings, format, counts) =
+            check_read(read, adapter, self.source, self.opts, false, lossy);
+        self.counts.add(counts);
+        self.findings.extend(findings);
+        self.formats.extend(format);
         None
     }
 
@@ -342,7 +353,7 @@ impl Linter<'_> {
         if or_document && head.first().is_some_and(Result::is_err) {
             let text = source.text.get(bom..).unwrap_or_default();
             if let Ok(doc) = json::parse(text) {
-                return self.run_document(&doc, bom);
+                return self.run_document(doc, bom);
             }
         }
         // Session formats are judged from the first records; the rest is per record.
@@ -599,18 +610,32 @@ pub(crate) fn check_normalised(
     jsonl: bool,
     lossy: bool,
 ) -> (Vec<Finding>, Option<Format>, crate::coverage::ReadCounts) {
+    let read = read_docs(adapter, docs, normalised, opts, jsonl);
+    check_read(read, adapter, source, opts, jsonl, lossy)
+}
+
+/// What reading documents gave, all that checking them needs (the documents' trees are no
+/// longer needed): their conversations and the finding for structures none of them holds,
+/// or the finding that they do not fit the format.
+pub(crate) enum Read {
+    Fit {
+        conversations: Vec<crate::transcript::Conversation>,
+        unread: Option<Finding>,
+    },
+    Unfit(Finding),
+}
+
+/// Reads normalised documents: the coverage guard runs here, while the trees are alive.
+pub(crate) fn read_docs(
+    adapter: &dyn Adapter,
+    docs: &[Doc<'_>],
+    normalised: Result<Vec<crate::transcript::Conversation>, String>,
+    opts: &LintOptions,
+    jsonl: bool,
+) -> Read {
     match normalised {
         Ok(conversations) => {
-            let mut findings: Vec<Finding> = conversations
-                .iter()
-                .flat_map(|conv| check_conversation(conv, adapter, source, opts, jsonl))
-                .collect();
-            if lossy {
-                for finding in &mut findings {
-                    finding.fix = None;
-                }
-            }
-            if opts.selection.is_enabled("TC005") {
+            let unread = if opts.selection.is_enabled("TC005") {
                 // A session rebuilt from a chain rightly leaves the records off it out
                 // (rewound branches); what it did draw on, and every other input, is read
                 // whole.
@@ -621,29 +646,65 @@ pub(crate) fn check_normalised(
                     drawn = crate::coverage::drawn_on(docs, &conversations);
                     &drawn
                 };
-                findings.extend(unread_finding(
+                unread_finding(
                     &crate::coverage::unread(docs, &conversations),
                     adapter.format(),
-                ));
+                )
+            } else {
+                None
+            };
+            Read::Fit {
+                conversations,
+                unread,
             }
-            let counts = crate::coverage::ReadCounts::of(&conversations);
-            (findings, Some(adapter.format()), counts)
         }
         Err(reason) => {
             let at = docs.first().map_or(0, |d| d.base);
             let what = if jsonl { "record" } else { "file" };
-            let finding = Finding::at_span(
-                &rules::UnknownFormat::META,
-                at,
-                at,
-                format!(
-                    "{what} does not fit the `{}` format: {reason}",
-                    adapter.format()
-                ),
+            Read::Unfit(
+                Finding::at_span(
+                    &rules::UnknownFormat::META,
+                    at,
+                    at,
+                    format!(
+                        "{what} does not fit the `{}` format: {reason}",
+                        adapter.format()
+                    ),
+                )
+                .help("check the file, or pass the right `--input-format`"),
             )
-            .help("check the file, or pass the right `--input-format`");
-            (vec![finding], None, crate::coverage::ReadCounts::default())
         }
+    }
+}
+
+/// Runs the rules on what [`read_docs`] read.
+pub(crate) fn check_read(
+    read: Read,
+    adapter: &dyn Adapter,
+    source: &SourceFile,
+    opts: &LintOptions,
+    jsonl: bool,
+    lossy: bool,
+) -> (Vec<Finding>, Option<Format>, crate::coverage::ReadCounts) {
+    match read {
+        Read::Fit {
+            conversations,
+            unread,
+        } => {
+            let mut findings: Vec<Finding> = conversations
+                .iter()
+                .flat_map(|conv| check_conversation(conv, adapter, source, opts, jsonl))
+                .collect();
+            if lossy {
+                for finding in &mut findings {
+                    finding.fix = None;
+                }
+            }
+            findings.extend(unread);
+            let counts = crate::coverage::ReadCounts::of(&conversations);
+            (findings, Some(adapter.format()), counts)
+        }
+        Read::Unfit(finding) => (vec![finding], None, crate::coverage::ReadCounts::default()),
     }
 }
 
@@ -731,10 +792,16 @@ pub fn check_conversation(
     crate::source::with_span_cache(&source.text, || {
         for finding in &mut findings {
             finding.format = Some(conv.format);
-            if let Some(plan) = &finding.plan {
-                finding.fix = formats::plan(adapter, &plan.intent, &edit_cx).map(|edits| Fix {
-                    applicability: plan.applicability,
-                    message: plan.message.clone(),
+            // The plan is spent once turned into edits: 100k findings keep only their fixes.
+            if let Some(plan) = finding.plan.take() {
+                let FixPlan {
+                    applicability,
+                    message,
+                    intent,
+                } = *plan;
+                finding.fix = formats::plan(adapter, &intent, &edit_cx).map(|edits| Fix {
+                    applicability,
+                    message,
                     edits,
                 });
             }

@@ -410,7 +410,8 @@ impl Conversation {
         self.turns.push(Turn {
             role,
             loc,
-            items: Vec::new(),
+            // Most turns hold one item: a first push must not reserve room for four.
+            items: Vec::with_capacity(1),
         });
     }
 }

@@ -628,6 +628,9 @@ impl<'a> Parser<'a> {
                 Some(b',') => self.pos += 1,
                 Some(b']') => {
                     self.leave();
+                    // Growth leaves up to half a container unused, for as long as the tree
+                    // lives; a shrink in place is cheaper than the memory.
+                    items.shrink_to_fit();
                     return Ok(Value::Array(items));
                 }
                 _ => return Err(Rejected),
@@ -666,6 +669,7 @@ impl<'a> Parser<'a> {
                 Some(b'}') => {
                     self.leave();
                     let raw = self.text.get(start..self.pos).unwrap_or_default();
+                    members.shrink_to_fit();
                     return Ok(Value::Object(Map { members, raw }));
                 }
                 _ => return Err(Rejected),

@@ -13,14 +13,25 @@ use crate::source::SourceFile;
 use crate::transcript::{Loc, ToolCall};
 
 /// A call as it sits in the file, for shaping the result inserted to answer it.
-pub struct CallSite<'a> {
+pub struct CallSite<'a, 't> {
     pub call: &'a ToolCall,
     /// The call element (`tool_calls[i]`, a `tool_use` block, a `function_call` item...).
-    pub element: &'a Tree<'a>,
-    /// The message holding it (the same as `element` when the call is a message or item).
-    pub message: &'a Tree<'a>,
+    pub element: &'a Tree<'t>,
     /// The whole JSONL record holding it, for JSONL files.
-    pub record: Option<&'a Tree<'a>>,
+    pub record: Option<&'a Tree<'t>>,
+    cx: &'a EditContext<'t>,
+    message: std::cell::OnceCell<Option<std::rc::Rc<Tree<'t>>>>,
+}
+
+impl<'t> CallSite<'_, 't> {
+    /// The message holding the call (the same as the element when the call is a message
+    /// or item), parsed when first asked for: most formats never ask, and the message of
+    /// 100 000 calls is a tree a hundred megabytes large.
+    pub fn message(&self) -> Option<&Tree<'t>> {
+        self.message
+            .get_or_init(|| self.cx.value_at(&self.call.message))
+            .as_deref()
+    }
 }
 
 /// The JSON a format writes when a fix adds or wraps a result: what the generic planner asks
@@ -30,13 +41,13 @@ pub trait Dialect {
     /// The message (or item, or record) this format inserts after a call's turn to answer
     /// the call at `site` with an error saying `text`. `None` when the format cannot answer
     /// that call.
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Value> {
+    fn interrupted_result(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Value> {
         self.result_message(self.interrupted_block(site, text)?)
     }
 
     /// For formats whose results are blocks inside messages: the result block itself, which
     /// a fix may put at the front of the message that already answers the call's turn.
-    fn interrupted_block(&self, _site: &CallSite<'_>, _text: &str) -> Option<Value> {
+    fn interrupted_block(&self, _site: &CallSite<'_, '_>, _text: &str) -> Option<Value> {
         None
     }
 
@@ -72,15 +83,22 @@ impl<'a> EditContext<'a> {
         }
     }
 
-    /// The value at `loc`, parsed once per conversation.
+    /// The value at `loc`, parsed once per conversation: for nodes many fixes share
+    /// (messages, records).
     pub fn value_at(&self, loc: &Loc) -> Option<std::rc::Rc<Tree<'a>>> {
         if let Some(value) = self.parsed.borrow().get(loc) {
             return Some(value.clone());
         }
-        let text = json_edit::value_text(&self.source.text, loc.base, &loc.pointer)?;
-        let value = std::rc::Rc::new(crate::json::parse(text).ok()?.value);
+        let value = self.parse_at(loc)?;
         self.parsed.borrow_mut().insert(loc.clone(), value.clone());
         Some(value)
+    }
+
+    /// The value at `loc`, parsed for one fix and not kept: a cache of every call's element
+    /// would hold a tree per finding until the conversation is planned.
+    pub fn parse_at(&self, loc: &Loc) -> Option<std::rc::Rc<Tree<'a>>> {
+        let text = json_edit::value_text(&self.source.text, loc.base, &loc.pointer)?;
+        Some(std::rc::Rc::new(crate::json::parse(text).ok()?.value))
     }
 }
 
@@ -118,8 +136,7 @@ pub fn generic(
             after,
             before,
         } => {
-            let element = cx.value_at(&call.loc)?;
-            let message = cx.value_at(&call.message)?;
+            let element = cx.parse_at(&call.loc)?;
             let record = if cx.jsonl {
                 cx.value_at(&Loc::new(call.loc.base, ""))
             } else {
@@ -128,8 +145,9 @@ pub fn generic(
             let site = CallSite {
                 call,
                 element: &element,
-                message: &message,
                 record: record.as_deref(),
+                cx,
+                message: std::cell::OnceCell::new(),
             };
             // Into the message that already answers the call's turn, ahead of what is there;
             // else a message of its own after the call's turn.

@@ -82,8 +82,8 @@ impl Dialect for Adk {
     /// call's casing (ADK merges it with the responses around it), rather than a part added to
     /// an event someone else wrote, such as the user's next prompt. Only where the call sits
     /// in an event, not in an eval set's `tool_uses`.
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
-        let event = site.message;
+    fn interrupted_result(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
+        let event = site.message()?;
         event.get("content")?;
         let author = str_at(event, "author")?;
         let part = super::gemini::Gemini.interrupted_block(site, text)?;

@@ -195,13 +195,13 @@ impl Adapter for AgentScopeRecords {
 }
 
 impl Dialect for AgentScope {
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
+    fn interrupted_result(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
         interrupted_result(site, text)
     }
 }
 
 impl Dialect for AgentScopeRecords {
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
+    fn interrupted_result(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
         interrupted_result(site, text)
     }
 }
@@ -221,10 +221,10 @@ fn plan_edits(intent: &FixIntent) -> Planned {
 /// A result message answering the call at `site`: 1.x Python a `system` message (in a
 /// `[msg, marks]` pair where memory holds pairs), Java a `TOOL` message. 2.x keeps results
 /// inside the assistant message, which this does not write.
-fn interrupted_result(site: &CallSite<'_>, text: &str) -> Option<Json> {
+fn interrupted_result(site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
     let call = site.call;
     let id = call.id.as_deref()?;
-    let (message, pair) = match site.message {
+    let (message, pair) = match site.message()? {
         Value::Array(pair) => (pair.first()?, true),
         other => (other, false),
     };

@@ -24,7 +24,7 @@ impl Dialect for Anthropic {
     /// `None` for a call without an id: a `tool_result` answers by `tool_use_id` only, so an
     /// inserted result could never pair with it (it would be removed as orphaned, then
     /// inserted again).
-    fn interrupted_block(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
+    fn interrupted_block(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
         site.call.id.as_ref()?;
         Some(interrupted_block(site.call, text))
     }

@@ -33,7 +33,7 @@ const CONVERSE_BLOCKS: &[&str] = &[
 ];
 
 impl Dialect for BedrockConverse {
-    fn interrupted_block(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
+    fn interrupted_block(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
         // `status: "error"` requires non-empty content, which the text is.
         Some(json!({"toolResult": {
             "toolUseId": site.call.id.as_deref()?,

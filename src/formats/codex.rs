@@ -52,7 +52,7 @@ const RAW_ITEM_TYPES: [&str; 9] = [
 ];
 
 impl Dialect for Codex {
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
+    fn interrupted_result(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
         let item = output_item(site.element, text)?;
         // Items inside a compaction's replacement history are bare; rollout lines carry an
         // envelope with the call line's timestamp (resume requires one).

@@ -35,7 +35,7 @@ const DECLARATIONS: &[&str] = &["functionDeclarations", "function_declarations"]
 const JSON_SCHEMA: &[&str] = &["parametersJsonSchema", "parameters_json_schema"];
 
 impl Dialect for Gemini {
-    fn interrupted_block(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
+    fn interrupted_block(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
         // Answer in the casing the call was written in.
         let snake = site.element.get("function_call").is_some();
         let mut response = serde_json::Map::new();

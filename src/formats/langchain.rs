@@ -36,17 +36,18 @@ use crate::transcript::{
 pub struct Langchain;
 
 impl Dialect for Langchain {
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
+    fn interrupted_result(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
         let id = site.call.id.as_deref()?;
         // Answer in the serialisation the conversation uses.
-        if site.message.get("lc").is_some() {
+        let message = site.message()?;
+        if message.get("lc").is_some() {
             Some(json!({
                 "lc": 1,
                 "type": "constructor",
                 "id": ["langchain_core", "messages", "ToolMessage"],
                 "kwargs": {"content": text, "tool_call_id": id, "name": site.call.name, "status": "error", "type": "tool"}
             }))
-        } else if site.message.get("data").is_some() {
+        } else if message.get("data").is_some() {
             Some(json!({
                 "type": "tool",
                 "data": {"content": text, "tool_call_id": id, "name": site.call.name, "status": "error", "type": "tool"}

@@ -35,13 +35,13 @@ const MODES: &[&str] = &[
 ];
 
 impl Dialect for LanggraphStream {
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
+    fn interrupted_result(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
         Langchain.interrupted_result(site, text)
     }
 }
 
 impl Dialect for LanggraphStreamRecords {
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
+    fn interrupted_result(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
         Langchain.interrupted_result(site, text)
     }
 }

@@ -38,7 +38,7 @@ const ROLES: [&str; 6] = [
 const MARKS: [&str; 5] = ["run_id", "seq", "inputTokens", "outputTokens", "durationMs"];
 
 impl Dialect for Moltis {
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
+    fn interrupted_result(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
         let call = site.call;
         let id = call.id.as_ref()?;
         let mut line = serde_json::Map::new();

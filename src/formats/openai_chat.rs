@@ -21,7 +21,7 @@ use crate::transcript::{
 pub struct OpenAiChat;
 
 impl Dialect for OpenAiChat {
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
+    fn interrupted_result(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
         let call = site.call;
         // Legacy `function_call`s are answered by a `function` message, id-less calls by
         // name (Ollama's `tool_name`), the rest by `tool_call_id`.

@@ -29,7 +29,7 @@ use crate::transcript::{
 pub struct OpenAiResponses;
 
 impl Dialect for OpenAiResponses {
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
+    fn interrupted_result(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
         output_item(site.element, text)
     }
 }

@@ -157,22 +157,22 @@ impl Adapter for SpringAiRecords {
 }
 
 impl Dialect for SpringAi {
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
+    fn interrupted_result(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
         interrupted_result(site, text)
     }
 }
 
 impl Dialect for SpringAiRecords {
-    fn interrupted_result(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
+    fn interrupted_result(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
         interrupted_result(site, text)
     }
 }
 
 /// A TOOL message answering the call at `site`, in the shape of the message holding it.
-fn interrupted_result(site: &CallSite<'_>, text: &str) -> Option<Json> {
+fn interrupted_result(site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
     let call = site.call;
     let response = json!({"id": call.id.as_deref()?, "name": call.name, "responseData": text});
-    let message = site.message;
+    let message = site.message()?;
     let mut out = Map::new();
     if message.get("message_type").is_some() {
         out.insert("message_type".into(), json!("TOOL"));

@@ -39,7 +39,7 @@ use crate::transcript::{
 pub struct VercelAi;
 
 impl Dialect for VercelAi {
-    fn interrupted_block(&self, site: &CallSite<'_>, text: &str) -> Option<Json> {
+    fn interrupted_block(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
         // UI messages keep call and result in one part: there is no message to insert.
         let pointer = &site.call.loc.pointer;
         if pointer.contains("/parts/") || pointer.contains("/toolInvocations/") {
