@@ -816,5 +816,51 @@ fn main() {
         per_call.last().copied().unwrap_or(f64::NAN)
             / per_call.first().copied().unwrap_or(f64::NAN)
     );
+    memory(&bench, &root, scale);
     let _ = std::fs::remove_dir_all(&root);
+}
+
+/// One message holding `calls` calls, each answered (a result message after it) or not
+/// (one finding each): what a record with very many calls or findings costs in memory.
+fn one_message_calls(path: &Path, calls: usize, answered: bool) {
+    let mut s = String::from(r#"{"messages":[{"role":"user","content":"go"}"#);
+    if answered {
+        for i in 0..calls {
+            s.push_str(&format!(r#",{{"role":"assistant","tool_calls":[{{"id":"c{i}","type":"function","function":{{"name":"f","arguments":"{{}}"}}}}]}},{{"role":"tool","tool_call_id":"c{i}","content":"ok"}}"#));
+        }
+    } else {
+        s.push_str(r#",{"role":"assistant","tool_calls":["#);
+        for i in 0..calls {
+            if i > 0 {
+                s.push(',');
+            }
+            s.push_str(&format!(r#"{{"id":"c{i}","type":"function","function":{{"name":"f","arguments":"{{}}"}}}}"#));
+        }
+        s.push_str(r#"]},{"role":"user","content":"next"}"#);
+    }
+    s.push_str("]}");
+    write(path, &s);
+}
+
+/// Peak memory over input size for records of very many calls, 1 thread.
+fn memory(bench: &Bench, root: &Path, scale: f64) {
+    println!("\nmemory: toolcheck peak RSS over the input's size, one record, 1 thread\n");
+    println!("| input | size | peak RSS | RSS / size |");
+    println!("|---|---|---|---|");
+    let calls = ((100_000.0 * scale) as usize).max(1_000);
+    for (name, answered) in [
+        ("one message of unanswered calls (a finding each)", false),
+        ("answered calls, a message each", true),
+    ] {
+        let path = root.join("memory.json");
+        one_message_calls(&path, calls, answered);
+        let (_, t) = bench.pair(&[&path], 1);
+        let mb = size(&path) as f64 / 1e6;
+        println!(
+            "| {name}, {calls} calls | {mb:.1} MB | {:.0} MB | {:.1}× |",
+            t.rss_kib / 1024.0,
+            t.rss_kib * 1024.0 / (mb * 1e6)
+        );
+        let _ = std::fs::remove_file(&path);
+    }
 }
