@@ -1069,5 +1069,154 @@ fn fix_write_removes_stale_temporaries_a_killed_run_left() {
             "a.json",
             "toolcheck-Ab12cD.tmp"
         ]
+
+// ---- defects 2 and 6: hostile tool schemas ----
+
+/// The lines of `out`'s stdout that `keep` keeps.
+fn lines_where(out: &Output, keep: impl Fn(&str) -> bool) -> Vec<String> {
+    out.stdout
+        .lines()
+        .filter(|l| keep(l))
+        .map(str::to_string)
+        .collect()
+}
+
+/// `lint` of `text` given on stdin as `a.json`, in the concise format.
+fn lint_concise_stdin(text: &str) -> Output {
+    let args = ["lint", "-", "--stdin-filename", "a.json"];
+    toolcheck_stdin(&[&args[..], &["--output-format", "concise"]].concat(), text)
+}
+
+/// A chat request declaring `f` with `parameters`, and one call of `f` per arguments value.
+fn request_with_calls(parameters: serde_json::Value, calls: &[serde_json::Value]) -> String {
+    let mut messages = vec![serde_json::json!({"role": "user", "content": "go"})];
+    for (i, arguments) in calls.iter().enumerate() {
+        let id = format!("c{i}");
+        messages.push(
+            serde_json::json!({"role": "assistant", "tool_calls": [{"id": id, "type": "function",
+            "function": {"name": "f", "arguments": arguments.to_string()}}]}),
+        );
+        messages.push(serde_json::json!({"role": "tool", "tool_call_id": id, "content": "ok"}));
+    }
+    serde_json::json!({
+        "tools": [{"type": "function", "function": {"name": "f", "parameters": parameters}}],
+        "messages": messages
+    })
+    .to_string()
+}
+
+#[test]
+fn a_fifteen_thousand_link_ref_chain_is_not_checked_and_the_run_goes_on() {
+    // The audit's input: 15,000 `$ref`s chained through `$defs` (about 540 KB), which
+    // overflowed the validator's stack and aborted the whole directory run (exit 134).
+    let links = 15_000;
+    let mut defs = serde_json::Map::new();
+    for i in 0..links {
+        defs.insert(
+            format!("d{i}"),
+            serde_json::json!({"$ref": format!("#/$defs/d{}", i + 1)}),
+        );
+    }
+    defs.insert(format!("d{links}"), serde_json::json!({"type": "string"}));
+    let schema = serde_json::json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": defs});
+    let dir = tempfile::tempdir().expect("tempdir");
+    let logs = dir.path().join("logs");
+    std::fs::create_dir(&logs).expect("mkdir");
+    let request = request_with_calls(schema.clone(), &[serde_json::json!({"x": 1})]);
+    assert!(request.len() > 500_000, "{}", request.len());
+    write(&logs, "chain.json", &request);
+    write(
+        &logs,
+        "normal.json",
+        fixture("fixtures/openai-chat/broken-request.json"),
+    );
+    let out = run(dir.path(), &["lint", "logs", "--output-format", "concise"]);
+    assert_no_panic(&out);
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    let chain = lines_where(&out, |l| l.starts_with("logs/chain.json:"));
+    assert_eq!(chain.len(), 1, "{}", out.transcript());
+    assert!(
+        chain.iter().all(|l| l.contains("TC003 [input-not-checked] schema of tool `f` nests deeper than 512 levels, counting each `$ref` followed")),
+        "{}",
+        out.transcript()
+    );
+    // The other file is checked as on its own.
+    let alone = run(
+        dir.path(),
+        &["lint", "logs/normal.json", "--output-format", "concise"],
+    );
+    let normal = |out: &Output| lines_where(out, |l| l.starts_with("logs/normal.json:"));
+    assert!(!normal(&out).is_empty(), "{}", out.transcript());
+    assert_eq!(normal(&out), normal(&alone));
+    // Given with --tools, the schema is not in the file: each call says it was not checked.
+    let tools =
+        serde_json::json!([{"type": "function", "function": {"name": "f", "parameters": schema}}]);
+    write(dir.path(), "tools.json", tools.to_string());
+    let mut log: serde_json::Value = serde_json::from_str(&request).expect("json");
+    if let Some(map) = log.as_object_mut() {
+        map.remove("tools");
+    }
+    write(dir.path(), "calls.json", log.to_string());
+    let out = run(
+        dir.path(),
+        &[
+            "lint",
+            "calls.json",
+            "--tools",
+            "tools.json",
+            "--output-format",
+            "concise",
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert_eq!(
+        lines_where(&out, |l| l.contains("TC")),
+        [
+            r#"calls.json:1:143: TC003 [input-not-checked] arguments of tool call "c0" to `f` were not checked: the schema of `f` given with --tools nests deeper than 512 levels, counting each `$ref` followed"#
+        ],
+        "{}",
+        out.transcript()
+    );
+}
+
+#[test]
+fn a_backtracking_pattern_is_not_checked_rather_than_violated_and_costs_one_full_budget() {
+    // The audit's input: a pattern that backtracks catastrophically, and calls whose
+    // arguments make it do so. Each match ran to the engine's limit (70 ms; 2,000 calls took
+    // 142 s) and was reported as a `schema-violation`. Here 2,000 calls with 500 distinct
+    // strings: once the pattern exhausted its budget, it gets a small one for later calls,
+    // and repeated arguments are checked once.
+    let schema = serde_json::json!({"type": "object", "properties": {
+        "s": {"type": "string", "pattern": r"^(a|aa)+\1$"},
+        "n": {"type": "integer"}}});
+    let mut calls: Vec<serde_json::Value> = (0..2000)
+        .map(|i| serde_json::json!({"s": format!("{}!", "a".repeat(30 + i % 500))}))
+        .collect();
+    // Real violations are still reported, beside an unchecked pattern or alone.
+    calls.push(serde_json::json!({"s": "aaaa", "n": "seven"}));
+    let out = lint_concise_stdin(&request_with_calls(schema, &calls));
+    assert_no_panic(&out);
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    let unchecked = lines_where(&out, |l| l.contains("TC003 [input-not-checked]"));
+    assert_eq!(unchecked.len(), 2000, "{}", out.transcript());
+    assert!(unchecked.iter().all(|l| l.contains(
+        r#"were not fully checked against the schema of `f`: the regex engine gave up after"#
+    )));
+    let full = unchecked
+        .iter()
+        .filter(|l| l.contains("after 100000 backtracking steps"))
+        .count();
+    assert_eq!(
+        full,
+        1,
+        "the full budget is spent once: {}",
+        out.transcript()
+    );
+    let violations = lines_where(&out, |l| l.contains("TC301"));
+    assert_eq!(violations.len(), 1, "{}", out.transcript());
+    assert!(
+        violations.iter().all(|l| l.contains(r#"call "c2000""#)
+            && l.contains(r#"/n: "seven" is not of type "integer""#)),
+        "{violations:?}"
     );
 }

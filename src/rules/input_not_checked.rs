@@ -1,30 +1,38 @@
 use super::{declare_rule, Context, Rule, RuleMeta};
 use crate::finding::Finding;
-use crate::transcript::{CallKind, Conversation, ParsedArgs};
+use crate::transcript::{CallKind, Conversation, ParsedArgs, ToolCall};
 
 declare_rule! {
     /// ## What it does
     /// Reports input that toolcheck did not check because it is beyond a limit toolcheck
-    /// keeps: a file larger than the maximum input size (`--max-file-size`, default 1 GiB),
-    /// or JSON (a file, a record, a call's arguments) nested deeper than 128 levels. The
-    /// input is not invalid; it is unchecked.
+    /// keeps: a file larger than the maximum input size (`--max-file-size`, default 1 GiB);
+    /// JSON (a file, a record, a call's arguments) nested deeper than 128 levels; a tool schema
+    /// of more than 100 000 JSON values, or deeper than 512 levels counting each `$ref`
+    /// followed (reported at the schema; calls to the tool are not checked against it); and a
+    /// call whose arguments a schema's `pattern` could not be matched against, because the
+    /// regex engine gave up after 100 000 backtracking steps (5 000 for the later calls of a
+    /// conversation once a schema's pattern gave up in it). The input is not invalid; it is
+    /// unchecked.
     ///
     /// ## Why it matters
     /// A clean run must mean the input was read and found sound, never that part of it was
     /// passed over. This finding keeps a run that skipped something from exiting 0.
     ///
     /// ## Example
-    /// A record whose `content` nests 200 arrays deep, or a 3 GB file named by mistake.
+    /// A record whose `content` nests 200 arrays deep, a 3 GB file named by mistake, a schema
+    /// whose `$ref`s chain through 15 000 definitions, or a `pattern` such as `^(a|aa)+\1$`
+    /// that backtracks without end on `"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!"`.
     ///
     /// ## Fix
     /// None. Raise `--max-file-size` (or `max-file-size` in `toolcheck.toml`) for a file
-    /// that really is that large; flatten values nested that deep.
+    /// that really is that large; flatten values nested that deep; simplify the schema or its
+    /// pattern.
     pub struct InputNotChecked {
         code: "TC003",
         name: "input-not-checked",
         severity: Warning,
         fix: None,
-        summary: "input beyond toolcheck's size or nesting limits was not checked",
+        summary: "input beyond toolcheck's size, nesting or regex limits was not checked",
     }
 }
 
@@ -34,25 +42,90 @@ impl Rule for InputNotChecked {
     }
 
     fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
+        for tool in &conv.tools {
+            if tool.schema.is_none() {
+                continue;
+            }
+            let Some(reason) = cx.compiled(tool).and_then(|c| c.beyond_limits.clone()) else {
+                continue;
+            };
+            out.push(
+                Finding::at(
+                    &Self::META,
+                    &tool.schema_loc,
+                    format!(
+                        "schema of tool `{}` {reason}; toolcheck did not check it, nor the calls to `{}` against it",
+                        tool.name, tool.name
+                    ),
+                )
+                .help(SIMPLIFY_SCHEMA),
+            );
+        }
         for (_, call) in conv.calls() {
             if call.kind == CallKind::FreeText {
                 continue;
             }
-            if *cx.args(call) == ParsedArgs::TooDeep {
+            if let Some((message, help)) = unchecked(cx, conv, call) {
                 out.push(
-                    Finding::about_call(
-                        &Self::META,
-                        call,
-                        &call.args_loc,
-                        format!(
-                            "arguments of {} nest deeper than {} levels, more than toolcheck reads; they were not checked",
-                            call.subject(),
-                            crate::json::MAX_DEPTH
-                        ),
-                    )
-                    .help("flatten the arguments; toolcheck cannot check them against the tool's schema until then"),
+                    Finding::about_call(&Self::META, call, &call.args_loc, message).help(help),
                 );
             }
         }
     }
+}
+
+const SIMPLIFY_SCHEMA: &str =
+    "simplify the schema; toolcheck cannot check calls against it until then";
+
+/// Why `call`'s arguments were not checked, or not fully, and what to do about it.
+fn unchecked(
+    cx: &Context<'_>,
+    conv: &Conversation,
+    call: &ToolCall,
+) -> Option<(String, &'static str)> {
+    if *cx.args(call) == ParsedArgs::TooDeep {
+        return Some((
+            format!(
+                "arguments of {} nest deeper than {} levels, more than toolcheck reads; they were not checked",
+                call.subject(),
+                crate::json::MAX_DEPTH
+            ),
+            "flatten the arguments; toolcheck cannot check them against the tool's schema until then",
+        ));
+    }
+    // A schema given with --tools is not in the file: its calls carry the finding.
+    if !conv.tools.iter().any(|t| t.name == call.name) {
+        let beyond = conv
+            .tool(cx.extra_tools, &call.name)
+            .and_then(|tool| cx.compiled(tool))
+            .and_then(|c| c.beyond_limits.clone());
+        if let Some(reason) = beyond {
+            return Some((
+                format!(
+                    "arguments of {} were not checked: the schema of `{}` given with --tools {reason}",
+                    call.subject(),
+                    call.name
+                ),
+                SIMPLIFY_SCHEMA,
+            ));
+        }
+    }
+    let checked = cx.checked(call)?;
+    if checked.unchecked.is_empty() {
+        return None;
+    }
+    let help = if checked.regex_gave_up {
+        "simplify the pattern so it does not backtrack (nested quantifiers such as `(a+)+`, overlapping alternatives); toolcheck cannot check it until then"
+    } else {
+        "toolcheck could not check these arguments against the tool's schema"
+    };
+    Some((
+        format!(
+            "arguments of {} were not fully checked against the schema of `{}`: {}",
+            call.subject(),
+            call.name,
+            checked.unchecked.join("; ")
+        ),
+        help,
+    ))
 }

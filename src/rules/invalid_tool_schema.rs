@@ -9,7 +9,9 @@ declare_rule! {
     /// Reports a declared tool whose schema is not usable: a JSON-encoded string instead of
     /// an object (double-encoded), not a valid JSON Schema (checked against its meta-schema,
     /// and compiled), or a root that is not an object type where the provider requires one.
-    /// The finding points at the tool definition's schema.
+    /// The finding points at the tool definition's schema. A schema beyond toolcheck's size or
+    /// `$ref` depth limits is not compiled and not called invalid: `input-not-checked` reports
+    /// it.
     ///
     /// ## Why it matters
     /// A schema passed as a string, or one the provider cannot read, means the model never
@@ -78,11 +80,9 @@ impl Rule for InvalidToolSchema {
                 SchemaDecl::Value(value) => root_problem(tool.name.as_str(), value, tool.object_root_required, tool.dialect)
                     .map(|m| (m, "the parameters schema must be an object schema: `{\"type\": \"object\", \"properties\": {...}}`"))
                     .or_else(|| {
-                        let compiled = cx.compiled(tool)?;
-                        let detail = compiled
-                            .meta_problem
-                            .clone()
-                            .or_else(|| compiled.validator.as_ref().err().cloned())?;
+                        // A schema beyond toolcheck's limits is unchecked, not invalid:
+                        // `input-not-checked` reports it.
+                        let detail = cx.compiled(tool)?.invalid.clone()?;
                         Some((
                             format!("schema of tool `{}` is not a valid JSON Schema: {detail}", tool.name),
                             "correct the schema; providers reject or silently drop schemas they cannot read",

@@ -165,6 +165,9 @@ impl RuleMeta {
 type CompiledByTool =
     std::collections::HashMap<*const ToolDef, Option<std::sync::Arc<crate::schema::Compiled>>>;
 
+type CheckedByCall =
+    std::collections::HashMap<*const ToolCall, std::sync::Arc<crate::schema::Checked>>;
+
 /// A finding's severity and the providers that reject it.
 pub type Verdict = (Severity, Vec<crate::provider::Provider>);
 
@@ -186,6 +189,8 @@ pub struct Context<'a> {
     /// Each tool's compiled schema, looked up in the run's cache once per conversation rather
     /// than once per call (a lookup hashes the whole schema).
     compiled: std::cell::RefCell<CompiledByTool>,
+    /// Each call's arguments checked against its tool's schema, once per conversation.
+    checked: OnceCell<CheckedByCall>,
     conv: &'a Conversation,
     source: Option<&'a SourceFile>,
 }
@@ -208,6 +213,7 @@ impl<'a> Context<'a> {
             spans_records: OnceCell::new(),
             args: Default::default(),
             compiled: Default::default(),
+            checked: OnceCell::new(),
             conv,
             source,
         }
@@ -311,6 +317,51 @@ impl<'a> Context<'a> {
         let compiled = self.schemas.get(tool);
         self.compiled.borrow_mut().insert(key, compiled.clone());
         compiled
+    }
+
+    /// What checking `call`'s arguments against its tool's schema found; `None` for a call
+    /// not checked against a schema (no schema, arguments not an object, `{}` where the schema
+    /// requires parameters: other rules' findings).
+    pub fn checked(&self, call: &ToolCall) -> Option<std::sync::Arc<crate::schema::Checked>> {
+        let checked = self.checked.get_or_init(|| self.check_calls());
+        checked.get(&(call as *const ToolCall)).cloned()
+    }
+
+    /// Checks every call's arguments, in order, whichever rule asks first, so that the regex
+    /// budget is spent the same way whatever rules run: once a schema's pattern exhausted its
+    /// backtracking limit in this conversation, later calls give its patterns a lower limit.
+    fn check_calls(&self) -> CheckedByCall {
+        let mut checked = CheckedByCall::new();
+        let mut spent = std::collections::HashSet::new();
+        for (_, call) in self.conv.calls() {
+            if call.kind == crate::transcript::CallKind::FreeText {
+                continue;
+            }
+            let Some(tool) = self.conv.tool(self.extra_tools, &call.name) else {
+                continue;
+            };
+            let parsed = self.args(call);
+            let ParsedArgs::Object(args) = &*parsed else {
+                continue;
+            };
+            // `{}` for a tool with required parameters is `empty-arguments`' finding.
+            if args.is_empty() && !tool.required_params().is_empty() {
+                continue;
+            }
+            let Some(compiled) = self.compiled(tool) else {
+                continue;
+            };
+            let key = std::sync::Arc::as_ptr(&compiled);
+            let outcome = compiled.check(
+                &serde_json::Value::Object(args.clone()),
+                spent.contains(&key),
+            );
+            if outcome.regex_gave_up {
+                spent.insert(key);
+            }
+            checked.insert(call as *const ToolCall, outcome);
+        }
+        checked
     }
 
     /// How results pair with calls, computed once per conversation and shared by rules.

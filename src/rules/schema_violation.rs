@@ -1,6 +1,6 @@
 use super::{declare_rule, Context, Rule, RuleMeta};
 use crate::finding::Finding;
-use crate::transcript::{CallKind, Conversation, ParsedArgs};
+use crate::transcript::Conversation;
 
 declare_rule! {
     /// ## What it does
@@ -11,7 +11,10 @@ declare_rule! {
     /// Schemas come from the conversation's own tool declarations, then from `--tools`.
     /// OpenAI `strict: true` is honoured (no extra keys, every property required), and
     /// Gemini's OpenAPI-style `parameters` (upper-case types, `nullable`) are normalised to
-    /// JSON Schema first.
+    /// JSON Schema first. A `pattern` the regex engine gives up on (it backtracks past
+    /// toolcheck's limit) is not a violation: the engine failed, not the arguments, and
+    /// `input-not-checked` reports the call. Neither are calls to a tool whose schema is beyond
+    /// toolcheck's limits checked (see `input-not-checked`).
     ///
     /// ## Why it matters
     /// A runtime that dispatches arguments that do not match the schema gets a tool error
@@ -48,27 +51,16 @@ impl Rule for SchemaViolation {
 
     fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
         for (_, call) in conv.calls() {
-            if call.kind == CallKind::FreeText {
+            let Some(checked) = cx.checked(call) else {
+                continue;
+            };
+            let violations = &checked.violations;
+            if violations.is_empty() {
                 continue;
             }
             let Some(tool) = conv.tool(cx.extra_tools, &call.name) else {
                 continue;
             };
-            let parsed = cx.args(call);
-            let ParsedArgs::Object(args) = &*parsed else {
-                continue;
-            };
-            // `{}` for a tool with required parameters is `empty-arguments`' finding.
-            if args.is_empty() && !tool.required_params().is_empty() {
-                continue;
-            }
-            let Some(compiled) = cx.compiled(tool) else {
-                continue;
-            };
-            let violations = compiled.violations(&serde_json::Value::Object(args.clone()));
-            if violations.is_empty() {
-                continue;
-            }
             let mut listed = violations
                 .iter()
                 .take(SHOWN)
