@@ -1069,6 +1069,8 @@ fn fix_write_removes_stale_temporaries_a_killed_run_left() {
             "a.json",
             "toolcheck-Ab12cD.tmp"
         ]
+    );
+}
 
 // ---- defects 2 and 6: hostile tool schemas ----
 
