@@ -834,7 +834,9 @@ fn one_message_calls(path: &Path, calls: usize, answered: bool) {
             if i > 0 {
                 s.push(',');
             }
-            s.push_str(&format!(r#"{{"id":"c{i}","type":"function","function":{{"name":"f","arguments":"{{}}"}}}}"#));
+            s.push_str(&format!(
+                r#"{{"id":"c{i}","type":"function","function":{{"name":"f","arguments":"{{}}"}}}}"#
+            ));
         }
         s.push_str(r#"]},{"role":"user","content":"next"}"#);
     }

@@ -8,12 +8,13 @@ use rayon::prelude::*;
 use crate::cli::{CatalogFormat, ColorChoice, Command, CommonArgs, LintArgs, RulesArgs};
 use std::sync::Arc;
 
+use crate::diagnostic::Diagnostic;
 use crate::discover::{self, Input};
 use crate::escape;
 use crate::fix::{self, diff::DiffStyle};
 use crate::lint::{self, FileReport, Outcome, SourceName};
 use crate::read::{self, Loaded};
-use crate::report::{self, Diagnostic, FullRenderer, OutputFormat, Totals};
+use crate::report::{self, FullRenderer, OutputFormat, Totals};
 use crate::rules::{self, UnpairedFix};
 use crate::settings::{Resolver, Settings};
 
@@ -342,10 +343,8 @@ fn diagnostics_of(
     findings: Vec<crate::finding::Finding>,
     settings: &Settings,
 ) -> Vec<Diagnostic> {
-    let mut diagnostics: Vec<Diagnostic> =
-        crate::source::with_span_cache(&source.text, || Diagnostic::resolve_all(source, findings));
+    let mut diagnostics = crate::diagnostic::place_all(source, findings);
     settings.filter(source.path.as_deref(), &mut diagnostics);
-    diagnostics.sort_by(|a, b| (a.start, a.code, &a.message).cmp(&(b.start, b.code, &b.message)));
     diagnostics
 }
 
@@ -1039,7 +1038,7 @@ fn explain_command(key: &str) -> u8 {
                 m.severity.as_str(),
                 m.fix.as_str(),
                 m.documentation(),
-                crate::docs::rule_doc_url(m),
+                m.doc_url(),
             );
             print(&text).err().unwrap_or(EXIT_CLEAN)
         }

@@ -248,6 +248,6 @@ pub struct RulesArgs {
 
 fn input_formats() -> clap::builder::PossibleValuesParser {
     let mut names = vec!["auto"];
-    names.extend(crate::formats::Format::ALL.iter().map(|f| f.name()));
+    names.extend(crate::format::Format::ALL.iter().map(|f| f.name()));
     clap::builder::PossibleValuesParser::new(names)
 }

@@ -202,12 +202,12 @@ impl Config {
         }
         if let Some(format) = &self.input_format {
             let name = format.get_ref();
-            if name != "auto" && crate::formats::Format::from_name(name).is_none() {
+            if name != "auto" && crate::format::Format::from_name(name).is_none() {
                 return Err(self.error_at(
                     format.span(),
                     &format!(
                         "unknown input-format `{name}`; valid values: auto, {}",
-                        crate::formats::Format::ALL.map(|f| f.name()).join(", ")
+                        crate::format::Format::ALL.map(|f| f.name()).join(", ")
                     ),
                 ));
             }

@@ -16,7 +16,7 @@ use foldhash::HashSet;
 
 use crate::tree::{Map, Value};
 
-use crate::formats::Doc;
+use crate::json::Doc;
 use crate::transcript::{Conversation, Loc};
 
 /// A structure found in a document.

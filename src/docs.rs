@@ -10,23 +10,6 @@ use clap::CommandFactory;
 use crate::cli::Cli;
 use crate::rules::{self, FixAvailability, RuleMeta};
 
-/// Where rule documentation lives: `helpUri` in SARIF and the last line of
-/// `toolcheck explain` are this followed by `<rule-name>.md`.
-///
-/// The project has no published URL, so the default is the pages' path relative to the
-/// repository root, `docs/rules/` (where they are generated). A packager who publishes the
-/// pages sets an absolute base when building, e.g.
-/// `TOOLCHECK_DOCS_URL=https://example.org/toolcheck/rules/ cargo build --release`.
-pub const DOCS_BASE_URL: &str = match option_env!("TOOLCHECK_DOCS_URL") {
-    Some(url) => url,
-    None => "docs/rules/",
-};
-
-/// The documentation page of a rule (see [`DOCS_BASE_URL`]).
-pub fn rule_doc_url(meta: &RuleMeta) -> String {
-    format!("{DOCS_BASE_URL}{}.md", meta.name)
-}
-
 /// A completion script for `shell`.
 pub fn completions(shell: clap_complete::Shell) -> Vec<u8> {
     let mut out = Vec::new();

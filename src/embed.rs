@@ -3,11 +3,11 @@
 //! command line sorts them. No lint logic lives here: it calls [`lint::lint_bytes`] and
 //! [`fix::engine::fix_bytes`].
 
+use crate::diagnostic::{place_all, Diagnostic};
 use crate::fix::engine::{fix_bytes, FixError};
-use crate::formats::Format;
+use crate::format::Format;
 use crate::lint::{self, LintOptions, Selection, SourceName};
 use crate::provider::Provider;
-use crate::report::Diagnostic;
 use crate::rules::UnpairedFix;
 
 /// Options as strings, the way a caller outside Rust holds them (`--input-format`, `--tools`
@@ -99,7 +99,7 @@ impl Options {
 /// line) and returns its findings placed and sorted as `toolcheck lint` prints them.
 pub fn lint(name: &str, bytes: Vec<u8>, opts: &LintOptions) -> Vec<Diagnostic> {
     let report = lint::lint_bytes(source_name(name), bytes, true, opts);
-    place(&report.source, report.findings)
+    place_all(&report.source, report.findings)
 }
 
 /// Lints one record of a dataset (one conversation) and returns what `toolcheck lint`
@@ -154,7 +154,7 @@ pub fn fix(
         .map_err(|e: FixError| e.to_string())?;
     // The findings move out; the report's text is the fixed text, returned without a copy.
     let findings = std::mem::take(&mut fixed.report.findings);
-    let remaining = place(&fixed.report.source, findings);
+    let remaining = place_all(&fixed.report.source, findings);
     Ok(Fixed {
         changed: fixed.changed(),
         applied: fixed.applied,
@@ -169,21 +169,6 @@ fn source_name(name: &str) -> SourceName {
         name: name.to_string(),
         path: None,
     }
-}
-
-/// Places a report's findings and sorts them by position, as `app.rs` does.
-fn place(
-    source: &crate::source::SourceFile,
-    findings: Vec<crate::finding::Finding>,
-) -> Vec<Diagnostic> {
-    let mut diagnostics: Vec<Diagnostic> = crate::source::with_span_cache(&source.text, || {
-        findings
-            .into_iter()
-            .map(|f| Diagnostic::resolve(source, f))
-            .collect()
-    });
-    diagnostics.sort_by(|a, b| (a.start, a.code, &a.message).cmp(&(b.start, b.code, &b.message)));
-    diagnostics
 }
 
 #[cfg(test)]

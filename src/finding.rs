@@ -3,26 +3,8 @@
 use serde::Serialize;
 
 use crate::format::Format;
-use crate::rules::RuleMeta;
+pub use crate::rule_meta::{RuleMeta, Severity};
 use crate::transcript::{Loc, ToolCall, ToolResult};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// The provider rejects the transcript as it stands.
-    Error,
-    /// A defect that costs money or correctness.
-    Warning,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        }
-    }
-}
 
 /// Where a finding points.
 #[derive(Debug, Clone)]

@@ -22,6 +22,14 @@ pub struct Parsed<'a> {
     pub lossy: bool,
 }
 
+/// One JSON document handed to an adapter: its value and where it starts in the file (a
+/// JSONL record, a SQLite row, or the whole file).
+#[derive(Debug, Clone, Copy)]
+pub struct Doc<'a> {
+    pub base: usize,
+    pub value: &'a crate::tree::Value<'a>,
+}
+
 /// Why JSON text could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JsonError {

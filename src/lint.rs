@@ -5,8 +5,10 @@ use rayon::prelude::*;
 
 use crate::edit::plan::EditContext;
 use crate::finding::{Finding, Fix, FixPlan};
-use crate::formats::{self, Adapter, Doc, Format, Unit};
+use crate::format::Format;
+use crate::formats::{self, Adapter, Unit};
 use crate::json;
+use crate::json::Doc;
 use crate::rules::{self, Context};
 use crate::source::SourceFile;
 use crate::transcript::{Conversation, ToolDef};
@@ -853,7 +855,7 @@ impl FileReport {
                 self.findings
                     .iter()
                     .map(|f| {
-                        let d = crate::report::Diagnostic::resolve(&self.source, f.clone());
+                        let d = crate::diagnostic::Diagnostic::resolve(&self.source, f.clone());
                         (d.start, format!("{}@{}:{}", d.code, d.line, d.column))
                     })
                     .collect()

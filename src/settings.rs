@@ -12,10 +12,10 @@ use globset::{Glob, GlobMatcher};
 
 use crate::cli::CommonArgs;
 use crate::config::Config;
+use crate::diagnostic::Diagnostic;
 use crate::finding::Severity;
-use crate::formats::Format;
+use crate::format::Format;
 use crate::lint::{resolve_selector, LintOptions, RuleLayer, Selection};
-use crate::report::Diagnostic;
 use crate::rules::{self, UnpairedFix};
 
 /// Where a setting's value came from.

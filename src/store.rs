@@ -27,10 +27,11 @@ use std::path::{Path, PathBuf};
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags};
 
+use crate::diagnostic::Diagnostic;
 use crate::finding::Finding;
-use crate::formats::{Doc, Format};
+use crate::format::Format;
+use crate::json::Doc;
 use crate::lint::{FileReport, LintOptions, Outcome, SourceName};
-use crate::report::Diagnostic;
 use crate::source::SourceFile;
 
 /// The first 16 bytes of every SQLite 3 database.

@@ -8,7 +8,8 @@
 
 use serde_json::{json, Value};
 
-use crate::formats::{Doc, Format};
+use crate::format::Format;
+use crate::json::Doc;
 use crate::transcript::{Loc, ToolDef};
 
 /// Reads the tool definitions of one `--tools` file.

@@ -70,12 +70,7 @@ pub enum Unit {
     Session,
 }
 
-/// One JSON document handed to an adapter: its value and where it starts in the file.
-#[derive(Debug, Clone, Copy)]
-pub struct Doc<'a> {
-    pub base: usize,
-    pub value: &'a Value<'a>,
-}
+pub use crate::json::Doc;
 
 /// One provider or framework format. Its [`Dialect`] is the JSON a fix inserts in it.
 pub trait Adapter: Dialect + Sync {

@@ -2,10 +2,8 @@
 
 use std::io::{self, Write};
 
-use serde::Serialize;
-
-use crate::finding::{Anchor, Finding, Fix, Severity};
-use crate::source::{ceil_char_boundary, floor_char_boundary, locate, SourceFile};
+pub use crate::diagnostic::Diagnostic;
+use crate::finding::Severity;
 
 mod concise;
 mod full;
@@ -47,127 +45,6 @@ impl OutputFormat {
     /// Whether a human summary line belongs after the findings.
     pub fn is_human(self) -> bool {
         matches!(self, OutputFormat::Full | OutputFormat::Concise)
-    }
-}
-
-/// A finding placed in its file: the object of docs/architecture.md, "Findings".
-#[derive(Debug, Clone, Serialize)]
-pub struct Diagnostic {
-    pub code: &'static str,
-    pub rule: &'static str,
-    pub severity: Severity,
-    pub message: String,
-    pub help: Option<String>,
-    pub path: String,
-    pub format: Option<&'static str>,
-    pub line: usize,
-    pub column: usize,
-    pub end_line: usize,
-    pub end_column: usize,
-    pub pointer: String,
-    /// For a row of a SQLite store: `db:table[rowid=N]/pointer`, where `line` and `column`
-    /// count inside the row's JSON.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub location: Option<String>,
-    pub fix: Option<Fix>,
-    /// The tool-call id the finding is about, when it has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tool_call_id: Option<String>,
-    /// The providers that reject the history because of this finding.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub providers: Vec<crate::provider::Provider>,
-    #[serde(skip)]
-    pub start: usize,
-    #[serde(skip)]
-    pub end: usize,
-}
-
-impl Diagnostic {
-    /// Places a finding in its file: byte range, line and column, pointer.
-    pub fn resolve(source: &SourceFile, finding: Finding) -> Diagnostic {
-        let placed = Placed::new(source, finding);
-        let start = source.line_col(placed.start);
-        let end = source.line_col(placed.end);
-        placed.into_diagnostic(source, start, end)
-    }
-
-    /// Places every finding of a file; line and column numbers come from one pass over the
-    /// text, so the cost is linear in the file and the findings together.
-    pub fn resolve_all(source: &SourceFile, findings: Vec<Finding>) -> Vec<Diagnostic> {
-        let placed: Vec<Placed> = findings
-            .into_iter()
-            .map(|f| Placed::new(source, f))
-            .collect();
-        let offsets: Vec<usize> = placed.iter().flat_map(|p| [p.start, p.end]).collect();
-        let positions = source.line_cols(&offsets);
-        placed
-            .into_iter()
-            .zip(positions.chunks(2))
-            .map(|(p, pos)| {
-                let start = pos.first().copied().unwrap_or((1, 1));
-                let end = pos.get(1).copied().unwrap_or(start);
-                p.into_diagnostic(source, start, end)
-            })
-            .collect()
-    }
-}
-
-/// A finding with its byte range and pointer, before line and column are known.
-struct Placed {
-    start: usize,
-    end: usize,
-    pointer: String,
-    finding: Finding,
-}
-
-impl Placed {
-    fn new(source: &SourceFile, finding: Finding) -> Placed {
-        let (start, end, pointer) = match &finding.anchor {
-            Anchor::Span { start, end } => (*start, *end, String::new()),
-            Anchor::Node(loc) => {
-                let (start, end) =
-                    locate(&source.text, loc.base, &loc.pointer).unwrap_or((loc.base, loc.base));
-                (start, end, loc.pointer.clone())
-            }
-        };
-        // Every output slices or counts characters from these: keep them on char boundaries.
-        let start = floor_char_boundary(&source.text, start);
-        let end = ceil_char_boundary(&source.text, end).max(start);
-        Placed {
-            start,
-            end,
-            pointer,
-            finding,
-        }
-    }
-
-    fn into_diagnostic(
-        self,
-        source: &SourceFile,
-        (line, column): (usize, usize),
-        (end_line, end_column): (usize, usize),
-    ) -> Diagnostic {
-        let finding = self.finding;
-        Diagnostic {
-            code: finding.rule.code,
-            rule: finding.rule.name,
-            severity: finding.severity,
-            message: finding.message,
-            help: finding.help,
-            path: source.name.clone(),
-            format: finding.format.map(|f| f.name()),
-            line,
-            column,
-            end_line,
-            end_column,
-            pointer: self.pointer,
-            location: None,
-            fix: finding.fix,
-            tool_call_id: finding.tool_call_id,
-            providers: finding.providers,
-            start: self.start,
-            end: self.end,
-        }
     }
 }
 

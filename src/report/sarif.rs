@@ -20,7 +20,7 @@ pub fn write(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::Result<()> 
                 "shortDescription": {"text": m.summary},
                 "fullDescription": {"text": m.summary},
                 "help": {"text": m.documentation(), "markdown": m.documentation()},
-                "helpUri": crate::docs::rule_doc_url(m),
+                "helpUri": m.doc_url(),
                 "defaultConfiguration": {"level": level(m.severity)},
                 "properties": {"fix": m.fix.as_str()}
             })

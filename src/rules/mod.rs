@@ -4,6 +4,7 @@
 use std::cell::OnceCell;
 
 use crate::finding::{Finding, Severity};
+pub use crate::rule_meta::{FixAvailability, RuleMeta};
 use crate::schema::SchemaCache;
 use crate::source::SourceFile;
 use crate::transcript::{Conversation, Loc, ParsedArgs, ToolCall, ToolDef};
@@ -113,52 +114,6 @@ impl Default for RuleOptions {
             loop_match: LoopMatch::Either,
             unpaired: UnpairedFix::InsertResult,
         }
-    }
-}
-
-/// Whether and how a rule's findings can be fixed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FixAvailability {
-    None,
-    Safe,
-    Unsafe,
-    /// Safe for some findings only (say which in the docs).
-    Sometimes,
-}
-
-impl FixAvailability {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FixAvailability::None => "none",
-            FixAvailability::Safe => "safe",
-            FixAvailability::Unsafe => "unsafe",
-            FixAvailability::Sometimes => "sometimes",
-        }
-    }
-}
-
-#[derive(Debug)]
-pub struct RuleMeta {
-    pub code: &'static str,
-    pub name: &'static str,
-    pub severity: Severity,
-    pub fix: FixAvailability,
-    /// One line: when the rule fires.
-    pub summary: &'static str,
-    /// The rule's doc comment.
-    pub doc: &'static str,
-}
-
-impl RuleMeta {
-    /// The documentation with the doc-comment leading space removed.
-    pub fn documentation(&self) -> String {
-        self.doc
-            .lines()
-            .map(|l| l.strip_prefix(' ').unwrap_or(l))
-            .collect::<Vec<_>>()
-            .join("\n")
-            .trim()
-            .to_string()
     }
 }
 
