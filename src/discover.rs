@@ -242,7 +242,7 @@ fn has_picked_extension(path: &Path) -> bool {
 }
 
 /// A `.db`, `.sqlite` or `.sqlite3` file that starts with the SQLite header (session stores,
-/// `store.rs`); other files with those names are not picked.
+/// `store/`); other files with those names are not picked.
 fn is_sqlite_store(path: &Path) -> bool {
     has_store_extension(path) && crate::store::has_sqlite_header(path)
 }

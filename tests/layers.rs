@@ -131,7 +131,9 @@ fn strip(code: &str) -> String {
                     i += 1;
                 }
             }
-        } else if c == 'r' && (at(i + 1) == '"' || (at(i + 1) == '#' && !at(i.wrapping_sub(1)).is_alphanumeric())) {
+        } else if c == 'r'
+            && (at(i + 1) == '"' || (at(i + 1) == '#' && !at(i.wrapping_sub(1)).is_alphanumeric()))
+        {
             // A raw string: r"…", r#"…"#.
             let mut j = i + 1;
             let mut hashes = 0;
@@ -231,11 +233,14 @@ fn imports(code: &str) -> BTreeSet<String> {
     found
 }
 
+/// Each top-level module's imports of other top-level modules.
+type Edges = BTreeMap<String, BTreeSet<String>>;
+
 /// Each top-level module's imports of other top-level modules, and each file's non-test size.
-fn read_crate() -> (BTreeMap<String, BTreeSet<String>>, Vec<(PathBuf, usize)>) {
+fn read_crate() -> (Edges, Vec<(PathBuf, usize)>) {
     let mut files = Vec::new();
     rust_files(&src(), &mut files);
-    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut edges = Edges::new();
     let mut sizes = Vec::new();
     for file in files {
         let text = std::fs::read_to_string(&file).expect("a source file is UTF-8");
@@ -257,11 +262,11 @@ fn layer_of(module: &str) -> Option<usize> {
 }
 
 /// A circle among `modules`, if their imports of each other make one.
-fn circle(modules: &[&str], edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+fn circle(modules: &[&str], edges: &Edges) -> Option<Vec<String>> {
     fn visit(
         m: &str,
         modules: &[&str],
-        edges: &BTreeMap<String, BTreeSet<String>>,
+        edges: &Edges,
         path: &mut Vec<String>,
         done: &mut BTreeSet<String>,
     ) -> Option<Vec<String>> {

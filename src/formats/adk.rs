@@ -102,6 +102,11 @@ impl Adapter for Adk {
         Format::Adk
     }
 
+    /// A session's events, one per record (`SqliteSessionService` rows).
+    fn normalise_records(&self, docs: &[Doc<'_>]) -> Option<Result<Vec<Conversation>, String>> {
+        Some(normalise_events(docs))
+    }
+
     fn sniff(&self, doc: &Value) -> Option<u8> {
         if let Some(events) = array_at(doc, EVENTS) {
             if field(doc, APP_NAME).is_some() && field(doc, USER_ID).is_some() {
@@ -241,7 +246,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Vec<Conversation>, String> {
 
 /// ADK events read one by one, each a JSON document of its own (rows of a session store):
 /// one conversation, with every location inside its event's document.
-// Called by the ADK SQLite store (`events.event_data` rows, `store.rs`).
+// Called by the ADK SQLite store (`events.event_data` rows, `store/`).
 pub(crate) fn normalise_events(docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
     let first = docs.first().map_or(0, |d| d.base);
     let list = docs.iter().map(|d| (Loc::new(d.base, ""), d.value));

@@ -25,8 +25,6 @@ mod mcp;
 mod moltis;
 mod openai_chat;
 mod openai_responses;
-pub(crate) use adk::normalise_events as normalise_adk_events;
-pub use openai_responses::normalise_items as normalise_responses_items;
 mod spring_ai;
 mod vercel_ai;
 
@@ -96,6 +94,13 @@ pub trait Adapter: Dialect + Sync {
     /// Builds the conversations. For [`Unit::Document`] adapters `docs` holds one document.
     /// `Err` says why the input does not fit this format (used when it was forced).
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String>;
+
+    /// Builds one session's conversations from its records, one document each, in the
+    /// order the library reads them back (the rows of a SQLite store): `None` where the
+    /// format keeps no session as separate records.
+    fn normalise_records(&self, _docs: &[Doc<'_>]) -> Option<Result<Vec<Conversation>, String>> {
+        None
+    }
 
     /// Turns a fix intent into byte edits. Most formats keep the default, the generic
     /// planner of `fix::plan`; session formats that must re-link records override it.

@@ -39,6 +39,11 @@ impl Adapter for OpenAiResponses {
         Format::OpenAiResponses
     }
 
+    /// A session's input items, one per record (the OpenAI Agents SDK's SQLite rows).
+    fn normalise_records(&self, docs: &[Doc<'_>]) -> Option<Result<Vec<Conversation>, String>> {
+        Some(Ok(vec![normalise_items(docs)]))
+    }
+
     fn sniff(&self, doc: &Value) -> Option<u8> {
         if let Some(items) = doc.as_array() {
             // A bare item list (`to_input_list()` dumps). Arrays of plain role messages are

@@ -1,0 +1,243 @@
+//! A database as read: one line of text per row, and where each line comes from.
+
+use rusqlite::types::ValueRef;
+use rusqlite::Connection;
+
+use super::rows::RowKey;
+use super::table::{tables, Table};
+
+/// Where one line of a store's text comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Origin {
+    pub table: String,
+    /// An index into the table kinds.
+    pub kind: usize,
+    pub key: RowKey,
+    /// The session, as an index in reading order.
+    pub session: usize,
+    /// Why the row holds no JSON text, if it does not.
+    pub problem: Option<String>,
+    /// The raw line breaks of the row's JSON (offset in the row, the byte), which the
+    /// store's text holds as other bytes of the same length.
+    pub breaks: Vec<(usize, u8)>,
+}
+
+impl Origin {
+    pub fn place(&self, name: &str) -> String {
+        format!("{name}:{}[{}]", self.table, self.key)
+    }
+}
+
+/// A database as read: its text (one row per line) and where each line comes from.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Snapshot {
+    pub(super) text: String,
+    pub(super) lines: Vec<Origin>,
+    /// Whether the database has any table toolcheck reads.
+    pub(super) has_tables: bool,
+}
+
+impl Snapshot {
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The rows a fixed text changes: each row's name (`db:table[rowid=N]`), its JSON as
+    /// read and as fixed (each with its line break; empty for a deleted row), for diffs of
+    /// the JSON values.
+    pub fn changed_rows(&self, name: &str, fixed: &str) -> Vec<(String, String, String)> {
+        let line = |l: &str| {
+            if l.is_empty() {
+                String::new()
+            } else {
+                format!("{l}\n")
+            }
+        };
+        self.lines
+            .iter()
+            .zip(self.text.split('\n'))
+            .zip(fixed.split('\n'))
+            .filter(|((_, old), new)| old != new)
+            .map(|((origin, old), new)| {
+                let new = restore_breaks(old, new, &origin.breaks);
+                (
+                    origin.place(name),
+                    line(&restore(old, &origin.breaks)),
+                    line(&new),
+                )
+            })
+            .collect()
+    }
+}
+
+/// Appends a row's JSON to the store's text, raw line breaks replaced so the row stays one
+/// line and every byte keeps its offset: a space between tokens, U+0001 inside a string
+/// (still invalid there, as the raw break was). Returns where the breaks were.
+fn push_flat(text: &mut String, json: &str) -> Vec<(usize, u8)> {
+    let mut breaks = Vec::new();
+    if !json.contains(['\n', '\r']) {
+        text.push_str(json);
+        return breaks;
+    }
+    let mut in_string = false;
+    let mut escaped = false;
+    text.reserve(json.len());
+    for (i, c) in json.char_indices() {
+        match c {
+            '\n' | '\r' => {
+                breaks.push((i, c as u8));
+                // A backslash before a raw break escapes nothing valid either.
+                escaped = false;
+                text.push(if in_string { '\u{1}' } else { ' ' });
+                continue;
+            }
+            '"' if !escaped => in_string = !in_string,
+            _ => {}
+        }
+        escaped = in_string && c == '\\' && !escaped;
+        text.push(c);
+    }
+    breaks
+}
+
+/// The row's JSON as the database holds it: `flat` with its raw line breaks put back.
+pub(super) fn restore(flat: &str, breaks: &[(usize, u8)]) -> String {
+    let mut bytes = flat.as_bytes().to_vec();
+    for &(at, byte) in breaks {
+        if let Some(b) = bytes.get_mut(at) {
+            *b = byte;
+        }
+    }
+    // Only ASCII bytes were exchanged for ASCII bytes.
+    String::from_utf8(bytes).unwrap_or_else(|_| flat.to_string())
+}
+
+/// A fixed row's JSON (`new`, derived from `old` as read with its `breaks` replaced), with
+/// the raw line breaks put back wherever the fix kept the bytes around them: only what the
+/// fix changed differs from the column as read.
+pub(super) fn restore_breaks(old: &str, new: &str, breaks: &[(usize, u8)]) -> String {
+    if breaks.is_empty() || new.is_empty() {
+        return new.to_string();
+    }
+    let ops =
+        similar::capture_diff_slices(similar::Algorithm::Myers, old.as_bytes(), new.as_bytes());
+    let mut bytes = new.as_bytes().to_vec();
+    for op in ops {
+        if let similar::DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } = op
+        {
+            let first = breaks.partition_point(|&(at, _)| at < old_index);
+            for &(at, byte) in breaks.get(first..).unwrap_or_default() {
+                if at >= old_index + len {
+                    break;
+                }
+                if let Some(b) = bytes.get_mut(new_index + (at - old_index)) {
+                    *b = byte;
+                }
+            }
+        }
+    }
+    String::from_utf8(bytes).unwrap_or_else(|_| new.to_string())
+}
+
+/// One row as read: its table, session key, identity and JSON text (or why there is none).
+pub(super) struct RawRow<'a> {
+    pub table: &'a Table,
+    pub session: Option<String>,
+    pub key: RowKey,
+    pub json: Result<&'a str, String>,
+}
+
+/// Reads every session table of an open database, row by row in reading order, without
+/// holding more than one row's text.
+pub(super) fn scan(
+    conn: &Connection,
+    mut each: impl FnMut(RawRow<'_>) -> rusqlite::Result<()>,
+) -> rusqlite::Result<bool> {
+    let found = tables(conn)?;
+    for table in &found {
+        let column = table.kind().json;
+        let quoted = table.name.replace('"', "\"\"");
+        let key = table
+            .session
+            .iter()
+            .map(|c| format!("CAST({c} AS TEXT)"))
+            .collect::<Vec<_>>()
+            .join(" || char(31) || ");
+        let rowid = table.rowid.unwrap_or("NULL");
+        let sql = format!(
+            "SELECT {key}, {rowid}, {column} FROM \"{quoted}\" ORDER BY {}, {}",
+            table.session.join(", "),
+            table.order
+        );
+        let mut stmt = conn.prepare(&sql)?;
+        let mut rows = stmt.query([])?;
+        let mut ordinal = 0;
+        while let Some(r) = rows.next()? {
+            ordinal += 1;
+            let key = match (table.rowid, r.get_ref(1)?) {
+                (Some(_), ValueRef::Integer(id)) => RowKey::Rowid(id),
+                _ => RowKey::Ordinal(ordinal),
+            };
+            let json = match r.get_ref(2)? {
+                ValueRef::Text(b) | ValueRef::Blob(b) => std::str::from_utf8(b)
+                    .map_err(|_| "the column is not valid UTF-8".to_string())
+                    .and_then(|s| {
+                        if s.trim().is_empty() {
+                            Err("the column is empty".to_string())
+                        } else {
+                            Ok(s)
+                        }
+                    }),
+                ValueRef::Null => Err("the column is NULL".to_string()),
+                _ => Err("the column holds a number, not JSON text".to_string()),
+            };
+            each(RawRow {
+                table,
+                session: r.get(0)?,
+                key,
+                json,
+            })?;
+        }
+    }
+    Ok(!found.is_empty())
+}
+
+/// Reads every session table of an open database.
+pub(super) fn snapshot(conn: &Connection) -> rusqlite::Result<Snapshot> {
+    let mut text = String::new();
+    let mut lines: Vec<Origin> = Vec::new();
+    let mut session = 0;
+    let mut last: Option<(String, Option<String>)> = None;
+    let has_tables = scan(conn, |row| {
+        let id = (row.table.name.clone(), row.session);
+        if last.as_ref() != Some(&id) {
+            if last.is_some() {
+                session += 1;
+            }
+            last = Some(id);
+        }
+        let (problem, breaks) = match row.json {
+            Ok(json) => (None, push_flat(&mut text, json)),
+            Err(problem) => (Some(problem), Vec::new()),
+        };
+        text.push('\n');
+        lines.push(Origin {
+            table: row.table.name.clone(),
+            kind: row.table.kind,
+            key: row.key,
+            session,
+            problem,
+            breaks,
+        });
+        Ok(())
+    })?;
+    Ok(Snapshot {
+        text,
+        lines,
+        has_tables,
+    })
+}
