@@ -245,6 +245,12 @@ pub struct ToolCall {
 }
 
 impl ToolCall {
+    /// Whether the client executes this call and owes it a result (the provider answers
+    /// its own calls in the same turn).
+    pub fn is_client(&self) -> bool {
+        self.kind != CallKind::ProviderExecuted
+    }
+
     /// How findings name this call in a sentence: `tool call "call_1" to `search``, or
     /// `tool call to `search`` when it has no id (the location says which one).
     pub fn subject(&self) -> String {
@@ -369,6 +375,16 @@ impl Conversation {
     }
 
     /// Every result with its turn index, in order.
+    /// The calls with JSON arguments, which argument rules check: all but free-text ones.
+    pub fn json_calls(&self) -> impl Iterator<Item = (usize, &ToolCall)> {
+        self.calls().filter(|(_, c)| c.kind != CallKind::FreeText)
+    }
+
+    /// The calls the client executes and must answer: all but the provider's own.
+    pub fn client_calls(&self) -> impl Iterator<Item = (usize, &ToolCall)> {
+        self.calls().filter(|(_, c)| c.is_client())
+    }
+
     pub fn results(&self) -> impl Iterator<Item = (usize, &ToolResult)> {
         self.turns.iter().enumerate().flat_map(|(t, turn)| {
             turn.items.iter().filter_map(move |item| match item {

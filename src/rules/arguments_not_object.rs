@@ -2,7 +2,7 @@ use serde_json::Value;
 
 use super::{declare_rule, Context, Rule, RuleMeta};
 use crate::finding::{quote, Applicability, Finding, FixIntent};
-use crate::transcript::{Arguments, CallKind, Conversation, ParsedArgs};
+use crate::transcript::{Arguments, Conversation, ParsedArgs};
 
 declare_rule! {
     /// ## What it does
@@ -40,10 +40,7 @@ impl Rule for ArgumentsNotObject {
     }
 
     fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
-        for (_, call) in conv.calls() {
-            if call.kind == CallKind::FreeText {
-                continue;
-            }
+        for (_, call) in conv.json_calls() {
             let parsed = cx.args(call);
             let ParsedArgs::NotObject(value) = &*parsed else {
                 continue;

@@ -1,7 +1,7 @@
 use super::{declare_rule, Context, Rule, RuleMeta};
 use crate::finding::Finding;
 use crate::provider::Provider;
-use crate::transcript::{CallKind, Conversation, Item, Role, Turn};
+use crate::transcript::{Conversation, Item, Role, Turn};
 
 declare_rule! {
     /// ## What it does
@@ -102,5 +102,5 @@ impl Rule for CallTurnOutOfPlace {
 fn has_calls(turn: &Turn) -> bool {
     turn.items
         .iter()
-        .any(|i| matches!(i, Item::Call(c) if c.kind != CallKind::ProviderExecuted))
+        .any(|i| matches!(i, Item::Call(c) if c.is_client()))
 }

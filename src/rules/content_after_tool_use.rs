@@ -136,5 +136,5 @@ fn check_message(cx: &Context<'_>, items: &[&Item]) -> Option<Finding> {
 }
 
 fn is_client_call(item: &Item) -> bool {
-    matches!(item, Item::Call(c) if c.kind != CallKind::ProviderExecuted)
+    matches!(item, Item::Call(c) if c.is_client())
 }

@@ -1,6 +1,6 @@
 use super::{declare_rule, Context, Rule, RuleMeta};
 use crate::finding::Finding;
-use crate::transcript::{Arguments, CallKind, Conversation, ParsedArgs};
+use crate::transcript::{Arguments, Conversation, ParsedArgs};
 
 declare_rule! {
     /// ## What it does
@@ -40,10 +40,7 @@ impl Rule for EmptyArguments {
     }
 
     fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
-        for (_, call) in conv.calls() {
-            if call.kind == CallKind::FreeText {
-                continue;
-            }
+        for (_, call) in conv.json_calls() {
             let required = conv
                 .tool(cx.extra_tools, &call.name)
                 .map(|t| t.required_params())

@@ -1,6 +1,6 @@
 use super::{declare_rule, Context, Rule, RuleMeta};
 use crate::finding::Finding;
-use crate::transcript::{CallKind, Conversation, ParsedArgs, ToolCall};
+use crate::transcript::{Conversation, ParsedArgs, ToolCall};
 
 declare_rule! {
     /// ## What it does
@@ -61,10 +61,7 @@ impl Rule for InputNotChecked {
                 .help(SIMPLIFY_SCHEMA),
             );
         }
-        for (_, call) in conv.calls() {
-            if call.kind == CallKind::FreeText {
-                continue;
-            }
+        for (_, call) in conv.json_calls() {
             if let Some((message, help)) = unchecked(cx, conv, call) {
                 out.push(
                     Finding::about_call(&Self::META, call, &call.args_loc, message).help(help),

@@ -1,6 +1,6 @@
 use super::{declare_rule, Context, Rule, RuleMeta};
 use crate::finding::{quote, Applicability, Finding, FixIntent};
-use crate::transcript::{Arguments, CallKind, Conversation, ParsedArgs};
+use crate::transcript::{Arguments, Conversation, ParsedArgs};
 
 declare_rule! {
     /// ## What it does
@@ -41,10 +41,7 @@ impl Rule for InvalidArgumentsJson {
     }
 
     fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
-        for (_, call) in conv.calls() {
-            if call.kind == CallKind::FreeText {
-                continue;
-            }
+        for (_, call) in conv.json_calls() {
             let parsed = cx.args(call);
             let ParsedArgs::Invalid { error, truncated } = &*parsed else {
                 continue;

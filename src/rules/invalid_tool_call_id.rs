@@ -1,7 +1,7 @@
 use super::{declare_rule, Context, Rule, RuleMeta};
 use crate::finding::Finding;
 use crate::provider::{self, Provider};
-use crate::transcript::{CallKind, Conversation};
+use crate::transcript::Conversation;
 
 declare_rule! {
     /// ## What it does
@@ -68,10 +68,7 @@ impl Rule for InvalidToolCallId {
     }
 
     fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
-        for (_, call) in conv.calls() {
-            if call.kind == CallKind::ProviderExecuted {
-                continue;
-            }
+        for (_, call) in conv.client_calls() {
             let Some(id) = call.id.as_deref() else {
                 continue;
             };

@@ -1,7 +1,7 @@
 use super::{declare_rule, Context, Rule, RuleMeta};
 use crate::finding::Finding;
 use crate::provider::{self, Provider};
-use crate::transcript::{CallKind, Conversation, Loc};
+use crate::transcript::{Conversation, Loc};
 
 declare_rule! {
     /// ## What it does
@@ -96,7 +96,7 @@ impl Rule for InvalidToolName {
             .map(|t| (t.name.as_str(), &t.loc, "tool"));
         let called = conv
             .calls()
-            .filter(|(_, c)| c.kind != CallKind::ProviderExecuted)
+            .filter(|(_, c)| c.is_client())
             .map(|(_, c)| (c.name.as_str(), &c.loc, "called tool"));
         let named: Vec<(&str, &Loc, &str)> = declared.chain(called).collect();
         for (name, loc, what) in named {

@@ -81,11 +81,10 @@ impl Rule for MissingThinkingBlock {
             return;
         }
         let continues_loop = results.items.iter().any(|item| match item {
-            Item::Result(result) if !result.provider_executed => {
-                assistant.items.iter().any(|i| {
-                    matches!(i, Item::Call(c) if c.kind != CallKind::ProviderExecuted && c.key == result.key)
-                })
-            }
+            Item::Result(result) if !result.provider_executed => assistant
+                .items
+                .iter()
+                .any(|i| matches!(i, Item::Call(c) if c.is_client() && c.key == result.key)),
             _ => false,
         });
         if !continues_loop {

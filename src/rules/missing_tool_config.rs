@@ -1,7 +1,7 @@
 use super::{declare_rule, Context, Rule, RuleMeta};
 use crate::finding::Finding;
 use crate::provider::Provider;
-use crate::transcript::{CallKind, Conversation};
+use crate::transcript::Conversation;
 
 declare_rule! {
     /// ## What it does
@@ -52,19 +52,14 @@ impl Rule for MissingToolConfig {
         let Some(verdict) = cx.judge(&[Provider::Bedrock]) else {
             return;
         };
-        let calls = conv
-            .calls()
-            .filter(|(_, c)| c.kind != CallKind::ProviderExecuted)
-            .count();
+        let calls = conv.calls().filter(|(_, c)| c.is_client()).count();
         let results = conv.results().filter(|(_, r)| !r.provider_executed).count();
         let first = conv
             .turns
             .iter()
             .flat_map(|t| t.items.iter())
             .find_map(|item| match item {
-                crate::transcript::Item::Call(c) if c.kind != CallKind::ProviderExecuted => {
-                    Some(c.loc.clone())
-                }
+                crate::transcript::Item::Call(c) if c.is_client() => Some(c.loc.clone()),
                 crate::transcript::Item::Result(r) if !r.provider_executed => Some(r.loc.clone()),
                 _ => None,
             });

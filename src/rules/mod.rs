@@ -288,10 +288,7 @@ impl<'a> Context<'a> {
     fn check_calls(&self) -> CheckedByCall {
         let mut checked = CheckedByCall::new();
         let mut spent = std::collections::HashSet::new();
-        for (_, call) in self.conv.calls() {
-            if call.kind == crate::transcript::CallKind::FreeText {
-                continue;
-            }
+        for (_, call) in self.conv.json_calls() {
             let Some(tool) = self.conv.tool(self.extra_tools, &call.name) else {
                 continue;
             };

@@ -1,7 +1,7 @@
 use super::pairing::{result_at, ResultStatus};
 use super::{declare_rule, id_list, Context, Rule, RuleMeta};
 use crate::finding::{Applicability, Finding, FixIntent};
-use crate::transcript::{CallKind, Conversation};
+use crate::transcript::Conversation;
 
 declare_rule! {
     /// ## What it does
@@ -54,7 +54,7 @@ impl Rule for OrphanedToolResult {
             std::collections::HashMap::new();
         for (t, c) in conv.calls() {
             by_key.entry(c.key.as_str()).or_default().push((t, &c.loc));
-            if c.kind == CallKind::ProviderExecuted {
+            if !c.is_client() {
                 continue;
             }
             if let Some(id) = c.id.as_deref() {

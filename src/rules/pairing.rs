@@ -5,7 +5,7 @@
 // flood resistance buys nothing there and costs a few percent of a lint.
 use foldhash::{HashMap, HashMapExt};
 
-use crate::transcript::{CallKind, Conversation, Item, Pairing, Role, ToolCall, ToolResult};
+use crate::transcript::{Conversation, Item, Pairing, Role, ToolCall, ToolResult};
 
 /// Position of an item: (turn index, item index within the turn). Ordered as in the log.
 pub(crate) type Pos = (usize, usize);
@@ -62,7 +62,7 @@ impl Pairs {
                 match item {
                     Item::Text(_) => seen_text = true,
                     Item::Thinking(_) => {}
-                    Item::Call(call) if call.kind != CallKind::ProviderExecuted => {
+                    Item::Call(call) if call.is_client() => {
                         calls_by_key.entry(&call.key).or_default().push((t, i));
                     }
                     Item::Call(_) => {}

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::pairing::{call_at, result_at, Pos, ResultStatus};
 use super::{declare_rule, Context, LoopMatch, Rule, RuleMeta};
 use crate::finding::{quote, Finding};
-use crate::transcript::{Arguments, CallKind, Conversation, ParsedArgs, ToolCall};
+use crate::transcript::{Arguments, Conversation, ParsedArgs, ToolCall};
 
 declare_rule! {
     /// ## What it does
@@ -84,7 +84,7 @@ impl Rule for RepeatedFailingCall {
                 let Some(call) = call_at(conv, (t, i)) else {
                     continue;
                 };
-                if call.kind == CallKind::ProviderExecuted {
+                if !call.is_client() {
                     continue;
                 }
                 let Some(result) = result_of.get(&(t, i)).and_then(|&p| result_at(conv, p)) else {

@@ -4,7 +4,7 @@ use super::pairing::{result_at, Misplacement, Pos, ResultStatus};
 use super::{declare_rule, id_list, Context, Rule, RuleMeta};
 use crate::finding::{Applicability, Finding, FixIntent};
 use crate::provider::Provider;
-use crate::transcript::{CallKind, Conversation, Item, ToolResult, Turn};
+use crate::transcript::{Conversation, Item, ToolResult, Turn};
 
 declare_rule! {
     /// ## What it does
@@ -90,7 +90,7 @@ impl Rule for ResultCountMismatch {
             let calls = calls_turn
                 .items
                 .iter()
-                .filter(|i| matches!(i, Item::Call(c) if c.kind != CallKind::ProviderExecuted))
+                .filter(|i| matches!(i, Item::Call(c) if c.is_client()))
                 .count();
             let answered = client_results(next);
             let results: Vec<_> = positions

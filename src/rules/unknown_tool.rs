@@ -1,6 +1,6 @@
 use super::{declare_rule, Context, Rule, RuleMeta};
 use crate::finding::Finding;
-use crate::transcript::{CallKind, Conversation};
+use crate::transcript::Conversation;
 
 declare_rule! {
     /// ## What it does
@@ -47,8 +47,8 @@ impl Rule for UnknownTool {
         if declared.is_empty() {
             return;
         }
-        for (_, call) in conv.calls() {
-            if call.kind == CallKind::ProviderExecuted || declared.contains(&call.name.as_str()) {
+        for (_, call) in conv.client_calls() {
+            if declared.contains(&call.name.as_str()) {
                 continue;
             }
             let closest = declared
