@@ -1,0 +1,330 @@
+//! The rule framework: what a rule is (`Rule`, `declare_rule!`), what it sees besides the
+//! conversation (`Context`: tool definitions, compiled schemas, options, targets, and what
+//! several rules share, computed once per conversation), the options rules read, and small
+//! helpers for their messages. The catalog is `rules/mod.rs`.
+
+use std::cell::OnceCell;
+
+use super::pairing;
+use crate::finding::{Finding, Severity};
+use crate::rule_meta::RuleMeta;
+use crate::schema::SchemaCache;
+use crate::source::SourceFile;
+use crate::transcript::{Conversation, Loc, ParsedArgs, ToolCall, ToolDef};
+
+/// What makes two failed calls "the same" for `repeated-failing-call`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LoopMatch {
+    /// Equal arguments after parsing.
+    Args,
+    /// The same error text.
+    Error,
+    /// Either of the two.
+    #[default]
+    Either,
+}
+
+/// How `unpaired-tool-call` repairs a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UnpairedFix {
+    /// Insert an error result saying the call was interrupted (safe).
+    #[default]
+    InsertResult,
+    /// Remove the call (unsafe).
+    RemoveCall,
+}
+
+/// Settings rules read.
+#[derive(Debug, Clone)]
+pub struct RuleOptions {
+    /// How many consecutive matching failures make a loop.
+    pub loop_threshold: usize,
+    pub loop_match: LoopMatch,
+    pub unpaired: UnpairedFix,
+}
+
+impl Default for RuleOptions {
+    fn default() -> Self {
+        RuleOptions {
+            loop_threshold: 3,
+            loop_match: LoopMatch::Either,
+            unpaired: UnpairedFix::InsertResult,
+        }
+    }
+}
+
+type CompiledByTool =
+    std::collections::HashMap<*const ToolDef, Option<std::sync::Arc<crate::schema::Compiled>>>;
+
+type CheckedByCall =
+    std::collections::HashMap<*const ToolCall, std::sync::Arc<crate::schema::Checked>>;
+
+/// A finding's severity and the providers that reject it.
+pub type Verdict = (Severity, Vec<crate::provider::Provider>);
+
+/// What a rule sees besides the conversation.
+pub struct Context<'a> {
+    /// Tool definitions from `--tools`.
+    pub extra_tools: &'a [ToolDef],
+    /// Compiled tool schemas, shared by every file and thread of a run.
+    pub schemas: &'a SchemaCache,
+    pub options: &'a RuleOptions,
+    /// The providers the conversation is held to: `--target`, or its format's own.
+    pub targets: &'a [crate::provider::Provider],
+    pairs: OnceCell<pairing::Pairs>,
+    /// Whether the conversation spans several JSONL records, computed once.
+    spans_records: OnceCell<bool>,
+    /// Each call's parsed arguments, parsed once and shared by every rule. Keyed by the
+    /// call's address, which is stable while the conversation is borrowed.
+    args: std::cell::RefCell<std::collections::HashMap<*const ToolCall, std::rc::Rc<ParsedArgs>>>,
+    /// Each tool's compiled schema, looked up in the run's cache once per conversation rather
+    /// than once per call (a lookup hashes the whole schema).
+    compiled: std::cell::RefCell<CompiledByTool>,
+    /// Each call's arguments checked against its tool's schema, once per conversation.
+    checked: OnceCell<CheckedByCall>,
+    conv: &'a Conversation,
+    source: Option<&'a SourceFile>,
+}
+
+impl<'a> Context<'a> {
+    pub fn new(
+        conv: &'a Conversation,
+        extra_tools: &'a [ToolDef],
+        schemas: &'a SchemaCache,
+        options: &'a RuleOptions,
+        targets: &'a [crate::provider::Provider],
+        source: Option<&'a SourceFile>,
+    ) -> Self {
+        Context {
+            extra_tools,
+            schemas,
+            options,
+            targets,
+            pairs: OnceCell::new(),
+            spans_records: OnceCell::new(),
+            args: Default::default(),
+            compiled: Default::default(),
+            checked: OnceCell::new(),
+            conv,
+            source,
+        }
+    }
+
+    /// Whether a finding that `rejecting` providers reject matters here, and how much: an
+    /// error naming the targets that reject it; a warning naming every provider that would,
+    /// for histories held to no single provider (Vercel AI SDK, LangChain) when none is
+    /// targeted; `None` when every target accepts it.
+    pub fn judge(
+        &self,
+        rejecting: &[crate::provider::Provider],
+    ) -> Option<(Severity, Vec<crate::provider::Provider>)> {
+        if self.targets.is_empty() {
+            use crate::provider::Provider::*;
+            // Held to no single provider (Vercel AI SDK, LangChain): to the major providers
+            // such histories are translated for (others only when targeted), and an error
+            // only where every one of them rejects.
+            const MAJOR: [crate::provider::Provider; 4] = [Openai, Anthropic, Gemini, Bedrock];
+            let hits: Vec<_> = rejecting
+                .iter()
+                .copied()
+                .filter(|p| MAJOR.contains(p))
+                .collect();
+            let all = MAJOR.iter().all(|p| hits.contains(p));
+            let severity = if all {
+                Severity::Error
+            } else {
+                Severity::Warning
+            };
+            return (!hits.is_empty()).then_some((severity, hits));
+        }
+        let hits: Vec<_> = rejecting
+            .iter()
+            .copied()
+            .filter(|p| self.targets.contains(p))
+            .collect();
+        (!hits.is_empty()).then_some((Severity::Error, hits))
+    }
+
+    /// For rules whose limits differ by provider (ids, names): the verdict on a value that
+    /// `violation` judges per provider, and the reasons of the providers that count here,
+    /// as `"openai (at most 40 characters)"`; `None` when every target accepts it.
+    pub fn judge_limits(
+        &self,
+        violation: impl Fn(crate::provider::Provider) -> Option<String>,
+    ) -> Option<(Verdict, Vec<String>)> {
+        let broken: Vec<(crate::provider::Provider, String)> = crate::provider::Provider::ALL
+            .into_iter()
+            .filter_map(|p| violation(p).map(|why| (p, why)))
+            .collect();
+        let rejecting: Vec<crate::provider::Provider> = broken.iter().map(|(p, _)| *p).collect();
+        let verdict = self.judge(&rejecting)?;
+        let reasons = broken
+            .iter()
+            .filter(|(p, _)| verdict.1.contains(p))
+            .map(|(p, why)| format!("{p} ({why})"))
+            .collect();
+        Some((verdict, reasons))
+    }
+
+    /// How a message names another node: its pointer, prefixed with its line when the
+    /// conversation spans several JSONL records (sessions).
+    pub fn describe(&self, loc: &Loc) -> String {
+        let spans_records = loc.base != self.conv.loc.base
+            || *self.spans_records.get_or_init(|| {
+                self.conv
+                    .turns
+                    .iter()
+                    .any(|t| t.loc.base != self.conv.loc.base)
+            });
+        match self.source {
+            Some(source) if spans_records => {
+                let (line, _) = source.line_col(loc.base);
+                format!("line {line}")
+            }
+            _ if loc.pointer.is_empty() => "the document root".to_string(),
+            _ => loc.pointer.clone(),
+        }
+    }
+
+    /// The parsed arguments of `call`, parsed once per conversation however many rules ask.
+    pub fn args(&self, call: &ToolCall) -> std::rc::Rc<ParsedArgs> {
+        let key = call as *const ToolCall;
+        if let Some(parsed) = self.args.borrow().get(&key) {
+            return std::rc::Rc::clone(parsed);
+        }
+        let parsed = std::rc::Rc::new(call.arguments.parse());
+        self.args
+            .borrow_mut()
+            .insert(key, std::rc::Rc::clone(&parsed));
+        parsed
+    }
+
+    /// The compiled schema of `tool` (see [`SchemaCache::get`]), once per conversation.
+    pub fn compiled(&self, tool: &ToolDef) -> Option<std::sync::Arc<crate::schema::Compiled>> {
+        let key = tool as *const ToolDef;
+        if let Some(hit) = self.compiled.borrow().get(&key) {
+            return hit.clone();
+        }
+        let compiled = self.schemas.get(tool);
+        self.compiled.borrow_mut().insert(key, compiled.clone());
+        compiled
+    }
+
+    /// What checking `call`'s arguments against its tool's schema found; `None` for a call
+    /// not checked against a schema (no schema, arguments not an object, `{}` where the schema
+    /// requires parameters: other rules' findings).
+    pub fn checked(&self, call: &ToolCall) -> Option<std::sync::Arc<crate::schema::Checked>> {
+        let checked = self.checked.get_or_init(|| self.check_calls());
+        checked.get(&(call as *const ToolCall)).cloned()
+    }
+
+    /// Checks every call's arguments, in order, whichever rule asks first, so that the regex
+    /// budget is spent the same way whatever rules run: once a schema's pattern exhausted its
+    /// backtracking limit in this conversation, later calls give its patterns a lower limit.
+    fn check_calls(&self) -> CheckedByCall {
+        let mut checked = CheckedByCall::new();
+        let mut spent = std::collections::HashSet::new();
+        for (_, call) in self.conv.json_calls() {
+            let Some(tool) = self.conv.tool(self.extra_tools, &call.name) else {
+                continue;
+            };
+            let parsed = self.args(call);
+            let ParsedArgs::Object(args) = &*parsed else {
+                continue;
+            };
+            // `{}` for a tool with required parameters is `empty-arguments`' finding.
+            if args.is_empty() && !tool.required_params().is_empty() {
+                continue;
+            }
+            let Some(compiled) = self.compiled(tool) else {
+                continue;
+            };
+            let key = std::sync::Arc::as_ptr(&compiled);
+            let outcome = compiled.check(
+                &serde_json::Value::Object(args.clone()),
+                spent.contains(&key),
+            );
+            if outcome.regex_gave_up {
+                spent.insert(key);
+            }
+            checked.insert(call as *const ToolCall, outcome);
+        }
+        checked
+    }
+
+    /// How results pair with calls, computed once per conversation and shared by rules.
+    pub(crate) fn pairs(&self) -> &pairing::Pairs {
+        self.pairs
+            .get_or_init(|| pairing::Pairs::analyse(self.conv))
+    }
+}
+
+pub trait Rule: Sync {
+    fn meta(&self) -> &'static RuleMeta;
+
+    /// Checks one conversation. Rules whose findings come from reading the file (parse
+    /// errors, unknown formats) keep the default.
+    fn check(&self, _cx: &Context<'_>, _conv: &Conversation, _out: &mut Vec<Finding>) {}
+}
+
+/// Declares a rule: its doc comment becomes `RuleMeta::doc`, so the documentation users read
+/// with `toolcheck explain` is the doc comment in the source.
+macro_rules! declare_rule {
+    (
+        $(#[doc = $doc:literal])*
+        pub struct $ty:ident {
+            code: $code:literal,
+            name: $name:literal,
+            severity: $sev:ident,
+            fix: $fix:ident,
+            summary: $summary:literal $(,)?
+        }
+    ) => {
+        $(#[doc = $doc])*
+        pub struct $ty;
+
+        impl $ty {
+            pub const META: $crate::rules::RuleMeta = $crate::rules::RuleMeta {
+                code: $code,
+                name: $name,
+                severity: $crate::finding::Severity::$sev,
+                fix: $crate::rules::FixAvailability::$fix,
+                summary: $summary,
+                doc: concat!($($doc, "\n"),*),
+            };
+        }
+    };
+}
+pub(crate) use declare_rule;
+
+/// A short, human list of quoted ids: `"a", "b", "c" and 4 more`.
+pub(crate) fn id_list<'a>(ids: impl Iterator<Item = &'a str>) -> String {
+    const SHOWN: usize = 4;
+    let mut ids = ids;
+    let mut out = ids
+        .by_ref()
+        .take(SHOWN)
+        .map(|id| format!("\"{id}\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let more = ids.count();
+    if more > 0 {
+        out.push_str(&format!(" and {more} more"));
+    }
+    out
+}
+
+/// "an array", "a string"...: what a JSON value is, for messages.
+pub(crate) fn json_kind(value: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match value {
+        Value::Array(_) => "an array",
+        Value::String(_) => "a string",
+        Value::Number(_) => "a number",
+        Value::Bool(_) => "a boolean",
+        Value::Null => "null",
+        Value::Object(_) => "an object",
+    }
+}
