@@ -1,8 +1,8 @@
 """Builds the fuzz seed corpora from fixtures/ (run through fuzz/seed.sh).
 
-Every seed is one option byte followed by a file (see fuzz/src/lib.rs for the byte's
-meaning: b = ext + 3 * format + 30 * r). Seeds are named by their SHA-1, as libFuzzer names
-corpus files, so running this again only adds what is missing.
+Every seed is two option bytes followed by a file (see fuzz/src/lib.rs for their meaning:
+[format, ext + 3 * r]). Seeds are named by their SHA-1, as libFuzzer names corpus files, so
+running this again only adds what is missing.
 """
 
 import hashlib
@@ -14,9 +14,11 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 CORPUS = ROOT / "fuzz" / "corpus"
 TARGETS = ["lint", "fix"]
+# How many values of r each target reads (lint: r % 12, fix: r % 9).
+R = {"lint": 12, "fix": 9}
 
 EXTS = {".json": 0, ".jsonl": 1, ".ndjson": 2}
-# Format::ALL order; the option byte's format n means Format::ALL[n - 1], 0 is auto.
+# Format::ALL order (src/format.rs); the format byte n means Format::ALL[n - 1], 0 is auto.
 FORMATS = [
     "openai-chat",
     "openai-responses",
@@ -27,15 +29,19 @@ FORMATS = [
     "codex",
     "vercel-ai",
     "langchain",
+    "moltis",
+    "mcp",
+    "spring-ai",
+    "agentscope",
+    "adk",
+    "langgraph-stream",
 ]
 # Byte offsets (as fractions of the length) where JSON files are cut.
 CUTS = [i / 17 for i in range(1, 17)]
 
 
-def option_byte(ext, fmt, r):
-    # r == 8 only exists for bytes 240..=255 (ext + 3 * fmt < 16); elsewhere it falls back to 7.
-    b = ext + 3 * fmt + 30 * r
-    return b if b < 256 else b - 30
+def option_bytes(fmt, ext, r):
+    return bytes([fmt, ext + 3 * r])
 
 
 def format_index(path):
@@ -109,7 +115,7 @@ def main():
         counts[target] = 0
 
     def add(target, option, data):
-        seed = bytes([option]) + data
+        seed = option + data
         path = CORPUS / target / hashlib.sha1(seed).hexdigest()
         if not path.exists():
             path.write_bytes(seed)
@@ -125,19 +131,19 @@ def main():
             # The fixture itself, under several option combinations: every `r` (loop options
             # and explicit for lint; unsafe fixes, unpaired-fix mode, explicit for fix), the
             # fixture's own format forced, the other extensions, and a wrong format forced.
-            for r in range(9):
-                add(target, option_byte(ext, 0, r), data)
-            add(target, option_byte(ext, own, 0), data)
-            add(target, option_byte(ext, own, 1), data)
+            for r in range(R[target]):
+                add(target, option_bytes(0, ext, r), data)
+            add(target, option_bytes(own, ext, 0), data)
+            add(target, option_bytes(own, ext, 1), data)
             for other in range(3):
-                add(target, option_byte(other, 0, 0), data)
-            add(target, option_byte(ext, 1 + n % 9, 0), data)
+                add(target, option_bytes(0, other, 0), data)
+            add(target, option_bytes(1 + n % len(FORMATS), ext, 0), data)
             # Truncations and layouts, with options that vary from seed to seed.
             variants = truncations(data, is_lines) + layouts(data, is_lines)
             for i, variant in enumerate(variants):
-                add(target, option_byte(ext, 0, (n + i) % 9), variant)
+                add(target, option_bytes(0, ext, (n + i) % R[target]), variant)
                 if i % 4 == 0:
-                    add(target, option_byte(ext, own, (n + i + 1) % 9), variant)
+                    add(target, option_bytes(own, ext, (n + i + 1) % R[target]), variant)
     for target in TARGETS:
         total = sum(1 for _ in (CORPUS / target).iterdir())
         print(f"fuzz/corpus/{target}: {counts[target]} new seeds, {total} files", file=sys.stderr)

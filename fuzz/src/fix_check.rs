@@ -17,12 +17,12 @@ fn parse_errors(report: &FileReport) -> usize {
         .count()
 }
 
-/// Runs the `fix` target's check on one input (option byte, then the file).
+/// Runs the `fix` target's check on one input (two option bytes, then the file).
 pub fn check(data: &[u8]) {
-    let Some((&option, file)) = data.split_first() else {
+    let Some((options, file)) = super::split_input(data) else {
         return;
     };
-    let setup = super::fix_setup(option);
+    let setup = super::fix_setup(options);
     super::trace(&setup);
     let name = setup.source_name();
     let unsafe_fixes = setup.unsafe_fixes;
