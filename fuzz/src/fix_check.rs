@@ -5,7 +5,7 @@
 //! the fixed text again returns it unchanged.
 
 use toolcheck::fix::diff::{unified, DiffStyle};
-use toolcheck::fix::{applies, fix_bytes, FixError};
+use toolcheck::fix::{applies, fix_bytes, FileFix, FixError};
 use toolcheck::lint::{lint_bytes, FileReport};
 use toolcheck::rules::ParseError;
 
@@ -15,6 +15,17 @@ fn parse_errors(report: &FileReport) -> usize {
         .iter()
         .filter(|f| f.rule.code == ParseError::META.code)
         .count()
+}
+
+/// The codes of the findings left in a fix's result whose fix applies under these settings.
+pub fn applicable_left(fixed: &FileFix, unsafe_fixes: bool) -> Vec<&'static str> {
+    fixed
+        .report
+        .findings
+        .iter()
+        .filter(|f| applies(f, unsafe_fixes))
+        .map(|f| f.rule.code)
+        .collect()
 }
 
 /// Runs the `fix` target's check on one input (two option bytes, then the file).
@@ -69,13 +80,7 @@ pub fn check(data: &[u8]) {
     }
 
     // (b) Nothing applicable is left.
-    let left: Vec<&str> = fixed
-        .report
-        .findings
-        .iter()
-        .filter(|f| applies(f, unsafe_fixes))
-        .map(|f| f.rule.code)
-        .collect();
+    let left = applicable_left(&fixed, unsafe_fixes);
     assert!(
         left.is_empty(),
         "applicable fixes left after fixing: {left:?}"

@@ -1,5 +1,5 @@
 //! What the fuzz targets share: decoding the two option bytes that start every `lint` and
-//! `fix` input.
+//! `fix` input (the `store` target reads its own two: `fuzz/src/store_check.rs`).
 //!
 //! An input is two option bytes `[f, o]` followed by the file's bytes. Every value of each
 //! byte is meaningful:
@@ -24,6 +24,7 @@
 
 pub mod fix_check;
 pub mod lint_check;
+pub mod store_check;
 pub mod tree_check;
 
 use toolcheck::formats::Format;
