@@ -1,8 +1,10 @@
 """Builds the fuzz seed corpora from fixtures/ (run through fuzz/seed.sh).
 
-Every seed is one option byte followed by a file (see fuzz/src/lib.rs for the byte's
-meaning: b = ext + 3 * format + 30 * r). Seeds are named by their SHA-1, as libFuzzer names
-corpus files, so running this again only adds what is missing.
+Every lint and fix seed is two option bytes followed by a file (see fuzz/src/lib.rs for their
+meaning: [format, ext + 3 * r]). Store seeds are two option bytes followed by rows (see
+fuzz/src/store_check.rs), made from the Responses items and ADK events of fixtures/. Seeds are
+named by their SHA-1, as libFuzzer names corpus files, so running this again only adds what
+is missing.
 """
 
 import hashlib
@@ -14,9 +16,11 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 CORPUS = ROOT / "fuzz" / "corpus"
 TARGETS = ["lint", "fix"]
+# How many values of r each target reads (lint: r % 12, fix: r % 9).
+R = {"lint": 12, "fix": 9}
 
 EXTS = {".json": 0, ".jsonl": 1, ".ndjson": 2}
-# Format::ALL order; the option byte's format n means Format::ALL[n - 1], 0 is auto.
+# Format::ALL order (src/format.rs); the format byte n means Format::ALL[n - 1], 0 is auto.
 FORMATS = [
     "openai-chat",
     "openai-responses",
@@ -27,15 +31,19 @@ FORMATS = [
     "codex",
     "vercel-ai",
     "langchain",
+    "moltis",
+    "mcp",
+    "spring-ai",
+    "agentscope",
+    "adk",
+    "langgraph-stream",
 ]
 # Byte offsets (as fractions of the length) where JSON files are cut.
 CUTS = [i / 17 for i in range(1, 17)]
 
 
-def option_byte(ext, fmt, r):
-    # r == 8 only exists for bytes 240..=255 (ext + 3 * fmt < 16); elsewhere it falls back to 7.
-    b = ext + 3 * fmt + 30 * r
-    return b if b < 256 else b - 30
+def option_bytes(fmt, ext, r):
+    return bytes([fmt, ext + 3 * r])
 
 
 def format_index(path):
@@ -102,14 +110,93 @@ def layouts(data, is_lines):
     return out
 
 
+# The store target's schema byte and row byte (fuzz/src/store_check.rs).
+ADK, BOTH, WITHOUT_ROWID, ROWID_COLUMN, WAL, UNRELATED = 1, 2, 4, 8, 16, 32
+UNTYPED, BLOB_TYPE, INTEGER_TYPE = 64, 128, 192
+BLOB, NULL, NUMBER = 5 << 2, 6 << 2, 7 << 2
+OTHER_TABLE, REORDER, REPEAT_ROWID = 32, 64, 128
+
+
+def store_sources(path):
+    """(kind, items) for the Responses items and ADK events a fixture holds."""
+    name = path.relative_to(FIXTURES).parts[0]
+    value = compact_json(path.read_bytes())
+    if value is None:
+        return []
+    value = json.loads(value)
+    if not isinstance(value, dict):
+        return []
+    if name == "openai-responses":
+        keys = ["input", "output"]
+        kind = 0
+    elif name == "adk":
+        keys = ["events"]
+        kind = ADK
+    else:
+        return []
+    return [(kind, value[k]) for k in keys if isinstance(value.get(k), list) and value[k]]
+
+
+def store_options(ext, r, names):
+    return ext + 3 * r + 27 * names
+
+
+def store_seed(schema, options, rows):
+    return bytes([schema, options]) + b"\xff".join(bytes([c]) + j for c, j in rows)
+
+
+def row_json(item, indent=None):
+    # As the Python libraries write their rows: json.dumps with its default separators.
+    return json.dumps(item, ensure_ascii=False, indent=indent).encode()
+
+
+def store_seeds(n, kind, items):
+    """Seeds for one list of items: plain under every fix option, each schema variant, and
+    rows stored in different ways."""
+    plain = [(0, row_json(item)) for item in items]
+    out = []
+    for r in range(9):
+        out.append(store_seed(kind, store_options(n % 3, r, 0), plain))
+    extras = [BOTH, WITHOUT_ROWID, ROWID_COLUMN, WAL, UNRELATED, WITHOUT_ROWID | ROWID_COLUMN,
+              UNTYPED, BLOB_TYPE, INTEGER_TYPE, WAL | ROWID_COLUMN | UNRELATED]
+    for i, extra in enumerate(extras):
+        out.append(store_seed(kind | extra, store_options(i % 3, (n + i) % 9, i % 4), plain))
+    last = len(plain) - 1
+    variants = [
+        # Two sessions, rows interleaved.
+        [((i % 2), j) for i, (_, j) in enumerate(plain)],
+        # Pretty rows: raw line breaks inside the JSON column.
+        [(0, row_json(item, 2)) for item in items],
+        [(0, row_json(item, 2).replace(b"\n", b"\r\n")) if i == last else (0, j)
+         for i, ((_, j), item) in enumerate(zip(plain, items))],
+        # A row stored as a blob, one NULL, one number.
+        [(BLOB if i == 0 else 0, j) for i, (_, j) in enumerate(plain)],
+        [(NULL if i == last else 0, j) for i, (_, j) in enumerate(plain)],
+        [(NUMBER, b"42")] + plain,
+        # The last row read first (an earlier id or timestamp).
+        [(REORDER if i == last else 0, j) for i, (_, j) in enumerate(plain)],
+        # The last row cut short, and a middle row missing.
+        plain[:-1] + [(0, plain[-1][1][: len(plain[-1][1]) // 2])],
+        [row for i, row in enumerate(plain) if i != len(plain) // 2],
+    ]
+    for i, rows in enumerate(variants):
+        out.append(store_seed(kind, store_options(n % 3, (n + i) % 9, 0), rows))
+    # Rows split between both tables, and a repeated user `rowid`.
+    split = [(OTHER_TABLE if i % 2 else 0, j) for i, (_, j) in enumerate(plain)]
+    out.append(store_seed(kind | BOTH, store_options(0, n % 9, 0), split))
+    repeat = [(REPEAT_ROWID if i == 1 else 0, j) for i, (_, j) in enumerate(plain)]
+    out.append(store_seed(kind | ROWID_COLUMN, store_options(0, n % 9, 0), repeat))
+    return out
+
+
 def main():
     counts = {}
-    for target in TARGETS:
+    for target in TARGETS + ["store"]:
         (CORPUS / target).mkdir(parents=True, exist_ok=True)
         counts[target] = 0
 
     def add(target, option, data):
-        seed = bytes([option]) + data
+        seed = option + data
         path = CORPUS / target / hashlib.sha1(seed).hexdigest()
         if not path.exists():
             path.write_bytes(seed)
@@ -125,20 +212,23 @@ def main():
             # The fixture itself, under several option combinations: every `r` (loop options
             # and explicit for lint; unsafe fixes, unpaired-fix mode, explicit for fix), the
             # fixture's own format forced, the other extensions, and a wrong format forced.
-            for r in range(9):
-                add(target, option_byte(ext, 0, r), data)
-            add(target, option_byte(ext, own, 0), data)
-            add(target, option_byte(ext, own, 1), data)
+            for r in range(R[target]):
+                add(target, option_bytes(0, ext, r), data)
+            add(target, option_bytes(own, ext, 0), data)
+            add(target, option_bytes(own, ext, 1), data)
             for other in range(3):
-                add(target, option_byte(other, 0, 0), data)
-            add(target, option_byte(ext, 1 + n % 9, 0), data)
+                add(target, option_bytes(0, other, 0), data)
+            add(target, option_bytes(1 + n % len(FORMATS), ext, 0), data)
             # Truncations and layouts, with options that vary from seed to seed.
             variants = truncations(data, is_lines) + layouts(data, is_lines)
             for i, variant in enumerate(variants):
-                add(target, option_byte(ext, 0, (n + i) % 9), variant)
+                add(target, option_bytes(0, ext, (n + i) % R[target]), variant)
                 if i % 4 == 0:
-                    add(target, option_byte(ext, own, (n + i + 1) % 9), variant)
-    for target in TARGETS:
+                    add(target, option_bytes(own, ext, (n + i + 1) % R[target]), variant)
+        for kind, items in store_sources(path):
+            for seed in store_seeds(n, kind, items):
+                add("store", seed[:2], seed[2:])
+    for target in TARGETS + ["store"]:
         total = sum(1 for _ in (CORPUS / target).iterdir())
         print(f"fuzz/corpus/{target}: {counts[target]} new seeds, {total} files", file=sys.stderr)
 

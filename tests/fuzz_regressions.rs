@@ -1,6 +1,7 @@
 //! Every input the fuzzers ever crashed on (`fuzz/regressions/`), replayed through the fuzz
 //! targets' own checks on stable Rust: `lint-*` inputs through the lint check, `fix-*` inputs
-//! through the fix check (which lints too).
+//! through the fix check (which lints too), `store-*` inputs through the store check, `tree-*`
+//! inputs through the tree check.
 
 #[allow(dead_code)]
 #[path = "../fuzz/src/lib.rs"]
@@ -27,6 +28,10 @@ fn every_fuzz_regression_input_passes_its_target() {
         } else if name.starts_with("fix-") {
             toolcheck_fuzz::lint_check::check(&data);
             toolcheck_fuzz::fix_check::check(&data);
+        } else if name.starts_with("store-") {
+            toolcheck_fuzz::store_check::check(&data);
+        } else if name.starts_with("tree-") {
+            toolcheck_fuzz::tree_check::check(&data);
         } else {
             panic!("{name}: a regression input's name starts with its target");
         }

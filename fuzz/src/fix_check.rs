@@ -5,7 +5,7 @@
 //! the fixed text again returns it unchanged.
 
 use toolcheck::fix::diff::{unified, DiffStyle};
-use toolcheck::fix::{applies, fix_bytes, FixError};
+use toolcheck::fix::{applies, fix_bytes, FileFix, FixError};
 use toolcheck::lint::{lint_bytes, FileReport};
 use toolcheck::rules::ParseError;
 
@@ -17,12 +17,23 @@ fn parse_errors(report: &FileReport) -> usize {
         .count()
 }
 
-/// Runs the `fix` target's check on one input (option byte, then the file).
+/// The codes of the findings left in a fix's result whose fix applies under these settings.
+pub fn applicable_left(fixed: &FileFix, unsafe_fixes: bool) -> Vec<&'static str> {
+    fixed
+        .report
+        .findings
+        .iter()
+        .filter(|f| applies(f, unsafe_fixes))
+        .map(|f| f.rule.code)
+        .collect()
+}
+
+/// Runs the `fix` target's check on one input (two option bytes, then the file).
 pub fn check(data: &[u8]) {
-    let Some((&option, file)) = data.split_first() else {
+    let Some((options, file)) = super::split_input(data) else {
         return;
     };
-    let setup = super::fix_setup(option);
+    let setup = super::fix_setup(options);
     super::trace(&setup);
     let name = setup.source_name();
     let unsafe_fixes = setup.unsafe_fixes;
@@ -69,13 +80,7 @@ pub fn check(data: &[u8]) {
     }
 
     // (b) Nothing applicable is left.
-    let left: Vec<&str> = fixed
-        .report
-        .findings
-        .iter()
-        .filter(|f| applies(f, unsafe_fixes))
-        .map(|f| f.rule.code)
-        .collect();
+    let left = applicable_left(&fixed, unsafe_fixes);
     assert!(
         left.is_empty(),
         "applicable fixes left after fixing: {left:?}"

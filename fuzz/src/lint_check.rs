@@ -19,12 +19,12 @@ thread_local! {
     static RENDERERS: [FullRenderer; 2] = [FullRenderer::new(false), FullRenderer::new(true)];
 }
 
-/// Runs the `lint` target's check on one input (option byte, then the file).
+/// Runs the `lint` target's check on one input (two option bytes, then the file).
 pub fn check(data: &[u8]) {
-    let Some((&option, file)) = data.split_first() else {
+    let Some((options, file)) = super::split_input(data) else {
         return;
     };
-    let setup = super::lint_setup(option);
+    let setup = super::lint_setup(options);
     super::trace(&setup);
     let report = lint_bytes(
         setup.source_name(),
