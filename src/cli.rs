@@ -1,4 +1,4 @@
-//! Command-line definitions (clap). Behaviour lives in `app.rs`.
+//! Command-line definitions (clap). Behaviour lives in `app/`.
 
 use std::path::PathBuf;
 

@@ -1,0 +1,143 @@
+//! The commands that print what toolcheck knows instead of checking logs: `rules`,
+//! `explain`, `--show-settings`, shell completions, man pages and the rule pages.
+
+use std::path::Path;
+
+use crate::cli::{CatalogFormat, RulesArgs};
+use crate::rules;
+use crate::settings::Resolver;
+use crate::{docs, escape};
+
+use super::output::{print, usage_error};
+use super::EXIT_CLEAN;
+
+pub(super) fn rules_command(args: &RulesArgs) -> u8 {
+    let metas: Vec<&rules::RuleMeta> = rules::RULES.iter().map(|r| r.meta()).collect();
+    let mut text;
+    match args.output_format {
+        CatalogFormat::Json => {
+            let rows: Vec<serde_json::Value> = metas
+                .iter()
+                .map(|m| {
+                    serde_json::json!({
+                        "code": m.code,
+                        "name": m.name,
+                        "severity": m.severity,
+                        "fix": m.fix.as_str(),
+                        "summary": m.summary,
+                    })
+                })
+                .collect();
+            text = serde_json::to_string_pretty(&rows).unwrap_or_default();
+            text.push('\n');
+        }
+        CatalogFormat::Table => {
+            let name_width = metas.iter().map(|m| m.name.len()).max().unwrap_or(0);
+            text = format!(
+                "{:<6} {:<name_width$} {:<8} {:<9} summary\n",
+                "code", "name", "severity", "fix"
+            );
+            for m in metas {
+                text.push_str(&format!(
+                    "{:<6} {:<name_width$} {:<8} {:<9} {}\n",
+                    m.code,
+                    m.name,
+                    m.severity.as_str(),
+                    m.fix.as_str(),
+                    m.summary
+                ));
+            }
+        }
+    }
+    print(&text).err().unwrap_or(EXIT_CLEAN)
+}
+
+pub(super) fn explain_command(key: &str) -> u8 {
+    match rules::find(key) {
+        Some(rule) => {
+            let m = rule.meta();
+            let text = format!(
+                "# {} ({})\n\nSeverity: {}. Fix: {}.\n\n{}\n\nDocumentation: {}\n",
+                m.name,
+                m.code,
+                m.severity.as_str(),
+                m.fix.as_str(),
+                m.documentation(),
+                m.doc_url(),
+            );
+            print(&text).err().unwrap_or(EXIT_CLEAN)
+        }
+        None => usage_error(&format!(
+            "unknown rule `{key}`{}; `toolcheck rules` lists them",
+            rules::did_you_mean(key)
+        )),
+    }
+}
+
+/// `--show-settings`: the effective settings for each path given, and their origins.
+pub(super) fn show_settings(paths: &[String], resolver: &mut Resolver<'_>) -> Result<(), u8> {
+    let mut out = String::new();
+    for path in paths {
+        let p = std::path::Path::new(path);
+        let dir = if path == "-" || p.is_dir() {
+            p.to_path_buf()
+        } else {
+            p.parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .map_or_else(
+                    || std::path::PathBuf::from("."),
+                    std::path::Path::to_path_buf,
+                )
+        };
+        let dir = if path == "-" {
+            std::path::PathBuf::from(".")
+        } else {
+            dir
+        };
+        let settings = resolver.for_dir(&dir).map_err(|e| usage_error(&e))?;
+        out.push_str(&format!(
+            "# settings for {path}\n# config file: {}\n",
+            settings
+                .config_path
+                .as_deref()
+                .map_or_else(|| "none".to_string(), |c| c.display().to_string())
+        ));
+        let width = settings
+            .shown
+            .iter()
+            .map(|(k, _, _)| k.len())
+            .max()
+            .unwrap_or(0);
+        for (key, value, origin) in &settings.shown {
+            let value = if value.is_empty() { "(none)" } else { value };
+            out.push_str(&format!("{key:<width$} = {value}  # {origin}\n"));
+        }
+    }
+    print(&escape::layout(&out))
+}
+
+pub(super) fn completions_command(shell: clap_complete::Shell) -> u8 {
+    print(&String::from_utf8_lossy(&docs::completions(shell)))
+        .err()
+        .unwrap_or(EXIT_CLEAN)
+}
+
+pub(super) fn man_command(command: Option<&str>) -> u8 {
+    match docs::man_page(command) {
+        Ok(page) => print(&String::from_utf8_lossy(&page))
+            .err()
+            .unwrap_or(EXIT_CLEAN),
+        Err(e) => usage_error(&e),
+    }
+}
+
+/// The hidden `generate-docs DIR`: writes the `docs/rules/` pages into DIR.
+pub(super) fn generate_docs_command(dir: &Path) -> u8 {
+    match docs::generate(dir) {
+        Ok(n) => {
+            eprintln!("{n} files updated in {}", dir.display());
+            EXIT_CLEAN
+        }
+        Err(e) => usage_error(&format!("cannot write {}: {e}", dir.display())),
+    }
+}

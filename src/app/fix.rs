@@ -1,0 +1,401 @@
+//! The `fix` command (and `lint --fix`): each file fixed in parallel, then its diff, its
+//! write or its remaining findings; stdin passed through when `fix --write -` is a filter;
+//! the summary line and its tallies.
+
+use std::io::{self, Write};
+
+use rayon::prelude::*;
+
+use crate::cli::CommonArgs;
+use crate::escape;
+use crate::fix::{self, diff::DiffStyle};
+use crate::lint;
+use crate::read::{self, Loaded};
+use crate::report::{self, OutputFormat};
+use crate::rules::UnpairedFix;
+
+use super::output::{output_error, use_color};
+use super::prepare::{diagnostics, diagnostics_of, open_input, prepare, source_name, Opened, Run};
+use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS};
+
+/// How `fix` (or `lint --fix`) runs.
+pub(super) struct FixMode {
+    pub(super) write: bool,
+    /// Uncropped, colourless patches for `git apply`.
+    pub(super) diff: bool,
+    pub(super) unsafe_fixes: bool,
+    pub(super) unpaired: Option<UnpairedFix>,
+}
+
+pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
+    let format = common.format();
+    // Any output format but `full` prints findings instead of diffs.
+    let findings_output = format != OutputFormat::Full || common.statistics;
+    // `fix --write -` prints the fixed text, like a formatter: a filter, which passes
+    // through unchanged, byte for byte, whatever it does not rewrite.
+    let filter = mode.write && !findings_output;
+    let Run {
+        inputs,
+        stdin,
+        stdin_over,
+        mut exit,
+        ..
+    } = match prepare(common, mode.unpaired, filter) {
+        Ok(run) => run,
+        Err(code) => return code,
+    };
+    // A SQLite store keeps what was read, to be written back in a transaction.
+    type Fixed = (
+        fix::FileFix,
+        Option<read::FileStamp>,
+        Option<crate::store::Snapshot>,
+    );
+    let results: Vec<Result<Fixed, String>> = inputs
+        .par_iter()
+        .map(|(input, settings)| {
+            let (bytes, stamp) = match open_input(input, stdin.as_ref(), settings.limit)? {
+                Opened::Store(path) => {
+                    let snapshot = crate::store::read(path, &input.name)?;
+                    let name = source_name(input);
+                    let explicit = input.explicit;
+                    return crate::store::fix(
+                        &name,
+                        &snapshot,
+                        explicit,
+                        &settings.opts,
+                        mode.unsafe_fixes,
+                    )
+                    .map(|file| (file, None, Some(snapshot)))
+                    .map_err(|e| format!("{}: {e}", input.name));
+                }
+                Opened::Loaded(Loaded::Bytes(bytes, stamp)) => (bytes, stamp),
+                Opened::Loaded(Loaded::TooLarge { size, limit }) => {
+                    return Err(format!(
+                        "{}: {}",
+                        input.name,
+                        lint::too_large_message(size, limit)
+                    ));
+                }
+            };
+            fix::fix_bytes(
+                &source_name(input),
+                bytes,
+                input.explicit,
+                &settings.opts,
+                mode.unsafe_fixes,
+            )
+            .map(|file| (file, stamp, None))
+            .map_err(|e| format!("{}: {e}", input.name))
+        })
+        .collect();
+
+    let style = DiffStyle {
+        color: use_color(common.color) && !mode.diff,
+    };
+    // `-q` with `--write`: the diffs of what was applied are not wanted either.
+    let show_diffs = !(mode.write && common.quiet);
+    let mut out = crate::stdout::stdout();
+    let mut summary = FixSummary::default();
+    let mut diagnostics_out = Vec::new();
+    for ((input, settings), result) in inputs.iter().zip(results) {
+        let echo = filter && input.path.is_none();
+        let (mut file, stamp, store) = match result {
+            Ok(file) => file,
+            Err(message) => {
+                eprintln!("error: {}", escape::value(&message));
+                exit = EXIT_ERROR;
+                if echo {
+                    if let Err(code) = echo_stdin(&mut out, stdin.as_ref(), stdin_over.as_deref()) {
+                        return code;
+                    }
+                }
+                continue;
+            }
+        };
+        let changed = file.changed();
+        let mut failed = false;
+        let tally = FileTally::of(&file);
+        if findings_output {
+            // After --write, what remains in the written file; otherwise what is there now,
+            // each with its fix.
+            let (mut placed, rows) = match &store {
+                Some(snapshot) => {
+                    let text = if mode.write {
+                        file.fixed_text()
+                    } else {
+                        file.original_text()
+                    };
+                    let (report, rows) = crate::store::lint_text(
+                        source_name(input),
+                        text.to_string(),
+                        snapshot,
+                        input.explicit,
+                        &settings.opts,
+                    );
+                    let (placed, source) = diagnostics(report, settings);
+                    (placed, Some((rows, source)))
+                }
+                // The fix's own report: its findings move out, its text stays for the write.
+                None if mode.write || file.report_of_original().is_some() => {
+                    let findings = std::mem::take(&mut file.report.findings);
+                    (
+                        diagnostics_of(&file.report.source, findings, settings),
+                        None,
+                    )
+                }
+                None => {
+                    let bytes = file.original_text().as_bytes().to_vec();
+                    let report =
+                        lint::lint_bytes(source_name(input), bytes, input.explicit, &settings.opts);
+                    (diagnostics(report, settings).0, None)
+                }
+            };
+            if let Some((rows, source)) = rows {
+                rows.relocate(&source, &mut placed);
+            }
+            diagnostics_out.extend(placed);
+        }
+        let (original, fixed, encoding) = (file.original_text(), file.fixed_text(), file.encoding);
+        if !changed {
+            summary.count(&tally, false);
+            if echo {
+                if let Err(code) = echo_stdin(&mut out, stdin.as_ref(), stdin_over.as_deref()) {
+                    return code;
+                }
+            }
+            continue;
+        }
+        let diff_of = |name: &str, old: &str, new: &str| {
+            if mode.diff {
+                fix::diff::patch(name, old, new)
+            } else {
+                fix::diff::unified(name, old, new, &style)
+            }
+        };
+        // A store's diff is one per changed row, of its JSON value.
+        let diff = || match &store {
+            Some(snapshot) => snapshot
+                .changed_rows(&input.name, fixed)
+                .iter()
+                .map(|(row, old, new)| diff_of(row, old, new))
+                .collect(),
+            None => diff_of(&input.name, original, fixed),
+        };
+        let written = match (&input.path, mode.write) {
+            (None, true) if filter => out.write_all(&encoding.encode(fixed)),
+            (None, true) => Ok(()),
+            (Some(path), true) => {
+                let (read, new) = (encoding.encode(original), encoding.encode(fixed));
+                let written = match &store {
+                    Some(snapshot) => crate::store::write(path, &input.name, snapshot, fixed)
+                        .map_err(fix::write::WriteError),
+                    None => fix::write::write_atomic(path, &read, stamp.as_ref(), new),
+                };
+                match written {
+                    Ok(()) if findings_output || !show_diffs => Ok(()),
+                    Ok(()) => write!(out, "{}", diff()),
+                    Err(e) => {
+                        eprintln!(
+                            "error: cannot write {}: {}",
+                            escape::value(&input.name),
+                            escape::value(&e.to_string())
+                        );
+                        exit = EXIT_ERROR;
+                        failed = true;
+                        Ok(())
+                    }
+                }
+            }
+            (_, false) if findings_output => Ok(()),
+            (_, false) => write!(out, "{}", diff()),
+        };
+        summary.count(&tally, failed);
+        if let Err(e) = written {
+            return output_error(&e);
+        }
+    }
+    if findings_output {
+        let written = if common.statistics {
+            report::write_statistics(&mut out, format, &diagnostics_out)
+        } else {
+            report::write_diagnostics(&mut out, format, &diagnostics_out)
+        };
+        if let Err(e) = written {
+            return output_error(&e);
+        }
+    }
+    let _ = out.flush();
+    drop(out);
+    if !common.quiet {
+        eprintln!("{}", summary.render(mode.write));
+    }
+    if exit != EXIT_CLEAN || common.exit_zero {
+        return exit;
+    }
+    let something_left = if mode.write {
+        summary.remaining() > 0
+    } else {
+        summary.files_changed > 0
+    };
+    if something_left {
+        EXIT_FINDINGS
+    } else {
+        EXIT_CLEAN
+    }
+}
+
+/// Passes stdin through to `out` unchanged: the bytes read, or for an input over the size
+/// limit what was read of it and then the rest of the stream (so `fix --write - < f > g &&
+/// mv g f` never empties or truncates `f`). `Err` is the exit code of a failed echo.
+fn echo_stdin(
+    out: &mut io::BufWriter<crate::stdout::PipeWriter<io::StdoutLock<'static>>>,
+    stdin: Option<&Loaded>,
+    over: Option<&[u8]>,
+) -> Result<(), u8> {
+    let start = match (stdin, over) {
+        (Some(Loaded::Bytes(bytes, _)), _) => bytes,
+        (Some(Loaded::TooLarge { .. }), Some(start)) => start,
+        // Stdin could not be read: there is nothing to pass on.
+        _ => return Ok(()),
+    };
+    out.write_all(start).map_err(|e| output_error(&e))?;
+    if !matches!(stdin, Some(Loaded::TooLarge { .. })) {
+        return Ok(());
+    }
+    let mut rest = io::stdin().lock();
+    let mut buf = vec![0; 1 << 16];
+    // Stops when the reader of stdout has gone, not at the end of an endless input.
+    while !out.get_ref().is_closed() {
+        let n = match io::Read::read(&mut rest, &mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                eprintln!("error: cannot read stdin: {e}");
+                return Err(EXIT_ERROR);
+            }
+        };
+        out.write_all(buf.get(..n).unwrap_or_default())
+            .map_err(|e| output_error(&e))?;
+    }
+    Ok(())
+}
+
+/// One file's counts for the summary.
+struct FileTally {
+    applied: usize,
+    unsafe_left: usize,
+    unfixable: usize,
+    changed: bool,
+}
+
+impl FileTally {
+    fn of(file: &fix::FileFix) -> FileTally {
+        FileTally {
+            applied: file.applied,
+            unsafe_left: file.unsafe_left,
+            unfixable: file
+                .report
+                .findings
+                .iter()
+                .filter(|f| f.fix.is_none())
+                .count(),
+            changed: file.changed(),
+        }
+    }
+}
+
+/// What `fix` did, for its summary line and exit code.
+#[derive(Default)]
+struct FixSummary {
+    fixed: usize,
+    files_changed: usize,
+    /// Findings left that have no fix at all.
+    unfixable: usize,
+    /// Findings left whose fix is unsafe and was not asked for.
+    unsafe_left: usize,
+    /// Fixes not applied because their file could not be written.
+    failed: usize,
+}
+
+impl FixSummary {
+    /// Counts one file; `failed`: its fixes could not be written, so none of them count
+    /// as fixed.
+    fn count(&mut self, file: &FileTally, failed: bool) {
+        if failed {
+            self.failed += file.applied;
+            return;
+        }
+        self.unsafe_left += file.unsafe_left;
+        self.unfixable += file.unfixable;
+        if file.changed {
+            self.fixed += file.applied;
+            self.files_changed += 1;
+        }
+    }
+
+    fn remaining(&self) -> usize {
+        self.unfixable + self.unsafe_left + self.failed
+    }
+
+    fn render(&self, write: bool) -> String {
+        let mut s = fix_summary(
+            write,
+            self.fixed,
+            self.files_changed,
+            self.unfixable,
+            self.unsafe_left,
+        );
+        if self.failed > 0 {
+            s.push_str(&format!(
+                " {} not applied: the file could not be written (see the errors above).",
+                if self.failed == 1 {
+                    "1 fix".to_string()
+                } else {
+                    format!("{} fixes", self.failed)
+                }
+            ));
+        }
+        s
+    }
+}
+
+fn fix_summary(
+    write: bool,
+    fixed: usize,
+    files: usize,
+    remaining: usize,
+    unsafe_left: usize,
+) -> String {
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut s = if fixed == 0 {
+        "Nothing to fix.".to_string()
+    } else if write {
+        format!(
+            "Fixed {} in {}.",
+            plural(fixed, "finding", "findings"),
+            plural(files, "file", "files")
+        )
+    } else {
+        format!(
+            "Would fix {} in {} (run with --write to apply).",
+            plural(fixed, "finding", "findings"),
+            plural(files, "file", "files")
+        )
+    };
+    if remaining > 0 {
+        s.push_str(&format!(
+            " {} {} no automatic fix (see `toolcheck lint`).",
+            plural(remaining, "finding", "findings"),
+            if remaining == 1 { "has" } else { "have" }
+        ));
+    }
+    if unsafe_left > 0 {
+        s.push_str(&format!(
+            " {} left out: rerun with --unsafe-fixes to include them.",
+            plural(unsafe_left, "unsafe fix", "unsafe fixes")
+        ));
+    }
+    s
+}

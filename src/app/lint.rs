@@ -1,0 +1,223 @@
+//! The `lint` command: each file linted in parallel, its findings placed, then the report,
+//! the verbose listing of the files checked and skipped, and the summary line.
+
+use std::io::Write;
+
+use rayon::prelude::*;
+
+use crate::cli::CommonArgs;
+use crate::diagnostic::Diagnostic;
+use crate::escape;
+use crate::lint::{self, FileReport, Outcome};
+use crate::read::Loaded;
+use crate::report::{self, FullRenderer, OutputFormat, Totals};
+use crate::settings::Settings;
+
+use super::output::{output_error, print, terminal_width, use_color};
+use super::prepare::{diagnostics, open_input, prepare, source_name, Opened, Run};
+use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS};
+
+/// One file's outcome with its findings placed, and its text only where a report needs it.
+struct Linted {
+    name: String,
+    bytes: usize,
+    outcome: Outcome,
+    read: crate::coverage::ReadCounts,
+    diagnostics: Vec<Diagnostic>,
+    source: Option<crate::source::SourceFile>,
+}
+
+impl Linted {
+    fn new(
+        report: FileReport,
+        settings: &Settings,
+        keep_text: bool,
+        rows: Option<&crate::store::Rows>,
+    ) -> Linted {
+        let outcome = report.outcome.clone();
+        let read = report.read;
+        let (mut diagnostics, source) = diagnostics(report, settings);
+        if let Some(rows) = rows {
+            rows.relocate(&source, &mut diagnostics);
+        }
+        Linted {
+            name: source.name.clone(),
+            bytes: source.text.len(),
+            outcome,
+            read,
+            source: (keep_text && !diagnostics.is_empty()).then_some(source),
+            diagnostics,
+        }
+    }
+}
+
+/// Whether GitHub Actions annotations go out beside the normal output: under Actions, when
+/// no output format was asked for (ruff's habit).
+fn github_annotations(common: &CommonArgs) -> bool {
+    common.output_format.is_none()
+        && std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true")
+}
+
+/// `toolcheck lint`; `lint --fix` never comes here: `run_code` sends it to the fix command.
+pub(super) fn lint_command(common: &CommonArgs) -> u8 {
+    let Run {
+        inputs,
+        resolver_settings,
+        stdin,
+        mut exit,
+        ..
+    } = match prepare(common, None, false) {
+        Ok(run) => run,
+        Err(code) => return code,
+    };
+    let format = common.format();
+    // Findings are placed inside the worker and the text dropped, so a directory run holds
+    // one file per thread, not the corpus; only the full report keeps the text of files with
+    // findings, for their snippets.
+    let keep_text = format == OutputFormat::Full && !common.statistics;
+    let progress = crate::progress::Progress::new(inputs.len(), common.quiet);
+    let results: Vec<Result<Linted, String>> = inputs
+        .par_iter()
+        .map(|(input, settings)| {
+            let mut rows = None;
+            let report = match open_input(input, stdin.as_ref(), settings.limit)? {
+                Opened::Store(path) => {
+                    let (report, r) = crate::store::lint_path(
+                        source_name(input),
+                        path,
+                        input.explicit,
+                        &settings.opts,
+                    )?;
+                    rows = Some(r);
+                    report
+                }
+                Opened::Loaded(Loaded::Bytes(bytes, _)) => {
+                    lint::lint_bytes(source_name(input), bytes, input.explicit, &settings.opts)
+                }
+                Opened::Loaded(Loaded::TooLarge { size, limit }) => {
+                    lint::too_large(source_name(input), size, limit)
+                }
+            };
+            let linted = Linted::new(report, settings, keep_text, rows.as_ref());
+            progress.file_done(linted.bytes, linted.diagnostics.len());
+            Ok(linted)
+        })
+        .collect();
+    progress.finish();
+
+    let renderer = FullRenderer::with_width(use_color(common.color), terminal_width());
+    let mut out = crate::stdout::stdout();
+    let mut totals = Totals::default();
+    let mut all = Vec::new();
+    let mut skipped = Vec::new();
+    let mut checked = Vec::new();
+    let annotate = github_annotations(common);
+    for result in results {
+        let report = match result {
+            Ok(report) => report,
+            Err(message) => {
+                eprintln!("error: {}", escape::value(&message));
+                exit = EXIT_ERROR;
+                continue;
+            }
+        };
+        match &report.outcome {
+            Outcome::Checked(formats) => {
+                totals.files_checked += 1;
+                if common.verbose {
+                    let names: Vec<&str> = formats.iter().map(|f| f.name()).collect();
+                    let r = report.read;
+                    let counts = format!(
+                        "{} {}, {} {}, {} {}",
+                        r.conversations,
+                        if r.conversations == 1 {
+                            "conversation"
+                        } else {
+                            "conversations"
+                        },
+                        r.calls,
+                        if r.calls == 1 { "call" } else { "calls" },
+                        r.results,
+                        if r.results == 1 { "result" } else { "results" },
+                    );
+                    checked.push((report.name.clone(), names.join(", "), counts));
+                }
+            }
+            Outcome::Skipped(reason) => {
+                totals.files_skipped += 1;
+                skipped.push((report.name.clone(), reason.clone()));
+            }
+        }
+        let diagnostics = report.diagnostics;
+        totals.count(&diagnostics);
+        if let Some(source) = report.source.filter(|_| keep_text) {
+            for rendered in renderer.render_file(&source, &diagnostics) {
+                let _ = write!(out, "{rendered}");
+                let _ = writeln!(out);
+            }
+            if annotate {
+                all.extend(diagnostics);
+            }
+        } else {
+            all.extend(diagnostics);
+        }
+    }
+    let unused: Vec<Diagnostic> = resolver_settings
+        .iter()
+        .flat_map(|s| s.unused_suppressions())
+        .filter(|d| {
+            resolver_settings
+                .iter()
+                .any(|s| s.opts.selection.is_enabled(d.code))
+        })
+        .collect();
+    totals.count(&unused);
+    if format == OutputFormat::Full && !common.statistics {
+        // A config file is no log: one line each, without a snippet.
+        let _ = report::write_diagnostics(&mut out, OutputFormat::Concise, &unused);
+    }
+    all.extend(unused);
+
+    let written = if common.statistics {
+        report::write_statistics(&mut out, format, &all)
+    } else if format == OutputFormat::Full {
+        if annotate {
+            report::write_diagnostics(&mut out, OutputFormat::Github, &all)
+        } else {
+            Ok(())
+        }
+    } else {
+        report::write_diagnostics(&mut out, format, &all)
+    };
+    if let Err(e) = written.and_then(|()| out.flush()) {
+        return output_error(&e);
+    }
+    drop(out);
+    if common.verbose {
+        for (name, formats, counts) in &checked {
+            let formats = if formats.is_empty() {
+                "no conversation found"
+            } else {
+                formats
+            };
+            eprintln!("checked {} ({formats}): {counts}", escape::value(name));
+        }
+        for (name, reason) in &skipped {
+            eprintln!("skipped {}: {}", escape::value(name), escape::value(reason));
+        }
+    }
+    if !common.quiet && format.is_human() {
+        let mut line = totals.summary();
+        if let Some(hint) = totals.fix_hint() {
+            line.push(' ');
+            line.push_str(&hint);
+        }
+        if let Err(code) = print(&format!("{line}\n")) {
+            return code;
+        }
+    }
+    if exit == EXIT_CLEAN && totals.findings() > 0 && !common.exit_zero {
+        exit = EXIT_FINDINGS;
+    }
+    exit
+}

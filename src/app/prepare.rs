@@ -1,0 +1,245 @@
+//! What `lint` and `fix` share: preparing a run (settings, discovery, stdin), opening each
+//! input, and placing a file's findings.
+
+use std::io;
+use std::sync::Arc;
+
+use crate::cli::CommonArgs;
+use crate::diagnostic::Diagnostic;
+use crate::discover::{self, Input};
+use crate::escape;
+use crate::lint::{FileReport, SourceName};
+use crate::read::{self, Loaded};
+use crate::report::OutputFormat;
+use crate::rules::UnpairedFix;
+use crate::settings::{Resolver, Settings};
+
+use super::catalog::show_settings;
+use super::output::usage_error;
+use super::{EXIT_CLEAN, EXIT_ERROR};
+
+/// What `lint` and `fix` share: each input with its settings, stdin, and the exit code so
+/// far.
+pub(super) struct Run {
+    pub(super) inputs: Vec<(Input, Arc<Settings>)>,
+    pub(super) resolver_settings: Vec<Arc<Settings>>,
+    /// Stdin, read once (bounded) when `-` is among the inputs.
+    pub(super) stdin: Option<Loaded>,
+    /// What was read of a stdin over the size limit, kept only when asked for (`fix
+    /// --write -` passes such an input through).
+    pub(super) stdin_over: Option<Vec<u8>>,
+    pub(super) exit: u8,
+}
+
+/// Checks the options, resolves the settings, finds the inputs and reads stdin. `Err` is the
+/// exit code to stop with: a usage error's, or a clean one once `--show-settings` has printed.
+pub(super) fn prepare(
+    common: &CommonArgs,
+    unpaired: Option<UnpairedFix>,
+    keep_stdin_over: bool,
+) -> Result<Run, u8> {
+    let format = common.format();
+    if let Some(threads) = common.threads {
+        // The global pool can be built once per process; an embedder that built it already
+        // keeps its own.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(usize::from(threads))
+            .build_global();
+    }
+    if common.statistics && matches!(format, OutputFormat::Github | OutputFormat::Sarif) {
+        return Err(usage_error(&format!(
+            "--statistics prints counts, which the `{}` format has no place for; use full, concise, json or jsonl",
+            format.name()
+        )));
+    }
+    let mut paths = common.paths();
+    if common.stdin_filename.is_some() && !paths.iter().any(|p| p == "-") {
+        // ruff's habit: `--stdin-filename` with no path reads stdin.
+        if paths == ["."] && !common.paths_given() {
+            paths = vec!["-".to_string()];
+        } else {
+            return Err(usage_error(
+                "--stdin-filename names stdin, but `-` is not among the paths; add `-` to read stdin",
+            ));
+        }
+    }
+    let mut resolver = Resolver::new(common, unpaired).map_err(|e| usage_error(&e))?;
+    // The walk's excludes: the settings that apply where the run starts.
+    let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
+    let here = resolver.for_dir(&cwd).map_err(|e| usage_error(&e))?;
+    // `--exclude` adds to the config's `exclude`; each is relative to where it was written.
+    let config_dir = here.config_dir();
+    let config_excludes = here.config_excludes();
+    let excludes = discover::Excludes::new(
+        config_excludes.as_deref().zip(config_dir.as_deref()),
+        &common.exclude,
+        &cwd,
+    )
+    .map_err(|e| usage_error(&e))?;
+    if common.show_settings {
+        show_settings(&paths, &mut resolver)?;
+        return Err(EXIT_CLEAN);
+    }
+    let walk = discover::WalkOptions {
+        excludes: excludes.into(),
+        no_ignore: common.no_ignore,
+        record_skipped: common.verbose,
+    };
+    let found = discover::discover(&paths, &walk, common.stdin_filename.as_deref());
+    let mut exit = if discover::report(&found, common.quiet) {
+        EXIT_ERROR
+    } else {
+        EXIT_CLEAN
+    };
+    let mut inputs = Vec::with_capacity(found.inputs.len());
+    // A walked file whose own closest config (not the one where the run starts) excludes it.
+    let mut nested_excludes: Vec<(Arc<Settings>, discover::Excludes)> = Vec::new();
+    for mut input in found.inputs {
+        if common.skip_unknown_format {
+            input.explicit = false;
+        }
+        let settings = resolver
+            .for_input(input.path.as_deref())
+            .map_err(|e| usage_error(&e))?;
+        if let (false, Some(path)) = (input.explicit || Arc::ptr_eq(&settings, &here), &input.path)
+        {
+            if !nested_excludes
+                .iter()
+                .any(|(s, _)| Arc::ptr_eq(s, &settings))
+            {
+                let globs = settings.config_excludes().unwrap_or_default();
+                let dir = settings.config_dir().unwrap_or_else(|| cwd.clone());
+                let excludes = discover::Excludes::new(Some((&globs, &dir)), &[], &cwd)
+                    .map_err(|e| usage_error(&e))?;
+                nested_excludes.push((settings.clone(), excludes));
+            }
+            let excluded = nested_excludes
+                .iter()
+                .find(|(s, _)| Arc::ptr_eq(s, &settings))
+                .and_then(|(_, e)| e.excluding(path));
+            if let Some(glob) = excluded {
+                if common.verbose {
+                    eprintln!(
+                        "skipped {}: excluded by {:?} in {}",
+                        escape::value(&input.name),
+                        glob,
+                        settings
+                            .config_path
+                            .as_deref()
+                            .map_or_else(String::new, |p| escape::value(&p.display().to_string())
+                                .into_owned())
+                    );
+                }
+                continue;
+            }
+        }
+        inputs.push((input, settings));
+    }
+    let mut stdin_over = None;
+    let stdin = if inputs.iter().any(|(i, _)| i.path.is_none()) {
+        match read::read_prefix(io::stdin().lock(), here.limit) {
+            Ok((bytes, false)) => Some(Loaded::Bytes(bytes, None)),
+            Ok((bytes, true)) => {
+                stdin_over = keep_stdin_over.then_some(bytes);
+                Some(Loaded::TooLarge {
+                    size: None,
+                    limit: here.limit,
+                })
+            }
+            Err(e) => {
+                eprintln!("error: cannot read stdin: {e}");
+                exit = EXIT_ERROR;
+                None
+            }
+        }
+    } else {
+        None
+    };
+    Ok(Run {
+        inputs,
+        resolver_settings: resolver.all(),
+        stdin,
+        stdin_over,
+        exit,
+    })
+}
+
+/// An input as found: a SQLite store, read in place and never loaded whole, or loaded bytes.
+pub(super) enum Opened<'a> {
+    Store(&'a std::path::Path),
+    Loaded(Loaded),
+}
+
+/// Opens an input: a regular file with the SQLite header is a store (bounded by the size of
+/// the database and its log or journal), anything else is read as bytes.
+pub(super) fn open_input<'a>(
+    input: &'a Input,
+    stdin: Option<&Loaded>,
+    limit: u64,
+) -> Result<Opened<'a>, String> {
+    if let Some(path) = input.path.as_deref() {
+        let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+        if regular && crate::store::has_sqlite_header(path) {
+            let size =
+                crate::store::size(path).map_err(|e| format!("cannot read {}: {e}", input.name))?;
+            if size > limit {
+                return Ok(Opened::Loaded(Loaded::TooLarge {
+                    size: Some(size),
+                    limit,
+                }));
+            }
+            return Ok(Opened::Store(path));
+        }
+    }
+    let loaded = read_input(input, stdin, limit)?;
+    if matches!(&loaded, Loaded::Bytes(bytes, _) if crate::store::is_sqlite(bytes)) {
+        return Err(format!(
+            "{}: holds a SQLite database, which toolcheck reads in place: name the database file itself",
+            input.name
+        ));
+    }
+    Ok(Opened::Loaded(loaded))
+}
+
+fn read_input(input: &Input, stdin: Option<&Loaded>, limit: u64) -> Result<Loaded, String> {
+    match &input.path {
+        Some(path) => {
+            read::read_path(path, limit).map_err(|e| format!("cannot read {}: {e}", input.name))
+        }
+        None => match stdin {
+            Some(Loaded::Bytes(bytes, _)) => Ok(Loaded::Bytes(bytes.clone(), None)),
+            Some(Loaded::TooLarge { size, limit }) => Ok(Loaded::TooLarge {
+                size: *size,
+                limit: *limit,
+            }),
+            None => Err("cannot read stdin".into()),
+        },
+    }
+}
+
+pub(super) fn source_name(input: &Input) -> SourceName {
+    SourceName {
+        name: input.name.clone(),
+        path: input.path.clone(),
+    }
+}
+
+/// Places a file's findings, drops the suppressed ones, and sorts them by position.
+pub(super) fn diagnostics(
+    report: FileReport,
+    settings: &Settings,
+) -> (Vec<Diagnostic>, crate::source::SourceFile) {
+    let diagnostics = diagnostics_of(&report.source, report.findings, settings);
+    (diagnostics, report.source)
+}
+
+/// [`diagnostics`] of findings whose source stays with its owner (`fix` writes it back).
+pub(super) fn diagnostics_of(
+    source: &crate::source::SourceFile,
+    findings: Vec<crate::finding::Finding>,
+    settings: &Settings,
+) -> Vec<Diagnostic> {
+    let mut diagnostics = crate::diagnostic::place_all(source, findings);
+    settings.filter(source.path.as_deref(), &mut diagnostics);
+    diagnostics
+}
