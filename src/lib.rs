@@ -20,6 +20,7 @@ pub mod finding;
 pub mod fix;
 pub mod format;
 pub mod formats;
+pub mod input;
 pub mod json;
 pub mod lint;
 pub mod progress;

@@ -46,8 +46,8 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
     ),
     (
         "sources",
-        "inputs that are not one file of text: SQLite stores, directory walks",
-        &["store", "discover"],
+        "where inputs come from and what they are: SQLite stores, opened inputs, directory walks",
+        &["store", "input", "discover"],
     ),
     ("output", "the emitters, one per output format", &["report"]),
     (
@@ -340,6 +340,24 @@ fn imports_run_down_the_layers_and_never_in_a_circle() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Imports that the layer order allows but the design does not: (importer, imported, why).
+const FORBIDDEN: &[(&str, &str, &str)] = &[(
+    "app",
+    "store",
+    "the commands open, lint, fix and write inputs through `input`, which knows what a store is",
+)];
+
+#[test]
+fn the_commands_do_not_branch_on_the_kind_of_input() {
+    let (edges, _) = read_crate();
+    let broken: Vec<String> = FORBIDDEN
+        .iter()
+        .filter(|(from, to, _)| edges.get(*from).is_some_and(|t| t.contains(*to)))
+        .map(|(from, to, why)| format!("`{from}` imports `{to}`: {why}"))
+        .collect();
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
 }
 
 #[test]

@@ -9,13 +9,12 @@ use rayon::prelude::*;
 use crate::cli::CommonArgs;
 use crate::escape;
 use crate::fix::{self, diff::DiffStyle};
-use crate::lint;
-use crate::read::{self, Loaded};
+use crate::read::Loaded;
 use crate::report::{self, OutputFormat};
 use crate::rules::UnpairedFix;
 
 use super::output::{output_error, use_color};
-use super::prepare::{diagnostics, diagnostics_of, open_input, prepare, source_name, Opened, Run};
+use super::prepare::{diagnostics_of, open_input, prepare, source_name, Run};
 use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS};
 
 /// How `fix` (or `lint --fix`) runs.
@@ -44,48 +43,18 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
         Ok(run) => run,
         Err(code) => return code,
     };
-    // A SQLite store keeps what was read, to be written back in a transaction.
-    type Fixed = (
-        fix::FileFix,
-        Option<read::FileStamp>,
-        Option<crate::store::Snapshot>,
-    );
-    let results: Vec<Result<Fixed, String>> = inputs
+    let results: Vec<Result<crate::input::Fixed, String>> = inputs
         .par_iter()
         .map(|(input, settings)| {
-            let (bytes, stamp) = match open_input(input, stdin.as_ref(), settings.limit)? {
-                Opened::Store(path) => {
-                    let snapshot = crate::store::read(path, &input.name)?;
-                    let name = source_name(input);
-                    let explicit = input.explicit;
-                    return crate::store::fix(
-                        &name,
-                        &snapshot,
-                        explicit,
-                        &settings.opts,
-                        mode.unsafe_fixes,
-                    )
-                    .map(|file| (file, None, Some(snapshot)))
-                    .map_err(|e| format!("{}: {e}", input.name));
-                }
-                Opened::Loaded(Loaded::Bytes(bytes, stamp)) => (bytes, stamp),
-                Opened::Loaded(Loaded::TooLarge { size, limit }) => {
-                    return Err(format!(
-                        "{}: {}",
-                        input.name,
-                        lint::too_large_message(size, limit)
-                    ));
-                }
-            };
-            fix::fix_bytes(
-                &source_name(input),
-                bytes,
+            let opened = open_input(input, stdin.as_ref(), settings.limit)?;
+            let name = source_name(input);
+            crate::input::fix(
+                opened,
+                &name,
                 input.explicit,
                 &settings.opts,
                 mode.unsafe_fixes,
             )
-            .map(|file| (file, stamp, None))
-            .map_err(|e| format!("{}: {e}", input.name))
         })
         .collect();
 
@@ -99,7 +68,7 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
     let mut diagnostics_out = Vec::new();
     for ((input, settings), result) in inputs.iter().zip(results) {
         let echo = filter && input.path.is_none();
-        let (mut file, stamp, store) = match result {
+        let mut fixed_input = match result {
             Ok(file) => file,
             Err(message) => {
                 eprintln!("error: {}", escape::value(&message));
@@ -112,50 +81,20 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
                 continue;
             }
         };
-        let changed = file.changed();
+        let changed = fixed_input.file.changed();
         let mut failed = false;
-        let tally = FileTally::of(&file);
+        let tally = FileTally::of(&fixed_input.file);
         if findings_output {
             // After --write, what remains in the written file; otherwise what is there now,
             // each with its fix.
-            let (mut placed, rows) = match &store {
-                Some(snapshot) => {
-                    let text = if mode.write {
-                        file.fixed_text()
-                    } else {
-                        file.original_text()
-                    };
-                    let (report, rows) = crate::store::lint_text(
-                        source_name(input),
-                        text.to_string(),
-                        snapshot,
-                        input.explicit,
-                        &settings.opts,
-                    );
-                    let (placed, source) = diagnostics(report, settings);
-                    (placed, Some((rows, source)))
-                }
-                // The fix's own report: its findings move out, its text stays for the write.
-                None if mode.write || file.report_of_original().is_some() => {
-                    let findings = std::mem::take(&mut file.report.findings);
-                    (
-                        diagnostics_of(&file.report.source, findings, settings),
-                        None,
-                    )
-                }
-                None => {
-                    let bytes = file.original_text().as_bytes().to_vec();
-                    let report =
-                        lint::lint_bytes(source_name(input), bytes, input.explicit, &settings.opts);
-                    (diagnostics(report, settings).0, None)
-                }
-            };
-            if let Some((rows, source)) = rows {
-                rows.relocate(&source, &mut placed);
-            }
-            diagnostics_out.extend(placed);
+            diagnostics_out.extend(fixed_input.findings(
+                &source_name(input),
+                input.explicit,
+                &settings.opts,
+                mode.write,
+                &|source, findings| diagnostics_of(source, findings, settings),
+            ));
         }
-        let (original, fixed, encoding) = (file.original_text(), file.fixed_text(), file.encoding);
         if !changed {
             summary.count(&tally, false);
             if echo {
@@ -172,40 +111,27 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
                 fix::diff::unified(name, old, new, &style)
             }
         };
-        // A store's diff is one per changed row, of its JSON value.
-        let diff = || match &store {
-            Some(snapshot) => snapshot
-                .changed_rows(&input.name, fixed)
-                .iter()
-                .map(|(row, old, new)| diff_of(row, old, new))
-                .collect(),
-            None => diff_of(&input.name, original, fixed),
-        };
+        let diff = || fixed_input.diff(&input.name, &diff_of);
         let written = match (&input.path, mode.write) {
-            (None, true) if filter => out.write_all(&encoding.encode(fixed)),
-            (None, true) => Ok(()),
-            (Some(path), true) => {
-                let (read, new) = (encoding.encode(original), encoding.encode(fixed));
-                let written = match &store {
-                    Some(snapshot) => crate::store::write(path, &input.name, snapshot, fixed)
-                        .map_err(fix::write::WriteError),
-                    None => fix::write::write_atomic(path, &read, stamp.as_ref(), new),
-                };
-                match written {
-                    Ok(()) if findings_output || !show_diffs => Ok(()),
-                    Ok(()) => write!(out, "{}", diff()),
-                    Err(e) => {
-                        eprintln!(
-                            "error: cannot write {}: {}",
-                            escape::value(&input.name),
-                            escape::value(&e.to_string())
-                        );
-                        exit = EXIT_ERROR;
-                        failed = true;
-                        Ok(())
-                    }
-                }
+            (None, true) if filter => {
+                let file = &fixed_input.file;
+                out.write_all(&file.encoding.encode(file.fixed_text()))
             }
+            (None, true) => Ok(()),
+            (Some(path), true) => match fixed_input.write(path, &input.name) {
+                Ok(()) if findings_output || !show_diffs => Ok(()),
+                Ok(()) => write!(out, "{}", diff()),
+                Err(e) => {
+                    eprintln!(
+                        "error: cannot write {}: {}",
+                        escape::value(&input.name),
+                        escape::value(&e.to_string())
+                    );
+                    exit = EXIT_ERROR;
+                    failed = true;
+                    Ok(())
+                }
+            },
             (_, false) if findings_output => Ok(()),
             (_, false) => write!(out, "{}", diff()),
         };

@@ -8,13 +8,12 @@ use rayon::prelude::*;
 use crate::cli::CommonArgs;
 use crate::diagnostic::Diagnostic;
 use crate::escape;
-use crate::lint::{self, FileReport, Outcome};
-use crate::read::Loaded;
+use crate::lint::Outcome;
 use crate::report::{self, FullRenderer, OutputFormat, Totals};
 use crate::settings::Settings;
 
 use super::output::{output_error, print, terminal_width, use_color};
-use super::prepare::{diagnostics, open_input, prepare, source_name, Opened, Run};
+use super::prepare::{diagnostics_of, open_input, prepare, source_name, Run};
 use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS};
 
 /// One file's outcome with its findings placed, and its text only where a report needs it.
@@ -28,18 +27,11 @@ struct Linted {
 }
 
 impl Linted {
-    fn new(
-        report: FileReport,
-        settings: &Settings,
-        keep_text: bool,
-        rows: Option<&crate::store::Rows>,
-    ) -> Linted {
-        let outcome = report.outcome.clone();
-        let read = report.read;
-        let (mut diagnostics, source) = diagnostics(report, settings);
-        if let Some(rows) = rows {
-            rows.relocate(&source, &mut diagnostics);
-        }
+    fn new(linted: crate::input::Linted, settings: &Settings, keep_text: bool) -> Linted {
+        let outcome = linted.report.outcome.clone();
+        let read = linted.report.read;
+        let (diagnostics, source) =
+            linted.place(&|source, findings| diagnostics_of(source, findings, settings));
         Linted {
             name: source.name.clone(),
             bytes: source.text.len(),
@@ -79,26 +71,10 @@ pub(super) fn lint_command(common: &CommonArgs) -> u8 {
     let results: Vec<Result<Linted, String>> = inputs
         .par_iter()
         .map(|(input, settings)| {
-            let mut rows = None;
-            let report = match open_input(input, stdin.as_ref(), settings.limit)? {
-                Opened::Store(path) => {
-                    let (report, r) = crate::store::lint_path(
-                        source_name(input),
-                        path,
-                        input.explicit,
-                        &settings.opts,
-                    )?;
-                    rows = Some(r);
-                    report
-                }
-                Opened::Loaded(Loaded::Bytes(bytes, _)) => {
-                    lint::lint_bytes(source_name(input), bytes, input.explicit, &settings.opts)
-                }
-                Opened::Loaded(Loaded::TooLarge { size, limit }) => {
-                    lint::too_large(source_name(input), size, limit)
-                }
-            };
-            let linted = Linted::new(report, settings, keep_text, rows.as_ref());
+            let opened = open_input(input, stdin.as_ref(), settings.limit)?;
+            let report =
+                crate::input::lint(opened, source_name(input), input.explicit, &settings.opts)?;
+            let linted = Linted::new(report, settings, keep_text);
             progress.file_done(linted.bytes, linted.diagnostics.len());
             Ok(linted)
         })

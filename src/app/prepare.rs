@@ -8,7 +8,7 @@ use crate::cli::CommonArgs;
 use crate::diagnostic::Diagnostic;
 use crate::discover::{self, Input};
 use crate::escape;
-use crate::lint::{FileReport, SourceName};
+use crate::lint::SourceName;
 use crate::read::{self, Loaded};
 use crate::report::OutputFormat;
 use crate::rules::UnpairedFix;
@@ -164,57 +164,13 @@ pub(super) fn prepare(
     })
 }
 
-/// An input as found: a SQLite store, read in place and never loaded whole, or loaded bytes.
-pub(super) enum Opened<'a> {
-    Store(&'a std::path::Path),
-    Loaded(Loaded),
-}
-
-/// Opens an input: a regular file with the SQLite header is a store (bounded by the size of
-/// the database and its log or journal), anything else is read as bytes.
+/// Opens a discovered input (see [`crate::input::open`]).
 pub(super) fn open_input<'a>(
     input: &'a Input,
     stdin: Option<&Loaded>,
     limit: u64,
-) -> Result<Opened<'a>, String> {
-    if let Some(path) = input.path.as_deref() {
-        let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
-        if regular && crate::store::has_sqlite_header(path) {
-            let size =
-                crate::store::size(path).map_err(|e| format!("cannot read {}: {e}", input.name))?;
-            if size > limit {
-                return Ok(Opened::Loaded(Loaded::TooLarge {
-                    size: Some(size),
-                    limit,
-                }));
-            }
-            return Ok(Opened::Store(path));
-        }
-    }
-    let loaded = read_input(input, stdin, limit)?;
-    if matches!(&loaded, Loaded::Bytes(bytes, _) if crate::store::is_sqlite(bytes)) {
-        return Err(format!(
-            "{}: holds a SQLite database, which toolcheck reads in place: name the database file itself",
-            input.name
-        ));
-    }
-    Ok(Opened::Loaded(loaded))
-}
-
-fn read_input(input: &Input, stdin: Option<&Loaded>, limit: u64) -> Result<Loaded, String> {
-    match &input.path {
-        Some(path) => {
-            read::read_path(path, limit).map_err(|e| format!("cannot read {}: {e}", input.name))
-        }
-        None => match stdin {
-            Some(Loaded::Bytes(bytes, _)) => Ok(Loaded::Bytes(bytes.clone(), None)),
-            Some(Loaded::TooLarge { size, limit }) => Ok(Loaded::TooLarge {
-                size: *size,
-                limit: *limit,
-            }),
-            None => Err("cannot read stdin".into()),
-        },
-    }
+) -> Result<crate::input::Opened<'a>, String> {
+    crate::input::open(input.path.as_deref(), &input.name, stdin, limit)
 }
 
 pub(super) fn source_name(input: &Input) -> SourceName {
@@ -225,15 +181,6 @@ pub(super) fn source_name(input: &Input) -> SourceName {
 }
 
 /// Places a file's findings, drops the suppressed ones, and sorts them by position.
-pub(super) fn diagnostics(
-    report: FileReport,
-    settings: &Settings,
-) -> (Vec<Diagnostic>, crate::source::SourceFile) {
-    let diagnostics = diagnostics_of(&report.source, report.findings, settings);
-    (diagnostics, report.source)
-}
-
-/// [`diagnostics`] of findings whose source stays with its owner (`fix` writes it back).
 pub(super) fn diagnostics_of(
     source: &crate::source::SourceFile,
     findings: Vec<crate::finding::Finding>,

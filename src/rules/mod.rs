@@ -97,4 +97,3 @@ pub fn did_you_mean(key: &str) -> String {
         format!(" (did you mean `{name}`?)")
     })
 }
-

@@ -1,0 +1,237 @@
+//! An input once opened, whatever it is: text read whole (a JSON or JSONL file, a stream,
+//! stdin), or a SQLite store read in place. The commands lint, fix, diff and write an input
+//! through this module, and never ask which kind it is.
+
+use std::path::Path;
+
+use crate::diagnostic::Diagnostic;
+use crate::finding::Finding;
+use crate::fix::write::WriteError;
+use crate::fix::FileFix;
+use crate::lint::{FileReport, LintOptions, SourceName};
+use crate::read::{FileStamp, Loaded};
+use crate::source::SourceFile;
+use crate::store::{Rows, Snapshot};
+
+/// An input as found: loaded text, or a SQLite store, never loaded whole.
+pub enum Opened<'a> {
+    Text(Loaded),
+    Store(&'a Path),
+}
+
+/// Opens the input at `path` (stdin, already read, when `None`): a regular file with the
+/// SQLite header is a store, bounded by the size of the database and its log or journal
+/// together; anything else is read as text, up to `limit` bytes.
+pub fn open<'a>(
+    path: Option<&'a Path>,
+    name: &str,
+    stdin: Option<&Loaded>,
+    limit: u64,
+) -> Result<Opened<'a>, String> {
+    let cannot = |e: std::io::Error| format!("cannot read {name}: {e}");
+    let loaded = match path {
+        Some(path) => {
+            let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+            if regular && crate::store::has_sqlite_header(path) {
+                let size = crate::store::size(path).map_err(cannot)?;
+                if size > limit {
+                    return Ok(Opened::Text(Loaded::TooLarge {
+                        size: Some(size),
+                        limit,
+                    }));
+                }
+                return Ok(Opened::Store(path));
+            }
+            crate::read::read_path(path, limit).map_err(cannot)?
+        }
+        None => match stdin {
+            Some(Loaded::Bytes(bytes, _)) => Loaded::Bytes(bytes.clone(), None),
+            Some(Loaded::TooLarge { size, limit }) => Loaded::TooLarge {
+                size: *size,
+                limit: *limit,
+            },
+            None => return Err("cannot read stdin".into()),
+        },
+    };
+    // A database that is not a regular file (stdin, a pipe) cannot be opened in place.
+    if matches!(&loaded, Loaded::Bytes(bytes, _) if crate::store::is_sqlite(bytes)) {
+        return Err(format!(
+            "{name}: holds a SQLite database, which toolcheck reads in place: name the database file itself"
+        ));
+    }
+    Ok(Opened::Text(loaded))
+}
+
+/// An input's lint: its report, and for a store where each row sits in the report's text.
+pub struct Linted {
+    pub report: FileReport,
+    pub rows: Option<Rows>,
+}
+
+impl Linted {
+    /// The findings placed by `place` (settings decide which are kept), and for a store named
+    /// by their rows; the source text goes with them.
+    pub fn place(
+        self,
+        place: &dyn Fn(&SourceFile, Vec<Finding>) -> Vec<Diagnostic>,
+    ) -> (Vec<Diagnostic>, SourceFile) {
+        let mut placed = place(&self.report.source, self.report.findings);
+        if let Some(rows) = &self.rows {
+            rows.relocate(&self.report.source, &mut placed);
+        }
+        (placed, self.report.source)
+    }
+}
+
+/// Lints an opened input.
+pub fn lint(
+    opened: Opened<'_>,
+    name: SourceName,
+    explicit: bool,
+    opts: &LintOptions,
+) -> Result<Linted, String> {
+    Ok(match opened {
+        Opened::Store(path) => {
+            let (report, rows) = crate::store::lint_path(name, path, explicit, opts)?;
+            Linted {
+                report,
+                rows: Some(rows),
+            }
+        }
+        Opened::Text(Loaded::Bytes(bytes, _)) => Linted {
+            report: crate::lint::lint_bytes(name, bytes, explicit, opts),
+            rows: None,
+        },
+        Opened::Text(Loaded::TooLarge { size, limit }) => Linted {
+            report: crate::lint::too_large(name, size, limit),
+            rows: None,
+        },
+    })
+}
+
+/// An input's fix: the fixed text, and what writing it back needs (the stamp of a text
+/// file, the rows of a store as read).
+pub struct Fixed {
+    pub file: FileFix,
+    stamp: Option<FileStamp>,
+    store: Option<Snapshot>,
+}
+
+/// Fixes an opened input (an input over the size limit cannot be fixed).
+pub fn fix(
+    opened: Opened<'_>,
+    name: &SourceName,
+    explicit: bool,
+    opts: &LintOptions,
+    unsafe_fixes: bool,
+) -> Result<Fixed, String> {
+    let failed = |e: crate::fix::FixError| format!("{}: {e}", name.name);
+    match opened {
+        Opened::Store(path) => {
+            let snapshot = crate::store::read(path, &name.name)?;
+            let file =
+                crate::store::fix(name, &snapshot, explicit, opts, unsafe_fixes).map_err(failed)?;
+            Ok(Fixed {
+                file,
+                stamp: None,
+                store: Some(snapshot),
+            })
+        }
+        Opened::Text(Loaded::Bytes(bytes, stamp)) => {
+            let file =
+                crate::fix::fix_bytes(name, bytes, explicit, opts, unsafe_fixes).map_err(failed)?;
+            Ok(Fixed {
+                file,
+                stamp,
+                store: None,
+            })
+        }
+        Opened::Text(Loaded::TooLarge { size, limit }) => Err(format!(
+            "{}: {}",
+            name.name,
+            crate::lint::too_large_message(size, limit)
+        )),
+    }
+}
+
+impl Fixed {
+    /// The findings of the text as fixed (`after`) or as read, each with its fix, placed by
+    /// `place`.
+    pub fn findings(
+        &mut self,
+        name: &SourceName,
+        explicit: bool,
+        opts: &LintOptions,
+        after: bool,
+        place: &dyn Fn(&SourceFile, Vec<Finding>) -> Vec<Diagnostic>,
+    ) -> Vec<Diagnostic> {
+        let file = &mut self.file;
+        let same_name = || SourceName {
+            name: name.name.clone(),
+            path: name.path.clone(),
+        };
+        match &self.store {
+            Some(snapshot) => {
+                let text = if after {
+                    file.fixed_text()
+                } else {
+                    file.original_text()
+                };
+                let (report, rows) = crate::store::lint_text(
+                    same_name(),
+                    text.to_string(),
+                    snapshot,
+                    explicit,
+                    opts,
+                );
+                let linted = Linted {
+                    report,
+                    rows: Some(rows),
+                };
+                linted.place(place).0
+            }
+            // The fix's own report: its findings move out, its text stays for the write.
+            None if after || file.report_of_original().is_some() => {
+                let findings = std::mem::take(&mut file.report.findings);
+                place(&file.report.source, findings)
+            }
+            None => {
+                let bytes = file.original_text().as_bytes().to_vec();
+                let report = crate::lint::lint_bytes(same_name(), bytes, explicit, opts);
+                place(&report.source, report.findings)
+            }
+        }
+    }
+
+    /// The diff of the fix, by `diff_of(name, old, new)`: of the whole text, or for a store
+    /// one per changed row, of its JSON value.
+    pub fn diff(&self, name: &str, diff_of: &dyn Fn(&str, &str, &str) -> String) -> String {
+        let fixed = self.file.fixed_text();
+        match &self.store {
+            Some(snapshot) => snapshot
+                .changed_rows(name, fixed)
+                .iter()
+                .map(|(row, old, new)| diff_of(row, old, new))
+                .collect(),
+            None => diff_of(name, self.file.original_text(), fixed),
+        }
+    }
+
+    /// Writes the fix back to `path`: a text file atomically, refused if it changed since it
+    /// was read; a store in one transaction.
+    pub fn write(&self, path: &Path, name: &str) -> Result<(), WriteError> {
+        let fixed = self.file.fixed_text();
+        match &self.store {
+            Some(snapshot) => crate::store::write(path, name, snapshot, fixed).map_err(WriteError),
+            None => {
+                let encoding = self.file.encoding;
+                crate::fix::write::write_atomic(
+                    path,
+                    &encoding.encode(self.file.original_text()),
+                    self.stamp.as_ref(),
+                    encoding.encode(fixed),
+                )
+            }
+        }
+    }
+}
