@@ -10,6 +10,7 @@ use crate::source::SourceFile;
 use crate::transcript::{Conversation, Loc, ParsedArgs, ToolCall, ToolDef};
 
 mod pairing;
+mod select;
 
 mod arguments_mismatch;
 mod arguments_not_object;
@@ -43,6 +44,8 @@ pub use parse_error::ParseError;
 pub use unknown_format::UnknownFormat;
 pub use unread_tool_structures::UnreadToolStructures;
 pub use unused_suppression::UnusedSuppression;
+
+pub use select::{resolve_selector, RuleLayer, Selection};
 
 /// Every rule, in catalog order. Adding a rule is one file plus one line here.
 pub static RULES: &[&dyn Rule] = &[
