@@ -151,13 +151,13 @@ impl Config {
         ];
         for (key, list) in selectors {
             for item in list.iter().flatten() {
-                crate::lint::resolve_selector(item.get_ref())
+                crate::rules::resolve_selector(item.get_ref())
                     .map_err(|e| self.error_at(item.span(), &format!("{key}: {e}")))?;
             }
         }
         for list in self.per_file_ignores.iter().flat_map(BTreeMap::values) {
             for item in list {
-                crate::lint::resolve_selector(item.get_ref())
+                crate::rules::resolve_selector(item.get_ref())
                     .map_err(|e| self.error_at(item.span(), &format!("per-file-ignores: {e}")))?;
             }
         }
@@ -172,7 +172,7 @@ impl Config {
         for entry in self.suppress.iter().flatten() {
             let s = entry.get_ref();
             let at = |m: &str| self.error_at(entry.span(), &format!("suppress: {m}"));
-            crate::lint::resolve_selector(&s.rule).map_err(|e| at(&e))?;
+            crate::rules::resolve_selector(&s.rule).map_err(|e| at(&e))?;
             globset::Glob::new(&s.path).map_err(|e| at(&format!("invalid path glob: {e}")))?;
             if s.reason.trim().is_empty() {
                 return Err(at("`reason` must say why the finding is accepted"));

@@ -6,9 +6,9 @@
 use crate::diagnostic::{place_all, Diagnostic};
 use crate::fix::engine::{fix_bytes, FixError};
 use crate::format::Format;
-use crate::lint::{self, LintOptions, Selection, SourceName};
+use crate::lint::{self, LintOptions, SourceName};
 use crate::provider::Provider;
-use crate::rules::UnpairedFix;
+use crate::rules::{Selection, UnpairedFix};
 
 /// Options as strings, the way a caller outside Rust holds them (`--input-format`, `--tools`
 /// documents, `--target`, `--select`, `--ignore`, `--unpaired`).

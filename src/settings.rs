@@ -15,8 +15,8 @@ use crate::config::Config;
 use crate::diagnostic::Diagnostic;
 use crate::finding::Severity;
 use crate::format::Format;
-use crate::lint::{resolve_selector, LintOptions, RuleLayer, Selection};
-use crate::rules::{self, UnpairedFix};
+use crate::lint::LintOptions;
+use crate::rules::{self, resolve_selector, RuleLayer, Selection, UnpairedFix};
 
 /// Where a setting's value came from.
 #[derive(Debug, Clone, PartialEq, Eq)]

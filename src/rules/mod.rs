@@ -5,6 +5,7 @@ pub use crate::rule_meta::{FixAvailability, RuleMeta};
 
 mod framework;
 mod pairing;
+mod select;
 
 pub(crate) use framework::{declare_rule, id_list, json_kind};
 pub use framework::{Context, LoopMatch, Rule, RuleOptions, UnpairedFix, Verdict};
@@ -41,6 +42,8 @@ pub use parse_error::ParseError;
 pub use unknown_format::UnknownFormat;
 pub use unread_tool_structures::UnreadToolStructures;
 pub use unused_suppression::UnusedSuppression;
+
+pub use select::{resolve_selector, RuleLayer, Selection};
 
 /// Every rule, in catalog order. Adding a rule is one file plus one line here.
 pub static RULES: &[&dyn Rule] = &[

@@ -1,0 +1,250 @@
+//! Checking what was read: documents normalised into conversations (or found not to fit the
+//! format), the `unread-tool-structures` guard while their trees are alive, every enabled
+//! rule on each conversation, the providers that reject each finding, and the fix intents
+//! turned into edits by the conversation's adapter.
+
+use super::LintOptions;
+use crate::edit::plan::EditContext;
+use crate::finding::{Finding, Fix, FixPlan};
+use crate::format::Format;
+use crate::formats::{self, Adapter};
+use crate::json::Doc;
+use crate::rules::{self, Context};
+use crate::source::SourceFile;
+use crate::transcript::Conversation;
+
+/// Normalises documents with `adapter` and runs the rules on every conversation; a document
+/// that does not fit the format is an `unknown-format` finding at its start. `jsonl`: the
+/// documents are records of a JSONL file (fixes may then add or remove whole lines, and must
+/// not add line breaks inside a record). `lossy`: a document was read with lone surrogates
+/// replaced, so fixes, which may copy parsed values into the file, are withheld.
+/// Returns the format when the documents fit it.
+pub(super) fn check_docs(
+    adapter: &dyn Adapter,
+    docs: &[Doc<'_>],
+    source: &SourceFile,
+    opts: &LintOptions,
+    jsonl: bool,
+    lossy: bool,
+) -> (Vec<Finding>, Option<Format>, crate::coverage::ReadCounts) {
+    check_normalised(
+        adapter,
+        docs,
+        adapter.normalise(docs),
+        source,
+        opts,
+        jsonl,
+        lossy,
+    )
+}
+
+/// [`check_docs`] for documents already normalised (by another reader of `adapter`'s
+/// shapes, such as a SQLite store whose rows are one conversation's items).
+pub(crate) fn check_normalised(
+    adapter: &dyn Adapter,
+    docs: &[Doc<'_>],
+    normalised: Result<Vec<crate::transcript::Conversation>, String>,
+    source: &SourceFile,
+    opts: &LintOptions,
+    jsonl: bool,
+    lossy: bool,
+) -> (Vec<Finding>, Option<Format>, crate::coverage::ReadCounts) {
+    let read = read_docs(adapter, docs, normalised, opts, jsonl);
+    check_read(read, adapter, source, opts, jsonl, lossy)
+}
+
+/// What reading documents gave, all that checking them needs (the documents' trees are no
+/// longer needed): their conversations and the finding for structures none of them holds,
+/// or the finding that they do not fit the format.
+pub(super) enum Read {
+    Fit {
+        conversations: Vec<crate::transcript::Conversation>,
+        unread: Option<Finding>,
+    },
+    Unfit(Finding),
+}
+
+/// Reads normalised documents: the coverage guard runs here, while the trees are alive.
+pub(super) fn read_docs(
+    adapter: &dyn Adapter,
+    docs: &[Doc<'_>],
+    normalised: Result<Vec<crate::transcript::Conversation>, String>,
+    opts: &LintOptions,
+    jsonl: bool,
+) -> Read {
+    match normalised {
+        Ok(conversations) => {
+            let unread = if opts.selection.is_enabled("TC005") {
+                // A session rebuilt from a chain rightly leaves the records off it out
+                // (rewound branches); what it did draw on, and every other input, is read
+                // whole.
+                let drawn;
+                let docs = if adapter.replays_every_record() {
+                    docs
+                } else {
+                    drawn = crate::coverage::drawn_on(docs, &conversations);
+                    &drawn
+                };
+                unread_finding(
+                    &crate::coverage::unread(docs, &conversations),
+                    adapter.format(),
+                )
+            } else {
+                None
+            };
+            Read::Fit {
+                conversations,
+                unread,
+            }
+        }
+        Err(reason) => {
+            let at = docs.first().map_or(0, |d| d.base);
+            let what = if jsonl { "record" } else { "file" };
+            Read::Unfit(
+                Finding::at_span(
+                    &rules::UnknownFormat::META,
+                    at,
+                    at,
+                    format!(
+                        "{what} does not fit the `{}` format: {reason}",
+                        adapter.format()
+                    ),
+                )
+                .help("check the file, or pass the right `--input-format`"),
+            )
+        }
+    }
+}
+
+/// Runs the rules on what [`read_docs`] read.
+pub(super) fn check_read(
+    read: Read,
+    adapter: &dyn Adapter,
+    source: &SourceFile,
+    opts: &LintOptions,
+    jsonl: bool,
+    lossy: bool,
+) -> (Vec<Finding>, Option<Format>, crate::coverage::ReadCounts) {
+    match read {
+        Read::Fit {
+            conversations,
+            unread,
+        } => {
+            let mut findings: Vec<Finding> = conversations
+                .iter()
+                .flat_map(|conv| check_conversation(conv, adapter, source, opts, jsonl))
+                .collect();
+            if lossy {
+                for finding in &mut findings {
+                    finding.fix = None;
+                }
+            }
+            findings.extend(unread);
+            let counts = crate::coverage::ReadCounts::of(&conversations);
+            (findings, Some(adapter.format()), counts)
+        }
+        Read::Unfit(finding) => (vec![finding], None, crate::coverage::ReadCounts::default()),
+    }
+}
+
+/// One `unread-tool-structures` finding for the structures no conversation read, at the
+/// first of them.
+fn unread_finding(unread: &[crate::coverage::Structure], format: Format) -> Option<Finding> {
+    let first = unread.first()?;
+    let listed: Vec<String> = unread
+        .iter()
+        .take(4)
+        .map(|s| format!("`{}` at {}", s.kind, s.loc.pointer))
+        .collect();
+    let more = unread.len().saturating_sub(4);
+    let more = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    let count = unread.len();
+    Some(
+        Finding::at(
+            &rules::UnreadToolStructures::META,
+            &first.loc,
+            format!(
+                "{count} tool-call or tool-result {} read as `{format}` went unchecked, because no conversation of that format holds {}: {}{more}",
+                if count == 1 { "structure" } else { "structures" },
+                if count == 1 { "it" } else { "them" },
+                listed.join(", ")
+            ),
+        )
+        .help("the file mixes shapes this format does not read; pass the right `--input-format`, or report the shape so toolcheck can read it"),
+    )
+}
+
+/// Runs every enabled rule on one conversation, and turns their fix intents into edits with
+/// the conversation's format adapter.
+pub fn check_conversation(
+    conv: &Conversation,
+    adapter: &dyn Adapter,
+    source: &SourceFile,
+    opts: &LintOptions,
+    jsonl: bool,
+) -> Vec<Finding> {
+    let targets: &[crate::provider::Provider] = match &opts.targets {
+        Some(targets) => targets,
+        None => crate::provider::Provider::native(conv.format),
+    };
+    let cx = Context::new(
+        conv,
+        &opts.extra_tools,
+        &opts.schemas,
+        &opts.rule_options,
+        targets,
+        Some(source),
+    );
+    let mut findings = Vec::new();
+    for rule in rules::RULES {
+        if opts.selection.is_enabled(rule.meta().code) {
+            rule.check(&cx, conv, &mut findings);
+        }
+    }
+    // Name the providers that reject each finding; an error no target rejects is a warning.
+    for finding in &mut findings {
+        if !finding.providers.is_empty() {
+            continue;
+        }
+        let rejecting = crate::provider::rejected_by(finding.rule.code);
+        if rejecting.is_empty() {
+            continue;
+        }
+        match cx.judge(rejecting) {
+            Some((severity, providers)) => {
+                finding.providers = providers;
+                if severity == crate::finding::Severity::Warning {
+                    finding.severity = severity;
+                }
+            }
+            None if finding.severity == crate::finding::Severity::Error => {
+                finding.severity = crate::finding::Severity::Warning;
+            }
+            None => {}
+        }
+    }
+    let edit_cx = EditContext::new(source, jsonl);
+    crate::source::with_span_cache(&source.text, || {
+        for finding in &mut findings {
+            finding.format = Some(conv.format);
+            // The plan is spent once turned into edits: 100k findings keep only their fixes.
+            if let Some(plan) = finding.plan.take() {
+                let FixPlan {
+                    applicability,
+                    message,
+                    intent,
+                } = *plan;
+                finding.fix = formats::plan(adapter, &intent, &edit_cx).map(|edits| Fix {
+                    applicability,
+                    message,
+                    edits,
+                });
+            }
+        }
+    });
+    findings
+}

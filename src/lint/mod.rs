@@ -1,0 +1,172 @@
+//! The pipeline for one file: read → parse → detect → normalise → rules. This file holds
+//! its public face: the options, the report of one file and the entry points
+//! ([`lint_bytes`], [`lint_str`], [`too_large`]); `read.rs` reads the file (one document or
+//! JSONL records) and `check.rs` runs the rules on what was read and plans their fixes.
+
+mod check;
+mod read;
+
+// The type of `LintOptions::selection`, beside the options a caller builds.
+pub use crate::rules::Selection;
+pub use check::check_conversation;
+// For `store.rs`, whose rows are normalised by its own reader.
+pub(crate) use check::check_normalised;
+
+use crate::finding::Finding;
+use crate::format::Format;
+use crate::rules;
+use crate::source::SourceFile;
+use crate::transcript::ToolDef;
+use read::{is_jsonl, Linter};
+
+#[derive(Debug, Clone, Default)]
+pub struct LintOptions {
+    /// Skip detection and read every file as this format.
+    pub input_format: Option<Format>,
+    pub selection: Selection,
+    /// Tool definitions from `--tools`.
+    pub extra_tools: Vec<ToolDef>,
+    pub rule_options: rules::RuleOptions,
+    /// Compiled schemas, shared across files.
+    pub schemas: std::sync::Arc<crate::schema::SchemaCache>,
+    /// `--target`: hold every conversation to these providers' rules instead of its own
+    /// format's.
+    pub targets: Option<Vec<crate::provider::Provider>>,
+}
+
+/// What happened to one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// Read as transcripts of these formats.
+    Checked(Vec<Format>),
+    /// Not a transcript, met in a directory walk.
+    Skipped(String),
+}
+
+#[derive(Debug)]
+pub struct FileReport {
+    pub source: SourceFile,
+    pub findings: Vec<Finding>,
+    pub outcome: Outcome,
+    /// Conversations, calls and results read (for `-v`).
+    pub read: crate::coverage::ReadCounts,
+}
+
+/// Checks one file's bytes.
+pub fn lint_bytes(
+    source_name: SourceName,
+    bytes: Vec<u8>,
+    explicit: bool,
+    opts: &LintOptions,
+) -> FileReport {
+    let decoded = crate::encoding::decode(bytes);
+    let bad_lines = match &decoded.problem {
+        Some(crate::encoding::Problem::BadUtf8 { lines, .. }) => lines.clone(),
+        _ => Vec::new(),
+    };
+    let text = decoded.text;
+    let source = SourceFile::new(source_name.path, source_name.name, text);
+    let mut linter = Linter {
+        source: &source,
+        opts,
+        explicit,
+        bad_lines,
+        findings: Vec::new(),
+        formats: Vec::new(),
+        counts: crate::coverage::ReadCounts::default(),
+    };
+    // Invalid UTF-8 in a JSONL file is a finding per record; anything else undecodable is
+    // one parse error for the file.
+    let skipped = match decoded.problem {
+        Some(crate::encoding::Problem::BadUtf8 { .. }) if is_jsonl(&source) => linter.run(),
+        Some(problem) => {
+            linter.parse_error(problem.offset(), problem.message());
+            None
+        }
+        None => linter.run(),
+    };
+    let read = linter.counts;
+    let mut findings = linter.findings;
+    let mut formats = linter.formats;
+    findings.retain(|f| opts.selection.is_enabled(f.rule.code));
+    formats.sort();
+    formats.dedup();
+    let outcome = match skipped {
+        Some(reason) => Outcome::Skipped(reason),
+        None => Outcome::Checked(formats),
+    };
+    FileReport {
+        source,
+        findings,
+        outcome,
+        read,
+    }
+}
+
+/// The report for a file over the maximum input size: one `input-not-checked` finding.
+pub fn too_large(source_name: SourceName, size: Option<u64>, limit: u64) -> FileReport {
+    let source = SourceFile::new(source_name.path, source_name.name, String::new());
+    let finding = Finding::at_span(
+        &rules::InputNotChecked::META,
+        0,
+        0,
+        too_large_message(size, limit),
+    )
+    .help("raise the limit with `--max-file-size` (or `max-file-size` in toolcheck.toml) if the file really is a conversation log");
+    FileReport {
+        source,
+        findings: vec![finding],
+        outcome: Outcome::Checked(Vec::new()),
+        read: crate::coverage::ReadCounts::default(),
+    }
+}
+
+/// Why a file over the maximum input size was not read.
+pub fn too_large_message(size: Option<u64>, limit: u64) -> String {
+    let limit = crate::read::human_size(limit);
+    match size {
+        Some(size) => format!(
+            "file is {} ({size} bytes), larger than the maximum input size of {limit}; it was not checked",
+            crate::read::human_size(size)
+        ),
+        None => format!("input is larger than the maximum input size of {limit}; it was not checked"),
+    }
+}
+
+/// The name and path of an input.
+pub struct SourceName {
+    pub name: String,
+    pub path: Option<std::path::PathBuf>,
+}
+
+/// Checks text as if it were a file named `name` (the extension picks JSON or JSONL), with
+/// the default options: the entry point for embedding and for tests.
+pub fn lint_str(name: &str, text: &str) -> FileReport {
+    lint_bytes(
+        SourceName {
+            name: name.to_string(),
+            path: None,
+        },
+        text.as_bytes().to_vec(),
+        true,
+        &LintOptions::default(),
+    )
+}
+
+impl FileReport {
+    /// `CODE@line:col` for each finding, in file order: compact expectations for tests.
+    pub fn codes(&self) -> Vec<String> {
+        let mut placed: Vec<(usize, String)> =
+            crate::source::with_span_cache(&self.source.text, || {
+                self.findings
+                    .iter()
+                    .map(|f| {
+                        let d = crate::diagnostic::Diagnostic::resolve(&self.source, f.clone());
+                        (d.start, format!("{}@{}:{}", d.code, d.line, d.column))
+                    })
+                    .collect()
+            });
+        placed.sort();
+        placed.into_iter().map(|(_, s)| s).collect()
+    }
+}

@@ -1,0 +1,424 @@
+//! Reading one file: text that is one JSON document or JSONL records (a byte order mark
+//! skipped, a pretty-printed document saved as `.jsonl` and a `.json` file that is really
+//! JSONL read as what they are), the record loop, and the findings for what could not be
+//! read: parse errors per record or per file, invalid UTF-8, nesting too deep, and input
+//! that matches no format.
+
+use crate::tree::Value as Tree;
+use rayon::prelude::*;
+
+use super::check::{check_docs, check_read, read_docs};
+use super::LintOptions;
+use crate::finding::Finding;
+use crate::format::Format;
+use crate::formats::{self, Adapter, Unit};
+use crate::json;
+use crate::json::Doc;
+use crate::rules;
+use crate::source::SourceFile;
+
+pub(super) fn is_jsonl(source: &SourceFile) -> bool {
+    matches!(
+        extension(source).as_deref(),
+        Some("jsonl" | "ndjson" | "log")
+    )
+}
+
+fn extension(source: &SourceFile) -> Option<String> {
+    std::path::Path::new(&source.name)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+}
+
+pub(super) struct Linter<'a> {
+    pub(super) source: &'a SourceFile,
+    pub(super) opts: &'a LintOptions,
+    pub(super) explicit: bool,
+    /// JSONL lines (0-based) that are not valid UTF-8.
+    pub(super) bad_lines: Vec<usize>,
+    pub(super) findings: Vec<Finding>,
+    pub(super) formats: Vec<Format>,
+    pub(super) counts: crate::coverage::ReadCounts,
+}
+
+impl Linter<'_> {
+    /// Runs the file; returns `Some(reason)` when it is skipped as not a transcript.
+    pub(super) fn run(&mut self) -> Option<String> {
+        // A UTF-8 byte order mark (Windows editors, PowerShell) is skipped, and kept as is.
+        let bom = if self.source.text.starts_with('\u{feff}') {
+            3
+        } else {
+            0
+        };
+        let text = &self.source.text[bom..];
+        if text.trim().is_empty() {
+            if is_jsonl(self.source) {
+                // A dataset with no records: nothing to check, nothing wrong.
+                return None;
+            }
+            return self.unrecognised("nothing (the file is empty)".into());
+        }
+        if is_jsonl(self.source) {
+            return self.run_jsonl(bom, true);
+        }
+        match json::parse(text) {
+            Ok(doc) => self.run_document(doc, bom),
+            Err(e) => {
+                // A `.json` file that is really JSONL (one document per line) is common.
+                let first_line_parses = text.lines().next().is_some_and(|l| json::parse(l).is_ok());
+                if e.line > 1 && first_line_parses {
+                    return self.run_jsonl(bom, false);
+                }
+                self.json_error(bom, &e, "file");
+                None
+            }
+        }
+    }
+
+    /// Checks the one JSON document that starts at byte `base`. The document's tree is
+    /// dropped once its conversations are read, before the rules run: a file's findings
+    /// never share the memory with the tree of the whole file.
+    fn run_document(&mut self, doc: json::Parsed, base: usize) -> Option<String> {
+        let adapter = match self.opts.input_format {
+            Some(format) => format.adapter(),
+            None => formats::detect(&doc.value),
+        };
+        let Some(adapter) = adapter else {
+            return self.unrecognised(describe_shape(&doc.value));
+        };
+        let lossy = doc.lossy;
+        let read = {
+            let docs = [Doc {
+                base,
+                value: &doc.value,
+            }];
+            read_docs(adapter, &docs, adapter.normalise(&docs), self.opts, false)
+        };
+        drop(doc);
+        let (findings, format, counts) =
+            check_read(read, adapter, self.source, self.opts, false, lossy);
+        self.counts.add(counts);
+        self.findings.extend(findings);
+        self.formats.extend(format);
+        None
+    }
+
+    /// Checks a JSONL file; `bom` is the length of a byte order mark before the first line.
+    /// `or_document`: a file whose first record does not parse may be one pretty-printed
+    /// JSON document saved as `.jsonl`, and is read as what it is.
+    fn run_jsonl(&mut self, bom: usize, or_document: bool) -> Option<String> {
+        let source = self.source;
+        let log = extension(source).as_deref() == Some("log");
+        let mut lines: Vec<(usize, &str)> = Vec::new();
+        for i in 0..source.line_count() {
+            let (start, end) = source.line_range(i);
+            let start = if i == 0 { start + bom } else { start };
+            let line = &source.text[start..end];
+            if self.bad_lines.contains(&i) {
+                self.record_error(start, &RecordError::Utf8);
+            } else {
+                // Log lines may carry their record between other text; in a `.log` file,
+                // lines that do not open an object are log text, not broken records.
+                let (from, to) = formats::record_span(line);
+                let record = line.get(from..to).unwrap_or_default();
+                let text = log && !record.trim_start().starts_with('{');
+                if !record.trim().is_empty() && !text {
+                    lines.push((start + from, record));
+                }
+            }
+        }
+        if lines.is_empty() {
+            // Only blank or unreadable lines: nothing else to check.
+            return None;
+        }
+        // The first records are read once, for judging the format and then as records.
+        let head: Vec<Result<json::Parsed<'_>, RecordError>> = lines
+            .iter()
+            .take(HEAD)
+            .map(|&(_, line)| parse_record(line))
+            .collect();
+        if or_document && head.first().is_some_and(Result::is_err) {
+            let text = source.text.get(bom..).unwrap_or_default();
+            if let Ok(doc) = json::parse(text) {
+                return self.run_document(doc, bom);
+            }
+        }
+        // Session formats are judged from the first records; the rest is per record.
+        let forced_session = self
+            .opts
+            .input_format
+            .and_then(Format::adapter)
+            .filter(|a| a.unit() == Unit::Session);
+        let session = forced_session.or_else(|| {
+            if self.opts.input_format.is_some() {
+                return None;
+            }
+            formats::detect_session(
+                head.iter()
+                    .filter_map(|p| p.as_ref().ok())
+                    .map(|p| &p.value),
+            )
+        });
+        if let Some(adapter) = session {
+            let mut parsed = Vec::with_capacity(lines.len());
+            let mut lossy = false;
+            let mut head = head.into_iter();
+            for &(base, line) in &lines {
+                match head.next().unwrap_or_else(|| parse_record(line)) {
+                    Ok(p) => {
+                        lossy |= p.lossy;
+                        parsed.push((base, p.value));
+                    }
+                    Err(e) => self.record_error(base, &e),
+                }
+            }
+            let docs: Vec<Doc<'_>> = parsed
+                .iter()
+                .map(|(base, value)| Doc { base: *base, value })
+                .collect();
+            self.normalise_and_check(adapter, &docs, true, lossy);
+            return None;
+        }
+        let opts = self.opts;
+        let (read, rest) = lines.split_at(head.len());
+        let per_record: Vec<RecordOutcome> = head
+            .into_par_iter()
+            .zip(read.par_iter())
+            .map(|(parsed, &(base, _))| match parsed {
+                Ok(parsed) => check_parsed(source, opts, base, parsed),
+                Err(e) => RecordOutcome::Invalid(e, base),
+            })
+            .chain(
+                rest.par_iter()
+                    .map(|&(base, line)| check_record(source, opts, base, line)),
+            )
+            .collect();
+        let mut recognised = false;
+        for outcome in per_record {
+            match outcome {
+                RecordOutcome::Parsed {
+                    findings,
+                    format,
+                    counts,
+                } => {
+                    self.counts.add(counts);
+                    recognised |= format.is_some();
+                    self.formats.extend(format);
+                    self.findings.extend(findings);
+                }
+                RecordOutcome::Invalid(err, base) => self.record_error(base, &err),
+            }
+        }
+        if !recognised && self.findings.is_empty() {
+            return self.unrecognised("no record that matches a conversation format".to_string());
+        }
+        None
+    }
+
+    fn normalise_and_check(
+        &mut self,
+        adapter: &dyn Adapter,
+        docs: &[Doc<'_>],
+        jsonl: bool,
+        lossy: bool,
+    ) {
+        let (findings, format, counts) =
+            check_docs(adapter, docs, self.source, self.opts, jsonl, lossy);
+        self.counts.add(counts);
+        self.findings.extend(findings);
+        self.formats.extend(format);
+    }
+
+    fn unrecognised(&mut self, reason: String) -> Option<String> {
+        if !self.explicit && self.opts.input_format.is_none() {
+            return Some(reason);
+        }
+        let message = match self.opts.input_format {
+            Some(format) => format!("file does not fit the `{format}` format: {reason}"),
+            None => format!("file matches no conversation format: it holds {reason}"),
+        };
+        self.findings.push(
+            Finding::at(
+                &rules::UnknownFormat::META,
+                &crate::transcript::Loc::new(0, ""),
+                message,
+            )
+            .help(format!(
+                "pass `--input-format` with one of: {}",
+                Format::ALL.map(Format::name).join(", ")
+            )),
+        );
+        None
+    }
+
+    pub(super) fn parse_error(&mut self, at: usize, message: String) {
+        let (start, end) = self.one_char_at(at);
+        self.findings.push(
+            Finding::at_span(&rules::ParseError::META, start, end, message)
+                .help("repair or remove the broken JSON; nothing in it can be checked until then"),
+        );
+    }
+
+    /// The span of the one character at byte `at`: one character, not one byte, so the span
+    /// starts and ends on char boundaries.
+    fn one_char_at(&self, at: usize) -> (usize, usize) {
+        let at = crate::source::floor_char_boundary(&self.source.text, at);
+        (
+            at,
+            crate::source::ceil_char_boundary(&self.source.text, at + 1),
+        )
+    }
+
+    fn record_error(&mut self, base: usize, err: &RecordError) {
+        match err {
+            RecordError::Json(e) => self.json_error(base, e, "record"),
+            RecordError::Utf8 => self.parse_error(base, "record is not valid UTF-8".into()),
+        }
+    }
+
+    /// Reports JSON that could not be read: a syntax error or truncation is `parse-error`;
+    /// valid JSON nested past the depth toolcheck reads is `input-not-checked`.
+    fn json_error(&mut self, base: usize, e: &json::JsonError, what: &str) {
+        let at = offset_of(self.source, base, e.line, e.column);
+        if e.kind == json::JsonErrorKind::TooDeep {
+            let (start, end) = self.one_char_at(at);
+            self.findings.push(
+                Finding::at_span(
+                    &rules::InputNotChecked::META,
+                    start,
+                    end,
+                    format!(
+                        "{what} is nested deeper than {} levels here, more than toolcheck reads; the {what} was not checked",
+                        json::MAX_DEPTH
+                    ),
+                )
+                .help(format!(
+                    "flatten the deeply nested value; toolcheck checks nothing in this {what} until then"
+                )),
+            );
+            return;
+        }
+        self.parse_error(at, describe_json_error(e, what));
+    }
+}
+
+/// How many first records of a JSONL file judge whether it is one session.
+const HEAD: usize = 16;
+
+enum RecordError {
+    Json(json::JsonError),
+    Utf8,
+}
+
+fn parse_record(line: &str) -> Result<json::Parsed<'_>, RecordError> {
+    json::parse(line).map_err(RecordError::Json)
+}
+
+enum RecordOutcome {
+    Parsed {
+        findings: Vec<Finding>,
+        format: Option<Format>,
+        counts: crate::coverage::ReadCounts,
+    },
+    Invalid(RecordError, usize),
+}
+
+fn check_record(source: &SourceFile, opts: &LintOptions, base: usize, line: &str) -> RecordOutcome {
+    match parse_record(line) {
+        Ok(parsed) => check_parsed(source, opts, base, parsed),
+        Err(e) => RecordOutcome::Invalid(e, base),
+    }
+}
+
+/// Checks one parsed JSONL record that starts at byte `base`.
+fn check_parsed(
+    source: &SourceFile,
+    opts: &LintOptions,
+    base: usize,
+    parsed: json::Parsed<'_>,
+) -> RecordOutcome {
+    let (value, lossy) = (parsed.value, parsed.lossy);
+    let adapter = match opts.input_format {
+        Some(format) => format.adapter(),
+        None => formats::detect(&value),
+    };
+    let Some(adapter) = adapter else {
+        return RecordOutcome::Parsed {
+            findings: Vec::new(),
+            format: None,
+            counts: crate::coverage::ReadCounts::default(),
+        };
+    };
+    let docs = [Doc {
+        base,
+        value: &value,
+    }];
+    let (findings, format, counts) = check_docs(adapter, &docs, source, opts, true, lossy);
+    RecordOutcome::Parsed {
+        findings,
+        format,
+        counts,
+    }
+}
+
+/// Byte offset of serde_json's 1-based line and column inside the document at `base`.
+fn offset_of(source: &SourceFile, base: usize, line: usize, column: usize) -> usize {
+    let first = source.line_index(base);
+    let line_idx = (first + line.saturating_sub(1)).min(source.line_count().saturating_sub(1));
+    let (start, end) = source.line_range(line_idx);
+    let start = if line <= 1 { base } else { start };
+    // serde_json counts columns in bytes, so the position can fall inside a character.
+    crate::source::floor_char_boundary(
+        &source.text,
+        (start + column.saturating_sub(1)).min(end.max(start)),
+    )
+}
+
+/// The parse-error message (findings carry the position).
+fn describe_json_error(e: &json::JsonError, what: &str) -> String {
+    match e.kind {
+        json::JsonErrorKind::Eof => format!("{what} is truncated: {}", e.message),
+        _ => format!("{what} is not valid JSON: {}", e.message),
+    }
+}
+
+/// What a document that matched no format holds, for the skip reason and the finding.
+fn describe_shape(doc: &crate::tree::Value<'_>) -> String {
+    match doc {
+        Tree::Object(map) if map.is_empty() => "an empty object".to_string(),
+        Tree::Object(map)
+            if ["messages", "contents", "input"]
+                .iter()
+                .any(|k| map.contains_key(k)) =>
+        {
+            let key = ["messages", "contents", "input"]
+                .into_iter()
+                .find(|k| map.contains_key(k))
+                .unwrap_or("messages");
+            format!("an object whose `{key}` is not a list of messages of a known format")
+        }
+        Tree::Object(map) => {
+            let keys: Vec<String> = map.keys().take(5).map(|k| format!("`{k}`")).collect();
+            let more = if map.len() > 5 { ", ..." } else { "" };
+            format!(
+                "an object with keys {}{more}, and no `messages`, `contents` or `input` of a known shape",
+                keys.join(", ")
+            )
+        }
+        Tree::Array(items) if items.is_empty() => "an empty array".to_string(),
+        Tree::Array(items) => format!(
+            "an array of {} items that are not messages of a known format",
+            items.len()
+        ),
+        other => format!(
+            "a bare {}",
+            match other {
+                Tree::String(_) => "string",
+                Tree::Number(_) => "number",
+                Tree::Bool(_) => "boolean",
+                _ => "null",
+            }
+        ),
+    }
+}

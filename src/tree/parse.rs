@@ -1,0 +1,402 @@
+//! The parser behind [`parse`](fn@super::parse): JSON text into a borrowed [`Value`], accepting
+//! exactly what serde_json accepts, and the decoding of the escapes in the strings it read
+//! (done later, when a [`Str`] is first read).
+
+use super::{Map, Number, Str, Value};
+
+/// How a read stopped short: serde_json is asked for the message.
+#[derive(Debug)]
+pub struct Rejected;
+
+/// A document read from text.
+pub struct Tree<'a> {
+    pub value: Value<'a>,
+    /// A lone UTF-16 surrogate escape was read as U+FFFD.
+    pub lossy: bool,
+}
+
+/// The nesting serde_json refuses: its recursion limit (128) counts down on entering each
+/// array or object and fails on reaching zero.
+const DEPTH_LIMIT: usize = 128;
+
+/// Reads `text` as one JSON document (surrounding whitespace allowed).
+pub fn parse(text: &str) -> Result<Tree<'_>, Rejected> {
+    let mut p = Parser {
+        text,
+        bytes: text.as_bytes(),
+        pos: 0,
+        depth: 0,
+        lossy: false,
+    };
+    p.skip_ws();
+    let value = p.value()?;
+    p.skip_ws();
+    if p.pos != p.bytes.len() {
+        return Err(Rejected);
+    }
+    Ok(Tree {
+        value,
+        lossy: p.lossy,
+    })
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    depth: usize,
+    lossy: bool,
+}
+
+/// Whether `bytes` holds a control character (below U+0020), which JSON strings may not:
+/// eight bytes at a time.
+fn has_control(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut words = bytes.chunks_exact(8);
+    for word in &mut words {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(word);
+        let x = u64::from_le_bytes(w);
+        // A byte below 0x20 borrows into its high bit (bytes at or above 0x80 excluded).
+        if x.wrapping_sub(ONES * 0x20) & !x & HIGH != 0 {
+            return true;
+        }
+    }
+    words.remainder().iter().any(|&b| b < 0x20)
+}
+
+impl<'a> Parser<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    fn value(&mut self) -> Result<Value<'a>, Rejected> {
+        match self.peek().ok_or(Rejected)? {
+            b'{' => self.object(),
+            b'[' => self.array(),
+            b'"' => self.string().map(Value::String),
+            b't' => self.literal(b"true", Value::Bool(true)),
+            b'f' => self.literal(b"false", Value::Bool(false)),
+            b'n' => self.literal(b"null", Value::Null),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => Err(Rejected),
+        }
+    }
+
+    fn literal(&mut self, word: &[u8], value: Value<'a>) -> Result<Value<'a>, Rejected> {
+        if self.bytes.get(self.pos..self.pos + word.len()) == Some(word) {
+            self.pos += word.len();
+            Ok(value)
+        } else {
+            Err(Rejected)
+        }
+    }
+
+    fn enter(&mut self) -> Result<(), Rejected> {
+        self.depth += 1;
+        if self.depth >= DEPTH_LIMIT {
+            return Err(Rejected);
+        }
+        Ok(())
+    }
+
+    /// Steps over a container's closing bracket, out of the depth [`Parser::enter`] took.
+    fn leave(&mut self) {
+        self.pos += 1;
+        self.depth -= 1;
+    }
+
+    fn array(&mut self) -> Result<Value<'a>, Rejected> {
+        self.enter()?;
+        self.pos += 1;
+        let mut items = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b']') {
+            self.leave();
+            return Ok(Value::Array(items));
+        }
+        loop {
+            self.skip_ws();
+            items.push(self.value()?);
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.leave();
+                    // Growth leaves up to half a container unused, for as long as the tree
+                    // lives; a shrink in place is cheaper than the memory.
+                    items.shrink_to_fit();
+                    return Ok(Value::Array(items));
+                }
+                _ => return Err(Rejected),
+            }
+        }
+    }
+
+    fn object(&mut self) -> Result<Value<'a>, Rejected> {
+        self.enter()?;
+        let start = self.pos;
+        self.pos += 1;
+        let mut members = Vec::new();
+        self.skip_ws();
+        if self.peek() == Some(b'}') {
+            self.leave();
+            let raw = self.text.get(start..self.pos).unwrap_or_default();
+            return Ok(Value::Object(Map { members, raw }));
+        }
+        loop {
+            self.skip_ws();
+            if self.peek() != Some(b'"') {
+                return Err(Rejected);
+            }
+            let key = self.string()?;
+            self.skip_ws();
+            if self.peek() != Some(b':') {
+                return Err(Rejected);
+            }
+            self.pos += 1;
+            self.skip_ws();
+            let value = self.value()?;
+            members.push((key, value));
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.leave();
+                    let raw = self.text.get(start..self.pos).unwrap_or_default();
+                    members.shrink_to_fit();
+                    return Ok(Value::Object(Map { members, raw }));
+                }
+                _ => return Err(Rejected),
+            }
+        }
+    }
+
+    /// A string; `pos` is at its opening quote.
+    fn string(&mut self) -> Result<Str<'a>, Rejected> {
+        self.pos += 1;
+        let start = self.pos;
+        let mut escaped = false;
+        loop {
+            // The plain run, most of any string: up to the next quote or backslash, with no
+            // control character in it.
+            let rest = self.bytes.get(self.pos..).unwrap_or_default();
+            let run = memchr::memchr2(b'"', b'\\', rest).unwrap_or(rest.len());
+            if has_control(rest.get(..run).unwrap_or_default()) {
+                return Err(Rejected);
+            }
+            self.pos += run;
+            match self.peek() {
+                Some(b'"') => {
+                    let raw = self.text.get(start..self.pos).ok_or(Rejected)?;
+                    self.pos += 1;
+                    return Ok(Str::borrowed(raw, escaped));
+                }
+                Some(b'\\') => {
+                    escaped = true;
+                    self.escape()?;
+                }
+                // A control character, or the end of the text.
+                _ => return Err(Rejected),
+            }
+        }
+    }
+
+    /// One escape; `pos` is at its backslash.
+    fn escape(&mut self) -> Result<(), Rejected> {
+        match self.bytes.get(self.pos + 1).copied() {
+            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => {
+                self.pos += 2;
+                Ok(())
+            }
+            Some(b'u') => {
+                let unit = hex4(self.bytes, self.pos + 2).ok_or(Rejected)?;
+                self.pos += 6;
+                if (0xD800..0xDC00).contains(&unit) {
+                    let low = (self.bytes.get(self.pos..self.pos + 2) == Some(b"\\u"))
+                        .then(|| hex4(self.bytes, self.pos + 2))
+                        .flatten();
+                    match low {
+                        Some(low) if (0xDC00..0xE000).contains(&low) => self.pos += 6,
+                        _ => self.lossy = true,
+                    }
+                } else if (0xDC00..0xE000).contains(&unit) {
+                    self.lossy = true;
+                }
+                Ok(())
+            }
+            _ => Err(Rejected),
+        }
+    }
+
+    fn number(&mut self) -> Result<Value<'a>, Rejected> {
+        let start = self.pos;
+        if self.peek() == Some(b'-') {
+            self.pos += 1;
+        }
+        match self.peek() {
+            Some(b'0') => self.pos += 1,
+            Some(b'1'..=b'9') => self.digits(),
+            _ => return Err(Rejected),
+        }
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            if !matches!(self.peek(), Some(b'0'..=b'9')) {
+                return Err(Rejected);
+            }
+            self.digits();
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.pos += 1;
+            }
+            if !matches!(self.peek(), Some(b'0'..=b'9')) {
+                return Err(Rejected);
+            }
+            self.digits();
+        }
+        let raw = self.text.get(start..self.pos).ok_or(Rejected)?;
+        Ok(Value::Number(Number(raw.into())))
+    }
+
+    fn digits(&mut self) {
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.pos += 1;
+        }
+    }
+}
+
+fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
+    let digits = bytes.get(at..at + 4)?;
+    digits.iter().try_fold(0u32, |acc, &d| {
+        let v = (d as char).to_digit(16)?;
+        Some(acc * 16 + v)
+    })
+}
+
+/// Decodes the escapes of a string the parser accepted; lone surrogates become U+FFFD.
+pub(super) fn unescape(raw: &str) -> String {
+    unescape_until(raw, usize::MAX)
+}
+
+/// [`unescape`], stopping once at least `limit` bytes are decoded.
+pub(super) fn unescape_until(raw: &str, limit: usize) -> String {
+    let bytes = raw.as_bytes();
+    let mut out = String::with_capacity(raw.len().min(limit.saturating_add(16)));
+    let mut i = 0;
+    while i < bytes.len() && out.len() < limit {
+        let rest = bytes.get(i..).unwrap_or_default();
+        let plain = memchr::memchr(b'\\', rest).unwrap_or(rest.len());
+        let want = limit - out.len();
+        if plain >= want {
+            // The run alone reaches the limit: take it to the next character boundary.
+            let end = crate::source::ceil_char_boundary(raw, i + want);
+            out.push_str(raw.get(i..end).unwrap_or_default());
+            break;
+        }
+        out.push_str(raw.get(i..i + plain).unwrap_or_default());
+        i += plain;
+        if i >= bytes.len() {
+            break;
+        }
+        let (c, len) = match bytes.get(i + 1).copied() {
+            Some(b'"') => ('"', 2),
+            Some(b'\\') => ('\\', 2),
+            Some(b'/') => ('/', 2),
+            Some(b'b') => ('\u{8}', 2),
+            Some(b'f') => ('\u{c}', 2),
+            Some(b'n') => ('\n', 2),
+            Some(b'r') => ('\r', 2),
+            Some(b't') => ('\t', 2),
+            Some(b'u') => {
+                let unit = hex4(bytes, i + 2).unwrap_or(0xFFFD);
+                let low = (bytes.get(i + 6..i + 8) == Some(b"\\u"))
+                    .then(|| hex4(bytes, i + 8))
+                    .flatten()
+                    .filter(|l| (0xDC00..0xE000).contains(l));
+                match low {
+                    Some(low) if (0xD800..0xDC00).contains(&unit) => {
+                        let c = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                        (char::from_u32(c).unwrap_or('\u{fffd}'), 12)
+                    }
+                    _ => (char::from_u32(unit).unwrap_or('\u{fffd}'), 6),
+                }
+            }
+            _ => ('\u{fffd}', 1),
+        };
+        out.push(c);
+        i += len;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_and_surrogates() {
+        let t = parse(r#"["a\ud83d b", "\udc00", "\ud83d\ude00", "\\ud83d", "\u00e9\/"]"#)
+            .expect("valid");
+        assert!(t.lossy);
+        let v = t.value;
+        assert_eq!(v[0], "a\u{fffd} b");
+        assert_eq!(v[1], "\u{fffd}");
+        assert_eq!(v[2], "\u{1f600}");
+        assert_eq!(v[3], "\\ud83d");
+        assert_eq!(v[4], "\u{e9}/");
+        assert!(!parse(r#"["\\ud83d"]"#).expect("valid").lossy);
+    }
+
+    #[test]
+    fn rejects_what_serde_json_rejects() {
+        for bad in [
+            "",
+            "{",
+            "[1,]",
+            "{\"a\":1,}",
+            "01",
+            "1.",
+            "-",
+            "1e",
+            "tru",
+            "\"a",
+            "\"\t\"",
+            "\"\\x\"",
+            "\"\\u12\"",
+            "[1 2]",
+            "{\"a\" 1}",
+            "{1:2}",
+            "nul",
+            "1 2",
+            "+1",
+            ".5",
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?}");
+            assert!(
+                serde_json::from_str::<serde_json::Value>(bad).is_err(),
+                "{bad:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn depth_limit_matches_serde_json() {
+        for depth in [126, 127, 128, 129] {
+            let text = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+            assert_eq!(
+                parse(&text).is_ok(),
+                serde_json::from_str::<serde_json::Value>(&text).is_ok(),
+                "depth {depth}"
+            );
+        }
+    }
+}
