@@ -22,6 +22,7 @@ pub mod format;
 pub mod formats;
 pub mod json;
 pub mod lint;
+pub mod pointer;
 pub mod progress;
 pub mod provider;
 pub mod read;

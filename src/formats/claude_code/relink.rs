@@ -47,7 +47,7 @@ pub(super) fn is_whole_line(cx: &EditContext<'_>, node: &Loc, message: &Loc) -> 
         return false;
     }
     let text = cx.source.text.as_str();
-    crate::source::locate(text, node.base, parent)
+    crate::pointer::locate(text, node.base, parent)
         .and_then(|(s, e)| json_edit::elements(text, s, e))
         .is_some_and(|els| els.len() == 1)
 }
@@ -226,7 +226,7 @@ pub(super) fn insert_result(
     let mut edits = vec![insert_record_after(cx, after, &rendered)?];
     // `after`'s uuid, rewritten as itself: two inserts after one line then clash, so they
     // land in separate rounds and the chain stays a line instead of forking.
-    let (s, e) = crate::source::locate(text, after_start, "/uuid")?;
+    let (s, e) = crate::pointer::locate(text, after_start, "/uuid")?;
     edits.push(Edit {
         start: s,
         end: e,
@@ -257,7 +257,7 @@ pub(super) fn move_result(
     }
     let uuid = string_at(cx, start, "/uuid")?;
     let after_uuid = string_at(cx, after_start, "/uuid")?;
-    let (ps, pe) = crate::source::locate(text, start, "/parentUuid")?;
+    let (ps, pe) = crate::pointer::locate(text, start, "/parentUuid")?;
     let old_parent = &text[ps..pe];
     if serde_json::from_str::<String>(old_parent).ok().as_deref() == Some(&after_uuid) {
         // Already linked after the call's turn: moving the line would change nothing.
