@@ -58,45 +58,19 @@ impl SourceFile {
     }
 
     fn starts(&self) -> &[usize] {
-        self.line_starts.get_or_init(|| {
-            let mut starts = vec![0];
-            starts.extend(memchr::memchr_iter(b'\n', self.text.as_bytes()).map(|i| i + 1));
-            starts
-        })
+        self.line_starts.get_or_init(|| line_starts(&self.text))
     }
 
-    /// 1-based line and column of each offset, in one forward pass over the text: placing
-    /// many findings on one long line (a compact JSON document) counts its characters once,
-    /// not once per finding.
+    /// 1-based line and column of each offset, as [`SourceFile::line_col`] counts them, in
+    /// one forward pass over the text: placing many findings on one long line (a compact
+    /// JSON document) counts its characters once, not once per finding.
     pub fn line_cols(&self, offsets: &[usize]) -> Vec<(usize, usize)> {
-        let mut order: Vec<usize> = (0..offsets.len()).collect();
-        order.sort_by_key(|&i| offsets.get(i).copied().unwrap_or(0));
-        let mut out = vec![(1, 1); offsets.len()];
-        // The cursor: a char boundary, its 0-based line, and its 0-based column.
-        let (mut at, mut line, mut col) = (0usize, usize::MAX, 0usize);
-        for i in order {
-            let offset = floor_char_boundary(&self.text, offsets.get(i).copied().unwrap_or(0));
-            let this_line = self.line_index(offset);
-            if this_line != line || offset < at {
-                line = this_line;
-                at = self.starts().get(line).copied().unwrap_or(0);
-                col = 0;
-            }
-            col += self.text.get(at..offset).map_or(0, |s| s.chars().count());
-            at = offset;
-            if let Some(slot) = out.get_mut(i) {
-                *slot = (line + 1, col + 1);
-            }
-        }
-        out
+        line_cols(&self.text, self.starts(), offsets)
     }
 
     /// 0-based line index holding `offset` (the last line for offsets past the end).
     pub fn line_index(&self, offset: usize) -> usize {
-        match self.starts().binary_search(&offset) {
-            Ok(i) => i,
-            Err(i) => i.saturating_sub(1),
-        }
+        line_index(self.starts(), offset)
     }
 
     /// Byte range of line `idx` (0-based), without its line terminator. A line past the
@@ -132,17 +106,63 @@ impl SourceFile {
     }
 
     /// 1-based line and column (in characters) of a byte offset; an offset inside a
-    /// character counts as that character.
+    /// character counts as that character, an offset past the end as the end.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        let offset = floor_char_boundary(&self.text, offset);
-        let line = self.line_index(offset);
-        let start = self.starts().get(line).copied().unwrap_or(0);
-        let col = self
-            .text
-            .get(start..offset)
-            .map_or(0, |s| s.chars().count());
-        (line + 1, col + 1)
+        first(line_cols(&self.text, self.starts(), &[offset]))
     }
+}
+
+/// [`SourceFile::line_col`] of a text that has no `SourceFile` (a config file): the same
+/// numbers, from a line index built for this one call.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    first(line_cols(text, &line_starts(text), &[offset]))
+}
+
+fn first(positions: Vec<(usize, usize)>) -> (usize, usize) {
+    positions.first().copied().unwrap_or((1, 1))
+}
+
+/// The byte offset where each line of `text` starts.
+fn line_starts(text: &str) -> Vec<usize> {
+    let mut starts = vec![0];
+    starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+    starts
+}
+
+/// 0-based index of the line holding `offset`, given the line `starts` (the last line for
+/// offsets past the end).
+fn line_index(starts: &[usize], offset: usize) -> usize {
+    match starts.binary_search(&offset) {
+        Ok(i) => i,
+        Err(i) => i.saturating_sub(1),
+    }
+}
+
+/// The one offset → line:column mapping: 1-based line and column (in characters) of each
+/// offset of `text`, whose line `starts` are given. An offset inside a character counts as
+/// that character, one past the end as the end. Offsets are visited in order with a
+/// cursor, so the characters of a line are counted once however many offsets it holds.
+fn line_cols(text: &str, starts: &[usize], offsets: &[usize]) -> Vec<(usize, usize)> {
+    let mut order: Vec<usize> = (0..offsets.len()).collect();
+    order.sort_by_key(|&i| offsets.get(i).copied().unwrap_or(0));
+    let mut out = vec![(1, 1); offsets.len()];
+    // The cursor: a char boundary, its 0-based line, and its 0-based column.
+    let (mut at, mut line, mut col) = (0usize, usize::MAX, 0usize);
+    for i in order {
+        let offset = floor_char_boundary(text, offsets.get(i).copied().unwrap_or(0));
+        let this_line = line_index(starts, offset);
+        if this_line != line || offset < at {
+            line = this_line;
+            at = starts.get(line).copied().unwrap_or(0);
+            col = 0;
+        }
+        col += text.get(at..offset).map_or(0, |s| s.chars().count());
+        at = offset;
+        if let Some(slot) = out.get_mut(i) {
+            *slot = (line + 1, col + 1);
+        }
+    }
+    out
 }
 
 /// The largest char boundary of `text` at or before `offset` (clamped to its length):
@@ -346,6 +366,9 @@ mod tests {
             .collect();
         let expected: Vec<(usize, usize)> = offsets.iter().map(|&o| file.line_col(o)).collect();
         assert_eq!(file.line_cols(&offsets), expected);
+        // A text without a `SourceFile` (a config file) is counted the same way.
+        let free: Vec<(usize, usize)> = offsets.iter().map(|&o| line_col(text, o)).collect();
+        assert_eq!(free, expected);
     }
 
     #[test]
