@@ -34,6 +34,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::rules::{LoopMatch, UnpairedFix};
+use crate::source::line_col;
 
 /// The names a config file may have, looked for in each directory from the current one up.
 pub const FILE_NAMES: [&str; 2] = ["toolcheck.toml", ".toolcheck.toml"];
@@ -234,14 +235,6 @@ impl Config {
         list.as_ref()
             .map(|l| l.iter().map(|s| s.get_ref().clone()).collect())
     }
-}
-
-/// 1-based line and column (characters) of a byte offset.
-pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = text.get(..offset).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, col)
 }
 
 #[cfg(test)]

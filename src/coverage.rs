@@ -213,7 +213,7 @@ fn scan(
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
                 if item.is_object() || item.is_array() {
-                    crate::source::push_token(pointer, &i);
+                    crate::pointer::push_token(pointer, &i);
                     scan(item, base, pointer, seen, out);
                     pointer.truncate(depth);
                 }
@@ -251,7 +251,7 @@ fn scan(
             }
             for (key, inner) in KEYS.iter().zip(keyed) {
                 if let Some(inner) = inner {
-                    crate::source::push_token(pointer, key);
+                    crate::pointer::push_token(pointer, key);
                     let id = id_of(inner).or_else(|| id_of(map));
                     seen.judge(base, pointer, key, id, out);
                     pointer.truncate(depth);
@@ -260,8 +260,8 @@ fn scan(
             for (&(key, kind), calls) in LISTS.iter().zip(listed) {
                 for (i, call) in calls.into_iter().flatten().enumerate() {
                     if let Value::Object(call) = call {
-                        crate::source::push_token(pointer, &key);
-                        crate::source::push_token(pointer, &i);
+                        crate::pointer::push_token(pointer, &key);
+                        crate::pointer::push_token(pointer, &i);
                         seen.judge(base, pointer, kind, id_of(call), out);
                         pointer.truncate(depth);
                     }
@@ -271,7 +271,7 @@ fn scan(
                 if !(child.is_object() || child.is_array()) || DECLARATIONS.contains(&key) {
                     continue;
                 }
-                crate::source::push_token(pointer, &key);
+                crate::pointer::push_token(pointer, &key);
                 scan(child, base, pointer, seen, out);
                 pointer.truncate(depth);
             }

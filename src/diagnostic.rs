@@ -5,7 +5,8 @@
 use serde::Serialize;
 
 use crate::finding::{Anchor, Finding, Fix, Severity};
-use crate::source::{ceil_char_boundary, floor_char_boundary, locate, SourceFile};
+use crate::pointer::locate;
+use crate::source::{ceil_char_boundary, floor_char_boundary, SourceFile};
 
 /// A finding placed in its file: the object of docs/architecture.md, "Findings".
 #[derive(Debug, Clone, Serialize)]

@@ -23,6 +23,7 @@ pub mod formats;
 pub mod input;
 pub mod json;
 pub mod lint;
+pub mod pointer;
 pub mod progress;
 pub mod provider;
 pub mod read;

@@ -377,7 +377,7 @@ impl<'a> Resolver<'a> {
         let mut suppressions = Vec::new();
         for entry in config.suppress.iter().flatten() {
             let s = entry.get_ref();
-            let (line, column) = crate::config::line_col(&config.text, entry.span().start);
+            let (line, column) = crate::source::line_col(&config.text, entry.span().start);
             let what =
                 s.id.as_ref()
                     .map(|i| format!("id {i}"))

@@ -27,10 +27,10 @@ impl Loc {
     }
 
     /// The location of a child of this node.
-    pub fn child(&self, token: impl crate::source::Token) -> Loc {
+    pub fn child(&self, token: impl crate::pointer::Token) -> Loc {
         let mut pointer = String::with_capacity(self.pointer.len() + 24);
         pointer.push_str(&self.pointer);
-        crate::source::push_token(&mut pointer, &token);
+        crate::pointer::push_token(&mut pointer, &token);
         Loc {
             base: self.base,
             pointer,

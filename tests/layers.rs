@@ -20,8 +20,8 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
         "text",
         "bytes, text, spans and pointers, the JSON tree, names of formats and providers",
         &[
-            "encoding", "escape", "stdout", "progress", "read", "format", "provider", "source",
-            "tree",
+            "encoding", "escape", "stdout", "progress", "read", "format", "provider", "pointer",
+            "source", "tree",
         ],
     ),
     (

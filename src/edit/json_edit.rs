@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use crate::finding::Edit;
-use crate::source::locate;
+use crate::pointer::locate;
 
 /// Removes the array element at `pointer` (with one adjoining comma).
 pub fn remove_element(text: &str, base: usize, pointer: &str) -> Option<Edit> {
@@ -218,7 +218,7 @@ fn insert_raw(
 
 /// Byte ranges of the elements of the array spanning `start..end`.
 pub fn elements(text: &str, start: usize, end: usize) -> Option<std::rc::Rc<Vec<(usize, usize)>>> {
-    crate::source::element_spans(text, start, end)
+    crate::pointer::element_spans(text, start, end)
 }
 
 /// What goes between two elements: the whitespace after the first comma, or a space.

@@ -250,7 +250,7 @@ fn gather(
         }
     }
     let last = messages.last()?;
-    let (arr_start, arr_end) = crate::source::locate(text, into.base, array)?;
+    let (arr_start, arr_end) = crate::pointer::locate(text, into.base, array)?;
     let count = json_edit::elements(text, arr_start, arr_end)?.len();
     if count == 0 {
         return None;
@@ -265,8 +265,8 @@ fn gather(
             None => insertion = Some(edit),
         }
     }
-    let (_, message_end) = crate::source::locate(text, into.base, message)?;
-    let (_, last_end) = crate::source::locate(text, last.base, &last.pointer)?;
+    let (_, message_end) = crate::pointer::locate(text, into.base, message)?;
+    let (_, last_end) = crate::pointer::locate(text, last.base, &last.pointer)?;
     let removal = Edit {
         start: message_end,
         end: last_end,
@@ -290,7 +290,7 @@ fn is_only_element(cx: &EditContext<'_>, node: &Loc) -> bool {
         return false;
     };
     let text = cx.source.text.as_str();
-    crate::source::locate(text, node.base, parent)
+    crate::pointer::locate(text, node.base, parent)
         .and_then(|(s, e)| json_edit::elements(text, s, e))
         .is_some_and(|els| els.len() == 1)
 }

@@ -87,7 +87,7 @@ fn histories<'a>(doc: &'a Value<'a>) -> Vec<(String, &'a Vec<Value<'a>>)> {
             } else {
                 for (key, value) in map {
                     if let Some(list) = memory(value) {
-                        let key = crate::source::escape_token(key);
+                        let key = crate::pointer::escape_token(key);
                         out.push((format!("/{key}/memory/content"), list));
                     }
                 }

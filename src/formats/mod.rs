@@ -1,8 +1,9 @@
 //! Provider formats: detection and normalisation.
 //!
-//! One file per format. An adapter knows its JSON shapes and turns them into the normalised
-//! [`Conversation`] model; it never decides what is wrong. Detection is cheap: each adapter
-//! scores a document from its top-level shape, and the best score wins.
+//! One file per format (a directory for a large one: `claude_code/`). An adapter knows its
+//! JSON shapes and turns them into the normalised [`Conversation`] model; it never decides
+//! what is wrong. Detection is cheap: each adapter scores a document from its top-level
+//! shape, and the best score wins.
 
 use crate::tree::Value;
 
