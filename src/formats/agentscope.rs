@@ -24,7 +24,7 @@ use serde_json::{json, Value as Json};
 
 use crate::tree::Value;
 
-use super::{str_at, Adapter, CallSite, Dialect, Doc, Format, Planned, Unit};
+use super::{str_at, Adapter, CallSite, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
 use crate::transcript::{
@@ -32,11 +32,9 @@ use crate::transcript::{
     Conversation, Item, Loc, Pairing, Role, Text, ToolCall, ToolResult,
 };
 
-/// A JSON document: a `JSONSession` file, an `AgentState`, or an array of messages.
+/// AgentScope memory: a JSON document (a `JSONSession` file, an `AgentState`, or an array of
+/// messages), or a JSONL file of messages, one per line, read as one history.
 pub struct AgentScope;
-
-/// A JSONL file of messages, one per line, read as one history.
-pub struct AgentScopeRecords;
 
 /// Whether `v` is an AgentScope `Msg`: every variant writes `id`, `name`, `metadata` and a
 /// timestamp beside `role` and `content`, and none has OpenAI's tool keys.
@@ -151,29 +149,16 @@ impl Adapter for AgentScope {
         Ok(out)
     }
 
-    fn plan_edits(&self, intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
-        plan_edits(intent)
-    }
-}
-
-impl Adapter for AgentScopeRecords {
-    fn format(&self) -> Format {
-        Format::AgentScope
+    /// One message per JSONL line (memory saved message by message).
+    fn sniff_record(&self, record: &Value) -> Option<u8> {
+        is_msg(record).then_some(90)
     }
 
-    fn unit(&self) -> Unit {
-        Unit::Session
-    }
-
-    fn sniff(&self, doc: &Value) -> Option<u8> {
-        is_msg(doc).then_some(90)
-    }
-
-    fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
-        // A whole document forced to this format is read as the document adapter reads it.
+    fn normalise_records(&self, docs: &[Doc<'_>]) -> Option<Result<Vec<Conversation>, String>> {
+        // One line that is a whole document is read as a document.
         if let [doc] = docs {
             if !is_msg(doc.value) {
-                return AgentScope.normalise(docs);
+                return Some(self.normalise(docs));
             }
         }
         let first = docs.first().map_or(0, |d| d.base);
@@ -181,12 +166,12 @@ impl Adapter for AgentScopeRecords {
             Conversation::new(Format::AgentScope, Loc::new(first, ""), Pairing::NextTurn);
         for doc in docs {
             if !is_msg(doc.value) {
-                return Err("expected one AgentScope message per line".into());
+                return Some(Err("expected one AgentScope message per line".into()));
             }
             let loc = Loc::new(doc.base, "");
             read_message(&mut conv, doc.value, &loc, &loc);
         }
-        Ok(vec![conv])
+        Some(Ok(vec![conv]))
     }
 
     fn plan_edits(&self, intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
@@ -195,12 +180,6 @@ impl Adapter for AgentScopeRecords {
 }
 
 impl Dialect for AgentScope {
-    fn interrupted_result(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
-        interrupted_result(site, text)
-    }
-}
-
-impl Dialect for AgentScopeRecords {
     fn interrupted_result(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
         interrupted_result(site, text)
     }
@@ -449,6 +428,6 @@ mod tests {
         // A chat export with names and timestamps, in OpenAI's shape.
         let openai = json!([{"id": "1", "role": "assistant", "name": "bot", "content": "", "metadata": {}, "timestamp": "t", "tool_calls": []}]);
         assert_eq!(AgentScope.sniff(&openai), None);
-        assert_eq!(AgentScopeRecords.sniff(&openai[0]), None);
+        assert_eq!(AgentScope.sniff_record(&openai[0]), None);
     }
 }

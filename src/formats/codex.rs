@@ -24,7 +24,7 @@ use serde_json::{json, Value as Json};
 use crate::tree::Value;
 
 use super::openai_responses::{output_item, read_item};
-use super::{array_at, str_at, Adapter, CallSite, Dialect, Doc, Format, Unit};
+use super::{array_at, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{result_text, Conversation, Item, Loc, Pairing, Role, Text};
 
 pub struct Codex;
@@ -77,11 +77,16 @@ impl Adapter for Codex {
         Format::Codex
     }
 
-    fn unit(&self) -> Unit {
-        Unit::Session
+    /// Whole documents are not this format: its files are sessions of records.
+    fn sniff(&self, _doc: &Value) -> Option<u8> {
+        None
     }
 
-    fn sniff(&self, record: &Value) -> Option<u8> {
+    fn normalise_records(&self, docs: &[Doc<'_>]) -> Option<Result<Vec<Conversation>, String>> {
+        Some(self.normalise(docs))
+    }
+
+    fn sniff_record(&self, record: &Value) -> Option<u8> {
         let kind = str_at(record, "type");
         if record.get("payload").is_some() && record.get("timestamp").is_some() {
             return kind
@@ -377,19 +382,25 @@ mod tests {
 
     #[test]
     fn sniffs_records() {
-        assert_eq!(Codex.sniff(&user("hi")), Some(90));
-        assert_eq!(Codex.sniff(&json!({"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c"})), Some(40));
-        assert_eq!(Codex.sniff(&json!({"id": "5e0c2b7a", "timestamp": "2025-05-14T16:40:12Z", "instructions": null})), Some(50));
-        assert_eq!(Codex.sniff(&json!({"record_type": "state"})), Some(10));
-        // Not ours: chat messages, Claude Code lines, NeMo-Gym records, unknown envelopes.
-        assert_eq!(Codex.sniff(&json!({"role": "user", "content": "hi"})), None);
-        assert_eq!(Codex.sniff(&json!({"type": "user", "message": {"role": "user", "content": "hi"}, "uuid": "u1", "timestamp": "t"})), None);
+        assert_eq!(Codex.sniff_record(&user("hi")), Some(90));
+        assert_eq!(Codex.sniff_record(&json!({"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c"})), Some(40));
+        assert_eq!(Codex.sniff_record(&json!({"id": "5e0c2b7a", "timestamp": "2025-05-14T16:40:12Z", "instructions": null})), Some(50));
         assert_eq!(
-            Codex.sniff(&json!({"responses_create_params": {"input": []}, "response": {}})),
+            Codex.sniff_record(&json!({"record_type": "state"})),
+            Some(10)
+        );
+        // Not ours: chat messages, Claude Code lines, NeMo-Gym records, unknown envelopes.
+        assert_eq!(
+            Codex.sniff_record(&json!({"role": "user", "content": "hi"})),
+            None
+        );
+        assert_eq!(Codex.sniff_record(&json!({"type": "user", "message": {"role": "user", "content": "hi"}, "uuid": "u1", "timestamp": "t"})), None);
+        assert_eq!(
+            Codex.sniff_record(&json!({"responses_create_params": {"input": []}, "response": {}})),
             None
         );
         assert_eq!(
-            Codex.sniff(&json!({"timestamp": "t", "type": "other", "payload": {}})),
+            Codex.sniff_record(&json!({"timestamp": "t", "type": "other", "payload": {}})),
             None
         );
     }

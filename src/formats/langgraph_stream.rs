@@ -14,14 +14,11 @@ use serde_json::Value as Json;
 use crate::tree::Value;
 
 use super::langchain::{conversation, Langchain};
-use super::{Adapter, CallSite, Dialect, Doc, Format, Unit};
+use super::{Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{Conversation, Loc};
 
-/// A saved array of events.
+/// A saved array of stream events, or the same events one JSONL record each.
 pub struct LanggraphStream;
-
-/// The same events, one JSONL record each.
-pub struct LanggraphStreamRecords;
 
 /// The stream modes LangGraph emits.
 const MODES: &[&str] = &[
@@ -35,12 +32,6 @@ const MODES: &[&str] = &[
 ];
 
 impl Dialect for LanggraphStream {
-    fn interrupted_result(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
-        Langchain.interrupted_result(site, text)
-    }
-}
-
-impl Dialect for LanggraphStreamRecords {
     fn interrupted_result(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
         Langchain.interrupted_result(site, text)
     }
@@ -105,29 +96,22 @@ impl Adapter for LanggraphStream {
         }
         Ok(out)
     }
-}
 
-impl Adapter for LanggraphStreamRecords {
-    fn format(&self) -> Format {
-        Format::LanggraphStream
-    }
-
-    fn unit(&self) -> Unit {
-        Unit::Session
-    }
-
-    fn sniff(&self, record: &Value) -> Option<u8> {
+    /// One stream event per JSONL line (`client.runs.stream` saved as it arrives).
+    fn sniff_record(&self, record: &Value) -> Option<u8> {
         event(record).map(|_| 90)
     }
 
-    fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
-        // A whole document forced to this format is read as the document adapter reads it.
+    fn normalise_records(&self, docs: &[Doc<'_>]) -> Option<Result<Vec<Conversation>, String>> {
+        // One line that is a whole document is read as a document.
         if let [doc] = docs {
             if event(doc.value).is_none() {
-                return LanggraphStream.normalise(docs);
+                return Some(self.normalise(docs));
             }
         }
-        last_snapshot(docs.iter().map(|d| (Loc::new(d.base, ""), d.value)))
+        Some(last_snapshot(
+            docs.iter().map(|d| (Loc::new(d.base, ""), d.value)),
+        ))
     }
 }
 

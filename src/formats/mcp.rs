@@ -23,7 +23,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use crate::tree::Value;
 
-use super::{array_at, str_at, Adapter, Dialect, Doc, Format, Planned, Unit};
+use super::{array_at, str_at, Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
 use crate::transcript::{
@@ -49,11 +49,16 @@ impl Adapter for Mcp {
         Format::Mcp
     }
 
-    fn unit(&self) -> Unit {
-        Unit::Session
+    /// Whole documents are not this format: its files are sessions of records.
+    fn sniff(&self, _doc: &Value) -> Option<u8> {
+        None
     }
 
-    fn sniff(&self, record: &Value) -> Option<u8> {
+    fn normalise_records(&self, docs: &[Doc<'_>]) -> Option<Result<Vec<Conversation>, String>> {
+        Some(self.normalise(docs))
+    }
+
+    fn sniff_record(&self, record: &Value) -> Option<u8> {
         // A batch (JSON-RPC arrays, allowed before 2025-06-18) is judged by its first message.
         let message = match record {
             Value::Array(items) => items.first()?,
@@ -357,14 +362,17 @@ mod tests {
     #[test]
     fn sniffs_json_rpc() {
         assert_eq!(
-            Mcp.sniff(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call"})),
+            Mcp.sniff_record(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call"})),
             Some(90)
         );
         assert_eq!(
-            Mcp.sniff(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})),
+            Mcp.sniff_record(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"})),
             Some(60)
         );
-        assert_eq!(Mcp.sniff(&json!({"role": "user", "content": "hi"})), None);
+        assert_eq!(
+            Mcp.sniff_record(&json!({"role": "user", "content": "hi"})),
+            None
+        );
     }
 
     /// `isError` and JSON-RPC errors are failures, as a loop of them shows; a cancelled call

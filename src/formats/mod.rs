@@ -29,8 +29,8 @@ mod openai_responses;
 mod spring_ai;
 mod vercel_ai;
 
-/// Every adapter, in detection-priority order (ties go to the earlier one). Adding a format is
-/// one file plus one line here.
+/// Every adapter, one per format, in detection-priority order (ties go to the earlier one).
+/// Adding a format is one file plus one line here.
 static ADAPTERS: &[&dyn Adapter] = &[
     &openai_chat::OpenAiChat,
     &anthropic::Anthropic,
@@ -43,12 +43,9 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &langchain::Langchain,
     &moltis::Moltis,
     &mcp::Mcp,
-    &spring_ai::SpringAiRecords,
     &spring_ai::SpringAi,
-    &agentscope::AgentScopeRecords,
     &agentscope::AgentScope,
     &adk::Adk,
-    &langgraph_stream::LanggraphStreamRecords,
     &langgraph_stream::LanggraphStream,
 ];
 
@@ -60,24 +57,11 @@ impl Format {
     }
 }
 
-/// What one adapter reads at a time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unit {
-    /// One JSON document (a file, or one JSONL record) is one or more conversations.
-    Document,
-    /// A JSONL file is one session: its records are read together (Claude Code, Codex).
-    Session,
-}
-
 pub use crate::json::Doc;
 
 /// One provider or framework format. Its [`Dialect`] is the JSON a fix inserts in it.
 pub trait Adapter: Dialect + Sync {
     fn format(&self) -> Format;
-
-    fn unit(&self) -> Unit {
-        Unit::Document
-    }
 
     /// Whether the conversations are built from every record of a session. A format rebuilt
     /// from a chain of records (Claude Code) deliberately leaves records off the chain out
@@ -87,18 +71,28 @@ pub trait Adapter: Dialect + Sync {
         true
     }
 
-    /// How strongly `doc` looks like this format, from its top-level shape only: `None` for
-    /// "not this format", otherwise a score where a higher one wins (10 = plausible,
-    /// 50 = likely, 90 = unmistakable). For session formats, `doc` is one record.
+    /// How strongly a whole document (a `.json` file, or one JSONL record read on its own)
+    /// looks like this format, from its top-level shape only: `None` for "not this format",
+    /// otherwise a score where a higher one wins (10 = plausible, 50 = likely,
+    /// 90 = unmistakable).
     fn sniff(&self, doc: &Value) -> Option<u8>;
 
-    /// Builds the conversations. For [`Unit::Document`] adapters `docs` holds one document.
-    /// `Err` says why the input does not fit this format (used when it was forced).
+    /// How strongly one JSONL record looks like a record of a session of this format, where
+    /// the records of a file are read together as one session (Claude Code, Codex, MCP
+    /// captures, Moltis, Spring AI and AgentScope message lines, LangGraph stream events):
+    /// `None` for formats whose records are documents of their own. Which unit a JSONL file
+    /// is read in is decided by its records, not by the format.
+    fn sniff_record(&self, _record: &Value) -> Option<u8> {
+        None
+    }
+
+    /// Builds the conversations of one document. `Err` says why the input does not fit this
+    /// format (used when it was forced).
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String>;
 
     /// Builds one session's conversations from its records, one document each, in the
-    /// order the library reads them back (the rows of a SQLite store): `None` where the
-    /// format keeps no session as separate records.
+    /// order they were written or the library reads them back (a JSONL session, the rows of
+    /// a SQLite store): `None` where the format keeps no session as separate records.
     fn normalise_records(&self, _docs: &[Doc<'_>]) -> Option<Result<Vec<Conversation>, String>> {
         None
     }
@@ -146,7 +140,7 @@ pub fn plan(adapter: &dyn Adapter, intent: &FixIntent, cx: &EditContext<'_>) -> 
 
 /// The best document-level format for `doc`, if any adapter recognises it.
 pub fn detect(doc: &Value) -> Option<&'static dyn Adapter> {
-    best(doc, Unit::Document)
+    best(doc, false)
 }
 
 /// The session format of a JSONL file, judged from its first records.
@@ -155,7 +149,7 @@ pub fn detect_session<'a>(
 ) -> Option<&'static dyn Adapter> {
     let mut votes: Vec<(Format, u32)> = Vec::new();
     for record in records {
-        if let Some(adapter) = best(record, Unit::Session) {
+        if let Some(adapter) = best(record, true) {
             match votes.iter_mut().find(|(f, _)| *f == adapter.format()) {
                 Some((_, n)) => *n += 1,
                 None => votes.push((adapter.format(), 1)),
@@ -168,10 +162,15 @@ pub fn detect_session<'a>(
         .and_then(|(f, _)| f.adapter())
 }
 
-fn best(doc: &Value, unit: Unit) -> Option<&'static dyn Adapter> {
+fn best(doc: &Value, record: bool) -> Option<&'static dyn Adapter> {
     let mut best: Option<(u8, &'static dyn Adapter)> = None;
-    for adapter in ADAPTERS.iter().copied().filter(|a| a.unit() == unit) {
-        if let Some(score) = adapter.sniff(doc) {
+    for adapter in ADAPTERS.iter().copied() {
+        let score = if record {
+            adapter.sniff_record(doc)
+        } else {
+            adapter.sniff(doc)
+        };
+        if let Some(score) = score {
             if best.is_none_or(|(s, _)| score > s) {
                 best = Some((score, adapter));
             }
@@ -218,5 +217,26 @@ pub(crate) fn has_text(content: Option<&Value>) -> bool {
         Some(Value::String(s)) => !s.is_blank(),
         Some(Value::Array(parts)) => !parts.is_empty(),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod registry_tests {
+    use super::*;
+
+    #[test]
+    fn one_adapter_per_format() {
+        let mut formats: Vec<Format> = ADAPTERS.iter().map(|a| a.format()).collect();
+        let listed = formats.len();
+        formats.sort_by_key(|f| f.name());
+        formats.dedup();
+        assert_eq!(formats.len(), listed, "a format has two adapters");
+        for format in Format::ALL {
+            assert!(
+                format.adapter().is_some(),
+                "{} has no adapter",
+                format.name()
+            );
+        }
     }
 }

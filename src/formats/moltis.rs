@@ -17,7 +17,7 @@ use serde_json::{json, Value as Json};
 use crate::tree::Value;
 
 use super::openai_chat::read_tool_call;
-use super::{array_at, has_text, str_at, Adapter, CallSite, Dialect, Doc, Format, Unit};
+use super::{array_at, has_text, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
     looks_like_error, result_text, Conversation, EchoedArguments, Item, Loc, Pairing, Role, Text,
     ToolResult,
@@ -67,11 +67,16 @@ impl Adapter for Moltis {
         Format::Moltis
     }
 
-    fn unit(&self) -> Unit {
-        Unit::Session
+    /// Whole documents are not this format: its files are sessions of records.
+    fn sniff(&self, _doc: &Value) -> Option<u8> {
+        None
     }
 
-    fn sniff(&self, record: &Value) -> Option<u8> {
+    fn normalise_records(&self, docs: &[Doc<'_>]) -> Option<Result<Vec<Conversation>, String>> {
+        Some(self.normalise(docs))
+    }
+
+    fn sniff_record(&self, record: &Value) -> Option<u8> {
         let role = str_at(record, "role").filter(|r| ROLES.contains(r))?;
         match role {
             "tool_result" => {
@@ -205,19 +210,21 @@ mod tests {
     #[test]
     fn sniffs_moltis_lines_only() {
         assert_eq!(
-            Moltis.sniff(&json!({"role": "tool_result", "tool_call_id": "c", "tool_name": "exec", "success": true})),
+            Moltis.sniff_record(&json!({"role": "tool_result", "tool_call_id": "c", "tool_name": "exec", "success": true})),
             Some(90)
         );
         assert_eq!(
-            Moltis.sniff(&json!({"role": "user", "content": "hi", "created_at": 1750000000000u64})),
+            Moltis.sniff_record(
+                &json!({"role": "user", "content": "hi", "created_at": 1750000000000u64})
+            ),
             Some(40)
         );
         assert_eq!(
-            Moltis.sniff(&json!({"role": "user", "content": "hi"})),
+            Moltis.sniff_record(&json!({"role": "user", "content": "hi"})),
             None
         );
         assert_eq!(
-            Moltis.sniff(&json!({"type": "user", "message": {"role": "user"}})),
+            Moltis.sniff_record(&json!({"type": "user", "message": {"role": "user"}})),
             None
         );
     }

@@ -27,7 +27,7 @@ use serde_json::{json, Map, Value as Json};
 use crate::tree::Value;
 
 use super::openai_chat::take_pending;
-use super::{array_at, has_text, str_at, Adapter, CallSite, Dialect, Doc, Format, Planned, Unit};
+use super::{array_at, has_text, str_at, Adapter, CallSite, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
 use crate::transcript::{
@@ -35,11 +35,10 @@ use crate::transcript::{
     Pairing, Role, Text, ToolCall, ToolResult,
 };
 
-/// A JSON file: an array of messages (or rows), or a single message.
+/// Spring AI chat memory: a JSON file holding an array of messages (or rows) or a single
+/// message, or a JSONL export with one message (or row) per line, read together as one
+/// history.
 pub struct SpringAi;
-
-/// A JSONL export: one message (or row) per line, read together as one history.
-pub struct SpringAiRecords;
 
 const TYPE_KEYS: &[&str] = &["type", "messageType", "message_type"];
 /// `textContent`: the field name of Spring AI's own `AbstractMessage`, which hand-rolled
@@ -123,32 +122,20 @@ impl Adapter for SpringAi {
         }
     }
 
-    fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
-        normalise(docs)
-    }
-
-    fn plan_edits(&self, intent: &FixIntent, cx: &EditContext<'_>) -> Planned {
-        plan_edits(self, intent, cx)
-    }
-}
-
-impl Adapter for SpringAiRecords {
-    fn format(&self) -> Format {
-        Format::SpringAi
-    }
-
-    fn unit(&self) -> Unit {
-        Unit::Session
-    }
-
-    fn sniff(&self, doc: &Value) -> Option<u8> {
-        doc.is_object()
-            .then(|| sniff_messages(std::slice::from_ref(doc)))
+    /// One message per JSONL line (a repository's rows exported one per line).
+    fn sniff_record(&self, record: &Value) -> Option<u8> {
+        record
+            .is_object()
+            .then(|| sniff_messages(std::slice::from_ref(record)))
             .flatten()
     }
 
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
         normalise(docs)
+    }
+
+    fn normalise_records(&self, docs: &[Doc<'_>]) -> Option<Result<Vec<Conversation>, String>> {
+        Some(normalise(docs))
     }
 
     fn plan_edits(&self, intent: &FixIntent, cx: &EditContext<'_>) -> Planned {
@@ -157,12 +144,6 @@ impl Adapter for SpringAiRecords {
 }
 
 impl Dialect for SpringAi {
-    fn interrupted_result(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
-        interrupted_result(site, text)
-    }
-}
-
-impl Dialect for SpringAiRecords {
     fn interrupted_result(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
         interrupted_result(site, text)
     }

@@ -11,7 +11,7 @@ use super::check::{check_docs, check_read, read_docs};
 use super::LintOptions;
 use crate::finding::Finding;
 use crate::format::Format;
-use crate::formats::{self, Adapter, Unit};
+use crate::formats;
 use crate::json;
 use crate::json::Doc;
 use crate::rules;
@@ -144,12 +144,18 @@ impl Linter<'_> {
                 return self.run_document(doc, bom);
             }
         }
-        // Session formats are judged from the first records; the rest is per record.
+        // Whether the file is one session is judged from its first records (a forced format
+        // reads it as a session when it knows them as session records); otherwise each
+        // record is a document of its own.
         let forced_session = self
             .opts
             .input_format
             .and_then(Format::adapter)
-            .filter(|a| a.unit() == Unit::Session);
+            .filter(|a| {
+                head.iter()
+                    .filter_map(|p| p.as_ref().ok())
+                    .any(|p| a.sniff_record(&p.value).is_some())
+            });
         let session = forced_session.or_else(|| {
             if self.opts.input_format.is_some() {
                 return None;
@@ -177,7 +183,21 @@ impl Linter<'_> {
                 .iter()
                 .map(|(base, value)| Doc { base: *base, value })
                 .collect();
-            self.normalise_and_check(adapter, &docs, true, lossy);
+            let normalised = adapter
+                .normalise_records(&docs)
+                .unwrap_or_else(|| adapter.normalise(&docs));
+            let (findings, format, counts) = super::check::check_normalised(
+                adapter,
+                &docs,
+                normalised,
+                self.source,
+                self.opts,
+                true,
+                lossy,
+            );
+            self.counts.add(counts);
+            self.findings.extend(findings);
+            self.formats.extend(format);
             return None;
         }
         let opts = self.opts;
@@ -214,20 +234,6 @@ impl Linter<'_> {
             return self.unrecognised("no record that matches a conversation format".to_string());
         }
         None
-    }
-
-    fn normalise_and_check(
-        &mut self,
-        adapter: &dyn Adapter,
-        docs: &[Doc<'_>],
-        jsonl: bool,
-        lossy: bool,
-    ) {
-        let (findings, format, counts) =
-            check_docs(adapter, docs, self.source, self.opts, jsonl, lossy);
-        self.counts.add(counts);
-        self.findings.extend(findings);
-        self.formats.extend(format);
     }
 
     fn unrecognised(&mut self, reason: String) -> Option<String> {

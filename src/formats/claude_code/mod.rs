@@ -16,7 +16,7 @@ mod session;
 
 use crate::tree::Value;
 
-use super::{str_at, Adapter, Dialect, Doc, Format, Planned, Unit};
+use super::{str_at, Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
 use crate::transcript::Conversation;
@@ -53,15 +53,20 @@ impl Adapter for ClaudeCode {
         Format::ClaudeCode
     }
 
-    fn unit(&self) -> Unit {
-        Unit::Session
-    }
-
     fn replays_every_record(&self) -> bool {
         false
     }
 
-    fn sniff(&self, doc: &Value) -> Option<u8> {
+    /// Whole documents are not this format: its files are sessions of records.
+    fn sniff(&self, _doc: &Value) -> Option<u8> {
+        None
+    }
+
+    fn normalise_records(&self, docs: &[Doc<'_>]) -> Option<Result<Vec<Conversation>, String>> {
+        Some(self.normalise(docs))
+    }
+
+    fn sniff_record(&self, doc: &Value) -> Option<u8> {
         let record_type = str_at(doc, "type")?;
         if !RECORD_TYPES.contains(&record_type) {
             return None;
@@ -211,7 +216,7 @@ mod tests {
 
     #[test]
     fn sniffs_claude_code_records_only() {
-        let sniff = |v: Value| ClaudeCode.sniff(&v);
+        let sniff = |v: Value| ClaudeCode.sniff_record(&v);
         assert_eq!(
             sniff(
                 json!({"parentUuid": null, "isSidechain": false, "type": "user",
