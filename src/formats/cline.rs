@@ -34,7 +34,9 @@ use std::collections::HashSet;
 use crate::tree::Value;
 
 use super::anthropic::{block_item, interrupted_block};
-use super::{blocks, str_at, Adapter, CallSite, Dialect, Doc, Format};
+use super::{blocks, str_at, Adapter, CallSite, Dialect, Doc, Format, Planned};
+use crate::edit::plan::EditContext;
+use crate::finding::FixIntent;
 use crate::transcript::{pairing_key, Conversation, Item, Loc, Pairing, Role, Text, ToolResult};
 use serde_json::{json, Value as Json};
 
@@ -102,6 +104,39 @@ impl Adapter for Cline {
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
         docs.iter().map(normalise_doc).collect()
     }
+
+    /// Anthropic blocks take the generic planner's edits. A result written as text is a
+    /// header followed by its content, so it is neither moved nor removed, and no
+    /// `tool_result` block is put into a message that answers in text (the tool pairs those
+    /// by position, and a block among them would change how it reads the rest).
+    fn plan_edits(&self, intent: &FixIntent, cx: &EditContext<'_>) -> Planned {
+        let is_text = |loc: &Loc| cx.value_at(loc).is_some_and(|b| text_of(&b).is_some());
+        let unsupported = match intent {
+            FixIntent::InsertResult {
+                before: Some(block),
+                ..
+            } => message_of(block)
+                .and_then(|m| cx.value_at(&m))
+                .is_none_or(|m| answers_in_text(&m)),
+            FixIntent::RemoveResult { result, .. } | FixIntent::MoveResult { result, .. } => {
+                is_text(result)
+            }
+            FixIntent::GatherResults { results, .. } => results.iter().any(is_text),
+            _ => false,
+        };
+        if unsupported {
+            Planned::Unsupported
+        } else {
+            Planned::Generic
+        }
+    }
+}
+
+/// The message holding the content block at `block` (`/<i>/content/<j>`).
+fn message_of(block: &Loc) -> Option<Loc> {
+    let (content, _) = block.pointer.rsplit_once('/')?;
+    let message = content.strip_suffix("/content")?;
+    Some(Loc::new(block.base, message))
 }
 
 /// The text of a `text` block.
