@@ -72,30 +72,23 @@ fn fix_round_trip_lints_clean() {
         &path,
     )
     .expect("copy the fixture");
-    let out = toolcheck_in(
-        dir.path(),
-        &[
-            "fix",
-            "api_conversation_history.json",
-            "--write",
-            "--ignore",
-            "arguments-not-object",
-        ],
-        None,
-    );
+    let fix = || {
+        toolcheck_in(
+            dir.path(),
+            &[
+                "fix",
+                "api_conversation_history.json",
+                "--write",
+                "--ignore",
+                "arguments-not-object",
+            ],
+            None,
+        )
+    };
+    let out = fix();
     insta::assert_snapshot!(out.transcript());
     let fixed = std::fs::read_to_string(&path).expect("fixed file");
-    let again = toolcheck_in(
-        dir.path(),
-        &[
-            "fix",
-            "api_conversation_history.json",
-            "--write",
-            "--ignore",
-            "arguments-not-object",
-        ],
-        None,
-    );
+    let again = fix();
     assert_eq!(
         std::fs::read_to_string(&path).expect("fixed file"),
         fixed,

@@ -33,12 +33,12 @@ use std::collections::HashSet;
 
 use crate::tree::Value;
 
-use super::anthropic::{block_item, interrupted_block};
+use super::anthropic::{block_item, Anthropic};
 use super::{blocks, str_at, Adapter, CallSite, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
 use crate::transcript::{pairing_key, Conversation, Item, Loc, Pairing, Role, Text, ToolResult};
-use serde_json::{json, Value as Json};
+use serde_json::Value as Json;
 
 pub struct Cline;
 
@@ -55,15 +55,14 @@ const MARKS: [&str; 9] = [
     "metrics",
 ];
 
+/// Inserted results are Anthropic's: a `tool_result` block, or a user message holding one.
 impl Dialect for Cline {
-    /// `None` for a call without an id: a `tool_result` answers by `tool_use_id` only.
     fn interrupted_block(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
-        site.call.id.as_ref()?;
-        Some(interrupted_block(site.call, text))
+        Anthropic.interrupted_block(site, text)
     }
 
     fn result_message(&self, block: Json) -> Option<Json> {
-        Some(json!({"role": "user", "content": [block]}))
+        Anthropic.result_message(block)
     }
 }
 
