@@ -106,6 +106,10 @@ pub fn unread(docs: &[Doc<'_>], conversations: &[Conversation]) -> Vec<Structure
         for (_, result) in conv.results() {
             seen.add(&result.loc, result.call_id.as_deref());
         }
+        // Left out on purpose: what is inside is accounted for, not unread.
+        for loc in &conv.excluded {
+            seen.read.insert((loc.base, loc.pointer.as_str()));
+        }
     }
     let mut found = Vec::new();
     // One pointer buffer for the whole walk: structures are judged as they are met, and

@@ -19,10 +19,11 @@ pub enum Format {
     AgentScope,
     Adk,
     LanggraphStream,
+    Cline,
 }
 
 impl Format {
-    pub const ALL: [Format; 15] = [
+    pub const ALL: [Format; 16] = [
         Format::OpenAiChat,
         Format::OpenAiResponses,
         Format::Anthropic,
@@ -38,6 +39,7 @@ impl Format {
         Format::AgentScope,
         Format::Adk,
         Format::LanggraphStream,
+        Format::Cline,
     ];
 
     pub fn name(self) -> &'static str {
@@ -57,6 +59,7 @@ impl Format {
             Format::AgentScope => "agentscope",
             Format::Adk => "adk",
             Format::LanggraphStream => "langgraph-stream",
+            Format::Cline => "cline",
         }
     }
 

@@ -82,6 +82,9 @@ impl Provider {
             // ADK reaches any model through LiteLLM; its events are Gemini-shaped whichever.
             Format::Adk => &[],
             Format::LanggraphStream => &[],
+            // Cline, Roo Code and Kilo Code keep Anthropic-shaped messages and translate them
+            // for whichever provider the task uses.
+            Format::Cline => &[],
         }
     }
 }

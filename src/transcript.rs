@@ -106,6 +106,10 @@ pub struct Conversation {
     /// `thinking.type: "enabled"`): `None` where the file does not say (bare message arrays,
     /// sessions, adaptive thinking, formats that do not read it).
     pub thinking: Option<bool>,
+    /// Messages the file keeps but the tool does not send (Cline's condensed and truncated
+    /// messages): not checked, and accounted for by the unread-structure guard, which
+    /// counts what sits inside them as read on purpose.
+    pub excluded: Vec<Loc>,
 }
 
 /// A run of messages the provider treats as one turn (adjacent same-role messages merged
@@ -361,6 +365,7 @@ impl Conversation {
             echoed_arguments: Vec::new(),
             loc,
             thinking: None,
+            excluded: Vec::new(),
         }
     }
 

@@ -142,7 +142,8 @@ pub(crate) fn push_message(conv: &mut Conversation, role: Role, message: &Value,
     }
 }
 
-fn block_item(block: &Value, loc: Loc, mloc: &Loc) -> Item {
+/// One Anthropic content block as a transcript item. Shared with Cline.
+pub(crate) fn block_item(block: &Value, loc: Loc, mloc: &Loc) -> Item {
     let kind = str_at(block, "type").unwrap_or_default();
     match kind {
         "tool_use" | "server_tool_use" | "mcp_tool_use" => {

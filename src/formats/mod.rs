@@ -18,6 +18,7 @@ mod agentscope;
 mod anthropic;
 mod bedrock_converse;
 mod claude_code;
+mod cline;
 mod codex;
 mod gemini;
 mod langchain;
@@ -34,6 +35,7 @@ mod vercel_ai;
 static ADAPTERS: &[&dyn Adapter] = &[
     &openai_chat::OpenAiChat,
     &anthropic::Anthropic,
+    &cline::Cline,
     &gemini::Gemini,
     &bedrock_converse::BedrockConverse,
     &openai_responses::OpenAiResponses,
