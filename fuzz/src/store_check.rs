@@ -151,6 +151,11 @@ fn quote(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\"\""))
 }
 
+/// `text` as an SQL string literal.
+fn sql_string(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "''"))
+}
+
 /// One row of the input.
 struct InputRow<'a> {
     ctrl: u8,
@@ -350,9 +355,9 @@ fn show(cells: &[Cell]) -> String {
 type TableRows = BTreeMap<Cell, (Option<i64>, Vec<Cell>)>;
 
 fn table_rows(conn: &Connection, name: &str) -> rusqlite::Result<TableRows> {
-    let name = quote(name);
+    let quoted = quote(name);
     let mut out = TableRows::new();
-    let mut stmt = conn.prepare(&format!("SELECT * FROM {name}"))?;
+    let mut stmt = conn.prepare(&format!("SELECT * FROM {quoted}"))?;
     let columns = stmt.column_count();
     let mut rows = stmt.query([])?;
     while let Some(row) = rows.next()? {
@@ -362,8 +367,22 @@ fn table_rows(conn: &Connection, name: &str) -> rusqlite::Result<TableRows> {
         let key = cells.first().cloned().unwrap_or_default();
         out.insert(key, (None, cells));
     }
-    // A WITHOUT ROWID table has no `rowid` unless a column is named so.
-    if let Ok(mut stmt) = conn.prepare(&format!("SELECT id, rowid FROM {name}")) {
+    // SQLite's rowid, under a name the table does not declare (a column named `rowid`
+    // shadows it); a WITHOUT ROWID table has none.
+    let declared: Vec<String> = conn
+        .prepare(&format!(
+            "SELECT name FROM pragma_table_info({})",
+            sql_string(name)
+        ))?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let alias = ["rowid", "_rowid_", "oid"]
+        .into_iter()
+        .find(|a| !declared.iter().any(|c| c.eq_ignore_ascii_case(a)));
+    let Some(alias) = alias else {
+        return Ok(out);
+    };
+    if let Ok(mut stmt) = conn.prepare(&format!("SELECT id, {alias} FROM {quoted}")) {
         let mut rows = stmt.query([])?;
         while let Some(row) = rows.next()? {
             let key = cell_of(row.get_ref(0)?);

@@ -82,6 +82,10 @@ impl Adapter for Codex {
         None
     }
 
+    fn has_documents(&self) -> bool {
+        false
+    }
+
     fn normalise_records(&self, docs: &[Doc<'_>]) -> Option<Result<Vec<Conversation>, String>> {
         Some(self.normalise(docs))
     }

@@ -54,6 +54,10 @@ impl Adapter for Mcp {
         None
     }
 
+    fn has_documents(&self) -> bool {
+        false
+    }
+
     fn normalise_records(&self, docs: &[Doc<'_>]) -> Option<Result<Vec<Conversation>, String>> {
         Some(self.normalise(docs))
     }

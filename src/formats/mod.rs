@@ -88,6 +88,13 @@ pub trait Adapter: Dialect + Sync {
         None
     }
 
+    /// Whether the format has whole documents at all: `false` for formats that exist only as
+    /// sessions of records (Claude Code, Codex, MCP captures, Moltis), so a JSONL file forced
+    /// to one is always read as one session.
+    fn has_documents(&self) -> bool {
+        true
+    }
+
     /// Builds the conversations of one document. `Err` says why the input does not fit this
     /// format (used when it was forced).
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String>;

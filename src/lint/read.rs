@@ -145,16 +145,18 @@ impl Linter<'_> {
             }
         }
         // Whether the file is one session is judged from its first records (a forced format
-        // reads it as a session when it knows them as session records); otherwise each
-        // record is a document of its own.
+        // reads it as a session when it has no documents, or knows them as session records);
+        // otherwise each record is a document of its own.
         let forced_session = self
             .opts
             .input_format
             .and_then(Format::adapter)
             .filter(|a| {
-                head.iter()
-                    .filter_map(|p| p.as_ref().ok())
-                    .any(|p| a.sniff_record(&p.value).is_some())
+                !a.has_documents()
+                    || head
+                        .iter()
+                        .filter_map(|p| p.as_ref().ok())
+                        .any(|p| a.sniff_record(&p.value).is_some())
             });
         let session = forced_session.or_else(|| {
             if self.opts.input_format.is_some() {
