@@ -36,7 +36,7 @@
 //!   for byte, and so are the other columns of the rows it names; the write changes no more
 //!   rows than the diff names;
 //! * `written`: each row the diff names is gone when its fixed line is empty, else holds the
-//!   fixed JSON (line breaks read as spaces, as in the store's text); reading the database
+//!   fixed JSON exactly as the diff shows it (raw line breaks included); reading the database
 //!   again gives the fixed text (its non-empty lines);
 //! * `layout`: a rewritten row keeps the bytes the fix did not change (outside the span where
 //!   its JSON as read and as fixed differ), raw line breaks included;
@@ -298,14 +298,6 @@ fn build(path: &Path, schema: &Schema, rows: &[InputRow<'_>]) -> rusqlite::Resul
         drop(inserted);
     }
     Ok(())
-}
-
-/// A JSON column as the store's text has it: line breaks as spaces (see `store.rs`).
-fn flatten(bytes: &[u8]) -> Vec<u8> {
-    bytes
-        .iter()
-        .map(|&b| if b == b'\n' || b == b'\r' { b' ' } else { b })
-        .collect()
 }
 
 /// How many bytes at the start and at the end `old` and `new` share (not overlapping).
@@ -622,7 +614,7 @@ fn run(data: &[u8]) -> Result<Outcome, ()> {
             };
             touched += usize::from(now.map(|(_, c)| c) != Some(cells));
             // The row the diff names: its rowid, and its JSON as read (rows may share a rowid).
-            let as_read = json.and_then(|j| cells.get(j)).map(|c| flatten(&c.1));
+            let as_read = json.and_then(|j| cells.get(j)).map(|c| c.1.clone());
             let fixes = named.iter().find(|(t, r, old, _)| {
                 t == table && Some(*r) == *rowid && as_read.as_deref() == Some(old.as_bytes())
             });
@@ -665,7 +657,7 @@ fn run(data: &[u8]) -> Result<Outcome, ()> {
                     let read = cells.get(j).map_or(&[][..], |c| c.1.as_slice());
                     ensure!(
                         "written",
-                        flatten(stored) == new.as_bytes(),
+                        stored == new.as_bytes(),
                         "{place}: holds {:?}, fixed to {new:?}",
                         String::from_utf8_lossy(stored)
                     );
