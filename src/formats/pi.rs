@@ -130,17 +130,16 @@ impl Adapter for Pi {
         conv.resumable = false;
         // Entries with their index among the file's parsed lines (what a v1
         // `firstKeptEntryIndex` counts, the header being 0).
+        // Entry types pi does not know still count: the leaf is the last entry whatever it is.
         let entries: Vec<(usize, &Doc<'_>)> = docs
             .iter()
             .enumerate()
-            .filter(|(_, d)| {
-                str_at(d.value, "type").is_some_and(|t| t != "session" && ENTRY_TYPES.contains(&t))
-            })
+            .filter(|(_, d)| str_at(d.value, "type") != Some("session"))
             .collect();
-        let header = docs
-            .iter()
-            .any(|d| str_at(d.value, "type") == Some("session"));
-        if !header && entries.is_empty() && !docs.is_empty() {
+        let recognised = docs.iter().any(|d| {
+            str_at(d.value, "type").is_some_and(|t| t == "session" || ENTRY_TYPES.contains(&t))
+        });
+        if !recognised && !docs.is_empty() {
             return Err(
                 "expected pi session lines (a `session` header, then `message`, `compaction`... entries)"
                     .into(),
@@ -446,6 +445,28 @@ mod tests {
             [("live", &Arguments::Encoded("{\"a\":".to_string()))]
         );
         assert!(!conv.resumable);
+    }
+
+    #[test]
+    fn the_leaf_is_the_last_entry_whatever_its_type() {
+        let records = [
+            json!({"type": "session", "version": 3, "id": "s", "timestamp": "t", "cwd": "/w"}),
+            json!({"type": "message", "id": "e1", "parentId": null, "message": {"role": "user", "content": "root"}}),
+            json!({"type": "message", "id": "e2", "parentId": "e1", "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "abandoned", "name": "bash", "arguments": {}}], "stopReason": "toolUse"}}),
+            json!({"type": "message", "id": "e3", "parentId": "e1", "message": {"role": "assistant", "content": [{"type": "text", "text": "other branch"}], "stopReason": "stop"}}),
+            json!({"type": "leaf", "id": "e4", "parentId": "e3", "targetId": "e3"}),
+        ];
+        let convs = Pi.normalise(&docs(&records)).unwrap_or_default();
+        let conv = convs.first().expect("one conversation");
+        let bases: Vec<usize> = conv.turns.iter().map(|t| t.loc.base).collect();
+        assert_eq!(bases, [1, 3]);
+        assert_eq!(conv.calls().count(), 0);
+    }
+
+    #[test]
+    fn not_pi_when_forced_on_other_lines() {
+        let records = [json!({"role": "user", "content": "hi"})];
+        assert!(Pi.normalise(&docs(&records)).is_err());
     }
 
     #[test]
