@@ -20,10 +20,11 @@ pub enum Format {
     Adk,
     LanggraphStream,
     Cline,
+    Pi,
 }
 
 impl Format {
-    pub const ALL: [Format; 16] = [
+    pub const ALL: [Format; 17] = [
         Format::OpenAiChat,
         Format::OpenAiResponses,
         Format::Anthropic,
@@ -40,6 +41,7 @@ impl Format {
         Format::Adk,
         Format::LanggraphStream,
         Format::Cline,
+        Format::Pi,
     ];
 
     pub fn name(self) -> &'static str {
@@ -60,6 +62,7 @@ impl Format {
             Format::Adk => "adk",
             Format::LanggraphStream => "langgraph-stream",
             Format::Cline => "cline",
+            Format::Pi => "pi",
         }
     }
 

@@ -85,6 +85,9 @@ impl Provider {
             // Cline, Roo Code and Kilo Code keep Anthropic-shaped messages and translate them
             // for whichever provider the task uses.
             Format::Cline => &[],
+            // pi's wire format follows each assistant's `api`, which may change within a
+            // session.
+            Format::Pi => &[],
         }
     }
 }

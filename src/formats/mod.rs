@@ -27,6 +27,7 @@ mod mcp;
 mod moltis;
 mod openai_chat;
 mod openai_responses;
+mod pi;
 mod spring_ai;
 mod vercel_ai;
 
@@ -49,6 +50,7 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &agentscope::AgentScope,
     &adk::Adk,
     &langgraph_stream::LanggraphStream,
+    &pi::Pi,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.

@@ -1,0 +1,514 @@
+//! pi coding-agent sessions, also written by OpenClaw and oh-my-pi
+//! (`~/.pi/agent/sessions/--<cwd>--/<ts>_<uuid>.jsonl`,
+//! `~/.openclaw/agents/<id>/sessions/*.jsonl`): one append-only JSONL file is one session.
+//!
+//! Line 1 is a `{"type":"session", id, cwd, version?}` header; every other line is an entry
+//! (`message`, `compaction`, `branch_summary`, `custom_message`, `model_change`, `label` ...).
+//! From version 2 on, entries carry an `id` and a `parentId`, so a file is a tree; version 1
+//! files have neither, and their order is the path.
+//!
+//! What pi sends back to a model is rebuilt here the way pi rebuilds it on resume: the leaf
+//! is the last entry in file order, the path is its `parentId` chain up to the root, and the
+//! last `compaction` on the path stands for everything before it except the entries from its
+//! `firstKeptEntryId` (v1: `firstKeptEntryIndex`, an index into the file's parsed lines) on.
+//! A compaction carrying a `retainedTail` keeps only that tail. Assistant messages that
+//! stopped with `error` or `aborted` are never replayed, nor are their calls; entries off
+//! the path (abandoned branches) are left out.
+//!
+//! Messages: `user`, `assistant` (blocks `text`, `thinking`, `toolCall {id, name,
+//! arguments}`), `toolResult {toolCallId, toolName, content, isError}`, and the messages pi
+//! turns into user messages (`bashExecution`, `custom`, `branchSummary`, `compactionSummary`).
+//! Streaming providers also keep the raw argument text in `partialJson`; when it does not
+//! parse, the call was cut off and `arguments` is only a best-effort guess, so the raw text
+//! is what is judged.
+//!
+//! The wire format follows each assistant's `api`, which may change within a session, so the
+//! session is held to the rules every provider shares. A call still running when the file
+//! ends is in flight, not unanswered. Fixes would have to re-link `parentId`s and are not
+//! offered yet.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::tree::Value;
+
+use super::{array_at, blocks, has_text, str_at, Adapter, Dialect, Doc, Format, Planned};
+use crate::edit::plan::EditContext;
+use crate::finding::FixIntent;
+use crate::transcript::{
+    pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role, Text,
+    ToolCall, ToolResult,
+};
+
+pub struct Pi;
+
+/// Entry types pi writes after the header.
+const ENTRY_TYPES: [&str; 9] = [
+    "message",
+    "model_change",
+    "thinking_level_change",
+    "compaction",
+    "branch_summary",
+    "custom",
+    "custom_message",
+    "label",
+    "session_info",
+];
+
+/// Message roles pi keeps in `message` entries (`hookMessage` is v2's name for `custom`).
+const ROLES: [&str; 8] = [
+    "user",
+    "assistant",
+    "toolResult",
+    "bashExecution",
+    "custom",
+    "hookMessage",
+    "branchSummary",
+    "compactionSummary",
+];
+
+impl Dialect for Pi {}
+
+impl Adapter for Pi {
+    fn format(&self) -> Format {
+        Format::Pi
+    }
+
+    fn replays_every_record(&self) -> bool {
+        false
+    }
+
+    /// Whole documents are not this format: its files are sessions of records.
+    fn sniff(&self, _doc: &Value) -> Option<u8> {
+        None
+    }
+
+    fn has_documents(&self) -> bool {
+        false
+    }
+
+    fn sniff_record(&self, record: &Value) -> Option<u8> {
+        match str_at(record, "type")? {
+            "session" => {
+                let header = str_at(record, "id").is_some()
+                    && (str_at(record, "cwd").is_some() || str_at(record, "timestamp").is_some());
+                header.then_some(90)
+            }
+            "message" => {
+                let message = record.get("message")?;
+                let role = str_at(message, "role").filter(|r| ROLES.contains(r))?;
+                // `toolResult` and `toolCall` blocks are pi's own spellings.
+                let own = role == "toolResult"
+                    || blocks(message)
+                        .iter()
+                        .any(|b| str_at(b, "type") == Some("toolCall"));
+                if own {
+                    Some(90)
+                } else if is_linked(record) {
+                    Some(50)
+                } else {
+                    None
+                }
+            }
+            "compaction" => {
+                let kept = record.get("firstKeptEntryId").is_some()
+                    || record.get("firstKeptEntryIndex").is_some();
+                (kept && str_at(record, "summary").is_some()).then_some(90)
+            }
+            kind if ENTRY_TYPES.contains(&kind) => is_linked(record).then_some(50),
+            _ => None,
+        }
+    }
+
+    fn normalise_records(&self, docs: &[Doc<'_>]) -> Option<Result<Vec<Conversation>, String>> {
+        Some(self.normalise(docs))
+    }
+
+    fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
+        let first = docs.first().map_or(0, |d| d.base);
+        let mut conv = Conversation::new(Format::Pi, Loc::new(first, ""), Pairing::NextTurn);
+        // A call the session ends on is still running, not unanswered.
+        conv.resumable = false;
+        // Entries with their index among the file's parsed lines (what a v1
+        // `firstKeptEntryIndex` counts, the header being 0).
+        // Entry types pi does not know still count: the leaf is the last entry whatever it is.
+        let entries: Vec<(usize, &Doc<'_>)> = docs
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| str_at(d.value, "type") != Some("session"))
+            .collect();
+        let recognised = docs.iter().any(|d| {
+            str_at(d.value, "type").is_some_and(|t| t == "session" || ENTRY_TYPES.contains(&t))
+        });
+        if !recognised && !docs.is_empty() {
+            return Err(
+                "expected pi session lines (a `session` header, then `message`, `compaction`... entries)"
+                    .into(),
+            );
+        }
+        let path = path(&entries);
+        for entry in replayed(&entries, &path) {
+            match entry {
+                Replayed::Entry(doc) => read_entry(doc, &mut conv),
+                Replayed::Summary(doc) => {
+                    let loc = Loc::new(doc.base, "");
+                    conv.start_turn(Role::User, loc.clone());
+                    conv.push_to_last(Item::Text(Text {
+                        loc: loc.child("summary"),
+                        message: loc,
+                    }));
+                }
+                Replayed::Tail(doc, k, message) => {
+                    let at = Loc::new(doc.base, "");
+                    let inner = at.child("retainedTail").child(k);
+                    read_message(message, &at, &inner, &mut conv);
+                }
+            }
+        }
+        Ok(vec![conv])
+    }
+
+    /// Fixes must keep the `parentId` tree whole and never move the leaf; until that is
+    /// planned, findings carry no fix.
+    fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
+        Planned::Unsupported
+    }
+}
+
+/// Whether an entry carries pi's tree links: an `id` and a `parentId` (a string, or null at
+/// the root).
+fn is_linked(record: &Value) -> bool {
+    str_at(record, "id").is_some()
+        && record
+            .get("parentId")
+            .is_some_and(|p| p.is_null() || p.is_string())
+}
+
+/// The replayed path, as positions in `entries`: the `parentId` chain from the last entry
+/// (v2+), or every entry in order (v1, which has no ids).
+fn path(entries: &[(usize, &Doc<'_>)]) -> Vec<usize> {
+    let linked = entries.iter().any(|(_, d)| str_at(d.value, "id").is_some());
+    if !linked {
+        return (0..entries.len()).collect();
+    }
+    // A later entry with the same id wins, as in pi's index.
+    let by_id: HashMap<&str, usize> = entries
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (_, d))| str_at(d.value, "id").map(|id| (id, i)))
+        .collect();
+    let mut path = Vec::new();
+    let mut seen = HashSet::new();
+    let mut current = entries.len().checked_sub(1);
+    while let Some(i) = current {
+        if !seen.insert(i) {
+            break;
+        }
+        path.push(i);
+        current = entries
+            .get(i)
+            .and_then(|(_, d)| str_at(d.value, "parentId"))
+            .and_then(|parent| by_id.get(parent).copied());
+    }
+    path.reverse();
+    path
+}
+
+enum Replayed<'d, 'a> {
+    Entry(&'d Doc<'a>),
+    /// A compaction's summary, sent as a user message.
+    Summary(&'d Doc<'a>),
+    /// Message `k` of a compaction's `retainedTail`.
+    Tail(&'d Doc<'a>, usize, &'d Value<'a>),
+}
+
+/// The path entries pi sends, in order: with a compaction on the path, its summary, the kept
+/// entries before it, then everything after it.
+fn replayed<'d, 'a>(entries: &[(usize, &'d Doc<'a>)], path: &[usize]) -> Vec<Replayed<'d, 'a>> {
+    let on_path: Vec<(usize, &'d Doc<'a>)> = path
+        .iter()
+        .filter_map(|&i| entries.get(i).copied())
+        .collect();
+    let compaction = on_path
+        .iter()
+        .rposition(|(_, d)| str_at(d.value, "type") == Some("compaction"));
+    let Some(c) = compaction else {
+        return on_path.iter().map(|(_, d)| Replayed::Entry(d)).collect();
+    };
+    let Some(&(_, comp)) = on_path.get(c) else {
+        return Vec::new();
+    };
+    let before = on_path.get(..c).unwrap_or_default();
+    let after = on_path.get(c + 1..).unwrap_or_default();
+    let mut out = vec![Replayed::Summary(comp)];
+    if let Some(tail) = array_at(comp.value, "retainedTail") {
+        out.extend(
+            tail.iter()
+                .enumerate()
+                .map(|(k, message)| Replayed::Tail(comp, k, message)),
+        );
+    } else {
+        let first_id = str_at(comp.value, "firstKeptEntryId");
+        let first_index = comp
+            .value
+            .get("firstKeptEntryIndex")
+            .and_then(Value::as_u64);
+        let kept = before.iter().position(|(index, d)| match first_id {
+            Some(id) => str_at(d.value, "id") == Some(id),
+            None => first_index.is_some_and(|k| u64::try_from(*index).ok() == Some(k)),
+        });
+        if let Some(start) = kept {
+            out.extend(
+                before
+                    .get(start..)
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|(_, d)| Replayed::Entry(d)),
+            );
+        }
+    }
+    out.extend(after.iter().map(|(_, d)| Replayed::Entry(d)));
+    out
+}
+
+/// One replayed entry: messages, and the entries pi turns into user messages.
+fn read_entry(doc: &Doc<'_>, conv: &mut Conversation) {
+    let at = Loc::new(doc.base, "");
+    match str_at(doc.value, "type") {
+        Some("message") => {
+            if let Some(message) = doc.value.get("message") {
+                read_message(message, &at, &at.child("message"), conv);
+            }
+        }
+        Some("custom_message") => user_text(conv, &at, doc.value, "content"),
+        Some("branch_summary") if str_at(doc.value, "summary").is_some_and(|s| !s.is_empty()) => {
+            user_text(conv, &at, doc.value, "summary");
+        }
+        _ => {}
+    }
+}
+
+/// A user turn holding the text at `value[key]`, if any.
+fn user_text(conv: &mut Conversation, at: &Loc, value: &Value, key: &str) {
+    conv.start_turn(Role::User, at.clone());
+    if has_text(value.get(key)) {
+        conv.push_to_last(Item::Text(Text {
+            loc: at.child(key),
+            message: at.clone(),
+        }));
+    }
+}
+
+/// The message `message` at `inner`, in the entry at `at`.
+fn read_message(message: &Value, at: &Loc, inner: &Loc, conv: &mut Conversation) {
+    match str_at(message, "role") {
+        Some("user" | "custom" | "hookMessage") => user_text(conv, at, message, "content"),
+        Some("branchSummary" | "compactionSummary") => user_text(conv, at, message, "summary"),
+        // A shell command the user ran, sent as a user message unless excluded.
+        Some("bashExecution")
+            if message.get("excludeFromContext").and_then(Value::as_bool) != Some(true) =>
+        {
+            user_text(conv, at, message, "output");
+        }
+        Some("assistant") => {
+            // Cut-off turns are dropped before a request is built, calls and all.
+            if matches!(str_at(message, "stopReason"), Some("error" | "aborted")) {
+                return;
+            }
+            conv.start_turn(Role::Assistant, at.clone());
+            for (j, block) in blocks(message).iter().enumerate() {
+                let loc = inner.child("content").child(j);
+                let item = match str_at(block, "type") {
+                    Some("toolCall") => Item::Call(tool_call(block, loc, at)),
+                    Some("thinking") => Item::Thinking(Text {
+                        loc,
+                        message: at.clone(),
+                    }),
+                    Some("text") => Item::Text(Text {
+                        loc,
+                        message: at.clone(),
+                    }),
+                    _ => continue,
+                };
+                conv.push_to_last(item);
+            }
+        }
+        Some("toolResult") => {
+            let call_id = str_at(message, "toolCallId").map(str::to_string);
+            let content = message.get("content").unwrap_or(&Value::Null);
+            // OpenClaw tools also report failure as `details.status: "error"`.
+            let failed = message.get("isError").and_then(Value::as_bool) == Some(true)
+                || message
+                    .get("details")
+                    .is_some_and(|d| str_at(d, "status") == Some("error"));
+            let result = ToolResult {
+                key: pairing_key(call_id.as_deref(), inner),
+                call_id,
+                name: str_at(message, "toolName").map(str::to_string),
+                is_error: failed,
+                text: result_text(content),
+                provider_executed: false,
+                loc: inner.clone(),
+                message: at.clone(),
+            };
+            conv.push(Role::Tool, at, Item::Result(result));
+        }
+        _ => {}
+    }
+}
+
+/// A `toolCall` block. Its `partialJson`, where present and not JSON, is the raw text the
+/// stream stopped in: the arguments as sent, cut off.
+fn tool_call(block: &Value, loc: Loc, at: &Loc) -> ToolCall {
+    let id = str_at(block, "id").map(str::to_string);
+    let cut = str_at(block, "partialJson")
+        .filter(|p| !p.trim().is_empty() && crate::json::parse_value(p).is_err());
+    let (arguments, args_loc) = match (cut, block.get("arguments")) {
+        (Some(text), _) => (
+            Arguments::Encoded(text.to_string()),
+            loc.child("partialJson"),
+        ),
+        (None, Some(args)) => (Arguments::Value(args.to_serde()), loc.child("arguments")),
+        (None, None) => (Arguments::Absent, loc.clone()),
+    };
+    ToolCall {
+        key: pairing_key(id.as_deref(), &loc),
+        id,
+        name: str_at(block, "name").unwrap_or_default().to_string(),
+        kind: CallKind::Function,
+        arguments,
+        args_loc,
+        loc,
+        message: at.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tree_json as json;
+
+    use super::*;
+    use crate::lint::{lint_str, Outcome};
+
+    fn docs<'a>(records: &'a [Value<'a>]) -> Vec<Doc<'a>> {
+        // Bases only tell records apart here.
+        records
+            .iter()
+            .enumerate()
+            .map(|(base, value)| Doc { base, value })
+            .collect()
+    }
+
+    #[test]
+    fn sniffs_pi_records_only() {
+        let header = json!({"type": "session", "version": 3, "id": "5b0c8e2a", "timestamp": "2026-03-02T10:00:00.000Z", "cwd": "/w"});
+        assert_eq!(Pi.sniff_record(&header), Some(90));
+        let result = json!({"type": "message", "id": "a1", "parentId": null, "timestamp": "t", "message": {"role": "toolResult", "toolCallId": "c", "toolName": "bash", "content": [], "isError": false}});
+        assert_eq!(Pi.sniff_record(&result), Some(90));
+        let call = json!({"type": "message", "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "c", "name": "bash", "arguments": {}}]}});
+        assert_eq!(Pi.sniff_record(&call), Some(90));
+        // Near misses: Claude Code, Codex and Moltis lines.
+        for other in [
+            json!({"type": "user", "uuid": "u", "parentUuid": null, "sessionId": "s", "message": {"role": "user", "content": "hi"}}),
+            json!({"type": "assistant", "uuid": "u", "parentUuid": "p", "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}]}}),
+            json!({"type": "session_meta", "payload": {"id": "s", "cwd": "/w"}}),
+            json!({"type": "response_item", "payload": {"type": "message", "role": "user", "content": []}}),
+            json!({"role": "tool_result", "tool_call_id": "c", "success": true}),
+            json!({"type": "message", "message": {"role": "user", "content": "hi"}}),
+        ] {
+            assert_eq!(Pi.sniff_record(&other), None, "{other}");
+        }
+        assert_eq!(Pi.sniff(&header), None);
+    }
+
+    #[test]
+    fn replays_the_leaf_path_after_the_last_compaction() {
+        let records = [
+            json!({"type": "session", "version": 3, "id": "s", "timestamp": "t", "cwd": "/w"}),
+            json!({"type": "message", "id": "e1", "parentId": null, "message": {"role": "user", "content": "dropped by the compaction"}}),
+            json!({"type": "message", "id": "e2", "parentId": "e1", "message": {"role": "user", "content": "kept"}}),
+            json!({"type": "message", "id": "b1", "parentId": "e2", "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "off", "name": "bash", "arguments": {}}], "stopReason": "toolUse"}}),
+            json!({"type": "compaction", "id": "e3", "parentId": "e2", "summary": "s", "firstKeptEntryId": "e2", "tokensBefore": 1}),
+            json!({"type": "message", "id": "e4", "parentId": "e3", "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "gone", "name": "bash", "arguments": {}, "partialJson": "{\"a"}], "stopReason": "aborted"}}),
+            json!({"type": "message", "id": "e5", "parentId": "e4", "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "live", "name": "bash", "arguments": {}, "partialJson": "{\"a\":"}], "stopReason": "length"}}),
+        ];
+        let convs = Pi.normalise(&docs(&records)).unwrap_or_default();
+        let conv = convs.first().expect("one conversation");
+        // Summary, the kept user message, then the one replayed assistant.
+        let bases: Vec<usize> = conv.turns.iter().map(|t| t.loc.base).collect();
+        assert_eq!(bases, [4, 2, 6]);
+        let calls: Vec<(&str, &Arguments)> = conv
+            .calls()
+            .map(|(_, c)| (c.key.as_str(), &c.arguments))
+            .collect();
+        assert_eq!(
+            calls,
+            [("live", &Arguments::Encoded("{\"a\":".to_string()))]
+        );
+        assert!(!conv.resumable);
+    }
+
+    #[test]
+    fn the_leaf_is_the_last_entry_whatever_its_type() {
+        let records = [
+            json!({"type": "session", "version": 3, "id": "s", "timestamp": "t", "cwd": "/w"}),
+            json!({"type": "message", "id": "e1", "parentId": null, "message": {"role": "user", "content": "root"}}),
+            json!({"type": "message", "id": "e2", "parentId": "e1", "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "abandoned", "name": "bash", "arguments": {}}], "stopReason": "toolUse"}}),
+            json!({"type": "message", "id": "e3", "parentId": "e1", "message": {"role": "assistant", "content": [{"type": "text", "text": "other branch"}], "stopReason": "stop"}}),
+            json!({"type": "leaf", "id": "e4", "parentId": "e3", "targetId": "e3"}),
+        ];
+        let convs = Pi.normalise(&docs(&records)).unwrap_or_default();
+        let conv = convs.first().expect("one conversation");
+        let bases: Vec<usize> = conv.turns.iter().map(|t| t.loc.base).collect();
+        assert_eq!(bases, [1, 3]);
+        assert_eq!(conv.calls().count(), 0);
+    }
+
+    #[test]
+    fn not_pi_when_forced_on_other_lines() {
+        let records = [json!({"role": "user", "content": "hi"})];
+        assert!(Pi.normalise(&docs(&records)).is_err());
+    }
+
+    #[test]
+    fn v1_files_replay_in_file_order_from_the_kept_index() {
+        let records = [
+            json!({"type": "session", "id": "s", "timestamp": "t", "cwd": "/w"}),
+            json!({"type": "message", "message": {"role": "user", "content": "old"}}),
+            json!({"type": "message", "message": {"role": "user", "content": "kept"}}),
+            json!({"type": "compaction", "summary": "s", "firstKeptEntryIndex": 2, "tokensBefore": 1}),
+            json!({"type": "message", "message": {"role": "toolResult", "toolCallId": "x", "toolName": "bash", "content": [], "isError": false, "details": {"status": "error"}}}),
+        ];
+        let convs = Pi.normalise(&docs(&records)).unwrap_or_default();
+        let conv = convs.first().expect("one conversation");
+        let bases: Vec<usize> = conv.turns.iter().map(|t| t.loc.base).collect();
+        assert_eq!(bases, [3, 2, 4]);
+        let failed: Vec<bool> = conv.results().map(|(_, r)| r.is_error).collect();
+        assert_eq!(failed, [true]);
+    }
+
+    #[test]
+    fn clean_fixture_is_read_as_pi() {
+        let report = lint_str(
+            "session.jsonl",
+            include_str!("../../fixtures/pi/clean-session.jsonl"),
+        );
+        assert_eq!(report.codes(), Vec::<String>::new());
+        assert_eq!(report.outcome, Outcome::Checked(vec![Format::Pi]));
+    }
+
+    #[test]
+    fn a_torn_line_is_one_parse_error_and_the_session_is_still_read() {
+        let text = concat!(
+            r#"{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/w"}"#,
+            "\n",
+            r#"{"type":"message","id":"a1","parentId":null,"timestamp":"t","message":{"role":"user","content":"go"}}{"type":"message","id":"a2","parentId":"a1","timestamp":"t","message":{"role":"user","content":"go"}}"#,
+            "\n",
+            r#"{"type":"message","id":"a3","parentId":null,"timestamp":"t","message":{"role":"toolResult","toolCallId":"nope","toolName":"bash","content":[],"isError":false}}"#,
+            "\n",
+        );
+        let report = lint_str("session.jsonl", text);
+        // The glued line, then the orphaned result on the line after it.
+        assert_eq!(report.codes(), ["TC001@2:102", "TC101@3:71"]);
+        assert_eq!(report.outcome, Outcome::Checked(vec![Format::Pi]));
+    }
+}
