@@ -37,6 +37,8 @@ FORMATS = [
     "agentscope",
     "adk",
     "langgraph-stream",
+    "cline",
+    "pi",
 ]
 # Byte offsets (as fractions of the length) where JSON files are cut.
 CUTS = [i / 17 for i in range(1, 17)]
