@@ -223,14 +223,6 @@ impl Config {
             .find(|candidate| candidate.is_file())
     }
 
-    /// The config file for a run started in `dir`: the nearest one walking up, if any.
-    pub fn discover(dir: &Path) -> Result<Config, String> {
-        match Config::find(dir) {
-            Some(path) => Config::load(&path),
-            None => Ok(Config::default()),
-        }
-    }
-
     pub fn strings(list: &Option<Vec<Spanned<String>>>) -> Option<Vec<String>> {
         list.as_ref()
             .map(|l| l.iter().map(|s| s.get_ref().clone()).collect())

@@ -1,7 +1,7 @@
 //! A small API for embedders (the Python module): options from plain strings, and text in,
 //! placed [`Diagnostic`]s out — the objects `--output-format json` prints, sorted as the
 //! command line sorts them. No lint logic lives here: it calls [`lint::lint_bytes`] and
-//! [`fix::engine::fix_bytes`].
+//! `fix::engine::fix_bytes`.
 
 use crate::diagnostic::{place_all, Diagnostic};
 use crate::fix::engine::{fix_bytes, FixError};

@@ -5,36 +5,49 @@
 //! [`lint::lint_bytes`] runs the whole pipeline on one file and can be embedded in an agent
 //! runtime; `main.rs` is a thin wrapper around [`app::run`].
 
+// The public API: running the commands (`app`, `cli`), linting and fixing one input in
+// process (`lint`, `fix`, `embed`, `store`), the findings they return and how they are
+// written out (`report`), and the vocabulary those name (`formats::Format`, `rules`).
 pub mod app;
 pub mod cli;
-pub mod config;
-pub mod coverage;
-pub mod diagnostic;
-pub mod discover;
-pub mod docs;
-pub mod edit;
 pub mod embed;
-pub mod encoding;
-pub mod escape;
-pub mod finding;
 pub mod fix;
-pub mod format;
 pub mod formats;
-pub mod input;
-pub mod json;
 pub mod lint;
-pub mod pointer;
-pub mod progress;
-pub mod provider;
-pub mod read;
 pub mod report;
-pub mod rule_meta;
 pub mod rules;
-pub mod schema;
-pub mod settings;
-pub mod source;
-pub mod stdout;
 pub mod store;
-pub mod tools_file;
+
+// Public only for the project's own integration tests, fuzz targets and benchmarks, which
+// reach into the JSON tree, the transcript and the edit toolkit: not a stable API.
+#[doc(hidden)]
+pub mod edit;
+#[doc(hidden)]
+pub mod json;
+#[doc(hidden)]
+pub mod read;
+#[doc(hidden)]
 pub mod transcript;
+#[doc(hidden)]
 pub mod tree;
+
+// Everything else is crate-private.
+mod config;
+mod coverage;
+mod diagnostic;
+mod discover;
+mod docs;
+mod encoding;
+mod escape;
+mod finding;
+mod format;
+mod input;
+mod pointer;
+mod progress;
+mod provider;
+mod rule_meta;
+mod schema;
+mod settings;
+mod source;
+mod stdout;
+mod tools_file;

@@ -1,6 +1,6 @@
 //! RFC 6901 JSON pointers into the original text: building them ([`Token`], [`push_token`],
 //! `ptr!`), escaping tokens, and resolving a pointer to the byte range of its value
-//! ([`locate`], [`locate_member`], [`element_spans`]) by scanning the text rather than
+//! ([`locate`], [`element_spans`]) by scanning the text rather than
 //! parsing it again. Scans are memoised while a span cache is installed for the text
 //! ([`crate::source::with_span_cache`]).
 
@@ -102,36 +102,6 @@ pub fn locate(text: &str, base: usize, pointer: &str) -> Option<(usize, usize)> 
     }
     let end = skip_value(bytes, pos)?;
     Some((pos, end))
-}
-
-/// Byte range of the key string and value of object member `key` (start of the key's quote,
-/// end of the value), for edits that remove or replace a whole member.
-pub fn locate_member(text: &str, base: usize, pointer: &str) -> Option<(usize, usize)> {
-    let (parent, key) = pointer.rsplit_once('/')?;
-    let key = key.replace("~1", "/").replace("~0", "~");
-    let (obj, _) = locate(text, base, parent)?;
-    let bytes = text.as_bytes();
-    if bytes.get(obj) != Some(&b'{') {
-        return None;
-    }
-    let mut pos = skip_ws(bytes, obj + 1);
-    while bytes.get(pos) == Some(&b'"') {
-        let key_start = pos;
-        let key_end = skip_string(bytes, pos)?;
-        let colon = skip_ws(bytes, key_end);
-        let value = skip_ws(bytes, colon + 1);
-        let value_end = skip_value(bytes, value)?;
-        if decode_key(text.get(key_start..key_end)?).as_deref() == Some(key.as_str()) {
-            return Some((key_start, value_end));
-        }
-        pos = skip_ws(bytes, value_end);
-        if bytes.get(pos) == Some(&b',') {
-            pos = skip_ws(bytes, pos + 1);
-        } else {
-            break;
-        }
-    }
-    None
 }
 
 fn decode_key(raw: &str) -> Option<String> {
@@ -337,12 +307,5 @@ mod tests {
         assert_eq!(&text[s..e], "6");
         let file = SourceFile::new(None, "t".into(), text.into());
         assert_eq!(file.line_col(s), (2, 11));
-    }
-
-    #[test]
-    fn locates_members() {
-        let text = r#"{"a": 1, "b": {"c": 2}}"#;
-        let (s, e) = locate_member(text, 0, "/b/c").unwrap();
-        assert_eq!(&text[s..e], r#""c": 2"#);
     }
 }

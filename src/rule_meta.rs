@@ -79,7 +79,7 @@ pub const DOCS_BASE_URL: &str = match option_env!("TOOLCHECK_DOCS_URL") {
 };
 
 impl RuleMeta {
-    /// The rule's documentation page (see [`DOCS_BASE_URL`]).
+    /// The rule's documentation page (see `DOCS_BASE_URL`).
     pub fn doc_url(&self) -> String {
         format!("{DOCS_BASE_URL}{}.md", self.name)
     }

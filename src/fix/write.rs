@@ -14,7 +14,7 @@
 //! with `flock` while it exists, and removed when the write fails. A run killed outright
 //! (`kill -9`, a crash, power loss) cannot remove it, so before writing into a directory a
 //! run removes the temporaries of that exact pattern left there that are older than
-//! [`STALE_AFTER`] and not locked (a live run holds its lock; a killed one's is gone with
+//! `STALE_AFTER` and not locked (a live run holds its lock; a killed one's is gone with
 //! it). Were a live one removed anyway (a file system without locks, a run paused for that
 //! long), its rename fails and its file is left untouched. Directory walks never pick
 //! these files: they are hidden and not `.json`.

@@ -201,7 +201,7 @@ impl<'a> Context<'a> {
         parsed
     }
 
-    /// The compiled schema of `tool` (see [`SchemaCache::get`]), once per conversation.
+    /// The compiled schema of `tool` (see `SchemaCache::get`), once per conversation.
     pub fn compiled(&self, tool: &ToolDef) -> Option<std::sync::Arc<crate::schema::Compiled>> {
         let key = tool as *const ToolDef;
         if let Some(hit) = self.compiled.borrow().get(&key) {

@@ -1,23 +1,23 @@
 //! SQLite session stores, read in place (docs/architecture.md, "SQLite stores").
 //!
 //! A database is not one text, but the pipeline is built around one: each row's JSON column
-//! becomes one line of a text built for the run ([`snapshot`]). Raw line breaks in a row are
+//! becomes one line of a text built for the run (`snapshot.rs`). Raw line breaks in a row are
 //! replaced byte for byte so every offset holds: by a space between tokens (where they are
 //! whitespace), and by U+0001 inside a string (where JSON forbids them, so the row is still
 //! reported as invalid, as the libraries' `json.loads` would refuse it). Where they were is
 //! kept, and a written row gets them back: a fix changes only the bytes its edit names. Rows
 //! are then documents like JSONL records: spans, pointers and byte edits work unchanged, and
 //! a finding's place is mapped back to `db:table[rowid=N]` plus the pointer inside the column
-//! ([`rows`]).
+//! (`rows.rs`).
 //!
 //! Which tables are read, how their rows group into sessions and in what order, and which
-//! format's adapter reads a session's rows, is one description per library ([`table`]). One
-//! conversation per session. Reading never writes ([`open`]): a database is opened
+//! format's adapter reads a session's rows, is one description per library (`table.rs`). One
+//! conversation per session. Reading never writes (`open.rs`): a database is opened
 //! read-only, and immutable when it is in WAL mode (a read-only WAL connection would create
 //! `-wal`/`-shm` files); one with a write-ahead log or a rollback journal beside it is read
 //! from a private copy, where SQLite may replay the log or roll the journal back. Rows are
 //! named by SQLite's rowid under a name the table does not declare itself, and a write
-//! ([`write`]) changes exactly one row per statement or nothing at all.
+//! (`write.rs`) changes exactly one row per statement or nothing at all.
 use std::path::Path;
 
 use crate::finding::Finding;
