@@ -9,8 +9,7 @@
 //! (serde_json's 128 levels, which bounds the stack); exceeding it is reported as what it
 //! is, not as a syntax error.
 
-use serde_json::Value;
-
+use serde_json::Value as Json;
 /// The deepest nesting read (serde_json's recursion limit).
 pub const MAX_DEPTH: usize = 128;
 
@@ -105,14 +104,14 @@ pub fn parse(text: &str) -> Result<Parsed<'_>, JsonError> {
 
 /// Parses JSON text into a serde_json value (arguments and schemas, which are checked with
 /// serde_json-based tools), with whether lone surrogates were replaced.
-fn parse_serde(text: &str) -> Result<(Value, bool), JsonError> {
-    match serde_json::from_str::<Value>(text) {
+fn parse_serde(text: &str) -> Result<(Json, bool), JsonError> {
+    match serde_json::from_str::<Json>(text) {
         Ok(value) => Ok((value, false)),
         Err(e) => {
             let first = JsonError::from_serde(&e);
             if first.kind == JsonErrorKind::Syntax && first.message.contains("escape") {
                 if let Some(replaced) = replace_lone_surrogates(text) {
-                    return serde_json::from_str::<Value>(&replaced)
+                    return serde_json::from_str::<Json>(&replaced)
                         .map(|value| (value, true))
                         .map_err(|e| JsonError::from_serde(&e));
                 }
@@ -123,7 +122,7 @@ fn parse_serde(text: &str) -> Result<(Value, bool), JsonError> {
 }
 
 /// Parses JSON text, keeping only the value.
-pub fn parse_value(text: &str) -> Result<Value, JsonError> {
+pub fn parse_value(text: &str) -> Result<Json, JsonError> {
     parse_serde(text).map(|(value, _)| value)
 }
 

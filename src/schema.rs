@@ -10,9 +10,8 @@ use foldhash::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, RwLock};
 
-use serde_json::{Map, Value};
-
 use crate::transcript::{SchemaDecl, SchemaDialect, ToolDef};
+use serde_json::{Map, Value as Json};
 
 /// Limits on the work one schema may cost, so a hostile schema is reported, not a crash or a
 /// stall. Values in a schema: 100 000 is a schema of a few megabytes, far beyond any tool's.
@@ -34,7 +33,7 @@ const STACK_PER_FRAME: usize = 1 << 10;
 
 /// A compiled schema and what is wrong with it, if anything.
 pub struct Compiled {
-    schema: Value,
+    schema: Json,
     shape: Shape,
     /// The validator, unless the schema is invalid or beyond the limits.
     validator: Option<jsonschema::Validator>,
@@ -65,14 +64,14 @@ pub struct Checked {
 
 impl Compiled {
     /// Every violation of `instance`, as `path: message` (path `/` for the root).
-    pub fn violations(&self, instance: &Value) -> Vec<String> {
+    pub fn violations(&self, instance: &Json) -> Vec<String> {
         self.check(instance, false).violations.clone()
     }
 
     /// Checks `instance`; `frugal` gives patterns [`SPENT_BACKTRACK_LIMIT`] instead of
     /// [`BACKTRACK_LIMIT`]. A pattern the engine gives up on is unchecked, not a violation: the
     /// engine failed, not the arguments.
-    pub fn check(&self, instance: &Value, frugal: bool) -> Arc<Checked> {
+    pub fn check(&self, instance: &Json, frugal: bool) -> Arc<Checked> {
         let Some(full) = &self.validator else {
             return Arc::default();
         };
@@ -103,7 +102,7 @@ impl Compiled {
 
     /// Validates on this thread when the validator's recursion fits any thread's stack, else
     /// on a thread with a stack sized for it: a stack overflow aborts the process.
-    fn run(&self, validator: &jsonschema::Validator, limit: usize, instance: &Value) -> Checked {
+    fn run(&self, validator: &jsonschema::Validator, limit: usize, instance: &Json) -> Checked {
         let shape = &self.shape;
         let mut frames = shape.depth;
         if shape.recursive && frames.saturating_mul(crate::json::MAX_DEPTH + 2) > INLINE_FRAMES {
@@ -139,7 +138,7 @@ impl Compiled {
         &self,
         validator: &jsonschema::Validator,
         limit: usize,
-        instance: &Value,
+        instance: &Json,
     ) -> Checked {
         use jsonschema::error::ValidationErrorKind as Kind;
         let mut checked = Checked::default();
@@ -152,7 +151,7 @@ impl Compiled {
                     let pattern = self
                         .schema
                         .pointer(&at)
-                        .and_then(Value::as_str)
+                        .and_then(Json::as_str)
                         .map(|p| format!(" {}", crate::finding::quote(p, 60)))
                         .unwrap_or_default();
                     let why = match e.kind() {
@@ -176,7 +175,7 @@ impl Compiled {
 /// Outcomes of checked instances, by structural hash and compared by value; bounded.
 #[derive(Default)]
 struct Seen {
-    by_hash: HashMap<u64, Vec<(Value, Arc<Checked>)>>,
+    by_hash: HashMap<u64, Vec<(Json, Arc<Checked>)>>,
     /// Values held, counted as by [`size`].
     held: usize,
 }
@@ -185,7 +184,7 @@ impl Seen {
     /// Values held at most; a cache that fills up starts over.
     const CAPACITY: usize = 1 << 20;
 
-    fn get(&self, key: u64, instance: &Value) -> Option<Arc<Checked>> {
+    fn get(&self, key: u64, instance: &Json) -> Option<Arc<Checked>> {
         self.by_hash
             .get(&key)?
             .iter()
@@ -193,7 +192,7 @@ impl Seen {
             .map(|(_, c)| Arc::clone(c))
     }
 
-    fn insert(&mut self, key: u64, instance: &Value, checked: &Arc<Checked>) {
+    fn insert(&mut self, key: u64, instance: &Json, checked: &Arc<Checked>) {
         let size = size(instance);
         if size > Self::CAPACITY / 16 {
             return;
@@ -211,15 +210,15 @@ impl Seen {
 }
 
 /// How many values `value` holds, counting a string's bytes / 64 more: what caching it costs.
-fn size(value: &Value) -> usize {
+fn size(value: &Json) -> usize {
     let mut total = 0usize;
     let mut stack = vec![value];
     while let Some(v) = stack.pop() {
         total += 1;
         match v {
-            Value::String(s) => total += s.len() / 64,
-            Value::Array(items) => stack.extend(items),
-            Value::Object(map) => {
+            Json::String(s) => total += s.len() / 64,
+            Json::Array(items) => stack.extend(items),
+            Json::Object(map) => {
                 total += map.keys().map(|k| k.len() / 64).sum::<usize>();
                 stack.extend(map.values());
             }
@@ -230,13 +229,13 @@ fn size(value: &Value) -> usize {
 }
 
 /// How deeply `value` nests: 0 for a scalar, 1 for a flat array or object.
-fn nesting(value: &Value) -> usize {
+fn nesting(value: &Json) -> usize {
     let mut deepest = 0;
     let mut stack = vec![(value, 0usize)];
     while let Some((v, level)) = stack.pop() {
         match v {
-            Value::Array(items) => stack.extend(items.iter().map(|c| (c, level + 1))),
-            Value::Object(map) => stack.extend(map.values().map(|c| (c, level + 1))),
+            Json::Array(items) => stack.extend(items.iter().map(|c| (c, level + 1))),
+            Json::Object(map) => stack.extend(map.values().map(|c| (c, level + 1))),
             _ => continue,
         }
         deepest = deepest.max(level + 1);
@@ -245,7 +244,7 @@ fn nesting(value: &Value) -> usize {
 }
 
 /// A shared declaration and its compiled schema.
-type Held = (Arc<Value>, Arc<Compiled>);
+type Held = (Arc<Json>, Arc<Compiled>);
 
 /// A shared declaration by address, with what turns it into the schema used.
 type DeclKey = (usize, SchemaDialect, bool);
@@ -297,7 +296,7 @@ impl SchemaCache {
     }
 
     /// The compiled `schema`, compiled once per distinct schema.
-    fn lookup(&self, schema: &Value) -> Option<Arc<Compiled>> {
+    fn lookup(&self, schema: &Json) -> Option<Arc<Compiled>> {
         let key = structural_hash(schema);
         if let Ok(entries) = self.entries.read() {
             if let Some(hit) = entries
@@ -331,7 +330,7 @@ impl SchemaCache {
     }
 }
 
-fn compile(schema: Value) -> Compiled {
+fn compile(schema: Json) -> Compiled {
     let shape = match measure(&schema) {
         Ok(shape) => shape,
         Err(reason) => {
@@ -378,7 +377,7 @@ fn compile(schema: Value) -> Compiled {
 }
 
 /// A validator whose patterns may take `backtrack_limit` backtracking steps per match.
-fn build(schema: &Value, backtrack_limit: usize) -> Result<jsonschema::Validator, String> {
+fn build(schema: &Json, backtrack_limit: usize) -> Result<jsonschema::Validator, String> {
     let patterns = jsonschema::PatternOptions::fancy_regex().backtrack_limit(backtrack_limit);
     std::panic::catch_unwind(|| {
         jsonschema::options()
@@ -403,7 +402,7 @@ struct Shape {
 
 /// The shape of `schema`, or why it is beyond the limits: measured before the validator sees
 /// it, since the validator's own recursion on a hostile schema is what aborts the process.
-fn measure(schema: &Value) -> Result<Shape, String> {
+fn measure(schema: &Json) -> Result<Shape, String> {
     // One pass over every value, without recursion: the size, the nesting, the keywords.
     let mut values = 0usize;
     let mut nested = 0usize;
@@ -418,8 +417,8 @@ fn measure(schema: &Value) -> Result<Shape, String> {
         }
         nested = nested.max(level);
         match value {
-            Value::Array(items) => stack.extend(items.iter().map(|v| (v, level + 1))),
-            Value::Object(map) => {
+            Json::Array(items) => stack.extend(items.iter().map(|v| (v, level + 1))),
+            Json::Object(map) => {
                 for (key, child) in map {
                     match key.as_str() {
                         "$ref" => refs = true,
@@ -503,15 +502,15 @@ fn may_backtrack(pattern: &str) -> bool {
         })
 }
 
-type Target<'r> = (&'r Value, referencing::Resolver<'r>, referencing::Draft);
+type Target<'r> = (&'r Json, referencing::Resolver<'r>, referencing::Draft);
 
 /// The longest path through a schema without cycles, `$ref`s followed.
 #[derive(Default)]
 struct Walk<'r> {
     /// Levels below and including each schema walked.
-    memo: HashMap<*const Value, usize>,
+    memo: HashMap<*const Json, usize>,
     /// Schemas on the path being walked: met again, they close a cycle.
-    on_path: foldhash::HashSet<*const Value>,
+    on_path: foldhash::HashSet<*const Json>,
     recursive: bool,
     /// Schemas with a dynamic anchor: where a `$dynamicRef` or `$recursiveRef` may lead.
     anchors: std::rc::Rc<Vec<Target<'r>>>,
@@ -523,7 +522,7 @@ impl<'r> Walk<'r> {
     /// also bounds this recursion.
     fn depth(
         &mut self,
-        node: &'r Value,
+        node: &'r Json,
         resolver: &referencing::Resolver<'r>,
         draft: referencing::Draft,
         level: usize,
@@ -531,11 +530,11 @@ impl<'r> Walk<'r> {
         if level > MAX_SCHEMA_DEPTH {
             return Err(());
         }
-        let key = node as *const Value;
+        let key = node as *const Json;
         if let Some(&depth) = self.memo.get(&key) {
             return Ok(depth);
         }
-        let Value::Object(map) = node else {
+        let Json::Object(map) = node else {
             return Ok(1);
         };
         if !self.on_path.insert(key) {
@@ -550,7 +549,7 @@ impl<'r> Walk<'r> {
             below = below.max(self.depth(child, &resolver, draft.detect(child), level + 1)?);
         }
         for keyword in ["$ref", "$dynamicRef", "$recursiveRef"] {
-            let Some(Value::String(reference)) = map.get(keyword) else {
+            let Some(Json::String(reference)) = map.get(keyword) else {
                 continue;
             };
             // One that does not resolve fails the compilation: `invalid-tool-schema`.
@@ -584,13 +583,13 @@ impl<'r> Walk<'r> {
 
 /// Every schema below `node` with a `$dynamicAnchor` or `$recursiveAnchor`, with its resolver.
 fn collect_anchors<'r>(
-    node: &'r Value,
+    node: &'r Json,
     resolver: &referencing::Resolver<'r>,
     draft: referencing::Draft,
     level: usize,
     out: &mut Vec<Target<'r>>,
 ) {
-    let Value::Object(map) = node else {
+    let Json::Object(map) = node else {
         return;
     };
     // Deeper than the limit, the walk that follows stops anyway.
@@ -610,7 +609,7 @@ fn collect_anchors<'r>(
 
 /// The JSON Schema a call's arguments must satisfy: decoded from a string if double-encoded,
 /// converted from Gemini's OpenAPI subset, with OpenAI `strict` semantics made explicit.
-pub fn effective_schema(tool: &ToolDef) -> Option<Value> {
+pub fn effective_schema(tool: &ToolDef) -> Option<Json> {
     let mut schema = tool
         .schema
         .as_ref()
@@ -627,17 +626,17 @@ pub fn effective_schema(tool: &ToolDef) -> Option<Value> {
 
 /// Gemini `parameters` (OpenAPI 3.0 subset) to JSON Schema: lower-case types, `nullable`
 /// as a `null` type, OpenAPI-only keywords dropped.
-pub fn openapi_to_json_schema(value: Value) -> Value {
+pub fn openapi_to_json_schema(value: Json) -> Json {
     match value {
-        Value::Object(map) => {
-            let nullable = map.get("nullable").and_then(Value::as_bool) == Some(true);
+        Json::Object(map) => {
+            let nullable = map.get("nullable").and_then(Json::as_bool) == Some(true);
             let mut out = Map::new();
             for (key, v) in map {
                 match key.as_str() {
                     "nullable" | "propertyOrdering" | "property_ordering" | "example" => {}
                     "type" => {
                         let ty = match v {
-                            Value::String(s) => Value::String(s.to_ascii_lowercase()),
+                            Json::String(s) => Json::String(s.to_ascii_lowercase()),
                             other => other,
                         };
                         out.insert(key, ty);
@@ -645,7 +644,7 @@ pub fn openapi_to_json_schema(value: Value) -> Value {
                     // Keyword maps whose keys are property names, not schema keywords.
                     "properties" | "$defs" | "definitions" => {
                         let converted = match v {
-                            Value::Object(props) => Value::Object(
+                            Json::Object(props) => Json::Object(
                                 props
                                     .into_iter()
                                     .map(|(k, s)| (k, openapi_to_json_schema(s)))
@@ -664,39 +663,37 @@ pub fn openapi_to_json_schema(value: Value) -> Value {
                 }
             }
             if nullable {
-                if let Some(Value::String(ty)) = out.get("type").cloned() {
+                if let Some(Json::String(ty)) = out.get("type").cloned() {
                     out.insert("type".into(), serde_json::json!([ty, "null"]));
                 }
                 // In OpenAPI, `nullable` admits null even when an `enum` lists the values.
-                if let Some(Value::Array(values)) = out.get_mut("enum") {
-                    if !values.contains(&Value::Null) {
-                        values.push(Value::Null);
+                if let Some(Json::Array(values)) = out.get_mut("enum") {
+                    if !values.contains(&Json::Null) {
+                        values.push(Json::Null);
                     }
                 }
             }
-            Value::Object(out)
+            Json::Object(out)
         }
-        Value::Array(items) => {
-            Value::Array(items.into_iter().map(openapi_to_json_schema).collect())
-        }
+        Json::Array(items) => Json::Array(items.into_iter().map(openapi_to_json_schema).collect()),
         other => other,
     }
 }
 
 /// OpenAI `strict: true`: every object allows no extra keys and requires every property,
 /// unless the schema says otherwise explicitly.
-fn apply_strict(schema: &mut Value) {
+fn apply_strict(schema: &mut Json) {
     match schema {
-        Value::Object(map) => {
-            if let Some(Value::Object(props)) = map.get("properties") {
-                let names: Vec<Value> = props.keys().cloned().map(Value::String).collect();
+        Json::Object(map) => {
+            if let Some(Json::Object(props)) = map.get("properties") {
+                let names: Vec<Json> = props.keys().cloned().map(Json::String).collect();
                 map.entry("additionalProperties")
-                    .or_insert(Value::Bool(false));
-                map.entry("required").or_insert(Value::Array(names));
+                    .or_insert(Json::Bool(false));
+                map.entry("required").or_insert(Json::Array(names));
             }
             for (key, child) in map.iter_mut() {
                 if key == "properties" || key == "$defs" || key == "definitions" {
-                    if let Value::Object(children) = child {
+                    if let Json::Object(children) = child {
                         children.values_mut().for_each(apply_strict);
                     }
                 } else if key != "enum" && key != "const" && key != "required" {
@@ -704,7 +701,7 @@ fn apply_strict(schema: &mut Value) {
                 }
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(apply_strict),
+        Json::Array(items) => items.iter_mut().for_each(apply_strict),
         _ => {}
     }
 }
@@ -717,17 +714,17 @@ fn schema_hasher() -> impl Hasher {
     foldhash::fast::FixedState::default().build_hasher()
 }
 
-fn structural_hash(value: &Value) -> u64 {
+fn structural_hash(value: &Json) -> u64 {
     let mut hasher = schema_hasher();
     hash_value(value, &mut hasher);
     hasher.finish()
 }
 
-fn hash_value(value: &Value, h: &mut impl Hasher) {
+fn hash_value(value: &Json, h: &mut impl Hasher) {
     match value {
-        Value::Null => 0u8.hash(h),
-        Value::Bool(b) => (1u8, b).hash(h),
-        Value::Number(n) => {
+        Json::Null => 0u8.hash(h),
+        Json::Bool(b) => (1u8, b).hash(h),
+        Json::Number(n) => {
             2u8.hash(h);
             match (n.as_i64(), n.as_u64()) {
                 (Some(i), _) => i.hash(h),
@@ -735,12 +732,12 @@ fn hash_value(value: &Value, h: &mut impl Hasher) {
                 _ => n.as_f64().unwrap_or_default().to_bits().hash(h),
             }
         }
-        Value::String(s) => (3u8, s).hash(h),
-        Value::Array(items) => {
+        Json::String(s) => (3u8, s).hash(h),
+        Json::Array(items) => {
             (4u8, items.len()).hash(h);
             items.iter().for_each(|v| hash_value(v, h));
         }
-        Value::Object(map) => {
+        Json::Object(map) => {
             // Members hashed apart and summed: the order they are written in does not count.
             let sum = map.iter().fold(0u64, |acc, (k, v)| {
                 let mut member = schema_hasher();
@@ -759,7 +756,7 @@ mod tests {
     use crate::transcript::Loc;
     use serde_json::json;
 
-    fn tool(schema: Value, dialect: SchemaDialect, strict: bool) -> ToolDef {
+    fn tool(schema: Json, dialect: SchemaDialect, strict: bool) -> ToolDef {
         ToolDef {
             name: "t".into(),
             schema: Some(SchemaDecl::Value(schema.into())),
@@ -847,8 +844,8 @@ mod tests {
     }
 
     /// A schema whose root property is a chain of `links` `$ref`s through `$defs`.
-    fn ref_chain(links: usize) -> Value {
-        let mut defs: Map<String, Value> = (0..links)
+    fn ref_chain(links: usize) -> Json {
+        let mut defs: Map<String, Json> = (0..links)
             .map(|i| {
                 (
                     format!("d{i}"),
@@ -904,7 +901,7 @@ mod tests {
         // `$defs`, then reached at the end of another 30 links.
         let chain = ref_chain(490);
         let mut defs = chain.get("$defs").cloned().unwrap_or_default();
-        if let Value::Object(defs) = &mut defs {
+        if let Json::Object(defs) = &mut defs {
             for i in 0..30 {
                 defs.insert(
                     format!("e{i}"),
@@ -921,7 +918,7 @@ mod tests {
 
     #[test]
     fn a_huge_schema_is_beyond_the_limits() {
-        let props: Map<String, Value> = (0..MAX_SCHEMA_VALUES / 2)
+        let props: Map<String, Json> = (0..MAX_SCHEMA_VALUES / 2)
             .map(|i| (format!("p{i}"), json!({"type": "string"})))
             .collect();
         let compiled = compile(json!({"type": "object", "properties": props}));
@@ -935,7 +932,7 @@ mod tests {
     fn deep_recursion_is_checked_on_a_stack_sized_for_it() {
         // Each level of the arguments follows 300 `$ref`s: ~36 000 frames, far more than a
         // 2 MiB thread holds.
-        let mut defs: Map<String, Value> = (0..300)
+        let mut defs: Map<String, Json> = (0..300)
             .map(|i| {
                 (
                     format!("n{i}"),

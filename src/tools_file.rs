@@ -6,17 +6,16 @@
 //! JSON-RPC response), or a whole request that declares tools. Provider shapes are read by
 //! the format adapters themselves, so a shape is understood the same way in a log and here.
 
-use serde_json::{json, Value};
-
 use crate::format::Format;
 use crate::json::Doc;
 use crate::transcript::{Loc, ToolDef};
+use serde_json::{json, Value as Json};
 
 /// Reads the tool definitions of one `--tools` file.
 pub fn load(path: &std::path::Path) -> Result<Vec<ToolDef>, String> {
     // A tools file is a schema list, never a log: a FIFO or a huge file here is a mistake.
     let text = crate::read::read_regular_to_string(path, 64 << 20)?;
-    let value: Value = crate::json::parse_value(&text)
+    let value: Json = crate::json::parse_value(&text)
         .map_err(|e| format!("not valid JSON: {e} at line {} column {}", e.line, e.column))?;
     let tools = parse(&value)?;
     if tools.is_empty() {
@@ -26,10 +25,10 @@ pub fn load(path: &std::path::Path) -> Result<Vec<ToolDef>, String> {
 }
 
 /// The tool definitions in a `--tools` document.
-pub fn parse(value: &Value) -> Result<Vec<ToolDef>, String> {
+pub fn parse(value: &Json) -> Result<Vec<ToolDef>, String> {
     match value {
-        Value::Array(items) => parse_array(items),
-        Value::Object(map) => {
+        Json::Array(items) => parse_array(items),
+        Json::Object(map) => {
             if let Some(result) = map.get("result") {
                 return parse(result);
             }
@@ -44,10 +43,10 @@ pub fn parse(value: &Value) -> Result<Vec<ToolDef>, String> {
             {
                 return via(Format::Gemini, json!({"contents": [], "tools": [value]}));
             }
-            if let Some(Value::Array(items)) = map.get("tools") {
+            if let Some(Json::Array(items)) = map.get("tools") {
                 return parse_array(items);
             }
-            if let Some(Value::Array(items)) = map.get("functions") {
+            if let Some(Json::Array(items)) = map.get("functions") {
                 return via(
                     Format::OpenAiChat,
                     json!({"messages": [], "functions": items}),
@@ -59,13 +58,13 @@ pub fn parse(value: &Value) -> Result<Vec<ToolDef>, String> {
     }
 }
 
-fn parse_array(items: &[Value]) -> Result<Vec<ToolDef>, String> {
+fn parse_array(items: &[Json]) -> Result<Vec<ToolDef>, String> {
     let Some(first) = items.first() else {
         return Ok(Vec::new());
     };
     let has = |key: &str| items.iter().any(|t| t.get(key).is_some());
     if has("function")
-        || first.get("type").and_then(Value::as_str) == Some("function") && has("function")
+        || first.get("type").and_then(Json::as_str) == Some("function") && has("function")
     {
         via(Format::OpenAiChat, json!({"messages": [], "tools": items}))
     } else if has("input_schema") {
@@ -95,16 +94,16 @@ fn parse_array(items: &[Value]) -> Result<Vec<ToolDef>, String> {
 }
 
 /// Gemini declarations use OpenAPI's upper-case types (`OBJECT`).
-fn upper_case_types(items: &[Value]) -> bool {
+fn upper_case_types(items: &[Json]) -> bool {
     items.iter().any(|t| {
         t.pointer("/parameters/type")
-            .and_then(Value::as_str)
+            .and_then(Json::as_str)
             .is_some_and(|ty| ty.chars().all(|c| c.is_ascii_uppercase()))
     })
 }
 
 /// Reads the tools of a synthetic request with the format's own adapter.
-fn via(format: Format, doc: Value) -> Result<Vec<ToolDef>, String> {
+fn via(format: Format, doc: Json) -> Result<Vec<ToolDef>, String> {
     let adapter = format
         .adapter()
         .ok_or_else(|| format!("`{format}` tool definitions are not supported by this build"))?;
@@ -117,7 +116,7 @@ fn via(format: Format, doc: Value) -> Result<Vec<ToolDef>, String> {
 }
 
 /// MCP `tools/list` entries: `{name, description?, inputSchema}`.
-fn mcp_tools(items: &[Value]) -> Vec<ToolDef> {
+fn mcp_tools(items: &[Json]) -> Vec<ToolDef> {
     items
         .iter()
         .enumerate()
@@ -141,7 +140,7 @@ fn mcp_tools(items: &[Value]) -> Vec<ToolDef> {
 mod tests {
     use super::*;
 
-    fn names(v: Value) -> Vec<String> {
+    fn names(v: Json) -> Vec<String> {
         parse(&v)
             .unwrap_or_default()
             .into_iter()

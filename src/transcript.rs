@@ -5,10 +5,9 @@
 //! document in the file and the RFC 6901 pointer inside it), so findings can be placed
 //! precisely and fixes can be turned back into byte edits by the adapter.
 
-use serde_json::Value;
-
 use crate::format::Format;
 use crate::tree::Value as Tree;
+use serde_json::Value as Json;
 
 /// Where a node lives: the JSON document that starts at byte `base` of the file (the whole
 /// file for JSON, one line for JSONL) and the pointer inside that document.
@@ -174,7 +173,7 @@ pub enum Arguments {
     /// JSON text inside a string (OpenAI `arguments`).
     Encoded(String),
     /// A structured value (Anthropic `input`, Gemini `args`).
-    Value(Value),
+    Value(Json),
     /// The field is missing where the format requires it.
     Absent,
 }
@@ -182,11 +181,11 @@ pub enum Arguments {
 /// What parsing a call's arguments yields.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ParsedArgs {
-    Object(serde_json::Map<String, Value>),
+    Object(serde_json::Map<String, Json>),
     /// Null, missing, or an empty string.
     Empty,
     /// Parses to something other than an object.
-    NotObject(Value),
+    NotObject(Json),
     /// Not JSON at all; `truncated` when the text is a valid prefix of a JSON document.
     Invalid {
         error: String,
@@ -214,7 +213,7 @@ impl Arguments {
     }
 
     /// The parsed arguments when they are an object.
-    pub fn object(&self) -> Option<serde_json::Map<String, Value>> {
+    pub fn object(&self) -> Option<serde_json::Map<String, Json>> {
         match self.parse() {
             ParsedArgs::Object(map) => Some(map),
             _ => None,
@@ -222,10 +221,10 @@ impl Arguments {
     }
 }
 
-fn classify(v: Value) -> ParsedArgs {
+fn classify(v: Json) -> ParsedArgs {
     match v {
-        Value::Object(map) => ParsedArgs::Object(map),
-        Value::Null => ParsedArgs::Empty,
+        Json::Object(map) => ParsedArgs::Object(map),
+        Json::Null => ParsedArgs::Empty,
         other => ParsedArgs::NotObject(other),
     }
 }
@@ -278,7 +277,7 @@ impl ToolCall {
 #[derive(Debug, Clone)]
 pub struct EchoedArguments {
     pub result: Loc,
-    pub value: Value,
+    pub value: Json,
     pub loc: Loc,
 }
 
@@ -326,7 +325,7 @@ pub enum SchemaDialect {
 pub enum SchemaDecl {
     /// Shared by every declaration of the same schema that a thread read recently: datasets
     /// repeat a handful of tool schemas in every record.
-    Value(std::sync::Arc<Value>),
+    Value(std::sync::Arc<Json>),
     /// A JSON document inside a string (double-encoded).
     Encoded(String),
 }
@@ -520,14 +519,14 @@ pub fn text_looks_like_error(s: &str) -> bool {
 }
 
 /// Schemas a thread read recently, by their text as written.
-type Interned = foldhash::HashMap<Box<str>, std::sync::Arc<Value>>;
+type Interned = foldhash::HashMap<Box<str>, std::sync::Arc<Json>>;
 
 thread_local! {
     static SCHEMAS: std::cell::RefCell<Interned> = std::cell::RefCell::default();
 }
 
 /// The schema as a shared serde_json value: the one read before when it is written the same.
-fn intern_schema(tree: &Tree<'_>) -> std::sync::Arc<Value> {
+fn intern_schema(tree: &Tree<'_>) -> std::sync::Arc<Json> {
     // Enough for any real tool set; a corpus of ever-new schemas only starts over.
     const KEEP: usize = 4096;
     let Some(raw) = tree.as_object().and_then(crate::tree::Map::raw) else {
@@ -557,7 +556,7 @@ impl SchemaDecl {
     }
 
     /// The schema as a value, decoding one level of string encoding.
-    pub fn value(&self) -> Option<std::borrow::Cow<'_, Value>> {
+    pub fn value(&self) -> Option<std::borrow::Cow<'_, Json>> {
         match self {
             SchemaDecl::Value(v) => Some(std::borrow::Cow::Borrowed(v.as_ref())),
             SchemaDecl::Encoded(text) => {
@@ -596,11 +595,11 @@ impl ToolDef {
         };
         let names = |key: &str| -> Vec<String> {
             match schema.get(key) {
-                Some(Value::Array(items)) => items
+                Some(Json::Array(items)) => items
                     .iter()
                     .filter_map(|v| v.as_str().map(str::to_string))
                     .collect(),
-                Some(Value::Object(map)) if key == "properties" => map.keys().cloned().collect(),
+                Some(Json::Object(map)) if key == "properties" => map.keys().cloned().collect(),
                 _ => Vec::new(),
             }
         };

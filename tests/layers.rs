@@ -361,6 +361,45 @@ fn the_commands_do_not_branch_on_the_kind_of_input() {
 }
 
 #[test]
+fn the_two_json_value_types_keep_their_names() {
+    // Borrowed input is `Tree` (crate::tree::Value), values toolcheck owns are `Json`
+    // (serde_json::Value): never a bare `Value`, which would mean either.
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let bare: Vec<String> = files
+        .iter()
+        .filter(|f| !f.starts_with(src().join("tree")))
+        .flat_map(|file| {
+            let text = std::fs::read_to_string(file).expect("a source file is UTF-8");
+            let rel = file
+                .strip_prefix(common::root())
+                .unwrap_or(file)
+                .display()
+                .to_string();
+            text.lines()
+                .map(str::trim)
+                .filter(|l| l.starts_with("use "))
+                .filter(|l| {
+                    let tree = l.contains("crate::tree::Value") && !l.contains("Value as Tree");
+                    let serde = l.starts_with("use serde_json::")
+                        && l.contains("Value")
+                        && !l.contains("Value as Json")
+                        && l.split(|c: char| !c.is_alphanumeric() && c != '_')
+                            .any(|w| w == "Value");
+                    tree || serde
+                })
+                .map(|l| format!("{rel}: `{l}`"))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(
+        bare.is_empty(),
+        "import `Value as Tree` or `Value as Json`:\n{}",
+        bare.join("\n")
+    );
+}
+
+#[test]
 fn no_source_file_is_over_the_size_limit() {
     let (_, sizes) = read_crate();
     let over: Vec<String> = sizes

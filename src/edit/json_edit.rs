@@ -2,10 +2,9 @@
 //! takes its comma with it, an inserted element copies its neighbour's indentation (pretty)
 //! or spacing (compact), and nothing outside the edit changes.
 
-use serde_json::Value;
-
 use crate::finding::Edit;
 use crate::pointer::locate;
+use serde_json::Value as Json;
 
 /// Removes the array element at `pointer` (with one adjoining comma).
 pub fn remove_element(text: &str, base: usize, pointer: &str) -> Option<Edit> {
@@ -44,7 +43,7 @@ pub fn insert_element(
     base: usize,
     array_pointer: &str,
     index: usize,
-    value: &Value,
+    value: &Json,
 ) -> Option<Edit> {
     let (arr_start, arr_end) = locate(text, base, array_pointer)?;
     let elements = elements(text, arr_start, arr_end)?;
@@ -304,7 +303,7 @@ pub fn line_ending(text: &str) -> &'static str {
 }
 
 /// Serialises `value` in `style` (pretty output starts at indentation zero).
-pub fn render(value: &Value, style: &Style) -> String {
+pub fn render(value: &Json, style: &Style) -> String {
     let mut out = Vec::new();
     let written = match style {
         Style::Compact { spaced: false } => serde_json::to_writer(&mut out, value),

@@ -3,9 +3,8 @@
 //! the results it inserts through its [`Dialect`], and may plan differently altogether
 //! (Claude Code re-links lines).
 
-use serde_json::Value;
-
 use crate::tree::Value as Tree;
+use serde_json::Value as Json;
 
 use super::json_edit::{self, split_index};
 use crate::finding::{Edit, FixIntent};
@@ -41,26 +40,26 @@ pub trait Dialect {
     /// The message (or item, or record) this format inserts after a call's turn to answer
     /// the call at `site` with an error saying `text`. `None` when the format cannot answer
     /// that call.
-    fn interrupted_result(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Value> {
+    fn interrupted_result(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
         self.result_message(self.interrupted_block(site, text)?)
     }
 
     /// For formats whose results are blocks inside messages: the result block itself, which
     /// a fix may put at the front of the message that already answers the call's turn.
-    fn interrupted_block(&self, _site: &CallSite<'_, '_>, _text: &str) -> Option<Value> {
+    fn interrupted_block(&self, _site: &CallSite<'_, '_>, _text: &str) -> Option<Json> {
         None
     }
 
     /// A message wrapping one result block, for formats whose results are blocks inside
     /// messages (moving a result then creates a message around it). `None` where a result
     /// is a message of its own.
-    fn result_message(&self, _block: Value) -> Option<Value> {
+    fn result_message(&self, _block: Json) -> Option<Json> {
         None
     }
 
     /// The content of a result that says `text`, for filling an error result left empty.
     /// `None` where the format has no such repair.
-    fn error_content(&self, _text: &str) -> Option<Value> {
+    fn error_content(&self, _text: &str) -> Option<Json> {
         None
     }
 }
@@ -198,7 +197,7 @@ pub fn generic(
             } else if result == message {
                 insert_text_after(cx, after, original)?
             } else {
-                let wrapper = dialect.result_message(Value::String(PLACEHOLDER.into()))?;
+                let wrapper = dialect.result_message(Json::String(PLACEHOLDER.into()))?;
                 let mut edit = insert_after(cx, after, &wrapper)?;
                 let quoted = serde_json::to_string(PLACEHOLDER).ok()?;
                 edit.content = edit.content.replace(&quoted, original);
@@ -313,7 +312,7 @@ pub fn remove_node(cx: &EditContext<'_>, node: &Loc) -> Option<Edit> {
 }
 
 /// Inserts `value` right after the element (or JSONL record) `after`.
-pub fn insert_after(cx: &EditContext<'_>, after: &Loc, value: &Value) -> Option<Edit> {
+pub fn insert_after(cx: &EditContext<'_>, after: &Loc, value: &Json) -> Option<Edit> {
     if let Some((parent, index)) = split_index(&after.pointer) {
         return json_edit::insert_element(&cx.source.text, after.base, parent, index + 1, value);
     }

@@ -33,8 +33,6 @@
 
 use serde_json::{json, Value as Json};
 
-use crate::tree::Value;
-
 use super::gemini::{
     function_call, function_response, object_field, pair_idless, part_item, read_tool_list,
 };
@@ -45,6 +43,7 @@ use crate::transcript::{
     pairing_key, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role, Text, ToolCall,
     ToolResult,
 };
+use crate::tree::Value as Tree;
 
 pub struct Adk;
 
@@ -107,7 +106,7 @@ impl Adapter for Adk {
         Some(normalise_events(docs))
     }
 
-    fn sniff(&self, doc: &Value) -> Option<u8> {
+    fn sniff(&self, doc: &Tree) -> Option<u8> {
         if let Some(events) = array_at(doc, EVENTS) {
             if field(doc, APP_NAME).is_some() && field(doc, USER_ID).is_some() {
                 return Some(90);
@@ -162,7 +161,7 @@ impl Adapter for Adk {
 
 /// Whether an event's `actions` value does anything: ADK writes every field, empty (`{}`,
 /// `null`, `false`) when it does nothing.
-fn has_effect(value: &Value) -> bool {
+fn has_effect(value: &Tree) -> bool {
     if let Some(map) = value.as_object() {
         return map.iter().any(|(_, v)| has_effect(v));
     }
@@ -179,7 +178,7 @@ fn has_effect(value: &Value) -> bool {
 }
 
 /// An ADK event: `author` and an invocation id beside `content` or `actions`.
-fn is_event(value: &Value) -> bool {
+fn is_event(value: &Tree) -> bool {
     str_at(value, "author").is_some()
         && field(value, INVOCATION_ID).is_some()
         && (value.get("content").is_some() || value.get("actions").is_some())
@@ -195,10 +194,10 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Vec<Conversation>, String> {
         return Ok(vec![session(root.clone(), list)?]);
     }
     let mut out = Vec::new();
-    if let Some((key, Value::Array(cases))) = field(doc.value, EVAL_CASES) {
+    if let Some((key, Tree::Array(cases))) = field(doc.value, EVAL_CASES) {
         for (c, case) in cases.iter().enumerate() {
             let cloc = root.child(key).child(c);
-            let Some((ckey, Value::Array(invocations))) = field(case, &["conversation"]) else {
+            let Some((ckey, Tree::Array(invocations))) = field(case, &["conversation"]) else {
                 continue;
             };
             for (i, invocation) in invocations.iter().enumerate() {
@@ -207,9 +206,9 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Vec<Conversation>, String> {
         }
         return Ok(out);
     }
-    if let Some((key, Value::Array(results))) = field(doc.value, CASE_RESULTS) {
+    if let Some((key, Tree::Array(results))) = field(doc.value, CASE_RESULTS) {
         for (r, result) in results.iter().enumerate() {
-            let Some((pkey, Value::Array(per))) = field(result, PER_INVOCATION) else {
+            let Some((pkey, Tree::Array(per))) = field(result, PER_INVOCATION) else {
                 continue;
             };
             for (p, entry) in per.iter().enumerate() {
@@ -256,7 +255,7 @@ pub(crate) fn normalise_events(docs: &[Doc<'_>]) -> Result<Vec<Conversation>, St
 /// A session: its events in order.
 fn session<'a>(
     loc: Loc,
-    events: impl Iterator<Item = (Loc, &'a Value<'a>)>,
+    events: impl Iterator<Item = (Loc, &'a Tree<'a>)>,
 ) -> Result<Conversation, String> {
     let mut conv = new_conversation(loc);
     conv.resumable = true;
@@ -282,14 +281,14 @@ fn new_conversation(loc: Loc) -> Conversation {
 
 /// One event's `content` parts, on the side of its role (events without content, such as
 /// state changes and model errors, hold nothing to read).
-fn read_event(conv: &mut Conversation, event: &Value, eloc: &Loc) -> Result<(), String> {
+fn read_event(conv: &mut Conversation, event: &Tree, eloc: &Loc) -> Result<(), String> {
     let Some(content) = event.get("content").filter(|c| !c.is_null()) else {
         return Ok(());
     };
     let role = match content.get("role") {
-        Some(Value::String(r)) if r == "model" => Role::Assistant,
-        Some(Value::String(r)) if matches!(r.as_str(), "user" | "function" | "tool") => Role::User,
-        None | Some(Value::Null) => match str_at(event, "author") {
+        Some(Tree::String(r)) if r == "model" => Role::Assistant,
+        Some(Tree::String(r)) if matches!(r.as_str(), "user" | "function" | "tool") => Role::User,
+        None | Some(Tree::Null) => match str_at(event, "author") {
             Some("user") | None => Role::User,
             Some(_) => Role::Assistant,
         },
@@ -305,7 +304,7 @@ fn read_event(conv: &mut Conversation, event: &Value, eloc: &Loc) -> Result<(), 
 }
 
 /// The parts of `content` (at `cloc`) as items of a `role` turn whose message is `mloc`.
-fn read_parts(conv: &mut Conversation, role: Role, content: &Value, cloc: &Loc, mloc: &Loc) {
+fn read_parts(conv: &mut Conversation, role: Role, content: &Tree, cloc: &Loc, mloc: &Loc) {
     let parts = array_at(content, "parts").map_or(&[][..], Vec::as_slice);
     for (j, part) in parts.iter().enumerate() {
         let mut item = part_item(part, cloc.child("parts").child(j), mloc);
@@ -320,7 +319,7 @@ fn read_parts(conv: &mut Conversation, role: Role, content: &Value, cloc: &Loc, 
 
 /// One eval invocation: the user's content, the expected calls and responses, the expected
 /// answer, and the agents' declared tools.
-fn read_invocation(invocation: &Value, iloc: Loc) -> Result<Conversation, String> {
+fn read_invocation(invocation: &Tree, iloc: Loc) -> Result<Conversation, String> {
     let mut conv = new_conversation(iloc.clone());
     if let Some((key, content)) = object_field(invocation, USER_CONTENT) {
         let cloc = iloc.child(key);
@@ -328,19 +327,19 @@ fn read_invocation(invocation: &Value, iloc: Loc) -> Result<Conversation, String
     }
     if let Some((key, data)) = object_field(invocation, INTERMEDIATE) {
         let dloc = iloc.child(key);
-        if let Some((ekey, Value::Array(events))) = object_field(data, INVOCATION_EVENTS) {
+        if let Some((ekey, Tree::Array(events))) = object_field(data, INVOCATION_EVENTS) {
             for (k, event) in events.iter().enumerate() {
                 read_event(&mut conv, event, &dloc.child(ekey).child(k))?;
             }
         }
-        if let Some((ukey, Value::Array(uses))) = object_field(data, TOOL_USES) {
+        if let Some((ukey, Tree::Array(uses))) = object_field(data, TOOL_USES) {
             for (k, call) in uses.iter().enumerate() {
                 let loc = dloc.child(ukey).child(k);
                 let item = Item::Call(function_call(call, loc.clone(), loc.clone(), &loc));
                 conv.push(Role::Assistant, &loc, item);
             }
         }
-        if let Some((rkey, Value::Array(responses))) = object_field(data, TOOL_RESPONSES) {
+        if let Some((rkey, Tree::Array(responses))) = object_field(data, TOOL_RESPONSES) {
             for (k, response) in responses.iter().enumerate() {
                 let loc = dloc.child(rkey).child(k);
                 let mut result = function_response(response, loc.clone(), &loc);
@@ -361,8 +360,8 @@ fn read_invocation(invocation: &Value, iloc: Loc) -> Result<Conversation, String
 
 /// An entry of an old `.test.json` list: `{query, expected_tool_use, reference}`, or a
 /// `{name, data: [...]}` group of them.
-fn is_old_test_item(value: &Value) -> bool {
-    let query = |v: &Value| {
+fn is_old_test_item(value: &Tree) -> bool {
+    let query = |v: &Tree| {
         str_at(v, "query").is_some()
             && (v.get("expected_tool_use").is_some() || v.get("reference").is_some())
     };
@@ -372,7 +371,7 @@ fn is_old_test_item(value: &Value) -> bool {
 /// One old-format query: the user's text, the expected `{tool_name, tool_input}` uses (no ids,
 /// no responses) and the reference answer in the same turn, so the query ends with its
 /// expected calls.
-fn read_old_query(query: &Value, qloc: Loc) -> Conversation {
+fn read_old_query(query: &Tree, qloc: Loc) -> Conversation {
     let mut conv = new_conversation(qloc.clone());
     let text = |loc: Loc| {
         Item::Text(Text {
@@ -412,28 +411,28 @@ fn read_old_query(query: &Value, qloc: Loc) -> Conversation {
 
 /// Failures beyond Gemini's `error` key: an MCP `CallToolResult` with `isError`, and the
 /// `ReflectAndRetryToolPlugin` answer (`error_type`).
-fn mark_failure(result: &mut ToolResult, response: &Value) {
+fn mark_failure(result: &mut ToolResult, response: &Tree) {
     let Some(body) = response.get("response") else {
         return;
     };
     let flagged = ["isError", "is_error"]
         .iter()
-        .any(|k| body.get(k).and_then(Value::as_bool) == Some(true));
+        .any(|k| body.get(k).and_then(Tree::as_bool) == Some(true));
     if flagged || body.get("error_type").is_some_and(|e| !e.is_null()) {
         result.is_error = true;
     }
 }
 
 /// `app_details.agent_details.<agent>.tool_declarations`: each agent's genai `Tool[]`.
-fn read_app_details(invocation: &Value, iloc: &Loc, conv: &mut Conversation) {
+fn read_app_details(invocation: &Tree, iloc: &Loc, conv: &mut Conversation) {
     let Some((akey, details)) = object_field(invocation, APP_DETAILS) else {
         return;
     };
-    let Some((dkey, Value::Object(agents))) = object_field(details, AGENT_DETAILS) else {
+    let Some((dkey, Tree::Object(agents))) = object_field(details, AGENT_DETAILS) else {
         return;
     };
     for (name, agent) in agents {
-        if let Some((tkey, Value::Array(tools))) = object_field(agent, TOOL_DECLARATIONS) {
+        if let Some((tkey, Tree::Array(tools))) = object_field(agent, TOOL_DECLARATIONS) {
             let tloc = iloc.child(akey).child(dkey).child(name).child(tkey);
             read_tool_list(tools, &tloc, conv);
         }
@@ -489,7 +488,7 @@ mod tests {
     fn old_test_files_are_queries_ending_with_their_expected_calls() {
         let text = r#"[{"query": "Turn off the kitchen light", "expected_tool_use": [{"tool_name": "set_light", "tool_input": {"room": "kitchen", "on": false}}, {"tool_name": "get_light", "tool_input": "kitchen"}], "reference": "Done."},
             {"name": "group", "data": [{"query": "Status?", "expected_tool_use": [], "reference": "All off."}]}]"#;
-        let value: Value = crate::tree::parse(text)
+        let value: Tree = crate::tree::parse(text)
             .map(|t| t.value)
             .unwrap_or_default();
         assert_eq!(

@@ -22,8 +22,6 @@
 
 use serde_json::{json, Value as Json};
 
-use crate::tree::Value;
-
 use super::{str_at, Adapter, CallSite, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
@@ -31,6 +29,7 @@ use crate::transcript::{
     looks_like_error, pairing_key, result_text, text_looks_like_error, Arguments, CallKind,
     Conversation, Item, Loc, Pairing, Role, Text, ToolCall, ToolResult,
 };
+use crate::tree::Value as Tree;
 
 /// AgentScope memory: a JSON document (a `JSONSession` file, an `AgentState`, or an array of
 /// messages), or a JSONL file of messages, one per line, read as one history.
@@ -38,7 +37,7 @@ pub struct AgentScope;
 
 /// Whether `v` is an AgentScope `Msg`: every variant writes `id`, `name`, `metadata` and a
 /// timestamp beside `role` and `content`, and none has OpenAI's tool keys.
-fn is_msg(v: &Value) -> bool {
+fn is_msg(v: &Tree) -> bool {
     let keys = ["id", "metadata"].iter().all(|k| v.get(k).is_some())
         && v.get("tool_calls").is_none()
         && v.get("tool_call_id").is_none();
@@ -54,9 +53,9 @@ fn is_msg(v: &Value) -> bool {
 }
 
 /// A memory entry's message and whether the entry is a 1.x `[msg, marks]` pair.
-fn entry<'a>(v: &'a Value<'a>) -> Option<(&'a Value<'a>, bool)> {
+fn entry<'a>(v: &'a Tree<'a>) -> Option<(&'a Tree<'a>, bool)> {
     match v {
-        Value::Array(pair) => match pair.as_slice() {
+        Tree::Array(pair) => match pair.as_slice() {
             [msg, marks] if is_msg(msg) && marks.is_array() => Some((msg, true)),
             _ => None,
         },
@@ -66,19 +65,19 @@ fn entry<'a>(v: &'a Value<'a>) -> Option<(&'a Value<'a>, bool)> {
 }
 
 /// The message lists of a document, with their pointers.
-fn histories<'a>(doc: &'a Value<'a>) -> Vec<(String, &'a Vec<Value<'a>>)> {
+fn histories<'a>(doc: &'a Tree<'a>) -> Vec<(String, &'a Vec<Tree<'a>>)> {
     let mut out = Vec::new();
     match doc {
-        Value::Array(items) => out.push((String::new(), items)),
-        Value::Object(map) => {
+        Tree::Array(items) => out.push((String::new(), items)),
+        Tree::Object(map) => {
             if let Some(list) = memory(doc) {
                 out.push(("/memory/content".to_string(), list));
-            } else if let (Some(Value::Array(list)), true) = (
+            } else if let (Some(Tree::Array(list)), true) = (
                 map.get("context"),
                 map.contains_key("session_id") || map.contains_key("reply_id"),
             ) {
                 out.push(("/context".to_string(), list));
-            } else if let (Some(Value::Array(list)), true) =
+            } else if let (Some(Tree::Array(list)), true) =
                 (map.get("content"), map.contains_key("_compressed_summary"))
             {
                 out.push(("/content".to_string(), list));
@@ -97,13 +96,13 @@ fn histories<'a>(doc: &'a Value<'a>) -> Vec<(String, &'a Vec<Value<'a>>)> {
 }
 
 /// A 1.x agent state's memory list.
-fn memory<'a>(v: &'a Value<'a>) -> Option<&'a Vec<Value<'a>>> {
+fn memory<'a>(v: &'a Tree<'a>) -> Option<&'a Vec<Tree<'a>>> {
     v.get("memory")
         .and_then(|m| m.get("content"))
-        .and_then(Value::as_array)
+        .and_then(Tree::as_array)
 }
 
-fn fits(list: &[Value]) -> bool {
+fn fits(list: &[Tree]) -> bool {
     list.iter().all(|e| entry(e).is_some())
 }
 
@@ -112,7 +111,7 @@ impl Adapter for AgentScope {
         Format::AgentScope
     }
 
-    fn sniff(&self, doc: &Value) -> Option<u8> {
+    fn sniff(&self, doc: &Tree) -> Option<u8> {
         let found = histories(doc);
         let any = found.iter().any(|(_, l)| !l.is_empty());
         let all = found.iter().all(|(_, l)| fits(l));
@@ -150,7 +149,7 @@ impl Adapter for AgentScope {
     }
 
     /// One message per JSONL line (memory saved message by message).
-    fn sniff_record(&self, record: &Value) -> Option<u8> {
+    fn sniff_record(&self, record: &Tree) -> Option<u8> {
         is_msg(record).then_some(90)
     }
 
@@ -204,10 +203,10 @@ fn interrupted_result(site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
     let call = site.call;
     let id = call.id.as_deref()?;
     let (message, pair) = match site.message()? {
-        Value::Array(pair) => (pair.first()?, true),
+        Tree::Array(pair) => (pair.first()?, true),
         other => (other, false),
     };
-    if site.element.get("type").and_then(Value::as_str) != Some("tool_use") {
+    if site.element.get("type").and_then(Tree::as_str) != Some("tool_use") {
         return None;
     }
     let java = str_at(message, "role") == Some("ASSISTANT");
@@ -225,7 +224,7 @@ fn interrupted_result(site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
 
 /// Reads one message at `msg_loc`; `entry_loc` is its memory entry (the pair, for 1.x), which
 /// fixes remove or insert after.
-fn read_message(conv: &mut Conversation, msg: &Value, msg_loc: &Loc, entry_loc: &Loc) {
+fn read_message(conv: &mut Conversation, msg: &Tree, msg_loc: &Loc, entry_loc: &Loc) {
     let role = match str_at(msg, "role").map(str::to_ascii_lowercase).as_deref() {
         Some("assistant") => Role::Assistant,
         Some("user") => Role::User,
@@ -233,8 +232,8 @@ fn read_message(conv: &mut Conversation, msg: &Value, msg_loc: &Loc, entry_loc: 
         _ => Role::System,
     };
     let blocks = match msg.get("content") {
-        Some(Value::Array(blocks)) => blocks.as_slice(),
-        Some(Value::String(s)) => {
+        Some(Tree::Array(blocks)) => blocks.as_slice(),
+        Some(Tree::String(s)) => {
             conv.start_turn(role, entry_loc.clone());
             if !s.trim().is_empty() {
                 conv.push_to_last(Item::Text(Text {
@@ -304,7 +303,7 @@ fn read_message(conv: &mut Conversation, msg: &Value, msg_loc: &Loc, entry_loc: 
     }
 }
 
-fn read_call(block: &Value, loc: Loc, message: &Loc) -> ToolCall {
+fn read_call(block: &Tree, loc: Loc, message: &Loc) -> ToolCall {
     let id = str_at(block, "id").map(str::to_string);
     let name = str_at(block, "name").unwrap_or_default().to_string();
     // The model's own text first (1.x `raw_input`, Java `content`), else `input`.
@@ -315,8 +314,8 @@ fn read_call(block: &Value, loc: Loc, message: &Loc) -> ToolCall {
     });
     let (arguments, args_loc) = match (raw, block.get("input")) {
         (Some((key, text)), _) => (Arguments::Encoded(text.to_string()), loc.child(key)),
-        (None, Some(Value::String(s))) => (Arguments::Encoded(s.to_string()), loc.child("input")),
-        (None, Some(Value::Null)) | (None, None) => (Arguments::Absent, loc.clone()),
+        (None, Some(Tree::String(s))) => (Arguments::Encoded(s.to_string()), loc.child("input")),
+        (None, Some(Tree::Null)) | (None, None) => (Arguments::Absent, loc.clone()),
         (None, Some(other)) => (Arguments::Value(other.to_serde()), loc.child("input")),
     };
     ToolCall {
@@ -340,9 +339,9 @@ const ERROR_PREFIXES: &[&str] = &[
     "Input validation failed",
 ];
 
-fn read_result(block: &Value, loc: Loc, message: &Loc) -> ToolResult {
+fn read_result(block: &Tree, loc: Loc, message: &Loc) -> ToolResult {
     let call_id = str_at(block, "id").map(str::to_string);
-    let output = block.get("output").unwrap_or(&Value::Null);
+    let output = block.get("output").unwrap_or(&Tree::Null);
     let text = result_text(output);
     let failed_state = matches!(
         str_at(block, "state"),
@@ -369,7 +368,7 @@ mod tests {
     use super::*;
     use crate::tree_json as json;
 
-    fn read(doc: &Value) -> Vec<Conversation> {
+    fn read(doc: &Tree) -> Vec<Conversation> {
         AgentScope
             .normalise(&[Doc {
                 base: 0,
@@ -378,7 +377,7 @@ mod tests {
             .expect("reads")
     }
 
-    fn msg(role: &str, content: Value) -> Value<'static> {
+    fn msg(role: &str, content: Tree) -> Tree<'static> {
         json!({"id": "m", "name": "Friday", "role": role, "content": content, "metadata": {}, "timestamp": "2026-11-21 09:38:31.116"})
     }
 

@@ -10,13 +10,12 @@
 
 use serde_json::{json, Value as Json};
 
-use crate::tree::Value;
-
 use super::{all_have_role, array_at, blocks, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
     pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role, Text,
     ToolCall, ToolDef, ToolResult,
 };
+use crate::tree::Value as Tree;
 
 pub struct Anthropic;
 
@@ -39,7 +38,7 @@ impl Adapter for Anthropic {
         Format::Anthropic
     }
 
-    fn sniff(&self, doc: &Value) -> Option<u8> {
+    fn sniff(&self, doc: &Tree) -> Option<u8> {
         let messages = array_at(doc, "messages").or_else(|| doc.as_array())?;
         if !all_have_role(messages) {
             return None;
@@ -91,7 +90,7 @@ pub(crate) fn interrupted_block(call: &ToolCall, text: &str) -> Json {
 fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
     let root = Loc::new(doc.base, "");
     let (messages, messages_loc) = match doc.value {
-        Value::Array(messages) => (messages, root.clone()),
+        Tree::Array(messages) => (messages, root.clone()),
         _ => (
             array_at(doc.value, "messages").ok_or("expected a `messages` array")?,
             root.child("messages"),
@@ -118,9 +117,9 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
 
 /// Adds one Anthropic message (string or block content) to the conversation, merging it into
 /// the previous turn when that has the same role. Shared with the Claude Code adapter.
-pub(crate) fn push_message(conv: &mut Conversation, role: Role, message: &Value, mloc: &Loc) {
+pub(crate) fn push_message(conv: &mut Conversation, role: Role, message: &Tree, mloc: &Loc) {
     let content = message.get("content");
-    if let Some(Value::String(_)) = content {
+    if let Some(Tree::String(_)) = content {
         let text = Text {
             loc: mloc.child("content"),
             message: mloc.clone(),
@@ -143,7 +142,7 @@ pub(crate) fn push_message(conv: &mut Conversation, role: Role, message: &Value,
 }
 
 /// One Anthropic content block as a transcript item. Shared with Cline.
-pub(crate) fn block_item(block: &Value, loc: Loc, mloc: &Loc) -> Item {
+pub(crate) fn block_item(block: &Tree, loc: Loc, mloc: &Loc) -> Item {
     let kind = str_at(block, "type").unwrap_or_default();
     match kind {
         "tool_use" | "server_tool_use" | "mcp_tool_use" => {
@@ -173,12 +172,12 @@ pub(crate) fn block_item(block: &Value, loc: Loc, mloc: &Loc) -> Item {
         }
         _ if kind.ends_with("tool_result") => {
             let call_id = str_at(block, "tool_use_id").map(str::to_string);
-            let content = block.get("content").unwrap_or(&Value::Null);
+            let content = block.get("content").unwrap_or(&Tree::Null);
             Item::Result(ToolResult {
                 key: pairing_key(call_id.as_deref(), &loc),
                 call_id,
                 name: None,
-                is_error: block.get("is_error").and_then(Value::as_bool) == Some(true),
+                is_error: block.get("is_error").and_then(Tree::as_bool) == Some(true),
                 text: result_text(content),
                 provider_executed: kind != "tool_result",
                 loc,
@@ -200,7 +199,7 @@ pub(crate) fn block_item(block: &Value, loc: Loc, mloc: &Loc) -> Item {
 /// `thinking.type: "enabled"`, `Some(false)` when `thinking` is absent or disabled, `None`
 /// for a bare message array or adaptive thinking (where the model may answer without
 /// thinking, so a turn without a thinking block proves nothing).
-fn thinking_enabled(doc: &Value) -> Option<bool> {
+fn thinking_enabled(doc: &Tree) -> Option<bool> {
     let object = doc.as_object()?;
     match object.get("thinking").map(|t| str_at(t, "type")) {
         None | Some(Some("disabled")) => Some(false),
@@ -210,7 +209,7 @@ fn thinking_enabled(doc: &Value) -> Option<bool> {
 }
 
 /// Reads `tools`: custom tools with `input_schema`, and versioned server tools (built-ins).
-pub(crate) fn read_tools(container: &Value, root: &Loc, conv: &mut Conversation) {
+pub(crate) fn read_tools(container: &Tree, root: &Loc, conv: &mut Conversation) {
     for (k, tool) in array_at(container, "tools")
         .into_iter()
         .flatten()
@@ -223,7 +222,7 @@ pub(crate) fn read_tools(container: &Value, root: &Loc, conv: &mut Conversation)
         let schema = tool.get("input_schema");
         let builtin = schema.is_none() && str_at(tool, "type").is_some_and(|t| t != "custom");
         conv.tools.push(ToolDef {
-            strict: tool.get("strict").and_then(Value::as_bool) == Some(true),
+            strict: tool.get("strict").and_then(Tree::as_bool) == Some(true),
             builtin,
             ..ToolDef::declared(name, schema, loc.clone(), loc.child("input_schema"))
         });

@@ -12,13 +12,12 @@
 
 use serde_json::{json, Value as Json};
 
-use crate::tree::Value;
-
 use super::{all_have_role, array_at, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
     looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc,
     Pairing, Role, Text, ToolCall, ToolDef, ToolResult,
 };
+use crate::tree::Value as Tree;
 
 pub struct BedrockConverse;
 
@@ -56,7 +55,7 @@ impl Adapter for BedrockConverse {
         Format::BedrockConverse
     }
 
-    fn sniff(&self, doc: &Value) -> Option<u8> {
+    fn sniff(&self, doc: &Tree) -> Option<u8> {
         if let Some(message) = doc.get("output").and_then(|o| o.get("message")) {
             let converse = doc.get("stopReason").is_some() && is_converse_message(message);
             return converse.then_some(80);
@@ -90,12 +89,12 @@ impl Adapter for BedrockConverse {
 }
 
 /// A block without a `type` field (Converse unions are keyed by their single field).
-fn untyped_block(block: &Value) -> bool {
+fn untyped_block(block: &Tree) -> bool {
     block.as_object().is_some_and(|b| !b.contains_key("type"))
 }
 
 /// `{role: user|assistant, content: [untyped blocks]}`.
-fn is_converse_message(message: &Value) -> bool {
+fn is_converse_message(message: &Tree) -> bool {
     matches!(str_at(message, "role"), Some("user" | "assistant"))
         && array_at(message, "content").is_some_and(|c| c.iter().all(untyped_block))
 }
@@ -111,7 +110,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
         return Ok(conv);
     }
     let (messages, messages_loc) = match doc.value {
-        Value::Array(messages) => (messages, root.clone()),
+        Tree::Array(messages) => (messages, root.clone()),
         _ => (
             array_at(doc.value, "messages").ok_or("expected a `messages` array")?,
             root.child("messages"),
@@ -129,7 +128,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
     Ok(conv)
 }
 
-fn push_message(conv: &mut Conversation, message: &Value, mloc: &Loc) -> Result<(), String> {
+fn push_message(conv: &mut Conversation, message: &Tree, mloc: &Loc) -> Result<(), String> {
     let role = match str_at(message, "role") {
         Some("assistant") => Role::Assistant,
         Some("user") => Role::User,
@@ -148,7 +147,7 @@ fn push_message(conv: &mut Conversation, message: &Value, mloc: &Loc) -> Result<
         let empty = block
             .get("toolResult")
             .and_then(|r| r.get("content"))
-            .and_then(Value::as_array)
+            .and_then(Tree::as_array)
             .is_some_and(Vec::is_empty);
         if empty {
             let content = loc.child("toolResult").child("content");
@@ -159,7 +158,7 @@ fn push_message(conv: &mut Conversation, message: &Value, mloc: &Loc) -> Result<
     Ok(())
 }
 
-fn block_item(block: &Value, loc: Loc, mloc: &Loc) -> Item {
+fn block_item(block: &Tree, loc: Loc, mloc: &Loc) -> Item {
     if let Some(call) = block.get("toolUse") {
         let id = str_at(call, "toolUseId").map(str::to_string);
         let body = loc.child("toolUse");
@@ -184,12 +183,12 @@ fn block_item(block: &Value, loc: Loc, mloc: &Loc) -> Item {
     }
     if let Some(result) = block.get("toolResult") {
         let call_id = str_at(result, "toolUseId").map(str::to_string);
-        let content = result.get("content").unwrap_or(&Value::Null);
+        let content = result.get("content").unwrap_or(&Tree::Null);
         let text = content_text(content);
         let is_error = match str_at(result, "status") {
             Some(status) => status == "error",
             // `status` is only supported by some models: without it, judge the content.
-            None => looks_like_error(&Value::String(text.clone().into())) || json_error(content),
+            None => looks_like_error(&Tree::String(text.clone().into())) || json_error(content),
         };
         return Item::Result(ToolResult {
             key: pairing_key(call_id.as_deref(), &loc),
@@ -216,7 +215,7 @@ fn block_item(block: &Value, loc: Loc, mloc: &Loc) -> Item {
 /// `additionalModelRequestFields.thinking` (`{"type": "enabled", "budget_tokens": N}`):
 /// `Some(true)` enabled, `Some(false)` absent or disabled, `None` for other settings
 /// (adaptive thinking), where a turn without reasoning proves nothing.
-fn thinking_enabled(doc: &Value) -> Option<bool> {
+fn thinking_enabled(doc: &Tree) -> Option<bool> {
     let thinking = doc
         .get("additionalModelRequestFields")
         .and_then(|f| f.get("thinking"));
@@ -228,23 +227,23 @@ fn thinking_enabled(doc: &Value) -> Option<bool> {
 }
 
 /// The text of a result's content: its `text` blocks and serialised `json` blocks.
-fn content_text(content: &Value) -> String {
-    let Value::Array(blocks) = content else {
+fn content_text(content: &Tree) -> String {
+    let Tree::Array(blocks) = content else {
         return result_text(content);
     };
-    let parts: Vec<Value> = blocks
+    let parts: Vec<Tree> = blocks
         .iter()
         .filter_map(|b| match (b.get("text"), b.get("json")) {
-            (Some(Value::String(text)), _) => Some(Value::String(text.clone())),
-            (_, Some(json)) => Some(Value::String(json.to_string().into())),
+            (Some(Tree::String(text)), _) => Some(Tree::String(text.clone())),
+            (_, Some(json)) => Some(Tree::String(json.to_string().into())),
             _ => None,
         })
         .collect();
-    result_text(&Value::Array(parts))
+    result_text(&Tree::Array(parts))
 }
 
 /// A `{json: {error: ...}}` result block.
-fn json_error(content: &Value) -> bool {
+fn json_error(content: &Tree) -> bool {
     content
         .as_array()
         .into_iter()
@@ -255,7 +254,7 @@ fn json_error(content: &Value) -> bool {
 
 /// Reads `toolConfig.tools`: `toolSpec` entries (JSON Schema in `inputSchema.json`) and
 /// `systemTool` built-ins; `cachePoint` entries are skipped.
-fn read_tools(container: &Value, root: &Loc, conv: &mut Conversation) {
+fn read_tools(container: &Tree, root: &Loc, conv: &mut Conversation) {
     let Some(tools) = container
         .get("toolConfig")
         .and_then(|c| array_at(c, "tools"))
@@ -300,11 +299,11 @@ mod tests {
     }
 
     fn detected(text: &str) -> Option<Format> {
-        let value: Value = crate::tree::parse(text).ok()?.value;
+        let value: Tree = crate::tree::parse(text).ok()?.value;
         detect(&value).map(|a| a.format())
     }
 
-    fn conversation(value: Value) -> Option<Conversation> {
+    fn conversation(value: Tree) -> Option<Conversation> {
         BedrockConverse
             .normalise(&[Doc {
                 base: 0,

@@ -31,13 +31,12 @@
 
 use std::collections::HashSet;
 
-use crate::tree::Value;
-
 use super::anthropic::{block_item, Anthropic};
 use super::{blocks, str_at, Adapter, CallSite, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
 use crate::transcript::{pairing_key, Conversation, Item, Loc, Pairing, Role, Text, ToolResult};
+use crate::tree::Value as Tree;
 use serde_json::Value as Json;
 
 pub struct Cline;
@@ -74,7 +73,7 @@ impl Adapter for Cline {
     /// A bare array of Anthropic messages (and Roo's role-less reasoning items) carrying
     /// something only these tools write. Scored above `anthropic` only then: a plain
     /// message array stays Anthropic.
-    fn sniff(&self, doc: &Value) -> Option<u8> {
+    fn sniff(&self, doc: &Tree) -> Option<u8> {
         let messages = doc.as_array()?;
         if messages.is_empty() {
             return None;
@@ -139,7 +138,7 @@ fn message_of(block: &Loc) -> Option<Loc> {
 }
 
 /// The text of a `text` block.
-fn text_of<'a>(block: &'a Value) -> Option<&'a str> {
+fn text_of<'a>(block: &'a Tree) -> Option<&'a str> {
     if str_at(block, "type") != Some("text") {
         return None;
     }
@@ -165,11 +164,11 @@ struct Effective {
     call_ids: Option<HashSet<String>>,
 }
 
-fn effective(messages: &[Value]) -> Effective {
+fn effective(messages: &[Tree]) -> Effective {
     let ids = |flag: &str, key: &str| -> HashSet<&str> {
         messages
             .iter()
-            .filter(|m| m.get(flag).and_then(Value::as_bool) == Some(true))
+            .filter(|m| m.get(flag).and_then(Tree::as_bool) == Some(true))
             .filter_map(|m| str_at(m, key))
             .collect()
     };
@@ -177,7 +176,7 @@ fn effective(messages: &[Value]) -> Effective {
     let markers = ids("isTruncationMarker", "truncationId");
     let start = messages
         .iter()
-        .rposition(|m| m.get("isSummary").and_then(Value::as_bool) == Some(true));
+        .rposition(|m| m.get("isSummary").and_then(Tree::as_bool) == Some(true));
     let kept: Vec<bool> = messages
         .iter()
         .enumerate()
@@ -253,7 +252,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
 }
 
 /// Whether a user message answers the calls before it with text headers, not blocks.
-fn answers_in_text(message: &Value) -> bool {
+fn answers_in_text(message: &Tree) -> bool {
     let blocks = blocks(message);
     !blocks
         .iter()
@@ -264,9 +263,9 @@ fn answers_in_text(message: &Value) -> bool {
 }
 
 /// One message as Anthropic blocks, leaving out results a summary cut off from their call.
-fn push_blocks(conv: &mut Conversation, role: Role, message: &Value, mloc: &Loc, eff: &Effective) {
+fn push_blocks(conv: &mut Conversation, role: Role, message: &Tree, mloc: &Loc, eff: &Effective) {
     let content = message.get("content");
-    if let Some(Value::String(_)) = content {
+    if let Some(Tree::String(_)) = content {
         let text = Text {
             loc: mloc.child("content"),
             message: mloc.clone(),
@@ -298,12 +297,7 @@ fn push_blocks(conv: &mut Conversation, role: Role, message: &Value, mloc: &Loc,
 /// call at its position, and the blocks after it up to the next header are its content. The
 /// results open the turn, as the tool turns them into the request; the message's other
 /// blocks follow as text.
-fn push_text_answers(
-    conv: &mut Conversation,
-    message: &Value,
-    mloc: &Loc,
-    open: &[Option<String>],
-) {
+fn push_text_answers(conv: &mut Conversation, message: &Tree, mloc: &Loc, open: &[Option<String>]) {
     let mut results = Vec::new();
     let mut texts = Vec::new();
     let mut in_result = false;
@@ -346,7 +340,7 @@ mod tests {
     use super::*;
     use crate::tree_json as json;
 
-    fn sniff(v: &Value) -> Option<Format> {
+    fn sniff(v: &Tree) -> Option<Format> {
         super::super::detect(v).map(|a| a.format())
     }
 
@@ -389,7 +383,7 @@ mod tests {
         assert_eq!(Cline.sniff(&request), None);
     }
 
-    fn read(v: &Value) -> Conversation {
+    fn read(v: &Tree) -> Conversation {
         let docs = [Doc { base: 0, value: v }];
         Cline.normalise(&docs).expect("fits").remove(0)
     }

@@ -21,11 +21,10 @@
 
 use serde_json::{json, Value as Json};
 
-use crate::tree::Value;
-
 use super::openai_responses::{output_item, read_item};
 use super::{array_at, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{result_text, Conversation, Item, Loc, Pairing, Role, Text};
+use crate::tree::Value as Tree;
 
 pub struct Codex;
 
@@ -62,7 +61,7 @@ impl Dialect for Codex {
                     && !site.call.loc.pointer.contains("/replacement_history/") =>
             {
                 Some(json!({
-                    "timestamp": record.get("timestamp").map_or(Json::Null, Value::to_serde),
+                    "timestamp": record.get("timestamp").map_or(Json::Null, Tree::to_serde),
                     "type": "response_item",
                     "payload": item
                 }))
@@ -78,7 +77,7 @@ impl Adapter for Codex {
     }
 
     /// Whole documents are not this format: its files are sessions of records.
-    fn sniff(&self, _doc: &Value) -> Option<u8> {
+    fn sniff(&self, _doc: &Tree) -> Option<u8> {
         None
     }
 
@@ -90,7 +89,7 @@ impl Adapter for Codex {
         Some(self.normalise(docs))
     }
 
-    fn sniff_record(&self, record: &Value) -> Option<u8> {
+    fn sniff_record(&self, record: &Tree) -> Option<u8> {
         let kind = str_at(record, "type");
         if record.get("payload").is_some() && record.get("timestamp").is_some() {
             return kind
@@ -190,12 +189,12 @@ impl Adapter for Codex {
 /// `{"output", "metadata": {"exit_code"}}` (older CLIs) or an `Exit code: N` header (newer).
 /// Judged on the raw item, right after `read_item` added its result; the result's text
 /// becomes the command output, so error messages compare and read as the tool printed them.
-fn read_codex_item(item: &Value, loc: Loc, conv: &mut Conversation) {
+fn read_codex_item(item: &Tree, loc: Loc, conv: &mut Conversation) {
     read_item(item, loc, conv);
     if str_at(item, "type") != Some("function_call_output") {
         return;
     }
-    let Some(text) = item.get("output").and_then(Value::as_str) else {
+    let Some(text) = item.get("output").and_then(Tree::as_str) else {
         return;
     };
     let (code, output) = exit_code(text);
@@ -204,7 +203,7 @@ fn read_codex_item(item: &Value, loc: Loc, conv: &mut Conversation) {
     };
     result.is_error |= code.is_some_and(|code| code != 0);
     if let Some(output) = output {
-        result.text = result_text(&Value::String(output.into()));
+        result.text = result_text(&Tree::String(output.into()));
     }
 }
 
@@ -218,10 +217,10 @@ fn exit_code(text: &str) -> (Option<i64>, Option<String>) {
     }
     if text.starts_with('{') {
         if let Ok(crate::json::Parsed { value, .. }) = crate::json::parse(text) {
-            let code = value.pointer("/metadata/exit_code").and_then(Value::as_i64);
+            let code = value.pointer("/metadata/exit_code").and_then(Tree::as_i64);
             let output = value
                 .get("output")
-                .and_then(Value::as_str)
+                .and_then(Tree::as_str)
                 .map(str::to_string);
             return (code, output);
         }
@@ -246,29 +245,29 @@ mod tests {
         lint_str(name, text).codes()
     }
 
-    fn jsonl(records: &[Value]) -> String {
+    fn jsonl(records: &[Tree]) -> String {
         records.iter().map(|r| format!("{r}\n")).collect()
     }
 
-    fn line(kind: &str, payload: Value) -> Value<'static> {
+    fn line(kind: &str, payload: Tree) -> Tree<'static> {
         json!({"timestamp": "2025-10-02T09:00:00.000Z", "type": kind, "payload": payload})
     }
 
-    fn call(id: &str) -> Value<'_> {
+    fn call(id: &str) -> Tree<'_> {
         line(
             "response_item",
             json!({"type": "function_call", "name": "shell", "arguments": "{\"command\":[\"ls\"]}", "call_id": id}),
         )
     }
 
-    fn output(id: &str, output: Value) -> Value<'static> {
+    fn output(id: &str, output: Tree) -> Tree<'static> {
         line(
             "response_item",
             json!({"type": "function_call_output", "call_id": id, "output": output}),
         )
     }
 
-    fn user(text: &str) -> Value<'_> {
+    fn user(text: &str) -> Tree<'_> {
         line(
             "response_item",
             json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}),
@@ -276,16 +275,14 @@ mod tests {
     }
 
     fn normalise(text: &str) -> Vec<Conversation> {
-        let values: Vec<(usize, Value)> = text
+        let values: Vec<(usize, Tree)> = text
             .split_inclusive('\n')
             .scan(0, |at, l| {
                 let base = *at;
                 *at += l.len();
                 Some((
                     base,
-                    crate::tree::parse(l)
-                        .map(|t| t.value)
-                        .unwrap_or(Value::Null),
+                    crate::tree::parse(l).map(|t| t.value).unwrap_or(Tree::Null),
                 ))
             })
             .collect();

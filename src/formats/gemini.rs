@@ -19,13 +19,12 @@ use foldhash::{HashMap, HashMapExt, HashSet};
 
 use serde_json::{json, Value as Json};
 
-use crate::tree::Value;
-
 use super::{array_at, field, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
     pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role,
     SchemaDialect, Text, ToolCall, ToolDef, ToolResult,
 };
+use crate::tree::Value as Tree;
 
 pub struct Gemini;
 
@@ -62,7 +61,7 @@ impl Adapter for Gemini {
         Format::Gemini
     }
 
-    fn sniff(&self, doc: &Value) -> Option<u8> {
+    fn sniff(&self, doc: &Tree) -> Option<u8> {
         if let Some((_, contents)) = locate_contents(doc) {
             let all_content = !contents.is_empty() && contents.iter().all(is_content);
             return match (all_content, doc.is_array()) {
@@ -91,14 +90,14 @@ impl Adapter for Gemini {
 }
 
 /// A Content object: `parts` array, with an optional string `role`.
-fn is_content(value: &Value) -> bool {
+fn is_content(value: &Tree) -> bool {
     array_at(value, "parts").is_some()
         && value
             .get("role")
             .is_none_or(|r| r.is_string() || r.is_null())
 }
 
-fn has_gemini_config(doc: &Value) -> bool {
+fn has_gemini_config(doc: &Tree) -> bool {
     field(doc, &["systemInstruction", "system_instruction"]).is_some()
         || field(doc, &["toolConfig", "tool_config"]).is_some()
         || field(doc, &["generationConfig", "generation_config"]).is_some()
@@ -108,7 +107,7 @@ fn has_gemini_config(doc: &Value) -> bool {
 
 /// Where the `Content[]` history is: `contents`, a checkpoint's `history`, a Vertex batch
 /// record's `request.contents`, or a bare array. Returns the pointer prefix of its container.
-fn locate_contents<'a>(doc: &'a Value<'a>) -> Option<(&'static str, &'a Vec<Value<'a>>)> {
+fn locate_contents<'a>(doc: &'a Tree<'a>) -> Option<(&'static str, &'a Vec<Tree<'a>>)> {
     if let Some(contents) = array_at(doc, "contents") {
         return Some(("", contents));
     }
@@ -167,13 +166,13 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Vec<Conversation>, String> {
     Ok(out)
 }
 
-fn push_content(conv: &mut Conversation, content: &Value, cloc: &Loc) -> Result<(), String> {
+fn push_content(conv: &mut Conversation, content: &Tree, cloc: &Loc) -> Result<(), String> {
     let role = match content.get("role") {
-        Some(Value::String(r)) if r == "model" => Role::Assistant,
+        Some(Tree::String(r)) if r == "model" => Role::Assistant,
         // `function` and `tool` turns (older clients) hold responses: the user side.
-        Some(Value::String(r)) if matches!(r.as_str(), "user" | "function" | "tool") => Role::User,
-        None | Some(Value::Null) => Role::User,
-        Some(Value::String(other)) => {
+        Some(Tree::String(r)) if matches!(r.as_str(), "user" | "function" | "tool") => Role::User,
+        None | Some(Tree::Null) => Role::User,
+        Some(Tree::String(other)) => {
             return Err(format!("unexpected role \"{other}\" at {}", cloc.pointer))
         }
         Some(_) => return Err(format!("`role` is not a string at {}", cloc.pointer)),
@@ -188,7 +187,7 @@ fn push_content(conv: &mut Conversation, content: &Value, cloc: &Loc) -> Result<
     Ok(())
 }
 
-pub(crate) fn part_item(part: &Value, loc: Loc, cloc: &Loc) -> Item {
+pub(crate) fn part_item(part: &Tree, loc: Loc, cloc: &Loc) -> Item {
     if let Some((key, call)) = object_field(part, FUNCTION_CALL) {
         let body = loc.child(key);
         return Item::Call(function_call(call, loc, body, cloc));
@@ -206,16 +205,16 @@ pub(crate) fn part_item(part: &Value, loc: Loc, cloc: &Loc) -> Item {
 /// The first spelling of a field whose value is not null (SDK dumps write every unset field
 /// as `null`).
 pub(crate) fn object_field<'a>(
-    value: &'a Value,
+    value: &'a Tree,
     names: &[&'static str],
-) -> Option<(&'static str, &'a Value<'a>)> {
+) -> Option<(&'static str, &'a Tree<'a>)> {
     names
         .iter()
         .find_map(|&name| value.get(name).filter(|v| !v.is_null()).map(|v| (name, v)))
 }
 
 /// A `FunctionCall {name, args?, id?}` at `body` (the part holding it at `loc`).
-pub(crate) fn function_call(call: &Value, loc: Loc, body: Loc, message: &Loc) -> ToolCall {
+pub(crate) fn function_call(call: &Tree, loc: Loc, body: Loc, message: &Loc) -> ToolCall {
     let id = str_at(call, "id").map(str::to_string);
     let (arguments, args_loc) = match call.get("args") {
         // `args` is optional: a call without it passes no arguments.
@@ -236,9 +235,9 @@ pub(crate) fn function_call(call: &Value, loc: Loc, body: Loc, message: &Loc) ->
 
 /// A `FunctionResponse {name, response, id?}` at `loc`, failed when `response` has an
 /// `error`. Id-less responses get their key in [`pair_idless`].
-pub(crate) fn function_response(response: &Value, loc: Loc, message: &Loc) -> ToolResult {
+pub(crate) fn function_response(response: &Tree, loc: Loc, message: &Loc) -> ToolResult {
     let call_id = str_at(response, "id").map(str::to_string);
-    let body = response.get("response").unwrap_or(&Value::Null);
+    let body = response.get("response").unwrap_or(&Tree::Null);
     let error = body.get("error").filter(|e| !e.is_null());
     ToolResult {
         key: call_id.clone().unwrap_or_else(|| pairing_key(None, &loc)),
@@ -313,7 +312,7 @@ pub(crate) fn pair_idless(conv: &mut Conversation) {
 
 /// Reads `tools[].functionDeclarations[]` (also under the SDKs' `config`). Entries without
 /// declarations (`googleSearch`, `codeExecution`, ...) declare no named function.
-fn read_tools(container: &Value, root: &Loc, conv: &mut Conversation) {
+fn read_tools(container: &Tree, root: &Loc, conv: &mut Conversation) {
     match array_at(container, "tools") {
         Some(tools) => read_tool_list(tools, &root.child("tools"), conv),
         None => {
@@ -325,9 +324,9 @@ fn read_tools(container: &Value, root: &Loc, conv: &mut Conversation) {
 }
 
 /// Reads a `Tool[]` list at `tools_loc`: each entry's `functionDeclarations[]`.
-pub(crate) fn read_tool_list(tools: &[Value], tools_loc: &Loc, conv: &mut Conversation) {
+pub(crate) fn read_tool_list(tools: &[Tree], tools_loc: &Loc, conv: &mut Conversation) {
     for (k, tool) in tools.iter().enumerate() {
-        let Some((decl_key, Value::Array(decls))) = field(tool, DECLARATIONS) else {
+        let Some((decl_key, Tree::Array(decls))) = field(tool, DECLARATIONS) else {
             continue;
         };
         for (d, decl) in decls.iter().enumerate() {
@@ -366,11 +365,11 @@ mod tests {
     }
 
     fn detected(text: &str) -> Option<Format> {
-        let value: Value = crate::tree::parse(text).ok()?.value;
+        let value: Tree = crate::tree::parse(text).ok()?.value;
         detect(&value).map(|a| a.format())
     }
 
-    fn conversations(value: Value) -> Vec<Conversation> {
+    fn conversations(value: Tree) -> Vec<Conversation> {
         Gemini
             .normalise(&[Doc {
                 base: 0,

@@ -24,14 +24,13 @@
 
 use serde_json::{json, Value as Json};
 
-use crate::tree::Value;
-
 use super::openai_chat::{read_tool_call, take_pending};
 use super::{array_at, has_text, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
     looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc,
     Pairing, Role, Text, ToolCall, ToolResult,
 };
+use crate::tree::Value as Tree;
 
 pub struct Langchain;
 
@@ -65,10 +64,10 @@ impl Adapter for Langchain {
         Format::Langchain
     }
 
-    fn sniff(&self, doc: &Value) -> Option<u8> {
+    fn sniff(&self, doc: &Tree) -> Option<u8> {
         let (_, messages) = locate_messages(doc)?;
         let messages = match messages.first() {
-            Some(Value::Array(first)) => first,
+            Some(Tree::Array(first)) => first,
             _ => messages,
         };
         messages.iter().any(|m| classify(m).is_some()).then_some(90)
@@ -84,7 +83,7 @@ impl Adapter for Langchain {
 }
 
 /// The messages array and its pointer.
-fn locate_messages<'a>(doc: &'a Value<'a>) -> Option<(&'static str, &'a Vec<Value<'a>>)> {
+fn locate_messages<'a>(doc: &'a Tree<'a>) -> Option<(&'static str, &'a Vec<Tree<'a>>)> {
     if let Some(messages) = doc.as_array() {
         return Some(("", messages));
     }
@@ -113,7 +112,7 @@ enum Kind {
 }
 
 /// The kind of a dumped message, its body (`data` or `kwargs`) and the body's key.
-fn classify<'a>(message: &'a Value<'a>) -> Option<(Kind, &'a Value<'a>, Option<&'static str>)> {
+fn classify<'a>(message: &'a Tree<'a>) -> Option<(Kind, &'a Tree<'a>, Option<&'static str>)> {
     let (class, body_key) = if message.get("lc").is_some() {
         if str_at(message, "type") != Some("constructor") {
             return None;
@@ -124,7 +123,7 @@ fn classify<'a>(message: &'a Value<'a>) -> Option<(Kind, &'a Value<'a>, Option<&
         (str_at(message, "type")?, Some("data"))
     } else if message
         .get("additional_kwargs")
-        .is_some_and(Value::is_object)
+        .is_some_and(Tree::is_object)
     {
         // A pydantic `model_dump()` (LangGraph API and SDK streams): the message is its body.
         (str_at(message, "type")?, None)
@@ -152,7 +151,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Vec<Conversation>, String> {
         "expected an array of LangChain messages (`messages_to_dict` or `dumpd`), or a `messages` array",
     )?;
     let messages_loc = Loc::new(doc.base, prefix);
-    if messages.first().is_some_and(Value::is_array) {
+    if messages.first().is_some_and(Tree::is_array) {
         // One conversation per inner array.
         return messages
             .iter()
@@ -170,7 +169,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Vec<Conversation>, String> {
 
 /// One conversation from a LangChain message list at `messages_loc` (also LangGraph stream
 /// snapshots).
-pub(crate) fn conversation(messages: &[Value], messages_loc: Loc) -> Result<Conversation, String> {
+pub(crate) fn conversation(messages: &[Tree], messages_loc: Loc) -> Result<Conversation, String> {
     if !messages.is_empty() && !messages.iter().any(|m| classify(m).is_some()) {
         return Err(
             "expected LangChain messages: `{type, data}` (`messages_to_dict`) or `{lc: 1, type: \"constructor\", id, kwargs}` (`dumpd`)"
@@ -225,7 +224,7 @@ pub(crate) fn conversation(messages: &[Value], messages_loc: Loc) -> Result<Conv
 
 fn read_result(
     kind: Kind,
-    body: &Value,
+    body: &Tree,
     mloc: &Loc,
     pending: &mut Vec<(String, String)>,
 ) -> ToolResult {
@@ -238,7 +237,7 @@ fn read_result(
         Some(id) => id.clone(),
         None => take_pending(pending, name.as_deref()).unwrap_or_else(|| pairing_key(None, mloc)),
     };
-    let content = body.get("content").unwrap_or(&Value::Null);
+    let content = body.get("content").unwrap_or(&Tree::Null);
     let is_error = match str_at(body, "status") {
         Some(status) => status == "error",
         None => looks_like_error(content),
@@ -258,7 +257,7 @@ fn read_result(
 /// The calls of an AI message: `tool_calls` and `invalid_tool_calls`, or the provider-raw
 /// `additional_kwargs` copy when both are empty.
 fn read_calls(
-    body: &Value,
+    body: &Tree,
     bloc: &Loc,
     mloc: &Loc,
     pending: &mut Vec<(String, String)>,
@@ -278,8 +277,8 @@ fn read_calls(
             let arguments = match args {
                 None => Arguments::Absent,
                 // `invalid_tool_calls` keeps the raw text, or null when there was none.
-                Some(Value::Null) if invalid => Arguments::Absent,
-                Some(Value::String(s)) => Arguments::Encoded(s.to_string()),
+                Some(Tree::Null) if invalid => Arguments::Absent,
+                Some(Tree::String(s)) => Arguments::Encoded(s.to_string()),
                 Some(other) => Arguments::Value(other.to_serde()),
             };
             calls.push(ToolCall {
@@ -326,8 +325,8 @@ fn read_calls(
             name,
             kind: CallKind::Function,
             arguments: match args {
-                None | Some(Value::Null) => Arguments::Absent,
-                Some(Value::String(s)) => Arguments::Encoded(s.to_string()),
+                None | Some(Tree::Null) => Arguments::Absent,
+                Some(Tree::String(s)) => Arguments::Encoded(s.to_string()),
                 Some(other) => Arguments::Value(other.to_serde()),
             },
             args_loc: if args.is_some() {
@@ -353,7 +352,7 @@ mod tests {
         lint_str("x.json", text).codes()
     }
 
-    fn convs(value: &Value) -> Vec<Conversation> {
+    fn convs(value: &Tree) -> Vec<Conversation> {
         let doc = Doc { base: 0, value };
         Langchain.normalise(&[doc]).unwrap_or_default()
     }

@@ -11,11 +11,10 @@
 
 use serde_json::Value as Json;
 
-use crate::tree::Value;
-
 use super::langchain::{conversation, Langchain};
 use super::{Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{Conversation, Loc};
+use crate::tree::Value as Tree;
 
 /// A saved array of stream events, or the same events one JSONL record each.
 pub struct LanggraphStream;
@@ -39,10 +38,10 @@ impl Dialect for LanggraphStream {
 
 /// An event's mode, payload, the payload's index in the event, and whether it comes from
 /// the root graph.
-fn event<'a>(value: &'a Value<'a>) -> Option<(&'a str, &'a Value<'a>, usize, bool)> {
+fn event<'a>(value: &'a Tree<'a>) -> Option<(&'a str, &'a Tree<'a>, usize, bool)> {
     let (mode, payload, at, root) = match value.as_array()?.as_slice() {
-        [Value::String(mode), payload] => (mode, payload, 1, true),
-        [Value::Array(ns), Value::String(mode), payload] => (mode, payload, 2, ns.is_empty()),
+        [Tree::String(mode), payload] => (mode, payload, 1, true),
+        [Tree::Array(ns), Tree::String(mode), payload] => (mode, payload, 2, ns.is_empty()),
         _ => return None,
     };
     MODES
@@ -51,7 +50,7 @@ fn event<'a>(value: &'a Value<'a>) -> Option<(&'a str, &'a Value<'a>, usize, boo
 }
 
 /// A root `values` snapshot with a `messages` list.
-fn snapshot<'a>(value: &'a Value<'a>) -> Option<(&'a Vec<Value<'a>>, usize)> {
+fn snapshot<'a>(value: &'a Tree<'a>) -> Option<(&'a Vec<Tree<'a>>, usize)> {
     match event(value)? {
         ("values", payload, at, true) => Some((payload.get("messages")?.as_array()?, at)),
         _ => None,
@@ -60,7 +59,7 @@ fn snapshot<'a>(value: &'a Value<'a>) -> Option<(&'a Vec<Value<'a>>, usize)> {
 
 /// The conversation of the last snapshot among `events` (each with its location).
 fn last_snapshot<'a>(
-    events: impl DoubleEndedIterator<Item = (Loc, &'a Value<'a>)>,
+    events: impl DoubleEndedIterator<Item = (Loc, &'a Tree<'a>)>,
 ) -> Result<Vec<Conversation>, String> {
     let (loc, messages, at) = events
         .rev()
@@ -76,7 +75,7 @@ impl Adapter for LanggraphStream {
         Format::LanggraphStream
     }
 
-    fn sniff(&self, doc: &Value) -> Option<u8> {
+    fn sniff(&self, doc: &Tree) -> Option<u8> {
         let events = doc.as_array()?;
         (events.iter().all(|e| event(e).is_some()) && events.iter().any(|e| snapshot(e).is_some()))
             .then_some(90)
@@ -98,7 +97,7 @@ impl Adapter for LanggraphStream {
     }
 
     /// One stream event per JSONL line (`client.runs.stream` saved as it arrives).
-    fn sniff_record(&self, record: &Value) -> Option<u8> {
+    fn sniff_record(&self, record: &Tree) -> Option<u8> {
         event(record).map(|_| 90)
     }
 

@@ -21,8 +21,6 @@
 // flood resistance buys nothing there and costs a few percent of a lint.
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-use crate::tree::Value;
-
 use super::{array_at, str_at, Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
@@ -30,6 +28,7 @@ use crate::transcript::{
     result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role, Text, ToolCall,
     ToolDef, ToolResult,
 };
+use crate::tree::Value as Tree;
 
 pub struct Mcp;
 
@@ -50,7 +49,7 @@ impl Adapter for Mcp {
     }
 
     /// Whole documents are not this format: its files are sessions of records.
-    fn sniff(&self, _doc: &Value) -> Option<u8> {
+    fn sniff(&self, _doc: &Tree) -> Option<u8> {
         None
     }
 
@@ -62,10 +61,10 @@ impl Adapter for Mcp {
         Some(self.normalise(docs))
     }
 
-    fn sniff_record(&self, record: &Value) -> Option<u8> {
+    fn sniff_record(&self, record: &Tree) -> Option<u8> {
         // A batch (JSON-RPC arrays, allowed before 2025-06-18) is judged by its first message.
         let message = match record {
-            Value::Array(items) => items.first()?,
+            Tree::Array(items) => items.first()?,
             other => other,
         };
         if str_at(message, "jsonrpc") != Some("2.0") {
@@ -94,7 +93,7 @@ impl Adapter for Mcp {
         for doc in docs {
             let root = Loc::new(doc.base, "");
             match doc.value {
-                Value::Array(batch) => {
+                Tree::Array(batch) => {
                     for (i, message) in batch.iter().enumerate() {
                         recognised |= reader.read(message, root.child(i));
                     }
@@ -129,7 +128,7 @@ struct Reader {
 
 impl Reader {
     /// Reads one JSON-RPC message; `false` when it is not one.
-    fn read(&mut self, message: &Value, loc: Loc) -> bool {
+    fn read(&mut self, message: &Tree, loc: Loc) -> bool {
         if str_at(message, "jsonrpc") != Some("2.0") {
             return false;
         }
@@ -145,7 +144,7 @@ impl Reader {
         true
     }
 
-    fn request(&mut self, method: &str, id: String, message: &Value, loc: Loc) {
+    fn request(&mut self, method: &str, id: String, message: &Tree, loc: Loc) {
         let kind = match method {
             "tools/call" => Request::ToolsCall,
             "tools/list" => Request::ToolsList,
@@ -157,7 +156,7 @@ impl Reader {
             self.traffic(loc);
             return;
         }
-        let params = message.get("params").unwrap_or(&Value::Null);
+        let params = message.get("params").unwrap_or(&Tree::Null);
         let params_loc = loc.child("params");
         let (arguments, args_loc) = match params.get("arguments") {
             Some(args) => (
@@ -182,7 +181,7 @@ impl Reader {
         self.conv.push(Role::Assistant, &loc, Item::Call(call));
     }
 
-    fn response(&mut self, id: String, message: &Value, loc: Loc) {
+    fn response(&mut self, id: String, message: &Tree, loc: Loc) {
         let result = message.get("result");
         if let Some(tools) = result.and_then(|r| array_at(r, "tools")) {
             self.declare(tools, &loc.child("result").child("tools"));
@@ -201,8 +200,8 @@ impl Reader {
         }
         let (is_error, text) = match (result, message.get("error")) {
             (Some(result), _) => (
-                result.get("isError").and_then(Value::as_bool) == Some(true),
-                result_text(result.get("content").unwrap_or(&Value::Null)),
+                result.get("isError").and_then(Tree::as_bool) == Some(true),
+                result_text(result.get("content").unwrap_or(&Tree::Null)),
             ),
             (None, Some(error)) => (true, result_text(error.get("message").unwrap_or(error))),
             (None, None) => (false, String::new()),
@@ -226,8 +225,8 @@ impl Reader {
     }
 
     /// A cancelled call ends as a failure saying why.
-    fn cancel(&mut self, message: &Value, loc: Loc) {
-        let params = message.get("params").unwrap_or(&Value::Null);
+    fn cancel(&mut self, message: &Tree, loc: Loc) {
+        let params = message.get("params").unwrap_or(&Tree::Null);
         let Some(id) = params.get("requestId").and_then(id_text) else {
             return;
         };
@@ -267,7 +266,7 @@ impl Reader {
     }
 
     /// A `tools/list` result's tools; a later listing of a tool replaces the earlier one.
-    fn declare(&mut self, tools: &[Value], tools_loc: &Loc) {
+    fn declare(&mut self, tools: &[Tree], tools_loc: &Loc) {
         for (i, tool) in tools.iter().enumerate() {
             let Some(name) = str_at(tool, "name") else {
                 continue;
@@ -287,18 +286,18 @@ impl Reader {
 
 /// Whether a result is a `CallToolResult`: a `content` list or an `isError` flag, and not a
 /// sampling result (`role`, `model`), which has content too.
-fn tool_shaped(result: &Value) -> bool {
-    let content = result.get("content").is_some_and(Value::is_array)
+fn tool_shaped(result: &Tree) -> bool {
+    let content = result.get("content").is_some_and(Tree::is_array)
         || result.get("isError").is_some()
         || result.get("structuredContent").is_some();
     content && result.get("role").is_none() && result.get("model").is_none()
 }
 
 /// A JSON-RPC id as text: strings as they are, numbers as written.
-fn id_text(id: &Value) -> Option<String> {
+fn id_text(id: &Tree) -> Option<String> {
     match id {
-        Value::String(s) => Some(s.to_string()),
-        Value::Number(n) => Some(n.as_str().to_string()),
+        Tree::String(s) => Some(s.to_string()),
+        Tree::Number(n) => Some(n.as_str().to_string()),
         _ => None,
     }
 }
@@ -404,6 +403,6 @@ mod tests {
     fn ids_render_as_text() {
         assert_eq!(id_text(&json!(5)), Some("5".to_string()));
         assert_eq!(id_text(&json!("a-1")), Some("a-1".to_string()));
-        assert_eq!(id_text(&Value::Null), None);
+        assert_eq!(id_text(&Tree::Null), None);
     }
 }

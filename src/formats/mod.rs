@@ -5,13 +5,12 @@
 //! what is wrong. Detection is cheap: each adapter scores a document from its top-level
 //! shape, and the best score wins.
 
-use crate::tree::Value;
-
 use crate::edit::plan::EditContext;
 pub use crate::edit::plan::{CallSite, Dialect};
 use crate::finding::{Edit, FixIntent};
 pub use crate::format::Format;
 use crate::transcript::Conversation;
+use crate::tree::Value as Tree;
 
 mod adk;
 mod agentscope;
@@ -79,14 +78,14 @@ pub trait Adapter: Dialect + Sync {
     /// looks like this format, from its top-level shape only: `None` for "not this format",
     /// otherwise a score where a higher one wins (10 = plausible, 50 = likely,
     /// 90 = unmistakable).
-    fn sniff(&self, doc: &Value) -> Option<u8>;
+    fn sniff(&self, doc: &Tree) -> Option<u8>;
 
     /// How strongly one JSONL record looks like a record of a session of this format, where
     /// the records of a file are read together as one session (Claude Code, Codex, MCP
     /// captures, Moltis, Spring AI and AgentScope message lines, LangGraph stream events):
     /// `None` for formats whose records are documents of their own. Which unit a JSONL file
     /// is read in is decided by its records, not by the format.
-    fn sniff_record(&self, _record: &Value) -> Option<u8> {
+    fn sniff_record(&self, _record: &Tree) -> Option<u8> {
         None
     }
 
@@ -150,13 +149,13 @@ pub fn plan(adapter: &dyn Adapter, intent: &FixIntent, cx: &EditContext<'_>) -> 
 }
 
 /// The best document-level format for `doc`, if any adapter recognises it.
-pub fn detect(doc: &Value) -> Option<&'static dyn Adapter> {
+pub fn detect(doc: &Tree) -> Option<&'static dyn Adapter> {
     best(doc, false)
 }
 
 /// The session format of a JSONL file, judged from its first records.
 pub fn detect_session<'a>(
-    records: impl Iterator<Item = &'a Value<'a>>,
+    records: impl Iterator<Item = &'a Tree<'a>>,
 ) -> Option<&'static dyn Adapter> {
     let mut votes: Vec<(Format, u32)> = Vec::new();
     for record in records {
@@ -173,7 +172,7 @@ pub fn detect_session<'a>(
         .and_then(|(f, _)| f.adapter())
 }
 
-fn best(doc: &Value, record: bool) -> Option<&'static dyn Adapter> {
+fn best(doc: &Tree, record: bool) -> Option<&'static dyn Adapter> {
     let mut best: Option<(u8, &'static dyn Adapter)> = None;
     for adapter in ADAPTERS.iter().copied() {
         let score = if record {
@@ -193,40 +192,40 @@ fn best(doc: &Value, record: bool) -> Option<&'static dyn Adapter> {
 // Shape helpers shared by adapters.
 
 /// `value[key]` as a string.
-pub(crate) fn str_at<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
-    value.get(key).and_then(Value::as_str)
+pub(crate) fn str_at<'a>(value: &'a Tree, key: &str) -> Option<&'a str> {
+    value.get(key).and_then(Tree::as_str)
 }
 
 /// `value[key]` as an array.
-pub(crate) fn array_at<'a>(value: &'a Value, key: &str) -> Option<&'a Vec<Value<'a>>> {
-    value.get(key).and_then(Value::as_array)
+pub(crate) fn array_at<'a>(value: &'a Tree, key: &str) -> Option<&'a Vec<Tree<'a>>> {
+    value.get(key).and_then(Tree::as_array)
 }
 
 /// The first of several spellings of a field that is present (camelCase and snake_case).
 pub(crate) fn field<'a>(
-    value: &'a Value,
+    value: &'a Tree,
     names: &[&'static str],
-) -> Option<(&'static str, &'a Value<'a>)> {
+) -> Option<(&'static str, &'a Tree<'a>)> {
     names
         .iter()
         .find_map(|&name| value.get(name).map(|v| (name, v)))
 }
 
 /// Whether every element of `items` (and at least one) is an object with a string `role`.
-pub(crate) fn all_have_role(items: &[Value]) -> bool {
+pub(crate) fn all_have_role(items: &[Tree]) -> bool {
     !items.is_empty() && items.iter().all(|m| str_at(m, "role").is_some())
 }
 
 /// The content blocks of a message: its `content` array, or nothing for string content.
-pub(crate) fn blocks<'a>(message: &'a Value<'a>) -> &'a [Value<'a>] {
+pub(crate) fn blocks<'a>(message: &'a Tree<'a>) -> &'a [Tree<'a>] {
     array_at(message, "content").map_or(&[], Vec::as_slice)
 }
 
 /// Whether message content holds anything: a non-blank string or a non-empty part list.
-pub(crate) fn has_text(content: Option<&Value>) -> bool {
+pub(crate) fn has_text(content: Option<&Tree>) -> bool {
     match content {
-        Some(Value::String(s)) => !s.is_blank(),
-        Some(Value::Array(parts)) => !parts.is_empty(),
+        Some(Tree::String(s)) => !s.is_blank(),
+        Some(Tree::Array(parts)) => !parts.is_empty(),
         _ => false,
     }
 }

@@ -14,14 +14,13 @@
 
 use serde_json::{json, Value as Json};
 
-use crate::tree::Value;
-
 use super::openai_chat::read_tool_call;
 use super::{array_at, has_text, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
     looks_like_error, result_text, Conversation, EchoedArguments, Item, Loc, Pairing, Role, Text,
     ToolResult,
 };
+use crate::tree::Value as Tree;
 
 pub struct Moltis;
 
@@ -68,7 +67,7 @@ impl Adapter for Moltis {
     }
 
     /// Whole documents are not this format: its files are sessions of records.
-    fn sniff(&self, _doc: &Value) -> Option<u8> {
+    fn sniff(&self, _doc: &Tree) -> Option<u8> {
         None
     }
 
@@ -80,19 +79,19 @@ impl Adapter for Moltis {
         Some(self.normalise(docs))
     }
 
-    fn sniff_record(&self, record: &Value) -> Option<u8> {
+    fn sniff_record(&self, record: &Tree) -> Option<u8> {
         let role = str_at(record, "role").filter(|r| ROLES.contains(r))?;
         match role {
             "tool_result" => {
                 let shaped = str_at(record, "tool_call_id").is_some()
-                    && record.get("success").is_some_and(Value::is_boolean);
+                    && record.get("success").is_some_and(Tree::is_boolean);
                 shaped.then_some(90)
             }
             "notice" => Some(60),
             // A bare chat message is not enough: Moltis stamps lines with epoch milliseconds
             // and run bookkeeping.
             _ => {
-                let stamped = record.get("created_at").is_some_and(Value::is_u64)
+                let stamped = record.get("created_at").is_some_and(Tree::is_u64)
                     || MARKS.iter().any(|k| record.get(k).is_some());
                 stamped.then_some(40)
             }
@@ -114,7 +113,7 @@ impl Adapter for Moltis {
             match role {
                 "notice" => {}
                 "tool" => {
-                    let content = record.get("content").unwrap_or(&Value::Null);
+                    let content = record.get("content").unwrap_or(&Tree::Null);
                     let result = tool_result(record, &mloc, looks_like_error(content), content);
                     conv.push(Role::Tool, &mloc, Item::Result(result));
                 }
@@ -159,10 +158,10 @@ impl Adapter for Moltis {
 /// A `tool_result` line: failed when `success` is false, when `error` is set, or when the
 /// tool's own result reports an error (`result.error`, `result.success: false`, also one
 /// level down in `result.result`), as Moltis's runner judges it.
-fn read_tool_result(record: &Value, mloc: &Loc, conv: &mut Conversation) {
+fn read_tool_result(record: &Tree, mloc: &Loc, conv: &mut Conversation) {
     let error = record.get("error").filter(|e| !e.is_null());
-    let output = record.get("result").unwrap_or(&Value::Null);
-    let failed = record.get("success").and_then(Value::as_bool) == Some(false)
+    let output = record.get("result").unwrap_or(&Tree::Null);
+    let failed = record.get("success").and_then(Tree::as_bool) == Some(false)
         || error.is_some()
         || reports_failure(output)
         || output.get("result").is_some_and(reports_failure);
@@ -181,12 +180,12 @@ fn read_tool_result(record: &Value, mloc: &Loc, conv: &mut Conversation) {
     conv.push(Role::Tool, mloc, Item::Result(result));
 }
 
-fn reports_failure(output: &Value) -> bool {
+fn reports_failure(output: &Tree) -> bool {
     output.get("error").is_some_and(|e| !e.is_null())
-        || output.get("success").and_then(Value::as_bool) == Some(false)
+        || output.get("success").and_then(Tree::as_bool) == Some(false)
 }
 
-fn tool_result(record: &Value, mloc: &Loc, is_error: bool, shown: &Value) -> ToolResult {
+fn tool_result(record: &Tree, mloc: &Loc, is_error: bool, shown: &Tree) -> ToolResult {
     let call_id = str_at(record, "tool_call_id").map(str::to_string);
     ToolResult {
         key: crate::transcript::pairing_key(call_id.as_deref(), mloc),
@@ -207,7 +206,7 @@ mod tests {
     use super::*;
     use crate::lint::{lint_str, Outcome};
 
-    fn call(id: &str, args: &str) -> Value<'static> {
+    fn call(id: &str, args: &str) -> Tree<'static> {
         json!({"role": "assistant", "content": "", "created_at": 1750000001000u64, "tool_calls": [{"id": id, "type": "function", "function": {"name": "exec", "arguments": args}}], "run_id": "r1"})
     }
 

@@ -8,8 +8,6 @@
 
 use serde_json::{json, Value as Json};
 
-use crate::tree::Value;
-
 use super::{
     all_have_role, array_at, blocks, has_text, str_at, Adapter, CallSite, Dialect, Doc, Format,
 };
@@ -17,6 +15,7 @@ use crate::transcript::{
     looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc,
     Pairing, Role, Text, ToolCall, ToolDef, ToolResult,
 };
+use crate::tree::Value as Tree;
 
 pub struct OpenAiChat;
 
@@ -40,7 +39,7 @@ impl Adapter for OpenAiChat {
         Format::OpenAiChat
     }
 
-    fn sniff(&self, doc: &Value) -> Option<u8> {
+    fn sniff(&self, doc: &Tree) -> Option<u8> {
         let (_, messages) = locate_messages(doc)?;
         if messages.is_empty() {
             // `{"messages": []}` is an empty request (what remains after fixing away an
@@ -82,7 +81,7 @@ impl Adapter for OpenAiChat {
 
 /// Where the messages are: `messages`, a batch line's `body.messages`, a preference record's
 /// `input.messages`, or a bare array.
-fn locate_messages<'a>(doc: &'a Value<'a>) -> Option<(&'static str, &'a Vec<Value<'a>>)> {
+fn locate_messages<'a>(doc: &'a Tree<'a>) -> Option<(&'static str, &'a Vec<Tree<'a>>)> {
     if let Some(messages) = array_at(doc, "messages") {
         return Some(("", messages));
     }
@@ -140,7 +139,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
                     None => take_pending(&mut pending_by_name, name.as_deref())
                         .unwrap_or_else(|| pairing_key(None, &mloc)),
                 };
-                let content = message.get("content").unwrap_or(&Value::Null);
+                let content = message.get("content").unwrap_or(&Tree::Null);
                 let result = ToolResult {
                     call_id,
                     key,
@@ -215,10 +214,10 @@ pub(crate) fn take_pending(
     Some(pending.remove(index).1)
 }
 
-fn arguments(value: Option<&Value>) -> Arguments {
+fn arguments(value: Option<&Tree>) -> Arguments {
     match value {
-        None | Some(Value::Null) => Arguments::Absent,
-        Some(Value::String(s)) => Arguments::Encoded(s.to_string()),
+        None | Some(Tree::Null) => Arguments::Absent,
+        Some(Tree::String(s)) => Arguments::Encoded(s.to_string()),
         // Ollama and some OpenAI-compatible servers send an object: that is their format.
         Some(other) => Arguments::Value(other.to_serde()),
     }
@@ -227,7 +226,7 @@ fn arguments(value: Option<&Value>) -> Arguments {
 /// Reads one OpenAI `tool_calls[j]` of the message at `mloc`. Shared with the LangChain
 /// adapter (`additional_kwargs.tool_calls`).
 pub(crate) fn read_tool_call(
-    call: &Value,
+    call: &Tree,
     mloc: &Loc,
     j: usize,
     pending_by_name: &mut Vec<(String, String)>,
@@ -236,7 +235,7 @@ pub(crate) fn read_tool_call(
     let id = str_at(call, "id").map(str::to_string);
     let custom = str_at(call, "type") == Some("custom");
     let body_key = if custom { "custom" } else { "function" };
-    let body = call.get(body_key).unwrap_or(&Value::Null);
+    let body = call.get(body_key).unwrap_or(&Tree::Null);
     let name = str_at(body, "name").unwrap_or_default().to_string();
     let key = id.clone().unwrap_or_else(|| {
         let key = pairing_key(None, &loc);
@@ -246,7 +245,7 @@ pub(crate) fn read_tool_call(
     let (kind, arguments, args_field) = if custom {
         (
             CallKind::FreeText,
-            Arguments::Value(body.get("input").map_or(Json::Null, Value::to_serde)),
+            Arguments::Value(body.get("input").map_or(Json::Null, Tree::to_serde)),
             "input",
         )
     } else {
@@ -274,7 +273,7 @@ pub(crate) fn read_tool_call(
 }
 
 /// Reads `tools` (function and custom tools) and legacy `functions`.
-fn read_tools(container: &Value, root: &Loc, conv: &mut Conversation) {
+fn read_tools(container: &Tree, root: &Loc, conv: &mut Conversation) {
     for (k, tool) in array_at(container, "tools")
         .into_iter()
         .flatten()
@@ -296,7 +295,7 @@ fn read_tools(container: &Value, root: &Loc, conv: &mut Conversation) {
                 let Some(name) = str_at(function, "name") else {
                     continue;
                 };
-                let strict = function.get("strict").and_then(Value::as_bool) == Some(true);
+                let strict = function.get("strict").and_then(Tree::as_bool) == Some(true);
                 let schema_loc = loc.child("function").child("parameters");
                 conv.tools.push(tool_def(
                     name,
@@ -327,13 +326,7 @@ fn read_tools(container: &Value, root: &Loc, conv: &mut Conversation) {
     }
 }
 
-fn tool_def(
-    name: &str,
-    schema: Option<&Value>,
-    strict: bool,
-    loc: Loc,
-    schema_loc: Loc,
-) -> ToolDef {
+fn tool_def(name: &str, schema: Option<&Tree>, strict: bool, loc: Loc, schema_loc: Loc) -> ToolDef {
     ToolDef {
         strict,
         ..ToolDef::declared(name, schema, loc, schema_loc)

@@ -18,13 +18,12 @@
 
 use serde_json::{json, Value as Json};
 
-use crate::tree::Value;
-
 use super::{all_have_role, array_at, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
     looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc,
     Pairing, Role, Text, ToolCall, ToolDef, ToolResult,
 };
+use crate::tree::Value as Tree;
 
 pub struct OpenAiResponses;
 
@@ -44,16 +43,16 @@ impl Adapter for OpenAiResponses {
         Some(Ok(vec![normalise_items(docs)]))
     }
 
-    fn sniff(&self, doc: &Value) -> Option<u8> {
+    fn sniff(&self, doc: &Tree) -> Option<u8> {
         if let Some(items) = doc.as_array() {
             // A bare item list (`to_input_list()` dumps). Arrays of plain role messages are
             // OpenAI Chat's.
-            let typed = items.iter().all(Value::is_object) && items.iter().any(is_typed_item);
+            let typed = items.iter().all(Tree::is_object) && items.iter().any(is_typed_item);
             return typed.then_some(60);
         }
         if doc
             .get("responses_create_params")
-            .is_some_and(Value::is_object)
+            .is_some_and(Tree::is_object)
         {
             return Some(90);
         }
@@ -74,11 +73,11 @@ impl Adapter for OpenAiResponses {
         match doc.get("input")? {
             // `{input: {messages}}` preference records are OpenAI Chat's; a list of strings or
             // token arrays is an embeddings request.
-            Value::Array(items) if items.is_empty() => Some(if request_keys { 30 } else { 5 }),
-            Value::Array(items) if !items.iter().all(Value::is_object) => None,
-            Value::Array(items) if items.iter().any(is_typed_item) => Some(85),
-            Value::Array(items) if all_have_role(items) => Some(50),
-            Value::String(_) if request_keys => Some(40),
+            Tree::Array(items) if items.is_empty() => Some(if request_keys { 30 } else { 5 }),
+            Tree::Array(items) if !items.iter().all(Tree::is_object) => None,
+            Tree::Array(items) if items.iter().any(is_typed_item) => Some(85),
+            Tree::Array(items) if all_have_role(items) => Some(50),
+            Tree::String(_) if request_keys => Some(40),
             _ => None,
         }
     }
@@ -90,7 +89,7 @@ impl Adapter for OpenAiResponses {
 
 /// Item types only the Responses API (and Codex) use, or message content parts typed as
 /// Responses parts.
-fn is_typed_item(item: &Value) -> bool {
+fn is_typed_item(item: &Tree) -> bool {
     let responses_parts = || {
         array_at(item, "content").is_some_and(|parts| {
             parts.iter().any(|p| {
@@ -128,7 +127,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
         Some(params) => (
             params,
             root.child("responses_create_params"),
-            value.get("response").unwrap_or(&Value::Null),
+            value.get("response").unwrap_or(&Tree::Null),
             root.child("response"),
         ),
         None => (value, root.clone(), value, root.clone()),
@@ -137,8 +136,8 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
     let input = request.get("input");
     let output = array_at(response, "output");
     match input {
-        Some(Value::Array(_) | Value::String(_)) => {}
-        Some(Value::Object(_)) => {
+        Some(Tree::Array(_) | Tree::String(_)) => {}
+        Some(Tree::Object(_)) => {
             return Err("expected `input` to be an array of items or a string (`input.messages` is an OpenAI Chat record)".into())
         }
         _ if output.is_some() => {}
@@ -151,14 +150,14 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
     } else if response.get("tools").is_some() {
         read_tools(response, &response_loc, &mut conv);
     }
-    let chained = |v: &Value| {
+    let chained = |v: &Tree| {
         ["previous_response_id", "conversation"]
             .iter()
             .any(|k| v.get(k).is_some_and(|x| !x.is_null()))
     };
     conv.server_history = chained(request) || chained(response);
 
-    if let Some(items) = input.and_then(Value::as_array) {
+    if let Some(items) = input.and_then(Tree::as_array) {
         read_items(items, &request_loc.child("input"), &mut conv);
     }
     if let Some(items) = output {
@@ -178,7 +177,7 @@ pub fn normalise_items(docs: &[Doc<'_>]) -> Conversation {
     conv
 }
 
-fn read_items(items: &[Value], loc: &Loc, conv: &mut Conversation) {
+fn read_items(items: &[Tree], loc: &Loc, conv: &mut Conversation) {
     for (i, item) in items.iter().enumerate() {
         read_item(item, loc.child(i), conv);
     }
@@ -187,7 +186,7 @@ fn read_items(items: &[Value], loc: &Loc, conv: &mut Conversation) {
 /// Reads one Responses item (also a Codex `response_item` payload) into `conv`. Adjacent
 /// items of one role form one turn: a model turn is its reasoning, messages and calls; the
 /// outputs that follow are one tool turn. Unknown item types are skipped.
-pub(crate) fn read_item(item: &Value, loc: Loc, conv: &mut Conversation) {
+pub(crate) fn read_item(item: &Tree, loc: Loc, conv: &mut Conversation) {
     if !item.is_object() {
         return;
     }
@@ -215,14 +214,14 @@ pub(crate) fn read_item(item: &Value, loc: Loc, conv: &mut Conversation) {
         "function_call" => {
             let args = item.get("arguments");
             let arguments = match args {
-                None | Some(Value::Null) => Arguments::Absent,
-                Some(Value::String(s)) => Arguments::Encoded(s.to_string()),
+                None | Some(Tree::Null) => Arguments::Absent,
+                Some(Tree::String(s)) => Arguments::Encoded(s.to_string()),
                 Some(other) => Arguments::Value(other.to_serde()),
             };
             push_call(conv, item, loc, CallKind::Function, arguments, "arguments");
         }
         "custom_tool_call" => {
-            let input = item.get("input").map_or(Json::Null, Value::to_serde);
+            let input = item.get("input").map_or(Json::Null, Tree::to_serde);
             let arguments = Arguments::Value(input);
             push_call(conv, item, loc, CallKind::FreeText, arguments, "input");
         }
@@ -233,13 +232,13 @@ pub(crate) fn read_item(item: &Value, loc: Loc, conv: &mut Conversation) {
                 "action"
             };
             let arguments =
-                Arguments::Value(item.get(field).map_or_else(|| json!({}), Value::to_serde));
+                Arguments::Value(item.get(field).map_or_else(|| json!({}), Tree::to_serde));
             push_call(conv, item, loc, CallKind::Function, arguments, field);
         }
         "tool_search_call" => {
             let arguments = Arguments::Value(
                 item.get("arguments")
-                    .map_or_else(|| json!({}), Value::to_serde),
+                    .map_or_else(|| json!({}), Tree::to_serde),
             );
             let kind = if str_at(item, "execution") == Some("server") {
                 CallKind::ProviderExecuted
@@ -254,7 +253,7 @@ pub(crate) fn read_item(item: &Value, loc: Loc, conv: &mut Conversation) {
         | "image_generation_call"
         | "mcp_call" => {
             let (arguments, field) = match item.get("arguments") {
-                Some(Value::String(s)) => (Arguments::Encoded(s.to_string()), "arguments"),
+                Some(Tree::String(s)) => (Arguments::Encoded(s.to_string()), "arguments"),
                 _ => match item.get("action").filter(|a| a.is_object()) {
                     Some(action) => (Arguments::Value(action.to_serde()), "action"),
                     None => (Arguments::Value(json!({})), ""),
@@ -290,7 +289,7 @@ fn push_text(conv: &mut Conversation, role: Role, loc: Loc, item_loc: &Loc) {
 
 /// The call's name as tools declare it: built-ins are named by their tool type, the declared
 /// variant when there is one (`computer_call` answers `computer` or `computer_use_preview`).
-fn call_name(item: &Value, kind: &str, tools: &[ToolDef]) -> String {
+fn call_name(item: &Tree, kind: &str, tools: &[ToolDef]) -> String {
     if let Some(name) = str_at(item, "name") {
         return name.to_string();
     }
@@ -304,7 +303,7 @@ fn call_name(item: &Value, kind: &str, tools: &[ToolDef]) -> String {
 
 fn push_call(
     conv: &mut Conversation,
-    item: &Value,
+    item: &Tree,
     loc: Loc,
     kind: CallKind,
     arguments: Arguments,
@@ -342,7 +341,7 @@ fn push_call(
     conv.push(Role::Assistant, &loc, Item::Call(call));
 }
 
-fn push_result(conv: &mut Conversation, item: &Value, kind: &str, loc: Loc) {
+fn push_result(conv: &mut Conversation, item: &Tree, kind: &str, loc: Loc) {
     // Early `local_shell_call_output`s named the call by `id`.
     let call_id = str_at(item, "call_id")
         .or_else(|| {
@@ -351,12 +350,12 @@ fn push_result(conv: &mut Conversation, item: &Value, kind: &str, loc: Loc) {
                 .flatten()
         })
         .map(str::to_string);
-    let output = item.get("output").unwrap_or(&Value::Null);
+    let output = item.get("output").unwrap_or(&Tree::Null);
     let (is_error, text) = match output {
         // Codex rollouts: `{content, success}`, where `success: false` is the error flag.
-        Value::Object(map) if map.contains_key("content") && !map.contains_key("type") => {
-            let content = map.get("content").unwrap_or(&Value::Null);
-            let failed = match map.get("success").and_then(Value::as_bool) {
+        Tree::Object(map) if map.contains_key("content") && !map.contains_key("type") => {
+            let content = map.get("content").unwrap_or(&Tree::Null);
+            let failed = match map.get("success").and_then(Tree::as_bool) {
                 Some(success) => !success,
                 None => looks_like_error(content),
             };
@@ -382,7 +381,7 @@ fn push_result(conv: &mut Conversation, item: &Value, kind: &str, loc: Loc) {
 /// Reads `tools`: flat function tools, custom tools, built-ins (named by their type), and
 /// chat-style nested `{type: "function", function: {...}}` definitions, which are read as
 /// written (whether they are acceptable is for the rules to say).
-fn read_tools(container: &Value, root: &Loc, conv: &mut Conversation) {
+fn read_tools(container: &Tree, root: &Loc, conv: &mut Conversation) {
     for (k, tool) in array_at(container, "tools")
         .into_iter()
         .flatten()
@@ -403,7 +402,7 @@ fn read_tools(container: &Value, root: &Loc, conv: &mut Conversation) {
             continue;
         };
         conv.tools.push(ToolDef {
-            strict: body.get("strict").and_then(Value::as_bool) == Some(true),
+            strict: body.get("strict").and_then(Tree::as_bool) == Some(true),
             builtin,
             ..ToolDef::declared(name, schema, loc, body_loc.child("parameters"))
         });
@@ -412,7 +411,7 @@ fn read_tools(container: &Value, root: &Loc, conv: &mut Conversation) {
 
 /// The output item answering the call item `call` with an error saying `text`, for the
 /// call types whose output can carry text. Shared with Codex.
-pub(crate) fn output_item(call: &Value, text: &str) -> Option<Json> {
+pub(crate) fn output_item(call: &Tree, text: &str) -> Option<Json> {
     let call_id = str_at(call, "call_id")?;
     match str_at(call, "type")? {
         "function_call" => {
@@ -440,11 +439,11 @@ mod tests {
         lint_str(name, text).codes()
     }
 
-    fn detected(value: &Value) -> Option<Format> {
+    fn detected(value: &Tree) -> Option<Format> {
         crate::formats::detect(value).map(|a| a.format())
     }
 
-    fn normalise(value: &Value) -> Conversation {
+    fn normalise(value: &Tree) -> Conversation {
         let docs = [Doc { base: 0, value }];
         let mut convs = OpenAiResponses.normalise(&docs).unwrap_or_default();
         assert_eq!(convs.len(), 1);
@@ -635,7 +634,7 @@ mod tests {
         let mut with_tools = doc.to_serde();
         with_tools["tools"] = serde_json::json!([{"type": "computer_use_preview", "display_width": 1024,
             "display_height": 768, "environment": "browser"}]);
-        let conv = normalise(&Value::from_serde(&with_tools));
+        let conv = normalise(&Tree::from_serde(&with_tools));
         let (_, computer) = conv.calls().next().unwrap_or_else(|| panic!("no call"));
         assert_eq!(computer.name, "computer_use_preview");
         assert_eq!(codes("x.json", &doc.to_string()), Vec::<String>::new());

@@ -29,8 +29,6 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::tree::Value;
-
 use super::{array_at, blocks, has_text, str_at, Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
@@ -38,6 +36,7 @@ use crate::transcript::{
     pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role, Text,
     ToolCall, ToolResult,
 };
+use crate::tree::Value as Tree;
 
 pub struct Pi;
 
@@ -78,7 +77,7 @@ impl Adapter for Pi {
     }
 
     /// Whole documents are not this format: its files are sessions of records.
-    fn sniff(&self, _doc: &Value) -> Option<u8> {
+    fn sniff(&self, _doc: &Tree) -> Option<u8> {
         None
     }
 
@@ -86,7 +85,7 @@ impl Adapter for Pi {
         false
     }
 
-    fn sniff_record(&self, record: &Value) -> Option<u8> {
+    fn sniff_record(&self, record: &Tree) -> Option<u8> {
         match str_at(record, "type")? {
             "session" => {
                 let header = str_at(record, "id").is_some()
@@ -176,7 +175,7 @@ impl Adapter for Pi {
 
 /// Whether an entry carries pi's tree links: an `id` and a `parentId` (a string, or null at
 /// the root).
-fn is_linked(record: &Value) -> bool {
+fn is_linked(record: &Tree) -> bool {
     str_at(record, "id").is_some()
         && record
             .get("parentId")
@@ -218,7 +217,7 @@ enum Replayed<'d, 'a> {
     /// A compaction's summary, sent as a user message.
     Summary(&'d Doc<'a>),
     /// Message `k` of a compaction's `retainedTail`.
-    Tail(&'d Doc<'a>, usize, &'d Value<'a>),
+    Tail(&'d Doc<'a>, usize, &'d Tree<'a>),
 }
 
 /// The path entries pi sends, in order: with a compaction on the path, its summary, the kept
@@ -248,10 +247,7 @@ fn replayed<'d, 'a>(entries: &[(usize, &'d Doc<'a>)], path: &[usize]) -> Vec<Rep
         );
     } else {
         let first_id = str_at(comp.value, "firstKeptEntryId");
-        let first_index = comp
-            .value
-            .get("firstKeptEntryIndex")
-            .and_then(Value::as_u64);
+        let first_index = comp.value.get("firstKeptEntryIndex").and_then(Tree::as_u64);
         let kept = before.iter().position(|(index, d)| match first_id {
             Some(id) => str_at(d.value, "id") == Some(id),
             None => first_index.is_some_and(|k| u64::try_from(*index).ok() == Some(k)),
@@ -288,7 +284,7 @@ fn read_entry(doc: &Doc<'_>, conv: &mut Conversation) {
 }
 
 /// A user turn holding the text at `value[key]`, if any.
-fn user_text(conv: &mut Conversation, at: &Loc, value: &Value, key: &str) {
+fn user_text(conv: &mut Conversation, at: &Loc, value: &Tree, key: &str) {
     conv.start_turn(Role::User, at.clone());
     if has_text(value.get(key)) {
         conv.push_to_last(Item::Text(Text {
@@ -299,13 +295,13 @@ fn user_text(conv: &mut Conversation, at: &Loc, value: &Value, key: &str) {
 }
 
 /// The message `message` at `inner`, in the entry at `at`.
-fn read_message(message: &Value, at: &Loc, inner: &Loc, conv: &mut Conversation) {
+fn read_message(message: &Tree, at: &Loc, inner: &Loc, conv: &mut Conversation) {
     match str_at(message, "role") {
         Some("user" | "custom" | "hookMessage") => user_text(conv, at, message, "content"),
         Some("branchSummary" | "compactionSummary") => user_text(conv, at, message, "summary"),
         // A shell command the user ran, sent as a user message unless excluded.
         Some("bashExecution")
-            if message.get("excludeFromContext").and_then(Value::as_bool) != Some(true) =>
+            if message.get("excludeFromContext").and_then(Tree::as_bool) != Some(true) =>
         {
             user_text(conv, at, message, "output");
         }
@@ -334,9 +330,9 @@ fn read_message(message: &Value, at: &Loc, inner: &Loc, conv: &mut Conversation)
         }
         Some("toolResult") => {
             let call_id = str_at(message, "toolCallId").map(str::to_string);
-            let content = message.get("content").unwrap_or(&Value::Null);
+            let content = message.get("content").unwrap_or(&Tree::Null);
             // OpenClaw tools also report failure as `details.status: "error"`.
-            let failed = message.get("isError").and_then(Value::as_bool) == Some(true)
+            let failed = message.get("isError").and_then(Tree::as_bool) == Some(true)
                 || message
                     .get("details")
                     .is_some_and(|d| str_at(d, "status") == Some("error"));
@@ -358,7 +354,7 @@ fn read_message(message: &Value, at: &Loc, inner: &Loc, conv: &mut Conversation)
 
 /// A `toolCall` block. Its `partialJson`, where present and not JSON, is the raw text the
 /// stream stopped in: the arguments as sent, cut off.
-fn tool_call(block: &Value, loc: Loc, at: &Loc) -> ToolCall {
+fn tool_call(block: &Tree, loc: Loc, at: &Loc) -> ToolCall {
     let id = str_at(block, "id").map(str::to_string);
     let cut = str_at(block, "partialJson")
         .filter(|p| !p.trim().is_empty() && crate::json::parse_value(p).is_err());
@@ -389,7 +385,7 @@ mod tests {
     use super::*;
     use crate::lint::{lint_str, Outcome};
 
-    fn docs<'a>(records: &'a [Value<'a>]) -> Vec<Doc<'a>> {
+    fn docs<'a>(records: &'a [Tree<'a>]) -> Vec<Doc<'a>> {
         // Bases only tell records apart here.
         records
             .iter()

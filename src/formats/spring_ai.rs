@@ -24,8 +24,6 @@
 
 use serde_json::{json, Map, Value as Json};
 
-use crate::tree::Value;
-
 use super::openai_chat::take_pending;
 use super::{array_at, has_text, str_at, Adapter, CallSite, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
@@ -34,6 +32,7 @@ use crate::transcript::{
     looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc,
     Pairing, Role, Text, ToolCall, ToolResult,
 };
+use crate::tree::Value as Tree;
 
 /// Spring AI chat memory: a JSON file holding an array of messages (or rows) or a single
 /// message, or a JSONL export with one message (or row) per line, read together as one
@@ -57,7 +56,7 @@ enum Kind {
 }
 
 /// The message type of a Spring AI message or row, from its own key or `metadata`.
-fn kind(message: &Value) -> Option<Kind> {
+fn kind(message: &Tree) -> Option<Kind> {
     let name = TYPE_KEYS
         .iter()
         .find_map(|k| str_at(message, k))
@@ -76,7 +75,7 @@ fn kind(message: &Value) -> Option<Kind> {
 }
 
 /// Keys only Spring AI messages have (beside an upper-case message type).
-fn distinctive(message: &Value) -> bool {
+fn distinctive(message: &Tree) -> bool {
     [
         "messageType",
         "toolCalls",
@@ -94,9 +93,9 @@ fn distinctive(message: &Value) -> bool {
 }
 
 /// The messages of a document: its elements, or the document itself.
-fn messages<'a>(doc: &Doc<'a>) -> Vec<(Loc, &'a Value<'a>)> {
+fn messages<'a>(doc: &Doc<'a>) -> Vec<(Loc, &'a Tree<'a>)> {
     match doc.value {
-        Value::Array(items) => items
+        Tree::Array(items) => items
             .iter()
             .enumerate()
             .map(|(i, m)| (Loc::new(doc.base, format!("/{i}")), m))
@@ -105,7 +104,7 @@ fn messages<'a>(doc: &Doc<'a>) -> Vec<(Loc, &'a Value<'a>)> {
     }
 }
 
-fn sniff_messages(items: &[Value]) -> Option<u8> {
+fn sniff_messages(items: &[Tree]) -> Option<u8> {
     let all = !items.is_empty() && items.iter().all(|m| m.is_object() && kind(m).is_some());
     (all && items.iter().any(distinctive)).then_some(90)
 }
@@ -115,15 +114,15 @@ impl Adapter for SpringAi {
         Format::SpringAi
     }
 
-    fn sniff(&self, doc: &Value) -> Option<u8> {
+    fn sniff(&self, doc: &Tree) -> Option<u8> {
         match doc {
-            Value::Array(items) => sniff_messages(items),
+            Tree::Array(items) => sniff_messages(items),
             other => sniff_messages(std::slice::from_ref(other)),
         }
     }
 
     /// One message per JSONL line (a repository's rows exported one per line).
-    fn sniff_record(&self, record: &Value) -> Option<u8> {
+    fn sniff_record(&self, record: &Tree) -> Option<u8> {
         record
             .is_object()
             .then(|| sniff_messages(std::slice::from_ref(record)))
@@ -177,7 +176,7 @@ fn interrupted_result(site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
 }
 
 /// Copies the conversation's own keys (its id, the call's timestamp) into a new message.
-fn copy(from: &Value, to: &mut Map<String, Json>, keys: &[&str]) {
+fn copy(from: &Tree, to: &mut Map<String, Json>, keys: &[&str]) {
     for key in keys {
         if let Some(v) = from.get(key).filter(|v| !v.is_null()) {
             to.insert((*key).to_string(), v.to_serde());
@@ -232,7 +231,7 @@ fn plan_edits(dialect: &dyn Dialect, intent: &FixIntent, cx: &EditContext<'_>) -
     }
 }
 
-fn text_of<'a>(message: &'a Value<'a>) -> Option<(&'static str, &'a Value<'a>)> {
+fn text_of<'a>(message: &'a Tree<'a>) -> Option<(&'static str, &'a Tree<'a>)> {
     super::field(message, TEXT_KEYS)
 }
 
@@ -272,7 +271,7 @@ fn read_message(
     conv: &mut Conversation,
     pending: &mut Pending,
     kind: Kind,
-    message: &Value,
+    message: &Tree,
     mloc: &Loc,
 ) -> Result<(), String> {
     let role = match kind {
@@ -331,11 +330,11 @@ fn read_message(
         let (arguments, args_loc) = match entry.get("arguments") {
             None => (Arguments::Absent, loc.clone()),
             // Jackson keeps a null; it reads as "null", not as missing.
-            Some(Value::Null) => (
+            Some(Tree::Null) => (
                 Arguments::Value(Json::Null),
                 child_unless_string(&loc, "arguments"),
             ),
-            Some(Value::String(s)) => (
+            Some(Tree::String(s)) => (
                 Arguments::Encoded(s.to_string()),
                 child_unless_string(&loc, "arguments"),
             ),
@@ -371,10 +370,10 @@ fn child_unless_string(loc: &Loc, key: &str) -> Loc {
 /// The calls or responses of a message with their locations: the array under the first of
 /// `keys`, or the list inside a row's `message_data` string (all located at the string).
 fn entries<'a>(
-    message: &'a Value<'a>,
+    message: &'a Tree<'a>,
     mloc: &Loc,
     keys: &[&str],
-) -> Result<Vec<(Loc, Value<'a>)>, String> {
+) -> Result<Vec<(Loc, Tree<'a>)>, String> {
     if let Some((key, items)) = keys
         .iter()
         .find_map(|k| array_at(message, k).map(|a| (*k, a)))
@@ -391,8 +390,8 @@ fn entries<'a>(
     };
     let at = mloc.child(DATA);
     match crate::json::parse(data).map(|p| p.value) {
-        Ok(Value::Array(items)) => Ok(items.into_iter().map(|e| (at.clone(), e)).collect()),
-        Ok(Value::Null) => Ok(Vec::new()),
+        Ok(Tree::Array(items)) => Ok(items.into_iter().map(|e| (at.clone(), e)).collect()),
+        Ok(Tree::Null) => Ok(Vec::new()),
         _ => Err(format!(
             "expected `message_data` at {} to hold a JSON list of tool calls or responses",
             at.pointer
@@ -402,9 +401,9 @@ fn entries<'a>(
 
 /// Whether a `responseData` is a failure, and its text. The converter JSON-encodes what a tool
 /// returns (`"\"Sunny\""`); a failure is the exception's message as plain text.
-fn response(data: Option<&Value>) -> (bool, String) {
+fn response(data: Option<&Tree>) -> (bool, String) {
     match data {
-        Some(whole @ Value::String(s)) => match crate::json::parse(s) {
+        Some(whole @ Tree::String(s)) => match crate::json::parse(s) {
             Ok(v) => (looks_like_error(&v.value), result_text(&v.value)),
             Err(_) => (true, result_text(whole)),
         },
@@ -418,7 +417,7 @@ mod tests {
     use super::*;
     use crate::tree_json as json;
 
-    fn read(doc: &Value) -> Vec<Conversation> {
+    fn read(doc: &Tree) -> Vec<Conversation> {
         normalise(&[Doc {
             base: 0,
             value: doc,

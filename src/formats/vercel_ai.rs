@@ -28,13 +28,12 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use serde_json::{json, Value as Json};
 
-use crate::tree::Value;
-
 use super::{all_have_role, array_at, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
     looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc,
     Pairing, Role, Text, ToolCall, ToolResult,
 };
+use crate::tree::Value as Tree;
 
 pub struct VercelAi;
 
@@ -65,7 +64,7 @@ impl Adapter for VercelAi {
         Format::VercelAi
     }
 
-    fn sniff(&self, doc: &Value) -> Option<u8> {
+    fn sniff(&self, doc: &Tree) -> Option<u8> {
         let messages = array_at(doc, "messages").or_else(|| doc.as_array())?;
         if !all_have_role(messages) {
             return None;
@@ -101,7 +100,7 @@ fn is_sdk_tool_part(kind: Option<&str>) -> bool {
 }
 
 /// A UIMessage: `parts` whose elements carry a `type` (Gemini parts have none).
-fn is_ui_message(message: &Value) -> bool {
+fn is_ui_message(message: &Tree) -> bool {
     array_at(message, "parts")
         .is_some_and(|parts| parts.iter().any(|p| str_at(p, "type").is_some()))
 }
@@ -109,7 +108,7 @@ fn is_ui_message(message: &Value) -> bool {
 fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
     let root = Loc::new(doc.base, "");
     let (messages, messages_loc) = match doc.value {
-        Value::Array(messages) => (messages, root.clone()),
+        Tree::Array(messages) => (messages, root.clone()),
         _ => (
             array_at(doc.value, "messages")
                 .ok_or("expected an array of AI SDK messages or a `messages` array")?,
@@ -173,7 +172,7 @@ struct Scan<'a> {
 }
 
 impl<'a> Scan<'a> {
-    fn new(messages: &'a [Value]) -> Self {
+    fn new(messages: &'a [Tree]) -> Self {
         let mut scan = Scan {
             answered: HashSet::new(),
             provider_calls: HashSet::new(),
@@ -205,15 +204,15 @@ impl<'a> Scan<'a> {
     }
 }
 
-fn provider_executed(part: &Value) -> bool {
-    part.get("providerExecuted").and_then(Value::as_bool) == Some(true)
+fn provider_executed(part: &Tree) -> bool {
+    part.get("providerExecuted").and_then(Tree::as_bool) == Some(true)
 }
 
 /// The arguments as the log holds them: an object, or JSON text in streamed/provider parts.
-fn arguments(value: Option<&Value>) -> Arguments {
+fn arguments(value: Option<&Tree>) -> Arguments {
     match value {
         None => Arguments::Absent,
-        Some(Value::String(s)) => Arguments::Encoded(s.to_string()),
+        Some(Tree::String(s)) => Arguments::Encoded(s.to_string()),
         Some(other) => Arguments::Value(other.to_serde()),
     }
 }
@@ -226,13 +225,13 @@ fn key(id: &Option<String>, loc: &Loc) -> String {
 fn push_model_message(
     conv: &mut Conversation,
     role: Role,
-    message: &Value,
+    message: &Tree,
     mloc: &Loc,
     scan: &Scan<'_>,
     final_tool_run: bool,
 ) {
     let parts = match message.get("content") {
-        Some(Value::String(s)) => {
+        Some(Tree::String(s)) => {
             if !s.trim().is_empty() {
                 let text = Text {
                     loc: mloc.child("content"),
@@ -242,7 +241,7 @@ fn push_model_message(
             }
             return;
         }
-        Some(Value::Array(parts)) => parts,
+        Some(Tree::Array(parts)) => parts,
         _ => return,
     };
     for (j, part) in parts.iter().enumerate() {
@@ -306,7 +305,7 @@ fn push_model_message(
 
 /// An approval response that stands for its call's result (see the module docs).
 fn approval_answer(
-    part: &Value,
+    part: &Tree,
     loc: &Loc,
     mloc: &Loc,
     scan: &Scan<'_>,
@@ -332,7 +331,7 @@ fn approval_answer(
 }
 
 /// The error flag and text of a `tool-result` part (v5 `output`, v4 `result`/`isError`).
-fn outcome(part: &Value) -> (bool, String) {
+fn outcome(part: &Tree) -> (bool, String) {
     if let Some(output) = part.get("output") {
         let kind = str_at(output, "type").unwrap_or_default();
         let text = match kind {
@@ -342,13 +341,13 @@ fn outcome(part: &Value) -> (bool, String) {
         let is_error = kind.starts_with("error-");
         return (is_error, text.unwrap_or_default());
     }
-    let result = part.get("result").unwrap_or(&Value::Null);
-    let is_error = part.get("isError").and_then(Value::as_bool) == Some(true);
+    let result = part.get("result").unwrap_or(&Tree::Null);
+    let is_error = part.get("isError").and_then(Tree::as_bool) == Some(true);
     (is_error, result_text(result))
 }
 
 /// One UIMessage: its `parts` (or v4 `content` plus `toolInvocations`).
-fn push_ui_message(conv: &mut Conversation, role: Role, message: &Value, mloc: &Loc) {
+fn push_ui_message(conv: &mut Conversation, role: Role, message: &Tree, mloc: &Loc) {
     match array_at(message, "parts") {
         Some(parts) => {
             for (j, part) in parts.iter().enumerate() {
@@ -396,7 +395,7 @@ fn push_ui_message(conv: &mut Conversation, role: Role, message: &Value, mloc: &
 fn push_tool_part(
     conv: &mut Conversation,
     role: Role,
-    part: &Value,
+    part: &Tree,
     name: &str,
     loc: Loc,
     mloc: &Loc,
@@ -431,7 +430,7 @@ fn push_tool_part(
     let (is_error, text) = match state {
         "output-available" => (
             false,
-            result_text(part.get("output").unwrap_or(&Value::Null)),
+            result_text(part.get("output").unwrap_or(&Tree::Null)),
         ),
         "output-error" => (
             true,
@@ -461,7 +460,7 @@ fn push_tool_part(
 
 /// A v4 tool invocation `{state: "partial-call" | "call" | "result", toolCallId, toolName,
 /// args, result?}`: the call, then its result in state `result`.
-fn push_v4_invocation(conv: &mut Conversation, role: Role, inv: &Value, loc: Loc, mloc: &Loc) {
+fn push_v4_invocation(conv: &mut Conversation, role: Role, inv: &Tree, loc: Loc, mloc: &Loc) {
     let id = str_at(inv, "toolCallId").map(str::to_string);
     let name = str_at(inv, "toolName").unwrap_or_default().to_string();
     let args = inv.get("args");
@@ -487,7 +486,7 @@ fn push_v4_invocation(conv: &mut Conversation, role: Role, inv: &Value, loc: Loc
     if str_at(inv, "state") != Some("result") {
         return;
     }
-    let result = inv.get("result").unwrap_or(&Value::Null);
+    let result = inv.get("result").unwrap_or(&Tree::Null);
     let result = ToolResult {
         call_id: id,
         key,
@@ -513,11 +512,11 @@ mod tests {
         lint_str("x.json", text).codes()
     }
 
-    fn detected(value: Value) -> Option<Format> {
+    fn detected(value: Tree) -> Option<Format> {
         crate::formats::detect(&value).map(|a| a.format())
     }
 
-    fn conv(value: Value) -> Conversation {
+    fn conv(value: Tree) -> Conversation {
         let doc = Doc {
             base: 0,
             value: &value,

@@ -2,16 +2,15 @@
 
 use std::io::{self, Write};
 
-use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
-use serde_json::{json, Value};
-
 use super::Diagnostic;
 use crate::finding::Severity;
 use crate::rules;
+use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+use serde_json::{json, Value as Json};
 
 pub fn write(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::Result<()> {
     let metas: Vec<&rules::RuleMeta> = rules::RULES.iter().map(|r| r.meta()).collect();
-    let rule_descriptors: Vec<Value> = metas
+    let rule_descriptors: Vec<Json> = metas
         .iter()
         .map(|m| {
             json!({
@@ -26,7 +25,7 @@ pub fn write(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::Result<()> 
             })
         })
         .collect();
-    let results: Vec<Value> = diagnostics
+    let results: Vec<Json> = diagnostics
         .iter()
         .map(|d| {
             let mut message = d.message.clone();
@@ -139,7 +138,7 @@ const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
 
 /// A SARIF `artifactLocation` for a path as toolcheck reports it: a relative reference
 /// against `%SRCROOT%`, or a `file:` URI for an absolute path.
-fn artifact_location(path: &str) -> Value {
+fn artifact_location(path: &str) -> Json {
     match absolute_uri(path) {
         Some(uri) => json!({ "uri": uri }),
         None => json!({ "uri": encode_path(path), "uriBaseId": SRCROOT }),

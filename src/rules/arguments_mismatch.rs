@@ -2,12 +2,11 @@
 // flood resistance buys nothing there and costs a few percent of a lint.
 use foldhash::HashMap;
 
-use serde_json::Value;
-
 use super::pairing::{call_at, ResultStatus};
 use super::{declare_rule, Context, Rule, RuleMeta};
 use crate::finding::{quote, Finding};
 use crate::transcript::{Conversation, ParsedArgs};
+use serde_json::Value as Json;
 
 declare_rule! {
     /// ## What it does
@@ -74,13 +73,13 @@ impl Rule for ArgumentsMismatch {
             // Broken call arguments are other rules' findings; an empty call matches an
             // empty echo.
             let said = match &*cx.args(call) {
-                ParsedArgs::Object(map) => Value::Object(map.clone()),
+                ParsedArgs::Object(map) => Json::Object(map.clone()),
                 ParsedArgs::NotObject(value) => value.clone(),
-                ParsedArgs::Empty => Value::Object(Default::default()),
+                ParsedArgs::Empty => Json::Object(Default::default()),
                 ParsedArgs::Invalid { .. } | ParsedArgs::TooDeep => continue,
             };
             let ran = match &echo.value {
-                Value::Null => Value::Object(Default::default()),
+                Json::Null => Json::Object(Default::default()),
                 other => other.clone(),
             };
             if said == ran {
@@ -104,8 +103,8 @@ impl Rule for ArgumentsMismatch {
 }
 
 /// `: "command" differs, "cwd" is only in the result` for two objects; empty otherwise.
-fn differences(said: &Value, ran: &Value) -> String {
-    let (Value::Object(said), Value::Object(ran)) = (said, ran) else {
+fn differences(said: &Json, ran: &Json) -> String {
+    let (Json::Object(said), Json::Object(ran)) = (said, ran) else {
         return String::new();
     };
     let mut parts = Vec::new();

@@ -1,8 +1,7 @@
-use serde_json::Value;
-
 use super::{declare_rule, Context, Rule, RuleMeta};
 use crate::finding::{quote, Applicability, Finding, FixIntent};
 use crate::transcript::{Arguments, Conversation, ParsedArgs};
+use serde_json::Value as Json;
 
 declare_rule! {
     /// ## What it does
@@ -47,8 +46,8 @@ impl Rule for ArgumentsNotObject {
             };
             let decoded = value
                 .as_str()
-                .and_then(|s| serde_json::from_str::<Value>(s).ok())
-                .filter(Value::is_object);
+                .and_then(|s| serde_json::from_str::<Json>(s).ok())
+                .filter(Json::is_object);
             let double_encoded = decoded.is_some();
             let (message, help) = if double_encoded {
                 (

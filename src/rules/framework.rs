@@ -318,13 +318,13 @@ pub(crate) fn id_list<'a>(ids: impl Iterator<Item = &'a str>) -> String {
 
 /// "an array", "a string"...: what a JSON value is, for messages.
 pub(crate) fn json_kind(value: &serde_json::Value) -> &'static str {
-    use serde_json::Value;
+    use serde_json::Value as Json;
     match value {
-        Value::Array(_) => "an array",
-        Value::String(_) => "a string",
-        Value::Number(_) => "a number",
-        Value::Bool(_) => "a boolean",
-        Value::Null => "null",
-        Value::Object(_) => "an object",
+        Json::Array(_) => "an array",
+        Json::String(_) => "a string",
+        Json::Number(_) => "a number",
+        Json::Bool(_) => "a boolean",
+        Json::Null => "null",
+        Json::Object(_) => "an object",
     }
 }

@@ -1,8 +1,7 @@
-use serde_json::Value;
-
 use super::{declare_rule, Context, Rule, RuleMeta};
 use crate::finding::{quote, Applicability, Finding, FixIntent};
 use crate::transcript::{Conversation, SchemaDecl, SchemaDialect};
+use serde_json::Value as Json;
 
 declare_rule! {
     /// ## What it does
@@ -48,9 +47,9 @@ impl Rule for InvalidToolSchema {
             // The decoded schema text, when the declaration is a string holding an object
             // (compacted if multi-line, so a JSONL record stays one line).
             let decode = match decl {
-                SchemaDecl::Encoded(text) => serde_json::from_str::<Value>(text)
+                SchemaDecl::Encoded(text) => serde_json::from_str::<Json>(text)
                     .ok()
-                    .filter(Value::is_object)
+                    .filter(Json::is_object)
                     .map(|v| {
                         if text.contains('\n') {
                             v.to_string()
@@ -109,11 +108,11 @@ impl Rule for InvalidToolSchema {
 
 fn root_problem(
     name: &str,
-    schema: &Value,
+    schema: &Json,
     object_required: bool,
     dialect: SchemaDialect,
 ) -> Option<String> {
-    let Value::Object(map) = schema else {
+    let Json::Object(map) = schema else {
         return Some(format!(
             "schema of tool `{name}` is {}, not an object schema",
             super::json_kind(schema)
@@ -123,11 +122,11 @@ fn root_problem(
         return None;
     }
     match map.get("type") {
-        Some(Value::String(ty)) if ty.eq_ignore_ascii_case("object") => None,
-        Some(Value::String(ty)) if dialect == SchemaDialect::OpenApi || ty == &ty.to_ascii_lowercase() => Some(format!(
+        Some(Json::String(ty)) if ty.eq_ignore_ascii_case("object") => None,
+        Some(Json::String(ty)) if dialect == SchemaDialect::OpenApi || ty == &ty.to_ascii_lowercase() => Some(format!(
             "schema of tool `{name}` has root type \"{ty}\"; tool parameters must be an object"
         )),
-        Some(other @ (Value::String(_) | Value::Array(_))) => Some(format!(
+        Some(other @ (Json::String(_) | Json::Array(_))) => Some(format!(
             "schema of tool `{name}` has root type {other}; tool parameters must be the single type \"object\""
         )),
         _ => None,

@@ -2,12 +2,11 @@
 // flood resistance buys nothing there and costs a few percent of a lint.
 use foldhash::{HashMap, HashMapExt};
 
-use serde_json::Value;
-
 use super::pairing::{call_at, result_at, Pos, ResultStatus};
 use super::{declare_rule, Context, LoopMatch, Rule, RuleMeta};
 use crate::finding::{quote, Finding};
 use crate::transcript::{Arguments, Conversation, ParsedArgs, ToolCall};
+use serde_json::Value as Json;
 
 declare_rule! {
     /// ## What it does
@@ -58,7 +57,7 @@ declare_rule! {
 /// One failed call in a run.
 struct Failure<'a> {
     call: &'a ToolCall,
-    args: Value,
+    args: Json,
     error: &'a str,
 }
 
@@ -132,14 +131,14 @@ fn same(a: &Failure<'_>, b: &Failure<'_>, matching: LoopMatch) -> bool {
 }
 
 /// Arguments compared after parsing; unparseable text is compared as written.
-fn args_key(parsed: &ParsedArgs, arguments: &Arguments) -> Value {
+fn args_key(parsed: &ParsedArgs, arguments: &Arguments) -> Json {
     match parsed {
-        ParsedArgs::Object(map) => Value::Object(map.clone()),
-        ParsedArgs::Empty => Value::Null,
+        ParsedArgs::Object(map) => Json::Object(map.clone()),
+        ParsedArgs::Empty => Json::Null,
         ParsedArgs::NotObject(v) => v.clone(),
         ParsedArgs::Invalid { .. } | ParsedArgs::TooDeep => match arguments {
-            Arguments::Encoded(text) => Value::String(text.clone()),
-            _ => Value::Null,
+            Arguments::Encoded(text) => Json::String(text.clone()),
+            _ => Json::Null,
         },
     }
 }

@@ -14,12 +14,11 @@
 mod relink;
 mod session;
 
-use crate::tree::Value;
-
 use super::{str_at, Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
 use crate::transcript::Conversation;
+use crate::tree::Value as Tree;
 use relink::{insert_result, is_whole_line, move_result, remove_line, self_overlapping};
 use session::Session;
 
@@ -58,7 +57,7 @@ impl Adapter for ClaudeCode {
     }
 
     /// Whole documents are not this format: its files are sessions of records.
-    fn sniff(&self, _doc: &Value) -> Option<u8> {
+    fn sniff(&self, _doc: &Tree) -> Option<u8> {
         None
     }
 
@@ -70,7 +69,7 @@ impl Adapter for ClaudeCode {
         Some(self.normalise(docs))
     }
 
-    fn sniff_record(&self, doc: &Value) -> Option<u8> {
+    fn sniff_record(&self, doc: &Tree) -> Option<u8> {
         let record_type = str_at(doc, "type")?;
         if !RECORD_TYPES.contains(&record_type) {
             return None;
@@ -82,7 +81,7 @@ impl Adapter for ClaudeCode {
                 .is_some_and(|p| p.is_null() || p.is_string())
             || str_at(doc, "leafUuid").is_some()
             || (record_type == "file-history-snapshot"
-                && doc.get("snapshot").is_some_and(Value::is_object));
+                && doc.get("snapshot").is_some_and(Tree::is_object));
         marked.then_some(90)
     }
 
@@ -220,7 +219,7 @@ mod tests {
 
     #[test]
     fn sniffs_claude_code_records_only() {
-        let sniff = |v: Value| ClaudeCode.sniff_record(&v);
+        let sniff = |v: Tree| ClaudeCode.sniff_record(&v);
         assert_eq!(
             sniff(
                 json!({"parentUuid": null, "isSidechain": false, "type": "user",

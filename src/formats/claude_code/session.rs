@@ -17,17 +17,16 @@
 // flood resistance buys nothing there and costs a few percent of a lint.
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-use crate::tree::Value;
-
 use super::RECORD_TYPES;
 use crate::formats::anthropic::push_message;
 use crate::formats::{blocks, str_at, Doc, Format};
 use crate::transcript::{Conversation, Loc, Pairing, Role};
+use crate::tree::Value as Tree;
 
 /// One record of the session file, with what the rebuild needs.
 struct Rec<'a> {
     base: usize,
-    value: &'a Value<'a>,
+    value: &'a Tree<'a>,
     uuid: Option<&'a str>,
     parent: Option<&'a str>,
     sidechain: bool,
@@ -38,7 +37,7 @@ struct Rec<'a> {
 }
 
 impl<'a> Rec<'a> {
-    fn message(&self) -> Option<&'a Value<'a>> {
+    fn message(&self) -> Option<&'a Tree<'a>> {
         self.role.and(self.value.get("message"))
     }
 
@@ -90,7 +89,7 @@ impl<'a> Session<'a> {
             let value = doc.value;
             let record_type = str_at(value, "type").unwrap_or_default();
             session.any_claude_record |= RECORD_TYPES.contains(&record_type);
-            let has_message = value.get("message").is_some_and(Value::is_object);
+            let has_message = value.get("message").is_some_and(Tree::is_object);
             let role = match record_type {
                 "user" if has_message => Some(Role::User),
                 "assistant" if has_message => Some(Role::Assistant),
@@ -101,7 +100,7 @@ impl<'a> Session<'a> {
                 value,
                 uuid: str_at(value, "uuid"),
                 parent: str_at(value, "parentUuid"),
-                sidechain: value.get("isSidechain").and_then(Value::as_bool) == Some(true),
+                sidechain: value.get("isSidechain").and_then(Tree::as_bool) == Some(true),
                 role,
                 msg_id: match role {
                     Some(Role::Assistant) => value.get("message").and_then(|m| str_at(m, "id")),
@@ -331,7 +330,7 @@ mod tests {
     }
 
     /// Parses JSONL text into records with their byte offsets.
-    fn records(text: &str) -> Vec<(usize, Value<'_>)> {
+    fn records(text: &str) -> Vec<(usize, Tree<'_>)> {
         let mut out = Vec::new();
         let mut base = 0;
         for line in text.split_inclusive('\n') {
@@ -413,13 +412,13 @@ mod tests {
         );
     }
 
-    fn line(v: Value) -> String {
+    fn line(v: Tree) -> String {
         let mut s = v.to_string();
         s.push('\n');
         s
     }
 
-    fn msg(uuid: &str, parent: Option<&str>, role: &str, content: Value) -> String {
+    fn msg(uuid: &str, parent: Option<&str>, role: &str, content: Tree) -> String {
         let mut message = serde_json::json!({"role": role, "content": content});
         if role == "assistant" {
             message["id"] = serde_json::json!(format!("msg_{uuid}"));
@@ -430,11 +429,11 @@ mod tests {
         )
     }
 
-    fn call(id: &str) -> Value<'_> {
+    fn call(id: &str) -> Tree<'_> {
         json!([{"type": "tool_use", "id": id, "name": "Bash", "input": {"command": "ls"}}])
     }
 
-    fn result(id: &str) -> Value<'_> {
+    fn result(id: &str) -> Tree<'_> {
         json!([{"type": "tool_result", "tool_use_id": id, "content": "ok"}])
     }
 
@@ -511,7 +510,7 @@ mod tests {
     fn recovers_sibling_records_of_one_response() {
         // Both tool_use records hang off u1 (siblings sharing message.id); the chain runs
         // through the second one only.
-        let rec = |uuid: &str, parent: &str, content: Value| {
+        let rec = |uuid: &str, parent: &str, content: Tree| {
             line(
                 json!({"parentUuid": parent, "isSidechain": false, "sessionId": "s1",
                 "type": "assistant", "uuid": uuid,
