@@ -1,0 +1,88 @@
+//! The adapter framework: what a format adapter is (`Adapter`: sniffing a document or a
+//! session record, normalising either into conversations, planning the edits of a fix) and
+//! its answer to a fix intent (`Planned`). The registry of adapters is `formats/mod.rs`.
+
+use super::Dialect;
+use crate::edit::plan::EditContext;
+use crate::finding::{Edit, FixIntent};
+use crate::format::Format;
+use crate::json::Doc;
+use crate::transcript::Conversation;
+use crate::tree::Value as Tree;
+
+/// One provider or framework format. Its [`Dialect`] is the JSON a fix inserts in it.
+pub trait Adapter: Dialect + Sync {
+    fn format(&self) -> Format;
+
+    /// Whether the conversations are built from every record of a session. A format rebuilt
+    /// from a chain of records (Claude Code) deliberately leaves records off the chain out
+    /// (branches abandoned by a rewind or an edit); the unread-structure guard then holds
+    /// it to the records its conversations drew on.
+    fn replays_every_record(&self) -> bool {
+        true
+    }
+
+    /// How strongly a whole document (a `.json` file, or one JSONL record read on its own)
+    /// looks like this format, from its top-level shape only: `None` for "not this format",
+    /// otherwise a score where a higher one wins (10 = plausible, 50 = likely,
+    /// 90 = unmistakable).
+    fn sniff(&self, doc: &Tree) -> Option<u8>;
+
+    /// How strongly one JSONL record looks like a record of a session of this format, where
+    /// the records of a file are read together as one session (Claude Code, Codex, MCP
+    /// captures, Moltis, Spring AI and AgentScope message lines, LangGraph stream events):
+    /// `None` for formats whose records are documents of their own. Which unit a JSONL file
+    /// is read in is decided by its records, not by the format.
+    fn sniff_record(&self, _record: &Tree) -> Option<u8> {
+        None
+    }
+
+    /// Whether the format has whole documents at all: `false` for formats that exist only as
+    /// sessions of records (Claude Code, Codex, MCP captures, Moltis), so a JSONL file forced
+    /// to one is always read as one session.
+    fn has_documents(&self) -> bool {
+        true
+    }
+
+    /// Builds the conversations of one document. `Err` says why the input does not fit this
+    /// format (used when it was forced).
+    fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String>;
+
+    /// Builds one session's conversations from its records, one document each, in the
+    /// order they were written or the library reads them back (a JSONL session, the rows of
+    /// a SQLite store): `None` where the format keeps no session as separate records.
+    fn normalise_records(&self, _docs: &[Doc<'_>]) -> Option<Result<Vec<Conversation>, String>> {
+        None
+    }
+
+    /// Turns a fix intent into byte edits. Most formats keep the default, the generic
+    /// planner of `fix::plan`; session formats that must re-link records override it.
+    fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
+        Planned::Generic
+    }
+
+    /// For formats whose JSONL lines may carry text around the JSON (log lines): the byte
+    /// range of the record in `line`. `None` when the line is not one of this format's.
+    fn record_span(&self, _line: &str) -> Option<(usize, usize)> {
+        None
+    }
+}
+
+/// An adapter's answer to a fix intent.
+pub enum Planned {
+    /// Use the generic planner.
+    Generic,
+    /// These edits.
+    Edits(Vec<Edit>),
+    /// This format cannot make that repair.
+    Unsupported,
+}
+
+/// The edits that carry out `intent` in a file of `adapter`'s format.
+pub fn plan(adapter: &dyn Adapter, intent: &FixIntent, cx: &EditContext<'_>) -> Option<Vec<Edit>> {
+    match adapter.plan_edits(intent, cx) {
+        Planned::Generic => crate::edit::plan::generic(adapter, intent, cx),
+        Planned::Edits(edits) => Some(edits),
+        Planned::Unsupported => None,
+    }
+}

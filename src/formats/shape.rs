@@ -1,0 +1,42 @@
+//! Shape helpers the adapters share: fields under their several spellings, message content.
+
+use crate::tree::Value as Tree;
+
+/// `value[key]` as a string.
+pub(crate) fn str_at<'a>(value: &'a Tree, key: &str) -> Option<&'a str> {
+    value.get(key).and_then(Tree::as_str)
+}
+
+/// `value[key]` as an array.
+pub(crate) fn array_at<'a>(value: &'a Tree, key: &str) -> Option<&'a Vec<Tree<'a>>> {
+    value.get(key).and_then(Tree::as_array)
+}
+
+/// The first of several spellings of a field that is present (camelCase and snake_case).
+pub(crate) fn field<'a>(
+    value: &'a Tree,
+    names: &[&'static str],
+) -> Option<(&'static str, &'a Tree<'a>)> {
+    names
+        .iter()
+        .find_map(|&name| value.get(name).map(|v| (name, v)))
+}
+
+/// Whether every element of `items` (and at least one) is an object with a string `role`.
+pub(crate) fn all_have_role(items: &[Tree]) -> bool {
+    !items.is_empty() && items.iter().all(|m| str_at(m, "role").is_some())
+}
+
+/// The content blocks of a message: its `content` array, or nothing for string content.
+pub(crate) fn blocks<'a>(message: &'a Tree<'a>) -> &'a [Tree<'a>] {
+    array_at(message, "content").map_or(&[], Vec::as_slice)
+}
+
+/// Whether message content holds anything: a non-blank string or a non-empty part list.
+pub(crate) fn has_text(content: Option<&Tree>) -> bool {
+    match content {
+        Some(Tree::String(s)) => !s.is_blank(),
+        Some(Tree::Array(parts)) => !parts.is_empty(),
+        _ => false,
+    }
+}
