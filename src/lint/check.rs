@@ -38,9 +38,24 @@ pub(super) fn check_docs(
     )
 }
 
-/// [`check_docs`] for documents already normalised (by another reader of `adapter`'s
-/// shapes, such as a SQLite store whose rows are one conversation's items).
-pub(crate) fn check_normalised(
+/// Checks one session's records (the lines of a JSONL session, the rows of a store
+/// session), one document each, in order: read together by the adapter's
+/// `normalise_records` (its `normalise` where it has none).
+pub(crate) fn check_session(
+    adapter: &dyn Adapter,
+    records: &[Doc<'_>],
+    source: &SourceFile,
+    opts: &LintOptions,
+    lossy: bool,
+) -> (Vec<Finding>, Option<Format>, crate::coverage::ReadCounts) {
+    let normalised = adapter
+        .normalise_records(records)
+        .unwrap_or_else(|| adapter.normalise(records));
+    check_normalised(adapter, records, normalised, source, opts, true, lossy)
+}
+
+/// [`check_docs`] for documents already normalised.
+fn check_normalised(
     adapter: &dyn Adapter,
     docs: &[Doc<'_>],
     normalised: Result<Vec<crate::transcript::Conversation>, String>,

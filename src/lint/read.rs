@@ -185,18 +185,8 @@ impl Linter<'_> {
                 .iter()
                 .map(|(base, value)| Doc { base: *base, value })
                 .collect();
-            let normalised = adapter
-                .normalise_records(&docs)
-                .unwrap_or_else(|| adapter.normalise(&docs));
-            let (findings, format, counts) = super::check::check_normalised(
-                adapter,
-                &docs,
-                normalised,
-                self.source,
-                self.opts,
-                true,
-                lossy,
-            );
+            let (findings, format, counts) =
+                super::check::check_session(adapter, &docs, self.source, self.opts, lossy);
             self.counts.add(counts);
             self.findings.extend(findings);
             self.formats.extend(format);

@@ -195,11 +195,8 @@ pub fn lint_text(
         let Some(adapter) = table::kind(kind).format.adapter() else {
             continue;
         };
-        let Some(normalised) = adapter.normalise_records(&docs) else {
-            continue;
-        };
         let (found, format, read) =
-            crate::lint::check_normalised(adapter, &docs, normalised, &source, opts, true, lossy);
+            crate::lint::check_session(adapter, &docs, &source, opts, lossy);
         findings.extend(found);
         formats.extend(format);
         counts.add(read);
