@@ -23,6 +23,7 @@ mod bedrock_converse;
 mod claude_code;
 mod cline;
 mod codex;
+mod copilot_cli;
 mod gemini;
 mod langchain;
 mod langgraph_stream;
@@ -54,6 +55,7 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &adk::Adk,
     &langgraph_stream::LanggraphStream,
     &pi::Pi,
+    &copilot_cli::CopilotCli,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.
