@@ -270,16 +270,8 @@ mod tests {
     use crate::tree_json as json;
 
     use super::*;
+    use crate::formats::session_docs;
     use crate::lint::{lint_str, Outcome};
-
-    fn docs<'a>(records: &'a [Tree<'a>]) -> Vec<Doc<'a>> {
-        // Bases only tell records apart here.
-        records
-            .iter()
-            .enumerate()
-            .map(|(base, value)| Doc { base, value })
-            .collect()
-    }
 
     #[test]
     fn sniffs_copilot_events_only() {
@@ -322,7 +314,9 @@ mod tests {
             json!({"type": "tool.execution_complete", "data": {"toolCallId": "a", "success": true, "result": {"content": "ok"}}, "id": "e3", "parentId": "e2"}),
             json!({"type": "tool.execution_complete", "data": {"toolCallId": "b", "success": false, "error": {"message": "denied"}}, "id": "e4", "parentId": "e3"}),
         ];
-        let convs = CopilotCli.normalise(&docs(&records)).unwrap_or_default();
+        let convs = CopilotCli
+            .normalise(&session_docs(&records))
+            .unwrap_or_default();
         let conv = convs.first().expect("one conversation");
         assert_eq!(convs.len(), 1);
         let calls: Vec<(&str, &Arguments, CallKind)> = conv
@@ -368,7 +362,9 @@ mod tests {
             json!({"type": "tool.execution_complete", "data": {"toolCallId": "g", "success": true}, "id": "e4", "parentId": "e3", "agentId": "sub"}),
             json!({"type": "tool.execution_complete", "data": {"toolCallId": "task", "success": true}, "id": "e5", "parentId": "e4"}),
         ];
-        let convs = CopilotCli.normalise(&docs(&records)).unwrap_or_default();
+        let convs = CopilotCli
+            .normalise(&session_docs(&records))
+            .unwrap_or_default();
         let bases: Vec<Vec<usize>> = convs
             .iter()
             .map(|c| c.turns.iter().map(|t| t.loc.base).collect())
@@ -386,7 +382,9 @@ mod tests {
             json!({"type": "session.compaction_complete", "data": {"success": true, "summaryContent": "s", "preCompactionMessagesLength": 2}, "id": "e4", "parentId": "e3"}),
             json!({"type": "session.compaction_complete", "data": {"success": false}, "id": "e5", "parentId": "e4"}),
         ];
-        let convs = CopilotCli.normalise(&docs(&records)).unwrap_or_default();
+        let convs = CopilotCli
+            .normalise(&session_docs(&records))
+            .unwrap_or_default();
         let conv = convs.first().expect("one conversation");
         // The summary, then what was written from the compaction's start on.
         let bases: Vec<usize> = conv.turns.iter().map(|t| t.loc.base).collect();
@@ -403,7 +401,7 @@ mod tests {
     #[test]
     fn not_copilot_when_forced_on_other_lines() {
         let records = [json!({"role": "user", "content": "hi"})];
-        assert!(CopilotCli.normalise(&docs(&records)).is_err());
+        assert!(CopilotCli.normalise(&session_docs(&records)).is_err());
     }
 
     #[test]

@@ -14,6 +14,8 @@ mod adapter;
 mod shape;
 
 pub use adapter::{plan, Adapter, Planned};
+#[cfg(test)]
+pub(crate) use shape::session_docs;
 pub(crate) use shape::{all_have_role, array_at, blocks, field, has_text, str_at};
 
 mod adk;
