@@ -39,6 +39,7 @@ FORMATS = [
     "langgraph-stream",
     "cline",
     "pi",
+    "copilot-cli",
 ]
 # Byte offsets (as fractions of the length) where JSON files are cut.
 CUTS = [i / 17 for i in range(1, 17)]

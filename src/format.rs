@@ -21,10 +21,11 @@ pub enum Format {
     LanggraphStream,
     Cline,
     Pi,
+    CopilotCli,
 }
 
 impl Format {
-    pub const ALL: [Format; 17] = [
+    pub const ALL: [Format; 18] = [
         Format::OpenAiChat,
         Format::OpenAiResponses,
         Format::Anthropic,
@@ -42,6 +43,7 @@ impl Format {
         Format::LanggraphStream,
         Format::Cline,
         Format::Pi,
+        Format::CopilotCli,
     ];
 
     pub fn name(self) -> &'static str {
@@ -63,6 +65,7 @@ impl Format {
             Format::LanggraphStream => "langgraph-stream",
             Format::Cline => "cline",
             Format::Pi => "pi",
+            Format::CopilotCli => "copilot-cli",
         }
     }
 

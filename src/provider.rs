@@ -88,6 +88,9 @@ impl Provider {
             // pi's wire format follows each assistant's `api`, which may change within a
             // session.
             Format::Pi => &[],
+            // Copilot CLI replays as Anthropic blocks for Claude models and Responses items for
+            // GPT ones, per the session's model.
+            Format::CopilotCli => &[],
         }
     }
 }

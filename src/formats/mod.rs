@@ -14,6 +14,8 @@ mod adapter;
 mod shape;
 
 pub use adapter::{plan, Adapter, Planned};
+#[cfg(test)]
+pub(crate) use shape::session_docs;
 pub(crate) use shape::{all_have_role, array_at, blocks, field, has_text, str_at};
 
 mod adk;
@@ -23,6 +25,7 @@ mod bedrock_converse;
 mod claude_code;
 mod cline;
 mod codex;
+mod copilot_cli;
 mod gemini;
 mod langchain;
 mod langgraph_stream;
@@ -54,6 +57,7 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &adk::Adk,
     &langgraph_stream::LanggraphStream,
     &pi::Pi,
+    &copilot_cli::CopilotCli,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.

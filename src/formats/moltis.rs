@@ -246,12 +246,7 @@ mod tests {
             json!({"role": "tool_result", "tool_call_id": "c4", "tool_name": "exec", "arguments": {}, "success": true, "result": {"stdout": "ok", "error": null}}),
             json!({"role": "tool", "tool_call_id": "c0", "content": "[Result from earlier conversation — see context summary above]"}),
         ];
-        // Bases only tell records apart here.
-        let docs: Vec<Doc<'_>> = records
-            .iter()
-            .enumerate()
-            .map(|(base, value)| Doc { base, value })
-            .collect();
+        let docs = crate::formats::session_docs(&records);
         let convs = Moltis.normalise(&docs).unwrap_or_default();
         let flags: Vec<(bool, &str)> = convs[0]
             .results()

@@ -383,16 +383,8 @@ mod tests {
     use crate::tree_json as json;
 
     use super::*;
+    use crate::formats::session_docs;
     use crate::lint::{lint_str, Outcome};
-
-    fn docs<'a>(records: &'a [Tree<'a>]) -> Vec<Doc<'a>> {
-        // Bases only tell records apart here.
-        records
-            .iter()
-            .enumerate()
-            .map(|(base, value)| Doc { base, value })
-            .collect()
-    }
 
     #[test]
     fn sniffs_pi_records_only() {
@@ -427,7 +419,7 @@ mod tests {
             json!({"type": "message", "id": "e4", "parentId": "e3", "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "gone", "name": "bash", "arguments": {}, "partialJson": "{\"a"}], "stopReason": "aborted"}}),
             json!({"type": "message", "id": "e5", "parentId": "e4", "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "live", "name": "bash", "arguments": {}, "partialJson": "{\"a\":"}], "stopReason": "length"}}),
         ];
-        let convs = Pi.normalise(&docs(&records)).unwrap_or_default();
+        let convs = Pi.normalise(&session_docs(&records)).unwrap_or_default();
         let conv = convs.first().expect("one conversation");
         // Summary, the kept user message, then the one replayed assistant.
         let bases: Vec<usize> = conv.turns.iter().map(|t| t.loc.base).collect();
@@ -452,7 +444,7 @@ mod tests {
             json!({"type": "message", "id": "e3", "parentId": "e1", "message": {"role": "assistant", "content": [{"type": "text", "text": "other branch"}], "stopReason": "stop"}}),
             json!({"type": "leaf", "id": "e4", "parentId": "e3", "targetId": "e3"}),
         ];
-        let convs = Pi.normalise(&docs(&records)).unwrap_or_default();
+        let convs = Pi.normalise(&session_docs(&records)).unwrap_or_default();
         let conv = convs.first().expect("one conversation");
         let bases: Vec<usize> = conv.turns.iter().map(|t| t.loc.base).collect();
         assert_eq!(bases, [1, 3]);
@@ -462,7 +454,7 @@ mod tests {
     #[test]
     fn not_pi_when_forced_on_other_lines() {
         let records = [json!({"role": "user", "content": "hi"})];
-        assert!(Pi.normalise(&docs(&records)).is_err());
+        assert!(Pi.normalise(&session_docs(&records)).is_err());
     }
 
     #[test]
@@ -474,7 +466,7 @@ mod tests {
             json!({"type": "compaction", "summary": "s", "firstKeptEntryIndex": 2, "tokensBefore": 1}),
             json!({"type": "message", "message": {"role": "toolResult", "toolCallId": "x", "toolName": "bash", "content": [], "isError": false, "details": {"status": "error"}}}),
         ];
-        let convs = Pi.normalise(&docs(&records)).unwrap_or_default();
+        let convs = Pi.normalise(&session_docs(&records)).unwrap_or_default();
         let conv = convs.first().expect("one conversation");
         let bases: Vec<usize> = conv.turns.iter().map(|t| t.loc.base).collect();
         assert_eq!(bases, [3, 2, 4]);

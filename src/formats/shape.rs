@@ -40,3 +40,14 @@ pub(crate) fn has_text(content: Option<&Tree>) -> bool {
         _ => false,
     }
 }
+
+/// `records` as the documents of one session, for adapter tests: bases only tell records
+/// apart.
+#[cfg(test)]
+pub(crate) fn session_docs<'a>(records: &'a [Tree<'a>]) -> Vec<crate::json::Doc<'a>> {
+    records
+        .iter()
+        .enumerate()
+        .map(|(base, value)| crate::json::Doc { base, value })
+        .collect()
+}

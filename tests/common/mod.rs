@@ -153,3 +153,16 @@ pub fn fix_write_twice(dir: &str, names: &[&str]) -> (Output, Vec<String>) {
     );
     (first, fixed)
 }
+
+/// Copies `fixtures/<fixture>` to a temporary directory as `name`, runs `fix --write` on it,
+/// and checks that the file was left as it was. Returns the run.
+pub fn fix_leaves_alone(fixture: &str, name: &str) -> Output {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join(name);
+    let original = std::fs::read_to_string(root().join("fixtures").join(fixture)).expect("fixture");
+    std::fs::write(&path, &original).expect("copy the fixture");
+    let out = toolcheck_in(dir.path(), &["fix", name, "--write"], None);
+    let after = std::fs::read_to_string(&path).expect("file");
+    assert_eq!(after, original);
+    out
+}

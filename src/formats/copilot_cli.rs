@@ -1,0 +1,416 @@
+//! GitHub Copilot CLI session event logs (`~/.copilot/session-state/<sessionId>/events.jsonl`,
+//! relocated by `COPILOT_HOME`): one append-only JSONL file is one session.
+//!
+//! Every line is an event `{type, id, timestamp, parentId, data, agentId?}`; line 1 is a
+//! `session.start` whose `data.producer` is `"copilot-agent"`. The events read here:
+//! `user.message` (`data.content`), `assistant.message` (`data.content` and
+//! `data.toolRequests[] {toolCallId, name, arguments}`), and `tool.execution_complete`
+//! (`data.toolCallId`, `success`, `result.content`, `error.message`), which answers the call
+//! with the same `toolCallId`. `tool.execution_start` only says a tool began and is not a
+//! result; turn markers, usage, hooks and the rest carry nothing that is sent back.
+//! `arguments` is an object in practice; a string that does not parse is read as the
+//! arguments cut off.
+//!
+//! The CLI rebuilds its request from this file on resume. Sub-agents (`agentId`; absent for
+//! the main agent) write into the same file, so each agent's events are read as a
+//! conversation of their own instead of interleaving the main history.
+//!
+//! After a successful `session.compaction_complete`, the messages before the compaction are
+//! replaced by its `summaryContent`. Exactly which messages the CLI keeps is not documented
+//! (it counts `preCompactionMessagesLength` messages of its own rebuilt list, which this
+//! reader cannot verify), so the events of an agent before its last compaction started (its
+//! `session.compaction_start`, else the completion itself) are left out — listed as
+//! excluded, so the unread-structure guard counts them as read on purpose — and the summary
+//! stands for them as a user message.
+//!
+//! The wire format follows the model (Anthropic blocks for Claude, Responses items for GPT),
+//! so the session is held to the rules every provider shares. Reasoning text is not read.
+//! A call still running when the file ends is in flight, not unanswered. No fixes are
+//! offered yet.
+
+use super::{str_at, Adapter, Dialect, Doc, Format, Planned};
+use crate::edit::plan::EditContext;
+use crate::finding::FixIntent;
+use crate::transcript::{
+    pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role, Text,
+    ToolCall, ToolResult,
+};
+use crate::tree::Value as Tree;
+
+pub struct CopilotCli;
+
+/// Event types whose records carry what this reader reads or recognises.
+const EVENT_PREFIXES: [&str; 8] = [
+    "session.",
+    "user.",
+    "assistant.",
+    "tool.",
+    "system.",
+    "subagent.",
+    "hook.",
+    "abort",
+];
+
+impl Dialect for CopilotCli {}
+
+impl Adapter for CopilotCli {
+    fn format(&self) -> Format {
+        Format::CopilotCli
+    }
+
+    /// Whole documents are not this format: its files are sessions of records.
+    fn sniff(&self, _doc: &Tree) -> Option<u8> {
+        None
+    }
+
+    fn has_documents(&self) -> bool {
+        false
+    }
+
+    fn sniff_record(&self, record: &Tree) -> Option<u8> {
+        let kind = str_at(record, "type")?;
+        // The event envelope: an id, a parent link (a string, or null at the start) and
+        // the payload under `data`.
+        let linked = str_at(record, "id").is_some()
+            && record
+                .get("parentId")
+                .is_some_and(|p| p.is_null() || p.is_string())
+            && record.get("data").is_some_and(Tree::is_object);
+        if !linked {
+            return None;
+        }
+        let data = record.get("data")?;
+        match kind {
+            "session.start" if str_at(data, "producer") == Some("copilot-agent") => Some(90),
+            "assistant.message" if data.get("toolRequests").is_some() => Some(90),
+            "tool.execution_complete" | "tool.execution_start"
+                if str_at(data, "toolCallId").is_some() =>
+            {
+                Some(90)
+            }
+            kind if kind.contains('.') && EVENT_PREFIXES.iter().any(|p| kind.starts_with(p)) => {
+                Some(50)
+            }
+            _ => None,
+        }
+    }
+
+    fn normalise_records(&self, docs: &[Doc<'_>]) -> Option<Result<Vec<Conversation>, String>> {
+        Some(self.normalise(docs))
+    }
+
+    fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
+        let recognised = docs.iter().any(|d| self.sniff_record(d.value).is_some());
+        if !recognised && !docs.is_empty() {
+            return Err(
+                "expected Copilot CLI events (`{type, id, parentId, data}` lines such as `session.start`, `assistant.message`)"
+                    .into(),
+            );
+        }
+        // One group per agent, the main agent (no `agentId`) first, then sub-agents in the
+        // order they first write.
+        let mut groups: Vec<(Option<&str>, Vec<&Doc<'_>>)> = vec![(None, Vec::new())];
+        for doc in docs {
+            let agent = str_at(doc.value, "agentId");
+            match groups.iter_mut().find(|(a, _)| *a == agent) {
+                Some((_, records)) => records.push(doc),
+                None => groups.push((agent, vec![doc])),
+            }
+        }
+        let first = docs.first().map_or(0, |d| d.base);
+        Ok(groups
+            .iter()
+            .map(|(_, records)| {
+                let base = records.first().map_or(first, |d| d.base);
+                read_agent(records, Loc::new(base, ""))
+            })
+            .collect())
+    }
+
+    /// A repair must insert events with fresh ids and re-link `parentId`s; until that is
+    /// planned, findings carry no fix.
+    fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
+        Planned::Unsupported
+    }
+}
+
+/// One agent's conversation from its events, in file order.
+fn read_agent(records: &[&Doc<'_>], loc: Loc) -> Conversation {
+    let mut conv = Conversation::new(Format::CopilotCli, loc, Pairing::NextTurn);
+    // A call the session ends on is still running, not unanswered.
+    conv.resumable = false;
+    // The last compaction that succeeded, and where the history it replaced ends.
+    let compaction = records.iter().rposition(|d| {
+        str_at(d.value, "type") == Some("session.compaction_complete")
+            && d.value
+                .get("data")
+                .and_then(|v| v.get("success"))
+                .and_then(Tree::as_bool)
+                != Some(false)
+    });
+    let mut start = 0;
+    if let Some(c) = compaction {
+        let cut = records
+            .get(..c)
+            .unwrap_or_default()
+            .iter()
+            .rposition(|d| str_at(d.value, "type") == Some("session.compaction_start"))
+            .unwrap_or(c);
+        for doc in records.get(..cut).unwrap_or_default() {
+            conv.excluded.push(Loc::new(doc.base, "").child("data"));
+        }
+        if let Some(doc) = records.get(c) {
+            let at = Loc::new(doc.base, "");
+            conv.start_turn(Role::User, at.clone());
+            if doc
+                .value
+                .get("data")
+                .is_some_and(|v| str_at(v, "summaryContent").is_some())
+            {
+                conv.push_to_last(Item::Text(Text {
+                    loc: at.child("data").child("summaryContent"),
+                    message: at,
+                }));
+            }
+        }
+        start = cut;
+    }
+    for (i, doc) in records.iter().enumerate().skip(start) {
+        if Some(i) == compaction {
+            continue;
+        }
+        read_event(doc, &mut conv);
+    }
+    conv
+}
+
+/// One event of an agent's history.
+fn read_event(doc: &Doc<'_>, conv: &mut Conversation) {
+    let at = Loc::new(doc.base, "");
+    let inner = at.child("data");
+    let Some(data) = doc.value.get("data") else {
+        return;
+    };
+    match str_at(doc.value, "type") {
+        Some("user.message") => {
+            conv.start_turn(Role::User, at.clone());
+            if super::has_text(data.get("content")) {
+                conv.push_to_last(Item::Text(Text {
+                    loc: inner.child("content"),
+                    message: at,
+                }));
+            }
+        }
+        Some("assistant.message") => {
+            conv.start_turn(Role::Assistant, at.clone());
+            if super::has_text(data.get("content")) {
+                conv.push_to_last(Item::Text(Text {
+                    loc: inner.child("content"),
+                    message: at.clone(),
+                }));
+            }
+            let requests = super::array_at(data, "toolRequests").map_or(&[][..], Vec::as_slice);
+            for (j, request) in requests.iter().enumerate() {
+                let loc = inner.child("toolRequests").child(j);
+                conv.push_to_last(Item::Call(tool_call(request, loc, &at)));
+            }
+        }
+        Some("tool.execution_complete") => {
+            let call_id = str_at(data, "toolCallId").map(str::to_string);
+            let failed = data.get("success").and_then(Tree::as_bool) == Some(false);
+            let text = data
+                .get("error")
+                .filter(|_| failed)
+                .and_then(|e| e.get("message"))
+                .or_else(|| data.get("result").and_then(|r| r.get("content")))
+                .map(result_text)
+                .unwrap_or_default();
+            let result = ToolResult {
+                key: pairing_key(call_id.as_deref(), &inner),
+                call_id,
+                name: str_at(data, "toolName").map(str::to_string),
+                is_error: failed,
+                text,
+                provider_executed: false,
+                loc: inner.clone(),
+                message: at.clone(),
+            };
+            conv.push(Role::Tool, &at, Item::Result(result));
+        }
+        _ => {}
+    }
+}
+
+/// A `toolRequests` entry. String arguments are JSON text, cut off when they do not parse.
+fn tool_call(request: &Tree, loc: Loc, at: &Loc) -> ToolCall {
+    let id = str_at(request, "toolCallId").map(str::to_string);
+    let (arguments, args_loc) = match request.get("arguments") {
+        Some(Tree::String(text)) => (Arguments::Encoded(text.to_string()), loc.child("arguments")),
+        Some(args) => (Arguments::Value(args.to_serde()), loc.child("arguments")),
+        None => (Arguments::Absent, loc.clone()),
+    };
+    let kind = match str_at(request, "type") {
+        Some("custom") => CallKind::FreeText,
+        _ => CallKind::Function,
+    };
+    ToolCall {
+        key: pairing_key(id.as_deref(), &loc),
+        id,
+        name: str_at(request, "name").unwrap_or_default().to_string(),
+        kind,
+        arguments,
+        args_loc,
+        loc,
+        message: at.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tree_json as json;
+
+    use super::*;
+    use crate::formats::session_docs;
+    use crate::lint::{lint_str, Outcome};
+
+    #[test]
+    fn sniffs_copilot_events_only() {
+        let start = json!({"type": "session.start", "data": {"sessionId": "s", "version": 1, "producer": "copilot-agent", "copilotVersion": "1.0.80"}, "id": "e0", "timestamp": "t", "parentId": null});
+        assert_eq!(CopilotCli.sniff_record(&start), Some(90));
+        let call = json!({"type": "assistant.message", "data": {"messageId": "m", "content": "", "toolRequests": []}, "id": "e1", "timestamp": "t", "parentId": "e0"});
+        assert_eq!(CopilotCli.sniff_record(&call), Some(90));
+        let done = json!({"type": "tool.execution_complete", "data": {"toolCallId": "c", "success": true}, "id": "e2", "timestamp": "t", "parentId": "e1"});
+        assert_eq!(CopilotCli.sniff_record(&done), Some(90));
+        let turn = json!({"type": "assistant.turn_end", "data": {"turnId": "0"}, "id": "e3", "timestamp": "t", "parentId": "e2"});
+        assert_eq!(CopilotCli.sniff_record(&turn), Some(50));
+        // Near misses: Claude Code, Codex, pi and Moltis lines, and an event without its
+        // envelope.
+        for other in [
+            json!({"type": "user", "uuid": "u", "parentUuid": null, "sessionId": "s", "message": {"role": "user", "content": "hi"}}),
+            json!({"type": "assistant", "uuid": "u", "parentUuid": "p", "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}]}}),
+            json!({"type": "session_meta", "payload": {"id": "s", "cwd": "/w"}}),
+            json!({"type": "response_item", "payload": {"type": "function_call", "call_id": "c", "name": "shell", "arguments": "{}"}}),
+            json!({"type": "session", "version": 3, "id": "s", "timestamp": "t", "cwd": "/w"}),
+            json!({"type": "message", "id": "a1", "parentId": null, "timestamp": "t", "message": {"role": "toolResult", "toolCallId": "c", "toolName": "bash", "content": [], "isError": false}}),
+            json!({"role": "tool_result", "tool_call_id": "c", "success": true}),
+            json!({"type": "tool.execution_complete", "toolCallId": "c", "success": true}),
+        ] {
+            assert_eq!(CopilotCli.sniff_record(&other), None, "{other}");
+        }
+        assert_eq!(CopilotCli.sniff(&start), None);
+        assert!(!CopilotCli.has_documents());
+    }
+
+    #[test]
+    fn reads_calls_results_and_failures() {
+        let records = [
+            json!({"type": "user.message", "data": {"content": "go"}, "id": "e0", "parentId": null}),
+            json!({"type": "assistant.message", "data": {"content": "", "toolRequests": [
+                {"toolCallId": "a", "name": "view", "arguments": {"path": "x"}},
+                {"toolCallId": "b", "name": "edit", "arguments": "{\"path\": \"x"},
+                {"toolCallId": "c", "name": "apply_patch", "arguments": "*** Begin", "type": "custom"}
+            ]}, "id": "e1", "parentId": "e0"}),
+            json!({"type": "tool.execution_start", "data": {"toolCallId": "a", "toolName": "view", "arguments": {}}, "id": "e2", "parentId": "e1"}),
+            json!({"type": "tool.execution_complete", "data": {"toolCallId": "a", "success": true, "result": {"content": "ok"}}, "id": "e3", "parentId": "e2"}),
+            json!({"type": "tool.execution_complete", "data": {"toolCallId": "b", "success": false, "error": {"message": "denied"}}, "id": "e4", "parentId": "e3"}),
+        ];
+        let convs = CopilotCli
+            .normalise(&session_docs(&records))
+            .unwrap_or_default();
+        let conv = convs.first().expect("one conversation");
+        assert_eq!(convs.len(), 1);
+        let calls: Vec<(&str, &Arguments, CallKind)> = conv
+            .calls()
+            .map(|(_, c)| (c.key.as_str(), &c.arguments, c.kind))
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                (
+                    "a",
+                    &Arguments::Value(serde_json::json!({"path": "x"})),
+                    CallKind::Function
+                ),
+                (
+                    "b",
+                    &Arguments::Encoded("{\"path\": \"x".into()),
+                    CallKind::Function
+                ),
+                (
+                    "c",
+                    &Arguments::Encoded("*** Begin".into()),
+                    CallKind::FreeText
+                ),
+            ]
+        );
+        // The start event is not a result.
+        let results: Vec<(&str, bool, &str)> = conv
+            .results()
+            .map(|(_, r)| (r.key.as_str(), r.is_error, r.text.as_str()))
+            .collect();
+        assert_eq!(results, [("a", false, "ok"), ("b", true, "denied")]);
+        assert!(!conv.resumable);
+    }
+
+    #[test]
+    fn each_agent_is_a_conversation_of_its_own() {
+        let records = [
+            json!({"type": "user.message", "data": {"content": "go"}, "id": "e0", "parentId": null}),
+            json!({"type": "assistant.message", "data": {"content": "", "toolRequests": [{"toolCallId": "task", "name": "task", "arguments": {}}]}, "id": "e1", "parentId": "e0"}),
+            json!({"type": "user.message", "data": {"content": "look"}, "id": "e2", "parentId": "e1", "agentId": "sub"}),
+            json!({"type": "assistant.message", "data": {"content": "", "toolRequests": [{"toolCallId": "g", "name": "glob", "arguments": {}}]}, "id": "e3", "parentId": "e2", "agentId": "sub"}),
+            json!({"type": "tool.execution_complete", "data": {"toolCallId": "g", "success": true}, "id": "e4", "parentId": "e3", "agentId": "sub"}),
+            json!({"type": "tool.execution_complete", "data": {"toolCallId": "task", "success": true}, "id": "e5", "parentId": "e4"}),
+        ];
+        let convs = CopilotCli
+            .normalise(&session_docs(&records))
+            .unwrap_or_default();
+        let bases: Vec<Vec<usize>> = convs
+            .iter()
+            .map(|c| c.turns.iter().map(|t| t.loc.base).collect())
+            .collect();
+        assert_eq!(bases, [vec![0, 1, 5], vec![2, 3, 4]]);
+    }
+
+    #[test]
+    fn history_before_the_last_compaction_is_excluded() {
+        let records = [
+            json!({"type": "user.message", "data": {"content": "old"}, "id": "e0", "parentId": null}),
+            json!({"type": "assistant.message", "data": {"content": "", "toolRequests": [{"toolCallId": "gone", "name": "view", "arguments": {}}]}, "id": "e1", "parentId": "e0"}),
+            json!({"type": "session.compaction_start", "data": {}, "id": "e2", "parentId": "e1"}),
+            json!({"type": "user.message", "data": {"content": "while compacting"}, "id": "e3", "parentId": "e2"}),
+            json!({"type": "session.compaction_complete", "data": {"success": true, "summaryContent": "s", "preCompactionMessagesLength": 2}, "id": "e4", "parentId": "e3"}),
+            json!({"type": "session.compaction_complete", "data": {"success": false}, "id": "e5", "parentId": "e4"}),
+        ];
+        let convs = CopilotCli
+            .normalise(&session_docs(&records))
+            .unwrap_or_default();
+        let conv = convs.first().expect("one conversation");
+        // The summary, then what was written from the compaction's start on.
+        let bases: Vec<usize> = conv.turns.iter().map(|t| t.loc.base).collect();
+        assert_eq!(bases, [4, 3]);
+        assert_eq!(conv.calls().count(), 0);
+        let excluded: Vec<(usize, &str)> = conv
+            .excluded
+            .iter()
+            .map(|l| (l.base, l.pointer.as_str()))
+            .collect();
+        assert_eq!(excluded, [(0, "/data"), (1, "/data")]);
+    }
+
+    #[test]
+    fn not_copilot_when_forced_on_other_lines() {
+        let records = [json!({"role": "user", "content": "hi"})];
+        assert!(CopilotCli.normalise(&session_docs(&records)).is_err());
+    }
+
+    #[test]
+    fn clean_fixture_is_read_as_copilot_cli() {
+        let report = lint_str(
+            "events.jsonl",
+            include_str!("../../fixtures/copilot-cli/clean-events.jsonl"),
+        );
+        assert_eq!(report.codes(), Vec::<String>::new());
+        assert_eq!(report.outcome, Outcome::Checked(vec![Format::CopilotCli]));
+    }
+}
