@@ -25,8 +25,10 @@ pub trait Adapter: Dialect + Sync {
     /// How strongly a whole document (a `.json` file, or one JSONL record read on its own)
     /// looks like this format, from its top-level shape only: `None` for "not this format",
     /// otherwise a score where a higher one wins (10 = plausible, 50 = likely,
-    /// 90 = unmistakable).
-    fn sniff(&self, doc: &Tree) -> Option<u8>;
+    /// 90 = unmistakable). `None` for formats that have no whole documents.
+    fn sniff(&self, _doc: &Tree) -> Option<u8> {
+        None
+    }
 
     /// How strongly one JSONL record looks like a record of a session of this format, where
     /// the records of a file are read together as one session (Claude Code, Codex, MCP
@@ -38,8 +40,8 @@ pub trait Adapter: Dialect + Sync {
     }
 
     /// Whether the format has whole documents at all: `false` for formats that exist only as
-    /// sessions of records (Claude Code, Codex, MCP captures, Moltis), so a JSONL file forced
-    /// to one is always read as one session.
+    /// sessions of records (Claude Code, Codex, MCP captures, Moltis, pi, Copilot CLI), so a
+    /// JSONL file forced to one is always read as one session, by its `normalise`.
     fn has_documents(&self) -> bool {
         true
     }
@@ -50,9 +52,10 @@ pub trait Adapter: Dialect + Sync {
 
     /// Builds one session's conversations from its records, one document each, in the
     /// order they were written or the library reads them back (a JSONL session, the rows of
-    /// a SQLite store): `None` where the format keeps no session as separate records.
-    fn normalise_records(&self, _docs: &[Doc<'_>]) -> Option<Result<Vec<Conversation>, String>> {
-        None
+    /// a SQLite store): `None` where the format keeps no session as separate records. A
+    /// format without documents reads its sessions with `normalise`.
+    fn normalise_records(&self, docs: &[Doc<'_>]) -> Option<Result<Vec<Conversation>, String>> {
+        (!self.has_documents()).then(|| self.normalise(docs))
     }
 
     /// Turns a fix intent into byte edits. Most formats keep the default, the generic

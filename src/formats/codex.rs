@@ -76,17 +76,8 @@ impl Adapter for Codex {
         Format::Codex
     }
 
-    /// Whole documents are not this format: its files are sessions of records.
-    fn sniff(&self, _doc: &Tree) -> Option<u8> {
-        None
-    }
-
     fn has_documents(&self) -> bool {
         false
-    }
-
-    fn normalise_records(&self, docs: &[Doc<'_>]) -> Option<Result<Vec<Conversation>, String>> {
-        Some(self.normalise(docs))
     }
 
     fn sniff_record(&self, record: &Tree) -> Option<u8> {

@@ -58,11 +58,6 @@ impl Adapter for CopilotCli {
         Format::CopilotCli
     }
 
-    /// Whole documents are not this format: its files are sessions of records.
-    fn sniff(&self, _doc: &Tree) -> Option<u8> {
-        None
-    }
-
     fn has_documents(&self) -> bool {
         false
     }
@@ -93,10 +88,6 @@ impl Adapter for CopilotCli {
             }
             _ => None,
         }
-    }
-
-    fn normalise_records(&self, docs: &[Doc<'_>]) -> Option<Result<Vec<Conversation>, String>> {
-        Some(self.normalise(docs))
     }
 
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {

@@ -76,11 +76,6 @@ impl Adapter for Pi {
         false
     }
 
-    /// Whole documents are not this format: its files are sessions of records.
-    fn sniff(&self, _doc: &Tree) -> Option<u8> {
-        None
-    }
-
     fn has_documents(&self) -> bool {
         false
     }
@@ -116,10 +111,6 @@ impl Adapter for Pi {
             kind if ENTRY_TYPES.contains(&kind) => is_linked(record).then_some(50),
             _ => None,
         }
-    }
-
-    fn normalise_records(&self, docs: &[Doc<'_>]) -> Option<Result<Vec<Conversation>, String>> {
-        Some(self.normalise(docs))
     }
 
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {

@@ -56,17 +56,8 @@ impl Adapter for ClaudeCode {
         false
     }
 
-    /// Whole documents are not this format: its files are sessions of records.
-    fn sniff(&self, _doc: &Tree) -> Option<u8> {
-        None
-    }
-
     fn has_documents(&self) -> bool {
         false
-    }
-
-    fn normalise_records(&self, docs: &[Doc<'_>]) -> Option<Result<Vec<Conversation>, String>> {
-        Some(self.normalise(docs))
     }
 
     fn sniff_record(&self, doc: &Tree) -> Option<u8> {
