@@ -118,6 +118,19 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
 /// Adds one Anthropic message (string or block content) to the conversation, merging it into
 /// the previous turn when that has the same role. Shared with the Claude Code adapter.
 pub(crate) fn push_message(conv: &mut Conversation, role: Role, message: &Tree, mloc: &Loc) {
+    push_message_except(conv, role, message, mloc, |_| false);
+}
+
+/// [`push_message`] without the blocks `left_out` picks, which the tool that wrote the
+/// history does not replay (recorded as excluded, so the coverage guard knows they were seen).
+/// Shared with Cline.
+pub(crate) fn push_message_except(
+    conv: &mut Conversation,
+    role: Role,
+    message: &Tree,
+    mloc: &Loc,
+    left_out: impl Fn(&Tree) -> bool,
+) {
     let content = message.get("content");
     if let Some(Tree::String(_)) = content {
         let text = Text {
@@ -127,22 +140,24 @@ pub(crate) fn push_message(conv: &mut Conversation, role: Role, message: &Tree, 
         conv.push(role, mloc, Item::Text(text));
         return;
     }
-    let blocks = blocks(message);
-    if blocks.is_empty() {
-        // An empty message still separates turns.
-        if conv.turns.last().is_none_or(|t| t.role != role) {
-            conv.start_turn(role, mloc.clone());
-        }
-        return;
-    }
-    for (j, block) in blocks.iter().enumerate() {
+    let mut pushed = false;
+    for (j, block) in blocks(message).iter().enumerate() {
         let loc = mloc.child("content").child(j);
+        if left_out(block) {
+            conv.excluded.push(loc);
+            continue;
+        }
         conv.push(role, mloc, block_item(block, loc, mloc));
+        pushed = true;
+    }
+    // An empty message still separates turns.
+    if !pushed && conv.turns.last().is_none_or(|t| t.role != role) {
+        conv.start_turn(role, mloc.clone());
     }
 }
 
-/// One Anthropic content block as a transcript item. Shared with Cline.
-pub(crate) fn block_item(block: &Tree, loc: Loc, mloc: &Loc) -> Item {
+/// One Anthropic content block as a transcript item.
+fn block_item(block: &Tree, loc: Loc, mloc: &Loc) -> Item {
     let kind = str_at(block, "type").unwrap_or_default();
     match kind {
         "tool_use" | "server_tool_use" | "mcp_tool_use" => {

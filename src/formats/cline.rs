@@ -31,7 +31,7 @@
 
 use std::collections::HashSet;
 
-use super::anthropic::{block_item, Anthropic};
+use super::anthropic::{push_message_except, Anthropic};
 use super::{blocks, str_at, Adapter, CallSite, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
@@ -264,33 +264,12 @@ fn answers_in_text(message: &Tree) -> bool {
 
 /// One message as Anthropic blocks, leaving out results a summary cut off from their call.
 fn push_blocks(conv: &mut Conversation, role: Role, message: &Tree, mloc: &Loc, eff: &Effective) {
-    let content = message.get("content");
-    if let Some(Tree::String(_)) = content {
-        let text = Text {
-            loc: mloc.child("content"),
-            message: mloc.clone(),
-        };
-        conv.push(role, mloc, Item::Text(text));
-        return;
-    }
-    let mut pushed = false;
-    for (j, block) in blocks(message).iter().enumerate() {
-        let loc = mloc.child("content").child(j);
-        let cut_off = eff.call_ids.as_ref().is_some_and(|ids| {
+    push_message_except(conv, role, message, mloc, |block| {
+        eff.call_ids.as_ref().is_some_and(|ids| {
             str_at(block, "type") == Some("tool_result")
                 && str_at(block, "tool_use_id").is_none_or(|id| !ids.contains(id))
-        });
-        if cut_off {
-            conv.excluded.push(loc);
-            continue;
-        }
-        conv.push(role, mloc, block_item(block, loc, mloc));
-        pushed = true;
-    }
-    // An empty message still separates turns.
-    if !pushed && conv.turns.last().is_none_or(|t| t.role != role) {
-        conv.start_turn(role, mloc.clone());
-    }
+        })
+    });
 }
 
 /// A user message answering `open` calls with text headers: each header is a result of the
