@@ -151,14 +151,14 @@ pub(super) struct RawRow<'a> {
     pub json: Result<&'a str, String>,
 }
 
-/// Reads every session table of an open database, row by row in reading order, without
-/// holding more than one row's text.
+/// Reads the session tables `found` of an open database, row by row in reading order,
+/// without holding more than one row's text.
 pub(super) fn scan(
     conn: &Connection,
+    found: &[Table],
     mut each: impl FnMut(RawRow<'_>) -> rusqlite::Result<()>,
-) -> rusqlite::Result<bool> {
-    let found = tables(conn)?;
-    for table in &found {
+) -> rusqlite::Result<()> {
+    for table in found {
         let column = table.kind().json;
         let quoted = table.name.replace('"', "\"\"");
         let key = table
@@ -203,7 +203,7 @@ pub(super) fn scan(
             })?;
         }
     }
-    Ok(!found.is_empty())
+    Ok(())
 }
 
 /// Reads every session table of an open database.
@@ -212,7 +212,8 @@ pub(super) fn snapshot(conn: &Connection) -> rusqlite::Result<Snapshot> {
     let mut lines: Vec<Origin> = Vec::new();
     let mut session = 0;
     let mut last: Option<(String, Option<String>)> = None;
-    let has_tables = scan(conn, |row| {
+    let found = tables(conn)?;
+    scan(conn, &found, |row| {
         let id = (row.table.name.clone(), row.session);
         if last.as_ref() != Some(&id) {
             if last.is_some() {
@@ -238,6 +239,6 @@ pub(super) fn snapshot(conn: &Connection) -> rusqlite::Result<Snapshot> {
     Ok(Snapshot {
         text,
         lines,
-        has_tables,
+        has_tables: !found.is_empty(),
     })
 }

@@ -6,14 +6,14 @@ use rusqlite::{Connection, OpenFlags};
 
 use super::rows::RowKey;
 use super::snapshot::{restore, restore_breaks, scan, Snapshot};
-use super::table::tables;
+use super::table::{tables, Table};
 
-/// Whether the database at `conn` still holds exactly what `snapshot` read, compared row by
-/// row without a second copy of the text.
-fn unchanged(conn: &Connection, snapshot: &Snapshot) -> rusqlite::Result<bool> {
+/// Whether the session tables `found` of the database at `conn` still hold exactly what
+/// `snapshot` read, compared row by row without a second copy of the text.
+fn unchanged(conn: &Connection, found: &[Table], snapshot: &Snapshot) -> rusqlite::Result<bool> {
     let mut lines = snapshot.lines.iter().zip(snapshot.text.split('\n'));
     let mut same = true;
-    let has_tables = scan(conn, |row| {
+    scan(conn, found, |row| {
         if !same {
             return Ok(());
         }
@@ -32,7 +32,7 @@ fn unchanged(conn: &Connection, snapshot: &Snapshot) -> rusqlite::Result<bool> {
         };
         Ok(())
     })?;
-    Ok(same && lines.next().is_none() && has_tables == snapshot.has_tables)
+    Ok(same && lines.next().is_none() && found.is_empty() != snapshot.has_tables)
 }
 
 /// Writes a fixed text back to the database in one transaction: refused, with the database
@@ -65,10 +65,10 @@ pub fn write(path: &Path, name: &str, snapshot: &Snapshot, fixed: &str) -> Resul
     let tx = conn
         .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
         .map_err(fail)?;
-    if !unchanged(&tx, snapshot).map_err(fail)? {
+    let tables = tables(&tx).map_err(fail)?;
+    if !unchanged(&tx, &tables, snapshot).map_err(fail)? {
         return Err("it changed since it was read; it was left unchanged".into());
     }
-    let tables = tables(&tx).map_err(fail)?;
     let old_lines = snapshot.text.split('\n');
     let new_lines = fixed.split('\n');
     for ((origin, old), new) in snapshot.lines.iter().zip(old_lines).zip(new_lines) {
