@@ -14,8 +14,9 @@ use crate::rules::{LoopMatch, UnpairedFix};
     about = "Lint and repair tool calls in saved LLM conversation logs",
     long_about = "Lint and repair tool calls in saved LLM conversation logs: orphaned results, \
                   unpaired calls, misplaced results, broken arguments and schemas, retry loops; \
-                  across OpenAI, Anthropic, Gemini, Bedrock, Claude Code, Codex, Vercel AI and \
-                  LangChain logs."
+                  in provider request bodies (OpenAI, Anthropic, Gemini, Bedrock), coding-agent \
+                  sessions (Claude Code, Codex, Cline, pi, Copilot CLI...), framework stores and \
+                  SQLite session databases. `--input-format` lists every format read."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -95,15 +96,15 @@ pub struct CommonArgs {
     pub input_format: Option<String>,
 
     /// Only these rules: codes (TC101), prefixes (TC1) or names, comma-separated.
-    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    #[arg(long, value_delimiter = ',', value_name = "RULE", value_parser = RuleKeys, hide_possible_values = true)]
     pub select: Vec<String>,
 
     /// Also these rules, on top of the selection (the config's `select`, or all).
-    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    #[arg(long, value_delimiter = ',', value_name = "RULE", value_parser = RuleKeys, hide_possible_values = true)]
     pub extend_select: Vec<String>,
 
     /// Skip these rules: codes, prefixes or names, comma-separated.
-    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    #[arg(long, value_delimiter = ',', value_name = "RULE", value_parser = RuleKeys, hide_possible_values = true)]
     pub ignore: Vec<String>,
 
     /// Extra tool definitions (any provider's `tools` array, Gemini `functionDeclarations`,
@@ -219,7 +220,8 @@ pub struct FixArgs {
     pub write: bool,
 
     /// Print complete, uncropped patches that `git apply` / `patch -p1` accept, without
-    /// colour (the default view crops long JSONL lines on a terminal).
+    /// colour, byte for byte (the default view escapes control and bidi characters, and on
+    /// a terminal crops long JSONL lines; redirected, it is whole).
     #[arg(long)]
     pub diff: bool,
 
@@ -250,4 +252,36 @@ fn input_formats() -> clap::builder::PossibleValuesParser {
     let mut names = vec!["auto"];
     names.extend(crate::format::Format::ALL.iter().map(|f| f.name()));
     clap::builder::PossibleValuesParser::new(names)
+}
+
+/// Rule selectors: any text (prefixes and `ALL` are checked later, with a suggestion), but
+/// with every rule's code and name as the values shell completions offer.
+#[derive(Clone)]
+struct RuleKeys;
+
+impl clap::builder::TypedValueParser for RuleKeys {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        clap::builder::StringValueParser::new().parse_ref(cmd, arg, value)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        let rules = crate::rules::RULES.iter().map(|r| r.meta());
+        let values =
+            std::iter::once(clap::builder::PossibleValue::new("ALL")).chain(rules.flat_map(|m| {
+                [
+                    clap::builder::PossibleValue::new(m.code).help(m.summary),
+                    clap::builder::PossibleValue::new(m.name).help(m.summary),
+                ]
+            }));
+        Some(Box::new(values))
+    }
 }

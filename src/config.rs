@@ -1,4 +1,5 @@
-//! `toolcheck.toml`: project settings. The closest config file to each checked file applies
+//! `toolcheck.toml` (or `.toolcheck.toml`, or `[tool.toolcheck]` in `pyproject.toml`):
+//! project settings. The closest config file to each checked file applies
 //! (found walking up from the file's directory, as ruff does), unless `--config` names one
 //! for the whole run; the command line is layered on top.
 //!
@@ -36,8 +37,41 @@ use toml::Spanned;
 use crate::rules::{LoopMatch, UnpairedFix};
 use crate::source::line_col;
 
-/// The names a config file may have, looked for in each directory from the current one up.
-pub const FILE_NAMES: [&str; 2] = ["toolcheck.toml", ".toolcheck.toml"];
+/// The names a config file may have, looked for in each directory from the current one up;
+/// a `pyproject.toml` counts only when it has a `[tool.toolcheck]` table (as ruff reads
+/// `[tool.ruff]`), and the dedicated files win over it in the same directory.
+pub const FILE_NAMES: [&str; 3] = ["toolcheck.toml", ".toolcheck.toml", "pyproject.toml"];
+
+/// `pyproject.toml`: only its `[tool.toolcheck]` table is toolcheck's; the rest belongs to
+/// other tools. Deserialised from the whole text so spans point into the file.
+#[derive(Deserialize)]
+struct Pyproject {
+    tool: Option<PyprojectTools>,
+}
+
+#[derive(Deserialize)]
+struct PyprojectTools {
+    toolcheck: Option<Config>,
+}
+
+fn is_pyproject(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| n == "pyproject.toml")
+}
+
+/// Whether a `pyproject.toml` has a `[tool.toolcheck]` table (a parse error counts as yes, so
+/// the error is reported rather than the file silently passed over).
+fn has_toolcheck_table(path: &Path) -> bool {
+    let Ok(text) = crate::read::read_regular_to_string(path, MAX_CONFIG_SIZE) else {
+        return false;
+    };
+    if !text.contains("toolcheck") {
+        return false;
+    }
+    match toml::from_str::<toml::Table>(&text) {
+        Ok(table) => table.get("tool").and_then(|t| t.get("toolcheck")).is_some(),
+        Err(_) => true,
+    }
+}
 
 /// A config file is small; anything larger is a mistake (a log named `toolcheck.toml`).
 const MAX_CONFIG_SIZE: u64 = 1 << 20;
@@ -105,13 +139,22 @@ impl Config {
     pub fn load(path: &Path) -> Result<Config, String> {
         let text = crate::read::read_regular_to_string(path, MAX_CONFIG_SIZE)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let mut config: Config = toml::from_str(&text).map_err(|e| {
+        let parse_error = |e: toml::de::Error| {
             let at = e
                 .span()
                 .map(|s| line_col(&text, s.start))
                 .map_or(String::new(), |(l, c)| format!(":{l}:{c}"));
             format!("{}{at}: {}", path.display(), e.message().trim_end())
-        })?;
+        };
+        let mut config: Config = if is_pyproject(path) {
+            toml::from_str::<Pyproject>(&text)
+                .map_err(parse_error)?
+                .tool
+                .and_then(|t| t.toolcheck)
+                .ok_or_else(|| format!("{}: no [tool.toolcheck] table", path.display()))?
+        } else {
+            toml::from_str(&text).map_err(parse_error)?
+        };
         config.text = text;
         config.path = Some(path.to_path_buf());
         config.validate()?;
@@ -220,7 +263,9 @@ impl Config {
     pub fn find(dir: &Path) -> Option<PathBuf> {
         dir.ancestors()
             .flat_map(|a| FILE_NAMES.iter().map(move |n| a.join(n)))
-            .find(|candidate| candidate.is_file())
+            .find(|candidate| {
+                candidate.is_file() && (!is_pyproject(candidate) || has_toolcheck_table(candidate))
+            })
     }
 
     pub fn strings(list: &Option<Vec<Spanned<String>>>) -> Option<Vec<String>> {

@@ -331,7 +331,7 @@ fn walk(root: &Path, opts: &WalkOptions, found: &mut Discovered) {
                 if is_file && (has_picked_extension(entry.path()) || is_sqlite_store(entry.path()))
                 {
                     found.inputs.push(Input {
-                        name: entry.path().display().to_string(),
+                        name: display_name(entry.path()),
                         path: Some(entry.path().to_path_buf()),
                         explicit: false,
                     });
@@ -364,6 +364,16 @@ fn walk(root: &Path, opts: &WalkOptions, found: &mut Discovered) {
         }
     }
     found.skipped.extend(own);
+}
+
+/// A walked file's name as findings report it: `lint .` names `x.json`, not `./x.json`, as
+/// ruff does (and as the file would be named on the command line).
+fn display_name(path: &Path) -> String {
+    let shown = path.strip_prefix(".").unwrap_or(path);
+    if shown.as_os_str().is_empty() {
+        return path.display().to_string();
+    }
+    shown.display().to_string()
 }
 
 /// Lists a link a walk met and did not follow (for `-v`), when it names what a walk would

@@ -46,7 +46,34 @@ pub fn man_page(subcommand: Option<&str>) -> Result<Vec<u8>, String> {
     clap_mangen::Man::new(page)
         .render(&mut out)
         .map_err(|e| e.to_string())?;
-    Ok(out)
+    Ok(name_subcommand_pages(out))
+}
+
+/// clap_mangen names each subcommand's page `toolcheck-lint(1)`, which no package installs:
+/// the pages come from `toolcheck man lint`, so that is what the main page says.
+fn name_subcommand_pages(page: Vec<u8>) -> Vec<u8> {
+    let Ok(text) = String::from_utf8(page) else {
+        return Vec::new();
+    };
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end_matches('\n');
+        match body
+            .strip_prefix("toolcheck\\-")
+            .and_then(|rest| rest.strip_suffix("(1)"))
+        {
+            // `help` has no page of its own.
+            Some("help") => out.push_str("\\fBtoolcheck help\\fR\n"),
+            Some(name) => {
+                let name = name.replace("\\-", "-");
+                out.push_str(&format!(
+                    "\\fBtoolcheck {name}\\fR (page: \\fBtoolcheck man {name}\\fR)\n"
+                ));
+            }
+            None => out.push_str(line),
+        }
+    }
+    out.into_bytes()
 }
 
 /// The first line of every generated page: it marks the file as generated (so a stale page

@@ -127,6 +127,47 @@ pub fn lint_record(name: &str, bytes: Vec<u8>, opts: &LintOptions) -> Vec<Diagno
     found
 }
 
+/// Lints files and folders as `toolcheck lint PATH...` does with these options (directory
+/// walks pick the same files: `.json`, `.jsonl`, `.ndjson` and session databases, skipping
+/// hidden and ignored entries; config files are not read, `opts` is the whole setting).
+/// Returns every finding, files in name order; files met in a walk that hold no
+/// conversation are skipped, as on the command line. An error names a path that could not
+/// be read.
+pub fn lint_paths(paths: &[String], opts: &LintOptions) -> Result<Vec<Diagnostic>, String> {
+    use rayon::prelude::*;
+    let walk = crate::discover::WalkOptions {
+        excludes: std::sync::Arc::default(),
+        no_ignore: false,
+        record_skipped: false,
+    };
+    let found = crate::discover::discover(paths, &walk, None);
+    if let Some(error) = found.errors.first() {
+        return Err(format!("{}: {}", error.path, error.message));
+    }
+    let files: Vec<Result<Vec<Diagnostic>, String>> = found
+        .inputs
+        .par_iter()
+        .map(|input| {
+            let path = input.path.as_deref();
+            let opened =
+                crate::input::open(path, &input.name, None, crate::read::DEFAULT_MAX_FILE_SIZE)?;
+            let name = SourceName {
+                name: input.name.clone(),
+                path: input.path.clone(),
+            };
+            let linted = crate::input::lint(opened, name, input.explicit, opts)?;
+            Ok(linted
+                .place(&|source, findings| place_all(source, findings))
+                .0)
+        })
+        .collect();
+    let mut all = Vec::new();
+    for file in files {
+        all.extend(file?);
+    }
+    Ok(all)
+}
+
 /// What [`fix`] did to one text.
 #[derive(Debug)]
 pub struct Fixed {

@@ -285,6 +285,8 @@ fn write_refuses_hard_linked_and_read_only_files() {
     let out = run(dir.path(), &["fix", "ro.json", "--write"]);
     assert_eq!(out.code, 2, "{}", out.transcript());
     assert!(out.stderr.contains("read-only"), "{}", out.stderr);
+    assert!(!out.stderr.contains("Nothing to fix"), "{}", out.stderr);
+    assert!(out.stderr.contains("not applied"), "{}", out.stderr);
     assert_eq!(std::fs::read_to_string(&readonly).expect("read"), broken);
 }
 

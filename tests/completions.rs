@@ -59,7 +59,13 @@ fn man_page_is_roff_and_lists_the_subcommands() {
         "{}",
         out.stdout
     );
-    assert!(out.stdout.contains("toolcheck\\-lint(1)"), "{}", out.stdout);
+    // Subcommand pages are named as they are read: `toolcheck man lint`.
+    assert!(out.stdout.contains("toolcheck man lint"), "{}", out.stdout);
+    assert!(
+        !out.stdout.contains("toolcheck\\-lint(1)"),
+        "{}",
+        out.stdout
+    );
     assert!(
         !out.stdout.contains("generate\\-docs"),
         "hidden commands stay hidden"
@@ -83,4 +89,20 @@ fn man_page_of_a_subcommand() {
 
     let unknown = toolcheck(&["man", "lnit"]);
     insta::assert_snapshot!(unknown.transcript());
+}
+
+#[test]
+fn rule_options_complete_rule_codes_and_names_not_file_names() {
+    let out = toolcheck(&["completions", "bash"]);
+    let script = &out.stdout;
+    let select = script
+        .split("--select)")
+        .nth(1)
+        .and_then(|rest| rest.split(";;").next())
+        .expect("a --select case");
+    assert!(select.contains("compgen -W"), "{select}");
+    assert!(select.contains("TC101") && select.contains("orphaned-tool-result"));
+    assert!(!select.contains("compgen -f"), "{select}");
+    let fish = toolcheck(&["completions", "fish"]).stdout;
+    assert!(fish.contains("TC101"), "fish offers codes too");
 }

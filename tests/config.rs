@@ -181,7 +181,7 @@ fn checked(dir: &std::path::Path, args: &[&str]) -> Vec<String> {
 #[test]
 fn config_excludes_are_relative_to_the_config_file() {
     let dir = vendored();
-    assert_eq!(checked(dir.path(), &[]), ["./logs/b.json"]);
+    assert_eq!(checked(dir.path(), &[]), ["logs/b.json"]);
     assert_eq!(
         checked(&dir.path().join("sub"), &[".."]),
         ["../logs/b.json"]
@@ -219,7 +219,7 @@ fn command_line_excludes_add_to_the_config_and_are_relative_to_the_current_direc
     .expect("copy");
     assert_eq!(
         checked(dir.path(), &["--exclude", "logs/*.json"]),
-        ["./logs/c.jsonl"],
+        ["logs/c.jsonl"],
         "vendor/ stays excluded"
     );
     // Relative to the current directory, not to the config file.
@@ -257,4 +257,40 @@ fn an_invalid_exclude_glob_is_a_usage_error() {
         "{}",
         out.stderr
     );
+}
+
+#[test]
+fn pyproject_tool_table_is_read_like_a_config_file() {
+    let dir = project("");
+    std::fs::remove_file(dir.path().join("toolcheck.toml")).expect("rm");
+    let lint = |args: &[&str]| {
+        let mut all = vec!["lint", ".", "--output-format", "concise", "-q"];
+        all.extend_from_slice(args);
+        toolcheck_in(&dir.path().join("logs"), &all, None)
+    };
+    // A pyproject.toml without the table is someone else's file: not a config.
+    std::fs::write(
+        dir.path().join("pyproject.toml"),
+        "[project]\nname = \"agent\"\n\n[tool.ruff]\nline-length = 100\n",
+    )
+    .expect("write");
+    assert!(codes(&lint(&[]).stdout).len() > 2);
+    std::fs::write(
+        dir.path().join("pyproject.toml"),
+        "[project]\nname = \"agent\"\n\n[tool.ruff]\nline-length = 100\n\n[tool.toolcheck]\nselect = [\"TC4\"]\n",
+    )
+    .expect("write");
+    assert_eq!(codes(&lint(&[]).stdout), ["TC401"]);
+    // Errors point into the pyproject.toml.
+    std::fs::write(
+        dir.path().join("pyproject.toml"),
+        "[project]\nname = \"agent\"\n\n[tool.toolcheck]\nselect = [\"TC9\"]\n",
+    )
+    .expect("write");
+    let bad = lint(&[]);
+    assert_eq!(bad.code, 2, "{}", bad.stderr);
+    assert!(bad.stderr.contains("pyproject.toml:5:11"), "{}", bad.stderr);
+    // toolcheck.toml in the same directory wins.
+    std::fs::write(dir.path().join("toolcheck.toml"), "select = [\"TC2\"]\n").expect("write");
+    assert!(!codes(&lint(&[]).stdout).contains(&"TC401".to_string()));
 }

@@ -363,3 +363,66 @@ fn fix_takes_the_common_output_options() {
         stats.stderr
     );
 }
+
+#[test]
+fn a_fix_never_leaves_a_file_toolcheck_cannot_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let only_orphan = r#"[{"role": "tool", "tool_call_id": "call_1", "content": "18C"}]"#;
+    let file = dir.path().join("window.json");
+    std::fs::write(&file, only_orphan).expect("write");
+    // Removing the orphan would leave `[]`, which is no conversation: the fix is withheld.
+    let out = toolcheck_in(dir.path(), &["fix", "window.json", "--write"], None);
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), only_orphan);
+    assert!(out.stderr.contains("Nothing to fix"), "{}", out.stderr);
+    let lint = toolcheck_in(dir.path(), &["lint", "window.json"], None);
+    assert!(lint.stdout.contains("TC101"), "{}", lint.stdout);
+    assert!(!lint.stdout.contains("TC002"), "{}", lint.stdout);
+    // With another message left, the same orphan is removed as before.
+    std::fs::write(
+        &file,
+        r#"[{"role": "user", "content": "hi"}, {"role": "tool", "tool_call_id": "call_1", "content": "18C"}]"#,
+    )
+    .expect("write");
+    let out = toolcheck_in(dir.path(), &["fix", "window.json", "--write"], None);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(
+        std::fs::read_to_string(&file).expect("read"),
+        r#"[{"role": "user", "content": "hi"}]"#
+    );
+}
+
+#[test]
+fn piped_fix_output_is_a_patch_git_applies() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let long_tail = "x".repeat(600);
+    let text = format!(
+        "{{\"messages\": [{{\"role\": \"user\", \"content\": \"{long_tail}\"}}, {{\"role\": \"tool\", \"tool_call_id\": \"call_x\", \"content\": \"stale\"}}]}}\n"
+    );
+    std::fs::write(dir.path().join("long.json"), &text).expect("write");
+    let out = toolcheck_in(dir.path(), &["fix", "long.json"], None);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    // Not cropped: the whole line is in the patch, which `git apply` takes.
+    assert!(out.stdout.contains(&long_tail), "{}", out.stdout);
+    assert!(!out.stdout.contains('…'), "{}", out.stdout);
+    std::fs::write(dir.path().join("fix.patch"), &out.stdout).expect("write");
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .expect("git runs")
+    };
+    if !git(&["init", "-q"]).status.success() {
+        return;
+    }
+    let applied = git(&["apply", "fix.patch"]);
+    assert!(
+        applied.status.success(),
+        "{}",
+        String::from_utf8_lossy(&applied.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("long.json")).expect("read"),
+        format!("{{\"messages\": [{{\"role\": \"user\", \"content\": \"{long_tail}\"}}]}}\n")
+    );
+}

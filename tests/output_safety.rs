@@ -192,7 +192,7 @@ fn hostile_file_names_are_escaped_everywhere() {
     assert!(
         verbose
             .stderr
-            .contains(&format!("checked ./{shown} (openai-chat)")),
+            .contains(&format!("checked {shown} (openai-chat)")),
         "{}",
         verbose.stderr
     );

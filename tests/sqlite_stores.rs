@@ -154,7 +154,7 @@ fn walks_pick_databases_by_their_header() {
     std::fs::write(dir.path().join("notes.db"), "not a database").expect("write");
     std::fs::write(dir.path().join("c.sqlite"), "SQLite format 2").expect("write");
     let checked = checked_files(dir.path(), &["."]);
-    assert_eq!(checked, ["./a.db", "./b.sqlite3"]);
+    assert_eq!(checked, ["a.db", "b.sqlite3"]);
 }
 
 #[test]
@@ -167,7 +167,7 @@ fn a_database_with_no_session_table_is_skipped_in_walks() {
     let out = toolcheck_in(dir.path(), &["lint", "-v", "."], None);
     assert_eq!(out.code, 0, "{}", out.transcript());
     assert!(
-        out.stderr.contains("skipped ./other.db"),
+        out.stderr.contains("skipped other.db"),
         "{}",
         out.transcript()
     );

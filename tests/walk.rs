@@ -60,7 +60,7 @@ fn gitignore_ignore_and_git_exclude_files_are_honoured_in_a_repository() {
     let dir = repo();
     assert_eq!(
         checked(dir.path(), &["."]),
-        ["./kept.json", "./logs/kept.jsonl"]
+        ["kept.json", "logs/kept.jsonl"]
     );
 }
 
@@ -71,11 +71,11 @@ fn no_ignore_checks_ignored_files_but_still_skips_hidden_ones() {
     assert_eq!(
         checked(dir.path(), &[".", "--no-ignore"]),
         [
-            "./build/out.json",
-            "./by-exclude.json",
-            "./kept.json",
-            "./logs/by-dot-ignore.json",
-            "./logs/kept.jsonl"
+            "build/out.json",
+            "by-exclude.json",
+            "kept.json",
+            "logs/by-dot-ignore.json",
+            "logs/kept.jsonl"
         ]
     );
 }
@@ -87,10 +87,10 @@ fn a_gitignore_outside_a_repository_is_not_read_but_an_ignore_file_is() {
     assert_eq!(
         checked(dir.path(), &["."]),
         [
-            "./build/out.json",
-            "./by-exclude.json",
-            "./kept.json",
-            "./logs/kept.jsonl"
+            "build/out.json",
+            "by-exclude.json",
+            "kept.json",
+            "logs/kept.jsonl"
         ]
     );
 }

@@ -95,7 +95,10 @@ pub fn check(data: &[u8]) {
         &name.name,
         fixed.original_text(),
         fixed.fixed_text(),
-        &DiffStyle { color: false },
+        &DiffStyle {
+            color: false,
+            crop: true,
+        },
     );
     assert_eq!(
         diff.is_empty(),

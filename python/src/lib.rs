@@ -183,6 +183,23 @@ fn lint_text(
     diagnostics_to_py(py, &found)
 }
 
+/// Lints files and folders as `toolcheck lint PATH...` does (config files aside).
+#[pyfunction]
+#[pyo3(signature = (options, paths, threads=None))]
+fn lint_paths(
+    py: Python<'_>,
+    options: &Options,
+    paths: Vec<String>,
+    threads: Option<usize>,
+) -> PyResult<Py<PyList>> {
+    let pool = pool(threads)?;
+    let opts = &options.inner;
+    let found = py
+        .allow_threads(|| pool.install(|| embed::lint_paths(&paths, opts)))
+        .map_err(PyErr::new::<pyo3::exceptions::PyOSError, _>)?;
+    diagnostics_to_py(py, &found)
+}
+
 /// Lints many records in parallel, each as a file named `name`: one list of findings per
 /// record, in order.
 #[pyfunction]
@@ -222,48 +239,175 @@ fn lint_many(
 ///
 /// # Safety
 ///
-/// `addr` must point to `len` readable bytes that stay alive and unchanged for `'a`.
-unsafe fn arrow_slice<'a>(addr: usize, len: usize) -> &'a [u8] {
-    if addr == 0 || len == 0 {
-        return &[];
-    }
-    // SAFETY: the caller's contract.
-    unsafe { std::slice::from_raw_parts(addr as *const u8, len) }
+/// Arrow's C data interface (`arrow/c/abi.h`): the structs a pyarrow array exports through
+/// `__arrow_c_array__` as two PyCapsules. toolcheck only reads them; the capsules own them
+/// and release them when collected.
+#[repr(C)]
+struct ArrowSchema {
+    format: *const std::ffi::c_char,
+    name: *const std::ffi::c_char,
+    metadata: *const std::ffi::c_char,
+    flags: i64,
+    n_children: i64,
+    children: *mut *mut ArrowSchema,
+    dictionary: *mut ArrowSchema,
+    release: Option<unsafe extern "C" fn(*mut ArrowSchema)>,
+    private_data: *mut std::ffi::c_void,
 }
 
-/// Lints the records of an Arrow string array given as its buffers (read in place, no copy
-/// of the array): `offsets` (int32, or int64 when `large`), `data`, the validity bitmap
-/// (address 0: no nulls), and the array's `offset` and `length`. Null entries get no
-/// findings. Returns one list of findings per entry.
-#[pyfunction]
-#[pyo3(signature = (options, buffers, offset, length, large, name, threads=None))]
-// The Python call's arguments, one for one (`py` is implicit there).
-#[allow(clippy::too_many_arguments)]
-fn lint_arrow_buffers(
-    py: Python<'_>,
-    options: &Options,
-    buffers: [(usize, usize); 3],
+#[repr(C)]
+struct ArrowArray {
+    length: i64,
+    null_count: i64,
+    offset: i64,
+    n_buffers: i64,
+    n_children: i64,
+    buffers: *mut *const std::ffi::c_void,
+    children: *mut *mut ArrowArray,
+    dictionary: *mut ArrowArray,
+    release: Option<unsafe extern "C" fn(*mut ArrowArray)>,
+    private_data: *mut std::ffi::c_void,
+}
+
+/// The struct a capsule named `name` holds, if it is one and has not been released.
+fn capsule_struct<'py, T>(capsule: &Bound<'py, PyAny>, name: &std::ffi::CStr) -> PyResult<&'py T> {
+    let capsule = capsule
+        .downcast::<pyo3::types::PyCapsule>()
+        .map_err(|_| PyTypeError::new_err("__arrow_c_array__ must return PyCapsules"))?;
+    if capsule.name()? != Some(name) {
+        return Err(PyTypeError::new_err(format!(
+            "expected an Arrow {} capsule",
+            name.to_string_lossy()
+        )));
+    }
+    let pointer = capsule.pointer() as *const T;
+    if pointer.is_null() {
+        return Err(PyValueError::new_err("an empty Arrow capsule"));
+    }
+    // SAFETY: a capsule with this name holds this struct (the Arrow PyCapsule interface); it
+    // lives as long as the capsule, which the caller holds for 'py.
+    Ok(unsafe { &*pointer })
+}
+
+/// The records of a string array exported through the Arrow PyCapsule interface: the
+/// validity bitmap, the offsets, the data, and whether offsets are 64-bit. Every size comes
+/// from the export, and every offset read from it is bounds-checked by the caller.
+struct ArrowStrings<'a> {
+    validity: Option<&'a [u8]>,
+    offsets: &'a [u8],
+    data: &'a [u8],
     offset: usize,
     length: usize,
     large: bool,
+}
+
+/// `len` bytes at buffer `i` of `array`, as the export describes them.
+///
+/// # Safety
+/// `array` must be a live, valid export whose buffer `i` holds at least `len` bytes.
+unsafe fn arrow_buffer(array: &ArrowArray, i: usize, len: usize) -> &[u8] {
+    // SAFETY: `n_buffers` (checked by the caller) buffers are there.
+    let pointer = unsafe { *array.buffers.add(i) } as *const u8;
+    if pointer.is_null() || len == 0 {
+        return &[];
+    }
+    // SAFETY: the caller's contract.
+    unsafe { std::slice::from_raw_parts(pointer, len) }
+}
+
+fn arrow_strings<'py>(
+    schema: &Bound<'py, PyAny>,
+    array: &Bound<'py, PyAny>,
+) -> PyResult<ArrowStrings<'py>> {
+    let schema: &ArrowSchema = capsule_struct(schema, c"arrow_schema")?;
+    let array: &ArrowArray = capsule_struct(array, c"arrow_array")?;
+    if schema.release.is_none() || array.release.is_none() || schema.format.is_null() {
+        return Err(PyValueError::new_err("a released Arrow export"));
+    }
+    // SAFETY: a valid schema's format is a NUL-terminated string.
+    let format = unsafe { std::ffi::CStr::from_ptr(schema.format) }.to_bytes();
+    let large = match format {
+        b"u" | b"z" => false,
+        b"U" | b"Z" => true,
+        other => {
+            return Err(PyTypeError::new_err(format!(
+                "expected a string or large_string array, not Arrow format {:?}",
+                String::from_utf8_lossy(other)
+            )))
+        }
+    };
+    let (Ok(length), Ok(offset)) = (usize::try_from(array.length), usize::try_from(array.offset))
+    else {
+        return Err(PyValueError::new_err("negative Arrow length or offset"));
+    };
+    if array.n_buffers != 3 || array.buffers.is_null() {
+        return Err(PyValueError::new_err("a string array has three buffers"));
+    }
+    let width = if large { 8 } else { 4 };
+    let entries = offset
+        .checked_add(length)
+        .ok_or_else(|| PyValueError::new_err("Arrow offset out of range"))?;
+    let offsets_len = entries
+        .checked_add(1)
+        .and_then(|n| n.checked_mul(width))
+        .ok_or_else(|| PyValueError::new_err("Arrow length out of range"))?;
+    // SAFETY: a valid string array of `offset + length` entries has `offset + length + 1`
+    // offsets and a validity bitmap of at least that many bits.
+    let (validity, offsets) = unsafe {
+        (
+            (!(*array.buffers).is_null()).then(|| arrow_buffer(array, 0, entries.div_ceil(8))),
+            arrow_buffer(array, 1, offsets_len),
+        )
+    };
+    let last = offsets
+        .get(offsets_len.saturating_sub(width)..)
+        .and_then(|raw| {
+            if large {
+                i64::from_le_bytes(raw.try_into().ok()?).try_into().ok()
+            } else {
+                i64::from(i32::from_le_bytes(raw.try_into().ok()?))
+                    .try_into()
+                    .ok()
+            }
+        })
+        .unwrap_or(0usize);
+    // SAFETY: the data buffer holds the bytes up to the last offset.
+    let data = unsafe { arrow_buffer(array, 2, last) };
+    Ok(ArrowStrings {
+        validity,
+        offsets,
+        data,
+        offset,
+        length,
+        large,
+    })
+}
+
+/// Lints the records of an Arrow string array exported through the Arrow PyCapsule interface
+/// (`array.__arrow_c_array__()`: a schema and an array capsule), reading them in place.
+/// Null entries get no findings. Returns one list of findings per entry.
+#[pyfunction]
+#[pyo3(signature = (options, schema, array, name, threads=None))]
+fn lint_arrow_capsules(
+    py: Python<'_>,
+    options: &Options,
+    schema: Bound<'_, PyAny>,
+    array: Bound<'_, PyAny>,
     name: &str,
     threads: Option<usize>,
 ) -> PyResult<Py<PyList>> {
-    let [validity, offsets, data] = buffers;
-    // SAFETY: the addresses and sizes come from the buffers of a live pyarrow array that the
-    // caller (`toolcheck._arrow_findings`, the only caller) holds until this call returns, and
-    // Arrow buffers are immutable. Every offset read from them is bounds-checked below.
-    let (validity, offsets, data) = unsafe {
-        (
-            (validity.0 != 0).then(|| arrow_slice(validity.0, validity.1)),
-            arrow_slice(offsets.0, offsets.1),
-            arrow_slice(data.0, data.1),
-        )
-    };
+    let ArrowStrings {
+        validity,
+        offsets,
+        data,
+        offset,
+        length,
+        large,
+    } = arrow_strings(&schema, &array)?;
     let width = if large { 8 } else { 4 };
     let read_offset = |i: usize| -> Option<usize> {
         let at = i.checked_mul(width)?;
-        let raw = offsets.get(at..at + width)?;
+        let raw = offsets.get(at..at.checked_add(width)?)?;
         let v = if large {
             i64::from_le_bytes(raw.try_into().ok()?)
         } else {
@@ -273,7 +417,9 @@ fn lint_arrow_buffers(
     };
     let mut spans: Vec<Option<(usize, usize)>> = Vec::with_capacity(length);
     for i in 0..length {
-        let j = offset + i;
+        let Some(j) = offset.checked_add(i) else {
+            return Err(PyValueError::new_err("arrow offset out of range"));
+        };
         let valid =
             validity.is_none_or(|bits| bits.get(j / 8).is_some_and(|b| b & (1 << (j % 8)) != 0));
         if !valid {
@@ -358,7 +504,8 @@ fn _toolcheck(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Options>()?;
     m.add_function(wrap_pyfunction!(lint_text, m)?)?;
     m.add_function(wrap_pyfunction!(lint_many, m)?)?;
-    m.add_function(wrap_pyfunction!(lint_arrow_buffers, m)?)?;
+    m.add_function(wrap_pyfunction!(lint_arrow_capsules, m)?)?;
+    m.add_function(wrap_pyfunction!(lint_paths, m)?)?;
     m.add_function(wrap_pyfunction!(fix_text, m)?)?;
     m.add_function(wrap_pyfunction!(run_cli, m)?)?;
     m.add("FixError", m.py().get_type::<FixError>())?;

@@ -234,3 +234,40 @@ def test_command_exit_codes(tmp_path: Path):
         cmd + ["lint", "--no-config", "--output-format", "json", "-"], input=json.dumps(ORPHAN), capture_output=True, text=True
     )
     assert piped.returncode == 1 and json.loads(piped.stdout)[0]["rule"] == "orphaned-tool-result"
+
+
+def test_a_path_string_is_not_read_as_json(tmp_path: Path):
+    log = tmp_path / "request.json"
+    log.write_text(json.dumps(ORPHAN))
+    with pytest.raises(ValueError, match="lint_path"):
+        toolcheck.lint(str(log))
+    # A Path is linted as the file it names; lint_path takes files, folders and lists.
+    by_path = toolcheck.lint(log)
+    assert [f.code for f in by_path] == ["TC101"]
+    assert by_path[0].path == str(log)
+    (tmp_path / "notes.json").write_text('{"title": "not a conversation"}')
+    assert [f.code for f in toolcheck.lint_path(tmp_path)] == ["TC101"]
+    assert [f.code for f in toolcheck.lint_path([log, str(log)])] == ["TC101"]
+    with pytest.raises(OSError):
+        toolcheck.lint_path(tmp_path / "missing")
+
+
+def test_lint_many_takes_what_lint_takes():
+    as_objects = toolcheck.lint_many([ORPHAN, ORPHAN["messages"]])
+    as_text = toolcheck.lint_many([json.dumps(ORPHAN, ensure_ascii=False), json.dumps(ORPHAN["messages"])])
+    assert as_objects == as_text
+    assert [f.code for f in as_objects[0]] == ["TC101"]
+
+
+def test_arrow_input_is_read_through_the_capsule_interface():
+    pa = pytest.importorskip("pyarrow")
+    # The private entry point checks what it is given: no capsule, no read.
+    opts = toolcheck.options()
+    with pytest.raises(TypeError):
+        toolcheck._toolcheck.lint_arrow_capsules(opts, 1, 2, "record.jsonl")
+    schema, array = pa.array(["{}"]).__arrow_c_array__()
+    with pytest.raises(TypeError):
+        toolcheck._toolcheck.lint_arrow_capsules(opts, array, schema, "record.jsonl")
+    found = toolcheck._toolcheck.lint_arrow_capsules(opts, schema, array, "record.jsonl")
+    assert [[d["code"] for d in row] for row in found] == [[f.code for f in r] for r in toolcheck.lint_many(["{}"])]
+    assert not hasattr(toolcheck._toolcheck, "lint_arrow_buffers")

@@ -20,6 +20,7 @@ __all__ = [
     "FixResult",
     "FixError",
     "lint",
+    "lint_path",
     "lint_many",
     "lint_arrow",
     "fix",
@@ -185,9 +186,26 @@ def options(
     )
 
 
+def _looks_like_a_path(text: str) -> bool:
+    """Whether a str is a file or folder name rather than JSON text: one line, not starting
+    like JSON, naming something that exists."""
+    stripped = text.strip()
+    if not stripped or "\n" in stripped or stripped[0] in "{[\"" or len(stripped) > 4096:
+        return False
+    try:
+        return os.path.exists(stripped)
+    except (OSError, ValueError):
+        return False
+
+
 def _text(obj: Any) -> Tuple[Union[str, bytes], str]:
     """The text to lint, and what kind of input it was: ``object``, ``str`` or ``bytes``."""
     if isinstance(obj, str):
+        if _looks_like_a_path(obj):
+            raise ValueError(
+                f"{obj!r} names a file or folder, and lint() reads JSON text: "
+                f"use toolcheck.lint_path({obj!r}) (or pass a pathlib.Path)"
+            )
         return obj, "str"
     if isinstance(obj, (bytes, bytearray, memoryview)):
         return bytes(obj), "bytes"
@@ -229,12 +247,55 @@ def lint(
     findings' ``line``/``column`` refer to that text: use ``pointer`` for objects.
     """
     opts = _opts(options, format=format, tools=tools, target=target, select=select, ignore=ignore)
+    if isinstance(obj, os.PathLike):
+        return lint_path(obj, options=opts)
     text, _ = _text(obj)
     return [Finding.from_dict(d) for d in _toolcheck.lint_text(opts, text, name or DEFAULT_NAME)]
 
 
+def lint_path(
+    path: Union[str, "os.PathLike[str]", Sequence[Union[str, "os.PathLike[str]"]]],
+    *,
+    format: str = "auto",
+    tools: Any = None,
+    target: _Names = None,
+    select: _Names = None,
+    ignore: _Names = None,
+    threads: Optional[int] = None,
+    options: Optional["_toolcheck.Options"] = None,
+) -> List[Finding]:
+    """Lints files and folders as ``toolcheck lint PATH...`` does: a folder is walked for
+    ``.json``, ``.jsonl``, ``.ndjson`` files and session databases (hidden and ignored entries
+    skipped, files that hold no conversation skipped); a file named is always checked.
+    Findings carry their file in ``path``. Config files (``toolcheck.toml``) are not read:
+    the options given are the whole setting. A path that cannot be read raises ``OSError``.
+    """
+    opts = _opts(options, format=format, tools=tools, target=target, select=select, ignore=ignore)
+    if isinstance(path, (str, os.PathLike)):
+        paths = [os.fspath(path)]
+    else:
+        paths = [os.fspath(p) for p in path]
+    found = _toolcheck.lint_paths(opts, paths, threads)
+    return [Finding.from_dict(d) for d in found]
+
+
+def _record(index: int, record: Any) -> Union[str, bytes]:
+    if isinstance(record, (str, bytes)):
+        return record
+    if isinstance(record, (dict, list)):
+        try:
+            return json.dumps(record, ensure_ascii=False)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"record {index} is not JSON-serialisable: {e}") from None
+    if isinstance(record, (bytearray, memoryview)):
+        return bytes(record)
+    raise TypeError(
+        f"record {index} is a {type(record).__name__}; expected a dict, a list, or JSON text as str or bytes"
+    )
+
+
 def lint_many(
-    records: Iterable[Union[str, bytes]],
+    records: Iterable[Any],
     *,
     format: str = "auto",
     tools: Any = None,
@@ -244,15 +305,16 @@ def lint_many(
     threads: Optional[int] = None,
     options: Optional["_toolcheck.Options"] = None,
 ) -> List[List[Finding]]:
-    """Lints many records, one conversation (a JSON document) each, on all cores (or
+    """Lints many records, one conversation each (a dict or list, or a JSON document as
+    ``str``/``bytes``), on all cores (or
     ``threads``), without holding the GIL. Returns one list of findings per record, in order.
 
     Each record is checked as a one-record JSONL file: its findings are those ``toolcheck
     lint`` reports for that line of a JSONL file (with ``line`` 1).
     """
     opts = _opts(options, format=format, tools=tools, target=target, select=select, ignore=ignore)
-    if not isinstance(records, (list, tuple)):
-        records = list(records)
+    # dicts and lists are serialised as lint() serialises them; text passes through as is.
+    records = [_record(i, r) for i, r in enumerate(records)]
     raw = _toolcheck.lint_many(opts, records, RECORD_NAME, threads)
     # Many small objects are made at once: the cyclic collector would scan every live object
     # again and again while they are (none of them can form a cycle).
@@ -273,18 +335,17 @@ def _arrow_findings(array: Any, opts: "_toolcheck.Options", threads: Optional[in
         for chunk in array.chunks:
             out.extend(_arrow_findings(chunk, opts, threads))
         return out
-    if pa.types.is_string(array.type) or pa.types.is_binary(array.type):
-        large = False
-    elif pa.types.is_large_string(array.type) or pa.types.is_large_binary(array.type):
-        large = True
-    else:
+    if not (
+        pa.types.is_string(array.type)
+        or pa.types.is_binary(array.type)
+        or pa.types.is_large_string(array.type)
+        or pa.types.is_large_binary(array.type)
+    ):
         raise TypeError(f"expected a string or large_string array, not {array.type}")
-    bufs = array.buffers()
-    spans = [(b.address, b.size) if b is not None else (0, 0) for b in bufs[:3]]
-    # `array` and `bufs` stay referenced here until the call returns: Rust reads them in place.
-    result = _toolcheck.lint_arrow_buffers(opts, spans, array.offset, len(array), large, RECORD_NAME, threads)
-    del bufs
-    return result
+    # The Arrow PyCapsule interface: Rust reads the buffers in place while the capsules,
+    # which own the export, are alive.
+    schema, exported = array.__arrow_c_array__()
+    return _toolcheck.lint_arrow_capsules(opts, schema, exported, RECORD_NAME, threads)
 
 
 def lint_arrow(

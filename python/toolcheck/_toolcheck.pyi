@@ -21,14 +21,11 @@ def lint_text(options: Options, data: Union[str, bytes], name: str) -> List[Dict
 def lint_many(
     options: Options, records: Iterable[Union[str, bytes]], name: str, threads: Optional[int] = None
 ) -> List[List[Dict[str, Any]]]: ...
-def lint_arrow_buffers(
-    options: Options,
-    buffers: Sequence[Tuple[int, int]],
-    offset: int,
-    length: int,
-    large: bool,
-    name: str,
-    threads: Optional[int] = None,
+def lint_paths(
+    options: Options, paths: List[str], threads: Optional[int] = None
+) -> List[Dict[str, Any]]: ...
+def lint_arrow_capsules(
+    options: Options, schema: Any, array: Any, name: str, threads: Optional[int] = None
 ) -> List[List[Dict[str, Any]]]: ...
 def fix_text(
     options: Options, data: Union[str, bytes], name: str, unsafe_fixes: bool = False

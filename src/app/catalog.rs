@@ -57,13 +57,12 @@ pub(super) fn explain_command(key: &str) -> u8 {
         Some(rule) => {
             let m = rule.meta();
             let text = format!(
-                "# {} ({})\n\nSeverity: {}. Fix: {}.\n\n{}\n\nDocumentation: {}\n",
+                "# {} ({})\n\nSeverity: {}. Fix: {}.\n\n{}\n",
                 m.name,
                 m.code,
                 m.severity.as_str(),
                 m.fix.as_str(),
                 m.documentation(),
-                m.doc_url(),
             );
             print(&text).err().unwrap_or(EXIT_CLEAN)
         }

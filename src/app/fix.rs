@@ -2,7 +2,7 @@
 //! write or its remaining findings; stdin passed through when `fix --write -` is a filter;
 //! the summary line and its tallies.
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 
 use rayon::prelude::*;
 
@@ -58,8 +58,12 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
         })
         .collect();
 
+    // Long lines are cropped for a reader at a terminal only: redirected, the diff stays
+    // whole (`toolcheck fix x.jsonl > x.patch` applies); `--diff` is the byte-exact patch,
+    // without the escaping of control and bidi characters a reader is protected by.
     let style = DiffStyle {
         color: use_color(common.color) && !mode.diff,
+        crop: io::stdout().is_terminal(),
     };
     // `-q` with `--write`: the diffs of what was applied are not wanted either.
     let show_diffs = !(mode.write && common.quiet);
@@ -265,24 +269,29 @@ impl FixSummary {
     }
 
     fn render(&self, write: bool) -> String {
-        let mut s = fix_summary(
+        let s = fix_summary(
             write,
             self.fixed,
             self.files_changed,
             self.unfixable,
             self.unsafe_left,
         );
-        if self.failed > 0 {
-            s.push_str(&format!(
-                " {} not applied: the file could not be written (see the errors above).",
-                if self.failed == 1 {
-                    "1 fix".to_string()
-                } else {
-                    format!("{} fixes", self.failed)
-                }
-            ));
+        if self.failed == 0 {
+            return s;
         }
-        s
+        let failed = format!(
+            "{} not applied: the file could not be written (see the errors above).",
+            if self.failed == 1 {
+                "1 fix".to_string()
+            } else {
+                format!("{} fixes", self.failed)
+            }
+        );
+        // "Nothing to fix" would be false: there was, and it could not be written.
+        match s.strip_prefix("Nothing to fix.") {
+            Some(rest) => format!("{failed}{rest}"),
+            None => format!("{s} {failed}"),
+        }
     }
 }
 

@@ -14,6 +14,9 @@ const CONTEXT_LINES: usize = 3;
 
 pub struct DiffStyle {
     pub color: bool,
+    /// Crop long lines around what changed (for a reader at a terminal; a diff written to a
+    /// file or a pipe stays whole, so it applies as a patch).
+    pub crop: bool,
 }
 
 /// The lines of both texts (each with its line terminator) and the operations that turn the
@@ -222,10 +225,12 @@ pub fn unified(name: &str, old: &str, new: &str, style: &DiffStyle) -> String {
         out.push_str(&paint(&header, "36", style));
         for op in &group {
             for (tag, line, partner) in diff.lines(op) {
-                let body = crop(
-                    line.trim_end_matches(['\n', '\r']),
-                    partner.map(|p| p.trim_end_matches(['\n', '\r'])),
-                );
+                let whole = line.trim_end_matches(['\n', '\r']);
+                let body = if style.crop {
+                    crop(whole, partner.map(|p| p.trim_end_matches(['\n', '\r'])))
+                } else {
+                    whole.to_string()
+                };
                 // Tabs indent pretty-printed JSON; anything else unsafe is escaped.
                 let body = escape::layout(&body);
                 let color = match tag {
@@ -307,7 +312,10 @@ mod tests {
             "a.json",
             "[\n1,\n2\n]\n",
             "[\n1\n]\n",
-            &DiffStyle { color: false },
+            &DiffStyle {
+                color: false,
+                crop: true,
+            },
         );
         assert_eq!(
             d,
@@ -332,7 +340,10 @@ mod tests {
             "x\u{1b}]0;t\u{7}\ny.json",
             "{\"a\": \"\u{202e}\u{9b}1\"}\n",
             "{\"a\":\t\"\u{7f}\"}\n",
-            &DiffStyle { color: false },
+            &DiffStyle {
+                color: false,
+                crop: true,
+            },
         );
         assert_eq!(
             d,
@@ -345,7 +356,15 @@ mod tests {
     fn long_lines_are_cropped_to_the_change() {
         let old = format!("{{\"a\": \"{}\", \"b\": 1}}\n", "x".repeat(1000));
         let new = format!("{{\"a\": \"{}\", \"b\": 2}}\n", "x".repeat(1000));
-        let d = unified("a.jsonl", &old, &new, &DiffStyle { color: false });
+        let d = unified(
+            "a.jsonl",
+            &old,
+            &new,
+            &DiffStyle {
+                color: false,
+                crop: true,
+            },
+        );
         assert!(d.len() < 500, "{d}");
         assert!(
             d.contains("-…[") && d.contains("\"b\": 1}") && d.contains("\"b\": 2}"),

@@ -149,6 +149,7 @@ pub fn fix_text(
     let mut report = lint(text);
     let mut original: Option<String> = None;
     let baseline_parse_errors = parse_errors(&report);
+    let baseline_unread = unread(&report);
     let mut applied: usize = 0;
     // Every fix removes, inserts or moves a call or a result, and one can expose another
     // (removing a call orphans its results; removing a session line can bring earlier lines
@@ -210,6 +211,13 @@ pub fn fix_text(
                     .map_or_else(String::new, |f| f.message.clone());
                 return Err(FixError::Unparseable { detail });
             }
+            if unread(&next_report) > baseline_unread {
+                // A fix never leaves what toolcheck itself cannot read (a message list whose
+                // only message was an orphaned result emptied to `[]` is no conversation):
+                // this round's fixes are set aside and reported without a fix.
+                banned.extend(taken);
+                continue;
+            }
             applied += taken.len();
             history.push((text_print, taken));
             replace_report(&mut report, next_report, &mut original);
@@ -254,6 +262,18 @@ pub fn fix_text(
         unsafe_left,
         encoding,
     })
+}
+
+/// How much of a file is no longer read as a conversation: `unknown-format` findings, and a
+/// file met in a walk that is skipped as no conversation at all.
+fn unread(report: &FileReport) -> usize {
+    let skipped = usize::from(matches!(report.outcome, crate::lint::Outcome::Skipped(_)));
+    report
+        .findings
+        .iter()
+        .filter(|f| f.rule.code == crate::rules::UnknownFormat::META.code)
+        .count()
+        + skipped
 }
 
 /// Puts a round's report in place of `report`, keeping the text as read (the first report's)
