@@ -6,13 +6,15 @@ use toolcheck::report::{
     write_diagnostics, write_statistics, Diagnostic, FullRenderer, OutputFormat,
 };
 
-const FORMATS: [OutputFormat; 6] = [
+const FORMATS: [OutputFormat; 8] = [
     OutputFormat::Full,
     OutputFormat::Concise,
     OutputFormat::Json,
     OutputFormat::Jsonl,
     OutputFormat::Github,
     OutputFormat::Sarif,
+    OutputFormat::Gitlab,
+    OutputFormat::Junit,
 ];
 
 thread_local! {
@@ -121,6 +123,24 @@ fn check_output(format: OutputFormat, out: &[u8], count: usize) {
                 count,
                 "github output: one line per finding"
             );
+        }
+        OutputFormat::Gitlab => {
+            let v: serde_json::Value =
+                serde_json::from_str(text).unwrap_or_else(|e| panic!("gitlab output: {e}"));
+            assert_eq!(
+                v.as_array().map(Vec::len),
+                Some(count),
+                "gitlab output: one issue per finding"
+            );
+        }
+        OutputFormat::Junit => {
+            // Markup from the log is escaped: the only elements are the report's own.
+            assert_eq!(
+                text.matches("<failure ").count(),
+                count,
+                "junit output: one failure per finding"
+            );
+            assert_eq!(text.matches("</failure>").count(), count);
         }
         OutputFormat::Concise | OutputFormat::Full => {}
     }

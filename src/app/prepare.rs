@@ -46,7 +46,12 @@ pub(super) fn prepare(
             .num_threads(usize::from(threads))
             .build_global();
     }
-    if common.statistics && matches!(format, OutputFormat::Github | OutputFormat::Sarif) {
+    if common.statistics
+        && matches!(
+            format,
+            OutputFormat::Github | OutputFormat::Sarif | OutputFormat::Gitlab | OutputFormat::Junit
+        )
+    {
         return Err(usage_error(&format!(
             "--statistics prints counts, which the `{}` format has no place for; use full, concise, json or jsonl",
             format.name()

@@ -8,7 +8,9 @@ use crate::finding::Severity;
 mod concise;
 mod full;
 mod github;
+mod gitlab;
 mod json;
+mod junit;
 mod sarif;
 
 pub use full::{FullRenderer, DEFAULT_WIDTH};
@@ -27,6 +29,10 @@ pub enum OutputFormat {
     Github,
     /// SARIF 2.1.0 (code-scanning dashboards).
     Sarif,
+    /// GitLab Code Quality (`artifacts:reports:codequality`).
+    Gitlab,
+    /// JUnit XML (CI test reports: GitLab, Jenkins, Azure Pipelines...).
+    Junit,
 }
 
 impl OutputFormat {
@@ -39,6 +45,8 @@ impl OutputFormat {
             OutputFormat::Jsonl => "jsonl",
             OutputFormat::Github => "github",
             OutputFormat::Sarif => "sarif",
+            OutputFormat::Gitlab => "gitlab",
+            OutputFormat::Junit => "junit",
         }
     }
 
@@ -146,6 +154,8 @@ pub fn write_diagnostics(
         OutputFormat::Jsonl => json::write_lines(out, diagnostics),
         OutputFormat::Github => github::write(out, diagnostics),
         OutputFormat::Sarif => sarif::write(out, diagnostics),
+        OutputFormat::Gitlab => gitlab::write(out, diagnostics),
+        OutputFormat::Junit => junit::write(out, diagnostics),
     }
 }
 
