@@ -23,6 +23,20 @@ pub struct Cli {
     pub command: Command,
 }
 
+impl Cli {
+    /// The options of a plain `toolcheck lint`, for a command that lints with the settings
+    /// config files give (the language server).
+    pub fn try_parse_lint_defaults() -> Result<CommonArgs, String> {
+        match Cli::try_parse_from(["toolcheck", "lint"]) {
+            Ok(Cli {
+                command: Command::Lint(args),
+            }) => Ok(args.common),
+            Ok(_) => Err("`toolcheck lint` parsed as another command".to_string()),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Check conversation logs and report findings.
@@ -42,6 +56,9 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Run a language server over stdio: findings as diagnostics, fixes as code actions,
+    /// rule documentation on hover (see the README for editor setup).
+    Server,
     /// Print the man page (roff), e.g. `toolcheck man | man -l -`.
     Man {
         /// A subcommand whose page (toolcheck-lint...) to print instead of the main one.

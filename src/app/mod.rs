@@ -11,6 +11,7 @@ mod fix;
 mod lint;
 mod output;
 mod prepare;
+mod server;
 
 use fix::FixMode;
 
@@ -50,6 +51,7 @@ pub fn run_code(command: Command) -> u8 {
         Command::Rules(args) => catalog::rules_command(&args),
         Command::Explain { rule } => catalog::explain_command(&rule),
         Command::Completions { shell } => catalog::completions_command(shell),
+        Command::Server => server::server_command(),
         Command::Man { command } => catalog::man_command(command.as_deref()),
         Command::GenerateDocs { dir } => catalog::generate_docs_command(&dir),
     }
