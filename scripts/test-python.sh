@@ -12,11 +12,30 @@ if [ ! -x "$venv/bin/python" ]; then
   "$python" -m venv "$venv"
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r python/requirements-test.txt
-# `pip install .` is the user's path: pip fetches maturin into an isolated build environment,
-# maturin builds the extension (release, in python/target) and the package is installed with
-# its `toolcheck` command.
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps .
-echo "python: venv and wheel ready in $(( $(date +%s) - start ))s"
+# `pip install .`'s path: pip fetches maturin into an isolated build environment, maturin
+# builds the wheel (release, in python/target), which is checked and then installed with its
+# `toolcheck` command.
+wheels="python/target/wheels"
+rm -rf "$wheels"
+"$venv/bin/python" -m pip wheel --quiet --disable-pip-version-check --no-deps --wheel-dir "$wheels" .
+wheel=$(ls "$wheels"/toolcheck_lint-*.whl)
+# The wheel carries the module, its type stubs and the `toolcheck` command.
+"$venv/bin/python" - "$wheel" <<'PY'
+import sys, zipfile
+names = zipfile.ZipFile(sys.argv[1]).namelist()
+need = ["toolcheck/__init__.py", "toolcheck/_toolcheck.pyi", "toolcheck/py.typed"]
+missing = [n for n in need if n not in names]
+if not any(n.startswith("toolcheck/_toolcheck") and n.endswith((".so", ".pyd")) for n in names):
+    missing.append("toolcheck/_toolcheck extension module")
+entry = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+if not entry or b"toolcheck = toolcheck._cli:main" not in zipfile.ZipFile(sys.argv[1]).read(entry[0]):
+    missing.append("the toolcheck console script")
+if missing:
+    sys.exit(f"{sys.argv[1]} lacks: {', '.join(missing)}")
+PY
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps "$wheel"
+"$venv/bin/toolcheck" --version
+echo "python: venv and wheel $(basename "$wheel") ready in $(( $(date +%s) - start ))s"
 
 # Compare with the Rust binary when one is built (cargo test builds target/debug/toolcheck).
 if [ -z "${TOOLCHECK_BIN:-}" ] && [ -x target/debug/toolcheck ]; then

