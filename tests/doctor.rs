@@ -198,6 +198,17 @@ fn verbose_lists_every_place() {
     insta::assert_snapshot!(out.transcript());
 }
 
+/// `key` of every session in a JSON report.
+fn field(out: &Output, key: &str) -> Vec<String> {
+    let value: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON");
+    value
+        .as_array()
+        .expect("array")
+        .iter()
+        .filter_map(|s| s[key].as_str().map(str::to_string))
+        .collect()
+}
+
 #[test]
 fn agent_and_since_filter() {
     let home = generated_home();
@@ -209,24 +220,13 @@ fn agent_and_since_filter() {
         "--output-format",
         "json",
     ]);
-    let value: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON");
-    let paths: Vec<&str> = value
-        .as_array()
-        .expect("array")
-        .iter()
-        .filter_map(|s| s["path"].as_str())
-        .collect();
-    assert_eq!(paths, [format!("[HOME]/{CODEX_BROKEN}")]);
+    assert_eq!(field(&out, "path"), [format!("[HOME]/{CODEX_BROKEN}")]);
     let out = home.run(&["--since", "3h", "--output-format", "json"]);
-    let value: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON");
-    let agents: Vec<&str> = value
-        .as_array()
-        .expect("array")
-        .iter()
-        .filter_map(|s| s["agent"].as_str())
-        .collect();
-    assert_eq!(agents, ["claude-code", "claude-code", "codex"]);
-    // Nothing that recent apart from the session in use, which is clean of nothing.
+    assert_eq!(
+        field(&out, "agent"),
+        ["claude-code", "claude-code", "codex"]
+    );
+    // No Copilot session is that recent.
     let out = home.run(&["--agent", "copilot-cli", "--since", "1h"]);
     assert_eq!(out.code, 0);
     assert!(out
