@@ -439,6 +439,8 @@ pub struct Store {
     pub root: PathBuf,
     /// The latest modification of the file (for a database, of it and its `-wal`).
     pub modified: Option<SystemTime>,
+    /// Its size in bytes, for the progress bar.
+    pub size: u64,
 }
 
 /// What was found at one location, for `-v`.
@@ -570,6 +572,7 @@ fn store(loc: &Location, path: &Path, meta: &std::fs::Metadata) -> Store {
         path: path.to_path_buf(),
         root: loc.root.clone(),
         modified,
+        size: meta.len(),
     }
 }
 

@@ -159,6 +159,26 @@ fn generated_home() -> Home {
 "#,
         2 * DAY + HOUR,
     );
+    // An opencode database: found, but no reader on this version knows its tables.
+    let db = h.path().join(".local/share/opencode/opencode.db");
+    std::fs::create_dir_all(db.parent().expect("a parent")).expect("mkdir");
+    let conn = rusqlite::Connection::open(&db).expect("create the database");
+    conn.execute_batch(
+        "PRAGMA journal_mode=WAL;
+         CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT, title TEXT, time_created INTEGER);
+         CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, time_created INTEGER, data TEXT);
+         CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT, time_created INTEGER, data TEXT);
+         INSERT INTO session VALUES ('ses_01', 'p1', 'fix the build', 1763900000000);
+         INSERT INTO message VALUES ('msg_01', 'ses_01', 1763900000000, '{\"role\":\"user\"}');",
+    )
+    .expect("the schema");
+    drop(conn);
+    std::fs::File::options()
+        .write(true)
+        .open(&db)
+        .expect("open")
+        .set_modified(SystemTime::now() - Duration::from_secs(8 * DAY))
+        .expect("set mtime");
     // A link inside a root is never followed.
     #[cfg(unix)]
     std::os::unix::fs::symlink(
@@ -175,6 +195,20 @@ fn text_report() {
     let out = home.run(&[]);
     assert_eq!(out.code, 1, "{}", out.transcript());
     insta::assert_snapshot!(out.transcript());
+}
+
+#[test]
+fn databases_are_read_without_writing() {
+    let home = generated_home();
+    let db = home.path().join(".local/share/opencode/opencode.db");
+    let before = std::fs::read(&db).expect("the database");
+    let out = home.run(&["--agent", "opencode", "--output-format", "json"]);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    assert_eq!(field(&out, "status"), ["not-read"]);
+    assert_eq!(std::fs::read(&db).expect("the database"), before);
+    for side in ["opencode.db-wal", "opencode.db-shm"] {
+        assert!(!db.with_file_name(side).exists(), "{side} left behind");
+    }
 }
 
 #[test]
@@ -339,6 +373,10 @@ fn regex_stamp(text: &str) -> String {
             .unwrap_or(tail.len());
         out.push_str("[STAMP]");
         rest = tail.get(end..).unwrap_or_default();
+        // The mirrored absolute path starts with the home, redacted without its `/`.
+        if rest.starts_with("[HOME]") {
+            out.push('/');
+        }
     }
     out.push_str(rest);
     out

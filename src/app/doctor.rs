@@ -68,7 +68,10 @@ pub(super) fn doctor_command(args: &DoctorArgs) -> u8 {
         .par_iter()
         .map(|store| {
             let report = check(store, &settings);
-            progress.file_done(0, report.errors + report.warnings);
+            progress.file_done(
+                usize::try_from(store.size).unwrap_or(usize::MAX),
+                report.errors + report.warnings,
+            );
             report
         })
         .collect();
