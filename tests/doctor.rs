@@ -228,7 +228,15 @@ fn json_report() {
 #[test]
 fn verbose_lists_every_place() {
     let home = generated_home();
-    let out = home.run(&["-v", "--agent", "openclaw", "--agent", "claude-code"]);
+    let out = home.run(&[
+        "-v",
+        "--agent",
+        "openclaw",
+        "--agent",
+        "claude-code",
+        "--agent",
+        "codex",
+    ]);
     insta::assert_snapshot!(out.transcript());
 }
 
