@@ -43,6 +43,9 @@ pub enum Command {
     Lint(LintArgs),
     /// Show (or with --write, apply) the repairs for what lint finds, as unified diffs.
     Fix(FixArgs),
+    /// Find every coding agent's saved sessions on this machine and check them: which will
+    /// not resume, and the command that repairs each.
+    Doctor(DoctorArgs),
     /// List every rule.
     Rules(RulesArgs),
     /// Show one rule's documentation, by code or name.
@@ -250,6 +253,80 @@ pub struct FixArgs {
     /// call (unsafe) [default: insert-result].
     #[arg(long, value_enum, value_name = "HOW")]
     pub unpaired: Option<UnpairedFix>,
+}
+
+/// How `doctor` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DoctorFormat {
+    /// One block per agent (default).
+    Text,
+    /// One JSON array, one object per session (README, "doctor").
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Only this agent's sessions (repeatable).
+    #[arg(long, value_name = "NAME", value_parser = agent_names())]
+    pub agent: Vec<String>,
+
+    /// Only sessions modified within this long: a number and a unit, s, m, h, d or w
+    /// (30m, 2h, 7d).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub since: Option<std::time::Duration>,
+
+    /// How to print the results.
+    #[arg(long, value_enum, value_name = "FORMAT", default_value_t = DoctorFormat::Text)]
+    pub output_format: DoctorFormat,
+
+    /// Also list every location looked at, found or not, and what was skipped and why.
+    #[arg(short, long)]
+    pub verbose: bool,
+
+    /// Apply the safe fixes to the sessions that will not resume, keeping a backup of each
+    /// file changed under $XDG_STATE_HOME/toolcheck/backups/ (~/.local/state/... when unset).
+    #[arg(long)]
+    pub fix: bool,
+
+    /// With --fix: also fix sessions modified in the last minute (the agent may be writing
+    /// them).
+    #[arg(long, requires = "fix")]
+    pub force: bool,
+
+    /// Threads that check sessions [default: one per core].
+    #[arg(short = 'j', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+}
+
+fn agent_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(crate::agents::Agent::ALL.iter().map(|a| a.name()))
+}
+
+/// `30m`, `2h`, `7d`: a whole number and one unit.
+pub fn parse_duration(text: &str) -> Result<std::time::Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .ok_or_else(|| format!("`{text}` has no unit: add s, m, h, d or w (30m, 2h, 7d)"))?;
+    let (number, unit) = text.split_at(split);
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` does not start with a whole number (30m, 2h, 7d)"))?;
+    let secs = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        "w" => 7 * 86_400,
+        _ => {
+            return Err(format!(
+                "unknown unit `{unit}`: use s, m, h, d or w (30m, 2h, 7d)"
+            ))
+        }
+    };
+    n.checked_mul(secs)
+        .map(std::time::Duration::from_secs)
+        .ok_or_else(|| format!("`{text}` is too long"))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

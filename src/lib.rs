@@ -32,6 +32,7 @@ pub mod transcript;
 pub mod tree;
 
 // Everything else is crate-private.
+mod agents;
 mod config;
 mod coverage;
 mod diagnostic;

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use crate::cli::Command;
 
 mod catalog;
+mod doctor;
 mod fix;
 mod lint;
 mod output;
@@ -48,6 +49,7 @@ pub fn run_code(command: Command) -> u8 {
                 unpaired: args.unpaired,
             },
         ),
+        Command::Doctor(args) => doctor::doctor_command(&args),
         Command::Rules(args) => catalog::rules_command(&args),
         Command::Explain { rule } => catalog::explain_command(&rule),
         Command::Completions { shell } => catalog::completions_command(shell),

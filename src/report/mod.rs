@@ -6,6 +6,7 @@ pub use crate::diagnostic::Diagnostic;
 use crate::finding::Severity;
 
 mod concise;
+pub mod doctor;
 mod full;
 mod github;
 mod gitlab;

@@ -1,0 +1,326 @@
+//! `toolcheck doctor`: finds every coding agent's session stores (`agents.rs`), lints them
+//! read-only on the thread pool through the same pipeline as `lint` (`input.rs`), and
+//! reports per agent which sessions will not resume. With `--fix`, the safe fixes of the
+//! broken sessions go through the fix engine as `fix --write` applies them, each changed
+//! file backed up first.
+
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use clap::Parser;
+use rayon::prelude::*;
+
+use crate::agents::{self, Agent, Env, LookedWhat, Store};
+use crate::cli::{Cli, Command, DoctorArgs, DoctorFormat};
+use crate::escape;
+use crate::finding::Severity;
+use crate::lint::{Outcome, SourceName};
+use crate::report::doctor::{
+    self as out, DoctorReport, FirstError, FixOutcome, SessionReport, Status,
+};
+use crate::settings::{Resolver, Settings};
+
+use super::output::{output_error, usage_error};
+use super::prepare::diagnostics_of;
+use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS};
+
+/// A session modified more recently than this may still be written by its agent.
+const IN_USE: Duration = Duration::from_secs(60);
+
+pub(super) fn doctor_command(args: &DoctorArgs) -> u8 {
+    if let Some(threads) = args.threads {
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(usize::from(threads))
+            .build_global();
+    }
+    let env = Env::from_process();
+    let mut chosen: Vec<Agent> = args
+        .agent
+        .iter()
+        .filter_map(|name| Agent::from_name(name))
+        .collect();
+    if chosen.is_empty() {
+        chosen = Agent::ALL.to_vec();
+    }
+    chosen.sort();
+    chosen.dedup();
+    let settings = match default_settings() {
+        Ok(settings) => settings,
+        Err(code) => return code,
+    };
+    let found = agents::find(&agents::locations(&env, &chosen));
+    let now = SystemTime::now();
+    let stores: Vec<&Store> = found
+        .stores
+        .iter()
+        .filter(|s| match args.since {
+            // A session whose time cannot be read is kept: better checked than missed.
+            Some(since) => s
+                .modified
+                .is_none_or(|m| now.duration_since(m).is_ok_and(|d| d <= since) || m > now),
+            None => true,
+        })
+        .collect();
+
+    let progress = crate::progress::Progress::new(stores.len(), false);
+    let mut sessions: Vec<SessionReport> = stores
+        .par_iter()
+        .map(|store| {
+            let report = check(store, &settings);
+            progress.file_done(
+                usize::try_from(store.size).unwrap_or(usize::MAX),
+                report.errors + report.warnings,
+            );
+            report
+        })
+        .collect();
+    progress.finish();
+
+    let mut exit = EXIT_CLEAN;
+    let mut backups = None;
+    if args.fix {
+        let stamp = out::utc(now).replace(['-', ':'], "");
+        let base = env.state_dir().map(|d| d.join("backups").join(&stamp));
+        for (session, store) in sessions.iter_mut().zip(&stores) {
+            if session.status != Status::Broken {
+                continue;
+            }
+            let outcome = fix_one(store, &settings, base.as_deref(), args.force, now);
+            if let FixOutcome::Fixed { .. } = outcome {
+                backups.clone_from(&base);
+                *session = check(store, &settings);
+                // The time of the file as written.
+                session.modified = std::fs::metadata(&store.path)
+                    .and_then(|m| m.modified())
+                    .ok();
+            }
+            if let FixOutcome::Failed(_) = outcome {
+                exit = EXIT_ERROR;
+            }
+            session.fix = Some(outcome);
+        }
+    }
+
+    if args.verbose {
+        for looked in &found.looked {
+            let what = match &looked.what {
+                LookedWhat::Found(n) => format!("{n} found"),
+                LookedWhat::Missing => "not there".to_string(),
+                LookedWhat::Duplicate => "already looked at".to_string(),
+                LookedWhat::Skipped(why) => format!("skipped: {why}"),
+                LookedWhat::Unreadable(why) => format!("cannot read: {why}"),
+            };
+            eprintln!(
+                "looked in {} ({}, {}): {what}",
+                escape::value(&looked.path.display().to_string()),
+                looked.agent.name(),
+                looked.origin
+            );
+        }
+        let left_out = found.stores.len() - stores.len();
+        if left_out > 0 {
+            eprintln!("left out {left_out} not modified within --since");
+        }
+    }
+    if found.unreadable() > 0
+        || sessions
+            .iter()
+            .any(|s| matches!(s.status, Status::Unreadable(_)))
+    {
+        exit = EXIT_ERROR;
+    }
+
+    let report = DoctorReport {
+        sessions: &sessions,
+        home: env.home.as_deref(),
+        now,
+        places: found.places(),
+        backups: backups.as_deref(),
+    };
+    let mut stdout = crate::stdout::stdout();
+    let written = match args.output_format {
+        DoctorFormat::Text => out::write_text(&mut stdout, &report),
+        DoctorFormat::Json => out::write_json(&mut stdout, &report),
+    };
+    if let Err(e) = written.and_then(|()| std::io::Write::flush(&mut stdout)) {
+        return output_error(&e);
+    }
+    if exit == EXIT_CLEAN && sessions.iter().any(|s| s.status == Status::Broken) {
+        exit = EXIT_FINDINGS;
+    }
+    exit
+}
+
+/// The settings every session is checked with: the defaults, since the sessions live in
+/// the agents' directories, not in a project with a `toolcheck.toml`.
+fn default_settings() -> Result<Arc<Settings>, u8> {
+    let common = match Cli::try_parse_from(["toolcheck", "lint", "--no-config"]) {
+        Ok(Cli {
+            command: Command::Lint(args),
+        }) => args.common,
+        _ => return Err(usage_error("cannot build the default settings")),
+    };
+    let mut resolver = Resolver::new(&common, None).map_err(|e| usage_error(&e))?;
+    resolver
+        .for_dir(Path::new("."))
+        .map_err(|e| usage_error(&e))
+}
+
+fn source_name(store: &Store) -> SourceName {
+    SourceName {
+        name: store.path.display().to_string(),
+        path: Some(store.path.clone()),
+    }
+}
+
+/// Lints one store read-only, as `lint` would a file met in a directory walk (so a file no
+/// reader knows is not read, rather than an error).
+fn check(store: &Store, settings: &Settings) -> SessionReport {
+    let mut report = SessionReport {
+        agent: store.agent,
+        path: store.path.clone(),
+        store: store.root.clone(),
+        modified: store.modified,
+        status: Status::Clean,
+        formats: Vec::new(),
+        conversations: 0,
+        errors: 0,
+        warnings: 0,
+        fixable: 0,
+        first_error: None,
+        fix: None,
+    };
+    let name = source_name(store);
+    let linted = crate::input::open(Some(&store.path), &name.name, None, settings.limit)
+        .and_then(|opened| crate::input::lint(opened, name, false, &settings.opts));
+    let linted = match linted {
+        Ok(linted) => linted,
+        Err(message) => {
+            report.status = Status::Unreadable(message);
+            return report;
+        }
+    };
+    let outcome = linted.report.outcome.clone();
+    report.conversations = linted.report.read.conversations;
+    let (diagnostics, _) =
+        linted.place(&|source, findings| diagnostics_of(source, findings, settings));
+    match outcome {
+        Outcome::Skipped(reason) => {
+            report.status = Status::NotRead(reason);
+            return report;
+        }
+        Outcome::Checked(formats) => report.formats = formats.iter().map(|f| f.name()).collect(),
+    }
+    report.errors = diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    report.warnings = diagnostics.len() - report.errors;
+    report.fixable = diagnostics
+        .iter()
+        .filter(|d| {
+            d.fix
+                .as_ref()
+                .is_some_and(|f| f.applicability == crate::finding::Applicability::Safe)
+        })
+        .count();
+    report.first_error = diagnostics
+        .iter()
+        .find(|d| d.severity == Severity::Error)
+        .map(|d| FirstError {
+            code: d.code,
+            rule: d.rule,
+            message: d.message.clone(),
+            line: d.line,
+            column: d.column,
+            location: d.location.clone(),
+        });
+    report.status = if report.errors > 0 {
+        Status::Broken
+    } else if report.warnings > 0 {
+        Status::Warnings
+    } else {
+        Status::Clean
+    };
+    report
+}
+
+/// Applies one broken session's safe fixes, after backing it up under `backups`.
+fn fix_one(
+    store: &Store,
+    settings: &Settings,
+    backups: Option<&Path>,
+    force: bool,
+    now: SystemTime,
+) -> FixOutcome {
+    if let Some(modified) = store.modified.filter(|_| !force) {
+        let since = now.duration_since(modified).unwrap_or(Duration::ZERO);
+        if since < IN_USE {
+            return FixOutcome::Skipped(format!(
+                "in use? modified {}; rerun with --force once its agent has stopped",
+                out::ago(now, modified)
+            ));
+        }
+    }
+    let Some(backups) = backups else {
+        return FixOutcome::Failed("no place for backups: set XDG_STATE_HOME or HOME".to_string());
+    };
+    let name = source_name(store);
+    let fixed = crate::input::open(Some(&store.path), &name.name, None, settings.limit)
+        .and_then(|opened| crate::input::fix(opened, &name, false, &settings.opts, false));
+    let fixed = match fixed {
+        Ok(fixed) => fixed,
+        Err(message) => return FixOutcome::Failed(message),
+    };
+    if !fixed.file.changed() {
+        return FixOutcome::Skipped("no automatic fix for its errors".to_string());
+    }
+    let backup = match back_up(&store.path, backups) {
+        Ok(backup) => backup,
+        Err(e) => return FixOutcome::Failed(format!("cannot back it up: {e}")),
+    };
+    match fixed.write(&store.path, &name.name) {
+        Ok(()) => FixOutcome::Fixed {
+            applied: fixed.file.applied,
+            backup,
+        },
+        Err(e) => FixOutcome::Failed(format!("cannot write it: {e}")),
+    }
+}
+
+/// Copies `path` (with a database's `-wal` and `-shm`) to `dir` + its absolute path;
+/// returns where the copy of `path` is.
+fn back_up(path: &Path, dir: &Path) -> std::io::Result<PathBuf> {
+    let absolute = std::path::absolute(path)?;
+    let mut target = dir.to_path_buf();
+    for part in absolute.components() {
+        match part {
+            Component::Prefix(prefix) => {
+                // `C:` → `C`, so the mirror is a plain directory on Windows too.
+                let text = prefix
+                    .as_os_str()
+                    .to_string_lossy()
+                    .replace([':', '\\', '?'], "");
+                target.push(text);
+            }
+            Component::Normal(name) => target.push(name),
+            _ => {}
+        }
+    }
+    if let Some(parent) = target.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    std::fs::copy(path, &target)?;
+    for suffix in ["-wal", "-shm"] {
+        let mut side = path.as_os_str().to_owned();
+        side.push(suffix);
+        let side = PathBuf::from(side);
+        if side.is_file() {
+            let mut copy = target.as_os_str().to_owned();
+            copy.push(suffix);
+            std::fs::copy(&side, PathBuf::from(copy))?;
+        }
+    }
+    Ok(target)
+}

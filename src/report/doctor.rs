@@ -1,0 +1,444 @@
+//! What `toolcheck doctor` prints: one block per agent in text, or one JSON object per
+//! session (the schema is in the README, "doctor").
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde_json::json;
+
+use crate::agents::Agent;
+use crate::escape;
+
+/// How many broken sessions each agent's block lists.
+const MOST_RECENT: usize = 5;
+
+/// What checking one session found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// Error-level findings: the provider rejects the history, so it will not resume.
+    Broken,
+    /// Warnings only.
+    Warnings,
+    Clean,
+    /// No reader in this version recognises it.
+    NotRead(String),
+    /// It could not be read (permissions, I/O).
+    Unreadable(String),
+}
+
+impl Status {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Status::Broken => "broken",
+            Status::Warnings => "warnings",
+            Status::Clean => "clean",
+            Status::NotRead(_) => "not-read",
+            Status::Unreadable(_) => "unreadable",
+        }
+    }
+}
+
+/// The first error-level finding of a session.
+#[derive(Debug, Clone)]
+pub struct FirstError {
+    pub code: &'static str,
+    pub rule: &'static str,
+    pub message: String,
+    pub line: usize,
+    pub column: usize,
+    /// A database row's location (`db:table[rowid=N]/pointer`).
+    pub location: Option<String>,
+}
+
+/// What `--fix` did to a session.
+#[derive(Debug, Clone)]
+pub enum FixOutcome {
+    /// Fixes written; the old bytes are at `backup`.
+    Fixed { applied: usize, backup: PathBuf },
+    /// Left alone, and why.
+    Skipped(String),
+    /// The fix or its backup could not be written.
+    Failed(String),
+}
+
+/// One session (a session file, or a database of sessions) and what checking it found.
+#[derive(Debug, Clone)]
+pub struct SessionReport {
+    pub agent: Agent,
+    pub path: PathBuf,
+    /// The root it was found under.
+    pub store: PathBuf,
+    pub modified: Option<SystemTime>,
+    pub status: Status,
+    pub formats: Vec<&'static str>,
+    pub conversations: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    /// Findings with a safe fix.
+    pub fixable: usize,
+    pub first_error: Option<FirstError>,
+    pub fix: Option<FixOutcome>,
+}
+
+/// A whole run, for the emitters.
+pub struct DoctorReport<'a> {
+    pub sessions: &'a [SessionReport],
+    pub home: Option<&'a Path>,
+    pub now: SystemTime,
+    /// How many places were looked at.
+    pub places: usize,
+    /// Where this run's backups went, when `--fix` wrote any.
+    pub backups: Option<&'a Path>,
+}
+
+/// `toolcheck fix --write <path>`, the path quoted for a POSIX shell (PowerShell and cmd
+/// accept the same single quotes for paths without `'`).
+pub fn fix_command(path: &Path) -> String {
+    format!(
+        "toolcheck fix --write {}",
+        shell_quote(&path.display().to_string())
+    )
+}
+
+/// `text` as one shell word: bare when it is only safe characters, else single-quoted.
+pub fn shell_quote(text: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "/._-+:,@%=".contains(c);
+    if !text.is_empty() && text.chars().all(safe) {
+        return text.to_string();
+    }
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// A time as RFC 3339 UTC, to the second (`2026-11-25T19:55:01Z`).
+pub fn utc(time: SystemTime) -> String {
+    let secs = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let days = secs / 86_400;
+    let rem = secs % 86_400;
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+/// The date of a day counted from 1970-01-01 (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(days: u64) -> (u64, u64, u64) {
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + u64::from(m <= 2);
+    (y, m, d)
+}
+
+/// How long ago, roughly: `just now`, `5m ago`, `2h ago`, `3d ago`.
+pub fn ago(now: SystemTime, then: SystemTime) -> String {
+    let secs = now.duration_since(then).unwrap_or(Duration::ZERO).as_secs();
+    match secs {
+        0..60 => "just now".to_string(),
+        60..3600 => format!("{}m ago", secs / 60),
+        3600..86_400 => format!("{}h ago", secs / 3600),
+        _ => format!("{}d ago", secs / 86_400),
+    }
+}
+
+/// `path` with the home directory shown as `~`.
+fn shown(path: &Path, home: Option<&Path>) -> String {
+    let text = match home.and_then(|h| path.strip_prefix(h).ok()) {
+        Some(rest) => Path::new("~").join(rest).display().to_string(),
+        None => path.display().to_string(),
+    };
+    escape::value(&text).into_owned()
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The text report: a block per agent with sessions, then the fixes and a summary line.
+pub fn write_text(out: &mut dyn Write, report: &DoctorReport<'_>) -> io::Result<()> {
+    let sessions = report.sessions;
+    if sessions.is_empty() {
+        return writeln!(
+            out,
+            "no agent sessions found (looked in {}; -v lists them)",
+            plural(report.places, "place", "places")
+        );
+    }
+    let home = report.home;
+    for agent in Agent::ALL {
+        let mine: Vec<&SessionReport> = sessions.iter().filter(|s| s.agent == agent).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let mut stores: Vec<&Path> = mine.iter().map(|s| s.store.as_path()).collect();
+        stores.dedup();
+        let count = |f: &dyn Fn(&Status) -> bool| mine.iter().filter(|s| f(&s.status)).count();
+        let broken = count(&|s| *s == Status::Broken);
+        let warnings = count(&|s| *s == Status::Warnings);
+        let not_read = count(&|s| matches!(s, Status::NotRead(_)));
+        let unreadable = count(&|s| matches!(s, Status::Unreadable(_)));
+        writeln!(
+            out,
+            "{}: {} checked in {}",
+            agent.title(),
+            plural(mine.len(), "session", "sessions"),
+            plural(stores.len(), "store", "stores"),
+        )?;
+        for store in &stores {
+            writeln!(out, "  store {}", shown(store, home))?;
+        }
+        let mut counts = vec![
+            format!("{broken} will not resume"),
+            format!("{warnings} with warnings only"),
+        ];
+        if not_read > 0 {
+            counts.push(format!("{not_read} not read by this version"));
+        }
+        if unreadable > 0 {
+            counts.push(format!("{unreadable} could not be read"));
+        }
+        writeln!(out, "  {}", counts.join(", "))?;
+        for s in mine
+            .iter()
+            .filter(|s| matches!(s.status, Status::Unreadable(_)))
+        {
+            if let Status::Unreadable(why) = &s.status {
+                writeln!(
+                    out,
+                    "  cannot read {}: {}",
+                    shown(&s.path, home),
+                    escape::value(why)
+                )?;
+            }
+        }
+        let mut broken_list: Vec<&&SessionReport> =
+            mine.iter().filter(|s| s.status == Status::Broken).collect();
+        // Newest first; ties by path, so the order never depends on the walk.
+        broken_list.sort_by(|a, b| b.modified.cmp(&a.modified).then(a.path.cmp(&b.path)));
+        if !broken_list.is_empty() {
+            writeln!(out, "  most recent sessions that will not resume:")?;
+        }
+        for s in broken_list.iter().take(MOST_RECENT) {
+            let when = s
+                .modified
+                .map(|m| format!(" (modified {})", ago(report.now, m)))
+                .unwrap_or_default();
+            writeln!(out, "    {}{when}", shown(&s.path, home))?;
+            if let Some(e) = &s.first_error {
+                let at = e
+                    .location
+                    .clone()
+                    .unwrap_or_else(|| format!("{}:{}", e.line, e.column));
+                writeln!(
+                    out,
+                    "      {at}: {} [{}] {}",
+                    e.code,
+                    e.rule,
+                    escape::value(&e.message)
+                )?;
+            }
+            let more = s.errors.saturating_sub(1);
+            if more > 0 {
+                writeln!(
+                    out,
+                    "      and {more} more {}",
+                    if more == 1 { "error" } else { "errors" }
+                )?;
+            }
+            if s.fixable > 0 {
+                writeln!(
+                    out,
+                    "      repair: {}",
+                    escape::value(&fix_command(&s.path))
+                )?;
+            } else {
+                writeln!(
+                    out,
+                    "      no automatic repair: see {}",
+                    escape::value(&format!(
+                        "toolcheck lint {}",
+                        shell_quote(&s.path.display().to_string())
+                    ))
+                )?;
+            }
+        }
+        if broken_list.len() > MOST_RECENT {
+            writeln!(
+                out,
+                "    and {} more (--output-format json lists every session)",
+                broken_list.len() - MOST_RECENT
+            )?;
+        }
+        writeln!(out)?;
+    }
+    write_fixes(out, report)?;
+    let broken = sessions
+        .iter()
+        .filter(|s| s.status == Status::Broken)
+        .count();
+    let warnings = sessions
+        .iter()
+        .filter(|s| s.status == Status::Warnings)
+        .count();
+    let agents = Agent::ALL
+        .iter()
+        .filter(|a| sessions.iter().any(|s| s.agent == **a))
+        .count();
+    write!(
+        out,
+        "Checked {} of {}: {broken} will not resume, {warnings} with warnings only.",
+        plural(sessions.len(), "session", "sessions"),
+        plural(agents, "agent", "agents"),
+    )?;
+    let fixable = sessions
+        .iter()
+        .filter(|s| s.status == Status::Broken && s.fixable > 0 && s.fix.is_none())
+        .count();
+    if fixable > 0 {
+        write!(
+            out,
+            " {} can be repaired: `toolcheck doctor --fix` repairs them, keeping backups.",
+            plural(fixable, "session", "sessions")
+        )?;
+    }
+    writeln!(out)
+}
+
+/// What `--fix` did, session by session.
+fn write_fixes(out: &mut dyn Write, report: &DoctorReport<'_>) -> io::Result<()> {
+    let home = report.home;
+    let with_fix: Vec<&SessionReport> =
+        report.sessions.iter().filter(|s| s.fix.is_some()).collect();
+    if with_fix.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "Fixes:")?;
+    for s in with_fix {
+        let path = shown(&s.path, home);
+        match &s.fix {
+            Some(FixOutcome::Fixed { applied, backup }) => {
+                let left = if s.errors + s.warnings > 0 {
+                    format!(
+                        "; {} left ({})",
+                        plural(s.errors + s.warnings, "finding", "findings"),
+                        if s.status == Status::Broken {
+                            "still will not resume"
+                        } else {
+                            "it resumes now"
+                        }
+                    )
+                } else {
+                    String::new()
+                };
+                writeln!(
+                    out,
+                    "  fixed {path}: {}{left}\n    backup: {}",
+                    plural(*applied, "finding", "findings"),
+                    shown(backup, home)
+                )?;
+            }
+            Some(FixOutcome::Skipped(why)) => {
+                writeln!(out, "  skipped {path}: {}", escape::value(why))?;
+            }
+            Some(FixOutcome::Failed(why)) => {
+                writeln!(out, "  failed {path}: {}", escape::value(why))?;
+            }
+            None => {}
+        }
+    }
+    if let Some(dir) = report.backups {
+        writeln!(
+            out,
+            "Backups of the files changed are in {}",
+            shown(dir, home)
+        )?;
+    }
+    writeln!(out)
+}
+
+/// The JSON report: an array of one object per session, in path order within each agent.
+pub fn write_json(out: &mut dyn Write, report: &DoctorReport<'_>) -> io::Result<()> {
+    let objects: Vec<serde_json::Value> = report.sessions.iter().map(session_json).collect();
+    serde_json::to_writer_pretty(&mut *out, &objects)?;
+    writeln!(out)
+}
+
+fn session_json(s: &SessionReport) -> serde_json::Value {
+    let first_error = s.first_error.as_ref().map(|e| {
+        let mut v = json!({
+            "code": e.code,
+            "rule": e.rule,
+            "message": e.message,
+            "line": e.line,
+            "column": e.column,
+        });
+        if let (Some(loc), Some(obj)) = (&e.location, v.as_object_mut()) {
+            obj.insert("location".into(), json!(loc));
+        }
+        v
+    });
+    let reason = match &s.status {
+        Status::NotRead(why) | Status::Unreadable(why) => Some(why.clone()),
+        _ => None,
+    };
+    let fix = s.fix.as_ref().map(|f| match f {
+        FixOutcome::Fixed { applied, backup } => {
+            json!({"result": "fixed", "applied": applied, "backup": backup.display().to_string()})
+        }
+        FixOutcome::Skipped(why) => json!({"result": "skipped", "reason": why}),
+        FixOutcome::Failed(why) => json!({"result": "failed", "reason": why}),
+    });
+    json!({
+        "agent": s.agent.name(),
+        "path": s.path.display().to_string(),
+        "store": s.store.display().to_string(),
+        "modified": s.modified.map(utc),
+        "status": s.status.name(),
+        "reason": reason,
+        "formats": s.formats,
+        "conversations": s.conversations,
+        "counts": {"errors": s.errors, "warnings": s.warnings, "fixable": s.fixable},
+        "first_error": first_error,
+        "fix_command": (s.status == Status::Broken && s.fixable > 0).then(|| fix_command(&s.path)),
+        "fix": fix,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(utc(UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        let t = UNIX_EPOCH + Duration::from_secs(1_795_636_501);
+        assert_eq!(utc(t), "2026-11-25T19:55:01Z");
+        let leap = UNIX_EPOCH + Duration::from_secs(951_782_400);
+        assert_eq!(utc(leap), "2000-02-29T00:00:00Z");
+    }
+
+    #[test]
+    fn quoting() {
+        assert_eq!(shell_quote("/a/b.jsonl"), "/a/b.jsonl");
+        assert_eq!(shell_quote("/a b/c"), "'/a b/c'");
+        assert_eq!(shell_quote("/it's"), r"'/it'\''s'");
+        assert_eq!(shell_quote(""), "''");
+    }
+
+    #[test]
+    fn ages() {
+        let now = UNIX_EPOCH + Duration::from_secs(1_000_000);
+        let before = |s| ago(now, now - Duration::from_secs(s));
+        assert_eq!(before(5), "just now");
+        assert_eq!(before(7200 + 300), "2h ago");
+        assert_eq!(before(3 * 86_400), "3d ago");
+    }
+}
