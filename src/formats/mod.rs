@@ -27,6 +27,7 @@ mod cline;
 mod codex;
 mod copilot_cli;
 mod gemini;
+mod gemini_cli;
 mod langchain;
 mod langgraph_stream;
 mod mcp;
@@ -58,6 +59,7 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &langgraph_stream::LanggraphStream,
     &pi::Pi,
     &copilot_cli::CopilotCli,
+    &gemini_cli::GeminiCli,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.
