@@ -23,10 +23,11 @@ pub enum Format {
     Pi,
     CopilotCli,
     GeminiCli,
+    QwenCode,
 }
 
 impl Format {
-    pub const ALL: [Format; 19] = [
+    pub const ALL: [Format; 20] = [
         Format::OpenAiChat,
         Format::OpenAiResponses,
         Format::Anthropic,
@@ -46,6 +47,7 @@ impl Format {
         Format::Pi,
         Format::CopilotCli,
         Format::GeminiCli,
+        Format::QwenCode,
     ];
 
     pub fn name(self) -> &'static str {
@@ -69,6 +71,7 @@ impl Format {
             Format::Pi => "pi",
             Format::CopilotCli => "copilot-cli",
             Format::GeminiCli => "gemini-cli",
+            Format::QwenCode => "qwen-code",
         }
     }
 

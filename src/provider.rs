@@ -93,6 +93,9 @@ impl Provider {
             Format::CopilotCli => &[],
             // Gemini CLI replays its recordings to Gemini as `Content[]`.
             Format::GeminiCli => &[Provider::Gemini],
+            // Qwen Code keeps Gemini `Content` and translates it for the configured provider,
+            // mostly OpenAI-compatible endpoints.
+            Format::QwenCode => &[],
         }
     }
 }

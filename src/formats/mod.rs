@@ -35,6 +35,7 @@ mod moltis;
 mod openai_chat;
 mod openai_responses;
 mod pi;
+mod qwen_code;
 mod spring_ai;
 mod vercel_ai;
 
@@ -60,6 +61,7 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &pi::Pi,
     &copilot_cli::CopilotCli,
     &gemini_cli::GeminiCli,
+    &qwen_code::QwenCode,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.
