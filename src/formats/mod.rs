@@ -11,6 +11,7 @@ pub use crate::format::Format;
 use crate::tree::Value as Tree;
 
 mod adapter;
+mod links;
 mod shape;
 
 pub use adapter::{plan, Adapter, Planned};
