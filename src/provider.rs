@@ -91,6 +91,11 @@ impl Provider {
             // Copilot CLI replays as Anthropic blocks for Claude models and Responses items for
             // GPT ones, per the session's model.
             Format::CopilotCli => &[],
+            // Gemini CLI replays its recordings to Gemini as `Content[]`.
+            Format::GeminiCli => &[Provider::Gemini],
+            // Qwen Code keeps Gemini `Content` and translates it for the configured provider,
+            // mostly OpenAI-compatible endpoints.
+            Format::QwenCode => &[],
         }
     }
 }

@@ -25,12 +25,24 @@
 //!
 //! The wire format follows the model (Anthropic blocks for Claude, Responses items for GPT),
 //! so the session is held to the rules every provider shares. Reasoning text is not read.
-//! A call still running when the file ends is in flight, not unanswered. No fixes are
-//! offered yet.
+//! A call still running when the file ends is in flight, not unanswered.
+//!
+//! Events chain by `parentId` (each names the event before it), so fixes are whole lines
+//! re-linked (`formats/links.rs`): an unanswered call gets a `tool.execution_complete`
+//! (`success: false`, `error.message`, a uuid derived from the session and the call) just
+//! before the next turn boundary of its agent (`assistant.turn_end`, `user.message`,
+//! `assistant.turn_start` or `assistant.message`), linked after the event before it, and
+//! the boundary event is re-linked to it; a stray completion's line is removed and its child
+//! re-linked to its parent. The event's shape follows the SDK's generated types; whether the
+//! closed-source CLI accepts it on resume has not been tried.
 
+use serde_json::{json, Value as Json};
+
+use super::links::{self, derived_uuid, insert_linked_after, mentions_id, Links};
 use super::{str_at, Adapter, Dialect, Doc, Format, Planned};
+use crate::edit::json_edit;
 use crate::edit::plan::EditContext;
-use crate::finding::FixIntent;
+use crate::finding::{Edit, FixIntent};
 use crate::transcript::{
     pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role, Text,
     ToolCall, ToolResult,
@@ -118,12 +130,97 @@ impl Adapter for CopilotCli {
             .collect())
     }
 
-    /// A repair must insert events with fresh ids and re-link `parentId`s; until that is
-    /// planned, findings carry no fix.
-    fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
-        Planned::Unsupported
+    /// Whole-line edits that keep the `parentId` chain whole (see the module documentation).
+    fn plan_edits(&self, intent: &FixIntent, cx: &EditContext<'_>) -> Planned {
+        if !cx.jsonl {
+            return Planned::Unsupported;
+        }
+        let planned = match intent {
+            FixIntent::InsertResult { call, .. } => insert_completion(cx, call),
+            // A completion is its event's whole line.
+            FixIntent::RemoveResult { result, message }
+                if result.base == message.base
+                    && result.pointer == "/data"
+                    && message.pointer.is_empty() =>
+            {
+                links::remove_line::<Events>(cx, message)
+            }
+            _ => None,
+        };
+        match planned {
+            Some(edits) if !links::self_overlapping(&edits) => Planned::Edits(edits),
+            _ => Planned::Unsupported,
+        }
     }
 }
+
+/// Copilot CLI's event links.
+struct Events;
+
+impl Links for Events {
+    const ID: &'static str = "/id";
+    const PARENT: &'static str = "/parentId";
+}
+
+/// Events that end an assistant turn's tool round: a completion goes before them.
+const BOUNDARIES: [&str; 4] = [
+    "assistant.turn_end",
+    "user.message",
+    "assistant.turn_start",
+    "assistant.message",
+];
+
+/// The string at `pointer` of the record on line `line`.
+fn line_str(cx: &EditContext<'_>, line: usize, pointer: &str) -> Option<String> {
+    let (start, _) = cx.source.line_range(line);
+    let raw = json_edit::value_text(&cx.source.text, start, pointer)?;
+    serde_json::from_str::<String>(raw).ok()
+}
+
+/// A failed `tool.execution_complete` for `call`, just before the next turn boundary of its
+/// agent after the call's event, linked after the event before that boundary.
+fn insert_completion(cx: &EditContext<'_>, call: &ToolCall) -> Option<Vec<Edit>> {
+    let call_id = call.id.as_deref()?;
+    if !call.message.pointer.is_empty() {
+        return None;
+    }
+    let call_line = cx.source.line_index(call.message.base);
+    let agent = line_str(cx, call_line, "/agentId");
+    let boundary = (call_line + 1..cx.source.line_count()).find(|&line| {
+        line_str(cx, line, "/type").is_some_and(|t| BOUNDARIES.contains(&t.as_str()))
+            && line_str(cx, line, "/agentId") == agent
+    })?;
+    // The event the completion follows: the one right before the boundary.
+    let before = boundary.checked_sub(1)?;
+    let (before_start, _) = cx.source.line_range(before);
+    let previous = links::record(cx, before_start)?;
+    let session = line_str(cx, 0, "/data/sessionId").unwrap_or_default();
+    let id = derived_uuid(&session, call_id);
+    if mentions_id::<Events>(cx, &id) {
+        // Inserted before and still not answering: write nothing more.
+        return None;
+    }
+    let mut data = serde_json::Map::new();
+    data.insert("toolCallId".into(), call_id.into());
+    data.insert("success".into(), false.into());
+    data.insert("error".into(), json!({"message": NEVER_COMPLETED}));
+    let mut line = serde_json::Map::new();
+    line.insert("type".into(), "tool.execution_complete".into());
+    line.insert("data".into(), Json::Object(data));
+    line.insert("id".into(), id.clone().into());
+    if let Some(ts) = previous.get("timestamp") {
+        line.insert("timestamp".into(), ts.clone());
+    }
+    line.insert("parentId".into(), previous.get("id")?.clone());
+    if let Some(agent) = agent {
+        line.insert("agentId".into(), agent.into());
+    }
+    let rendered = serde_json::to_string(&Json::Object(line)).ok()?;
+    insert_linked_after::<Events>(cx, &Loc::new(before_start, ""), &id, &rendered)
+}
+
+/// What the inserted completion says.
+const NEVER_COMPLETED: &str = "Synthetic result written by toolcheck: the tool call never completed, so no result was recorded.";
 
 /// One agent's conversation from its events, in file order.
 fn read_agent(records: &[&Doc<'_>], loc: Loc) -> Conversation {

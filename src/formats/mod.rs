@@ -11,6 +11,7 @@ pub use crate::format::Format;
 use crate::tree::Value as Tree;
 
 mod adapter;
+mod links;
 mod shape;
 
 pub use adapter::{plan, Adapter, Planned};
@@ -27,6 +28,7 @@ mod cline;
 mod codex;
 mod copilot_cli;
 mod gemini;
+mod gemini_cli;
 mod langchain;
 mod langgraph_stream;
 mod mcp;
@@ -34,6 +36,7 @@ mod moltis;
 mod openai_chat;
 mod openai_responses;
 mod pi;
+mod qwen_code;
 mod spring_ai;
 mod vercel_ai;
 
@@ -58,6 +61,8 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &langgraph_stream::LanggraphStream,
     &pi::Pi,
     &copilot_cli::CopilotCli,
+    &gemini_cli::GeminiCli,
+    &qwen_code::QwenCode,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.

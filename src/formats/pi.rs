@@ -24,13 +24,24 @@
 //!
 //! The wire format follows each assistant's `api`, which may change within a session, so the
 //! session is held to the rules every provider shares. A call still running when the file
-//! ends is in flight, not unanswered. Fixes would have to re-link `parentId`s and are not
-//! offered yet.
+//! ends is in flight, not unanswered.
+//!
+//! Fixes keep the `parentId` tree whole and never touch line 1 or move the leaf
+//! (`formats/links.rs`): an unanswered call gets a `toolResult` line (`isError: true`, a
+//! fresh 8-hex id derived from the session and the call, so fixing twice writes the same
+//! line) right after its assistant's line, hanging from it, and the entries that hung from
+//! the assistant hang from the new line; an orphaned or duplicate result line is removed and
+//! its children re-parented to its parent. Version 1 files (no ids) and results inside a
+//! compaction's `retainedTail` get no fix, nor do moves, call removals and argument rewrites.
 
 use std::collections::{HashMap, HashSet};
 
+use serde_json::{json, Value as Json};
+
+use super::links::{self, derived_uuid, insert_linked_after, mentions_id, Links};
 use super::{array_at, blocks, has_text, str_at, Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
+use crate::finding::Edit;
 use crate::finding::FixIntent;
 use crate::transcript::{
     pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role, Text,
@@ -157,11 +168,85 @@ impl Adapter for Pi {
         Ok(vec![conv])
     }
 
-    /// Fixes must keep the `parentId` tree whole and never move the leaf; until that is
-    /// planned, findings carry no fix.
-    fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
-        Planned::Unsupported
+    /// Whole-line edits that keep the `parentId` tree whole (see the module documentation).
+    fn plan_edits(&self, intent: &FixIntent, cx: &EditContext<'_>) -> Planned {
+        if !cx.jsonl {
+            return Planned::Unsupported;
+        }
+        let planned = match intent {
+            FixIntent::InsertResult { call, after, .. } => insert_result(cx, call, after),
+            // A `toolResult` message is its entry's whole line.
+            FixIntent::RemoveResult { result, message }
+                if result.base == message.base
+                    && result.pointer == "/message"
+                    && message.pointer.is_empty() =>
+            {
+                links::remove_line::<Entries>(cx, message)
+            }
+            _ => None,
+        };
+        match planned {
+            Some(edits) if !links::self_overlapping(&edits) => Planned::Edits(edits),
+            _ => Planned::Unsupported,
+        }
     }
+}
+
+/// pi's entry links.
+struct Entries;
+
+impl Links for Entries {
+    const ID: &'static str = "/id";
+    const PARENT: &'static str = "/parentId";
+}
+
+/// What the inserted result says.
+const NEVER_RETURNED: &str = "Synthetic result written by toolcheck: the tool call never returned, so no result was recorded.";
+
+/// A `toolResult` line answering `call`, after its assistant's line `after` and hanging from
+/// it; what hung from the assistant hangs from the new line.
+fn insert_result(
+    cx: &EditContext<'_>,
+    call: &crate::transcript::ToolCall,
+    after: &Loc,
+) -> Option<Vec<Edit>> {
+    let call_id = call.id.as_deref()?;
+    // Only an entry's own message, never a compaction's retained tail.
+    if !call.message.pointer.is_empty() || call.message.base != after.base {
+        return None;
+    }
+    let holder = links::record(cx, after.base)?;
+    let holder = holder.as_object()?;
+    let after_id = holder.get("id").and_then(Json::as_str)?;
+    // The header's id: the same call in another session gets another line id.
+    let session = links::string_at(cx, 0, "/id").unwrap_or_default();
+    let id = derived_uuid(&session, call_id).get(..8)?.to_string();
+    if mentions_id::<Entries>(cx, &id) {
+        // Inserted before and still not answering, or the id is taken: write nothing.
+        return None;
+    }
+    let mut message = serde_json::Map::new();
+    message.insert("role".into(), "toolResult".into());
+    message.insert("toolCallId".into(), call_id.into());
+    message.insert("toolName".into(), call.name.clone().into());
+    message.insert(
+        "content".into(),
+        json!([{"type": "text", "text": NEVER_RETURNED}]),
+    );
+    message.insert("isError".into(), true.into());
+    if let Some(ms) = holder.get("message").and_then(|m| m.get("timestamp")) {
+        message.insert("timestamp".into(), ms.clone());
+    }
+    let mut line = serde_json::Map::new();
+    line.insert("type".into(), "message".into());
+    line.insert("id".into(), id.clone().into());
+    line.insert("parentId".into(), after_id.into());
+    if let Some(ts) = holder.get("timestamp") {
+        line.insert("timestamp".into(), ts.clone());
+    }
+    line.insert("message".into(), Json::Object(message));
+    let rendered = serde_json::to_string(&Json::Object(line)).ok()?;
+    insert_linked_after::<Entries>(cx, after, &id, &rendered)
 }
 
 /// Whether an entry carries pi's tree links: an `id` and a `parentId` (a string, or null at

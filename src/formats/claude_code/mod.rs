@@ -17,9 +17,10 @@ mod session;
 use super::{str_at, Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
+use crate::formats::links::self_overlapping;
 use crate::transcript::Conversation;
 use crate::tree::Value as Tree;
-use relink::{insert_result, is_whole_line, move_result, remove_line, self_overlapping};
+use relink::{insert_result, is_whole_line, move_result, remove_line};
 use session::Session;
 
 pub struct ClaudeCode;

@@ -1,0 +1,398 @@
+//! Qwen Code session recordings (`~/.qwen/tmp/<projectId>/chats/<sessionId>.jsonl`, or
+//! `~/.qwen/projects/<sanitized-cwd>/chats/` in later builds): one append-only JSONL file is
+//! one session.
+//!
+//! Every line is a `ChatRecord {uuid, parentUuid, sessionId, timestamp, type, subtype?, cwd,
+//! version, message?, toolCallResult?, systemPayload?, …}` with `type` `user`, `assistant`,
+//! `tool_result` or `system`, and `message` a Gemini `Content {role, parts}`. The envelope is
+//! Claude Code's (`uuid`, `parentUuid`, `cwd`, `version`), the message is Gemini's: `parts`,
+//! never `content`, which is what tells the two apart.
+//!
+//! Resume is rebuilt here the way Qwen Code's `SessionService` does it: the leaf is the last
+//! record in file order, the path is its `parentUuid` chain (each uuid's first record gives
+//! the parent), and records sharing a uuid are one message whose parts are concatenated in
+//! file order. `buildApiHistoryFromConversation` then takes the path's last `system` record
+//! with `subtype: "chat_compression"` and a `systemPayload.compressedHistory` (a `Content[]`)
+//! as the start of the history, followed by the `message` of every later non-system record;
+//! without one, every path record's `message`. Records off the path, before the compression,
+//! and the UI-only `toolCallResult` and other `systemPayload`s are listed as excluded, so the
+//! unread-structure guard counts them as read on purpose.
+//!
+//! Calls are `functionCall` parts, results `functionResponse` parts (failed with
+//! `response.error`), paired by id as Gemini pairs them. Qwen Code translates the history for
+//! whichever provider it is configured with (mostly OpenAI-compatible endpoints), so the
+//! session is held to the rules every provider shares, and adjacent same-role contents (one
+//! `tool_result` record per parallel call) count as one turn. A call the file ends on is
+//! still running. No fixes are offered: Qwen Code writes through a session-writer lease and
+//! its newer builds re-derive history from more record kinds than this reader follows.
+
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+
+use super::gemini::{pair_idless, part_item};
+use super::{array_at, str_at, Adapter, Dialect, Doc, Format, Planned};
+use crate::edit::plan::EditContext;
+use crate::finding::FixIntent;
+use crate::transcript::{Conversation, Loc, Pairing, Role};
+use crate::tree::Value as Tree;
+
+pub struct QwenCode;
+
+/// Record types Qwen Code writes.
+const TYPES: [&str; 4] = ["user", "assistant", "tool_result", "system"];
+
+impl Dialect for QwenCode {}
+
+/// Whether a record carries Qwen Code's envelope.
+fn is_record(record: &Tree) -> bool {
+    str_at(record, "uuid").is_some()
+        && record
+            .get("parentUuid")
+            .is_some_and(|p| p.is_null() || p.is_string())
+        && str_at(record, "type").is_some_and(|t| TYPES.contains(&t))
+}
+
+impl Adapter for QwenCode {
+    fn format(&self) -> Format {
+        Format::QwenCode
+    }
+
+    fn has_documents(&self) -> bool {
+        false
+    }
+
+    fn sniff_record(&self, record: &Tree) -> Option<u8> {
+        if !is_record(record) {
+            return None;
+        }
+        let gemini_content = record
+            .get("message")
+            .is_some_and(|m| array_at(m, "parts").is_some() && m.get("content").is_none());
+        // Above Claude Code's 90 for the same envelope: `parts` is Gemini's, never Claude's.
+        if gemini_content || str_at(record, "type") == Some("tool_result") {
+            return Some(95);
+        }
+        let system = str_at(record, "type") == Some("system")
+            && record.get("systemPayload").is_some_and(Tree::is_object);
+        system.then_some(60)
+    }
+
+    fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
+        if !docs.iter().any(|d| is_record(d.value)) && !docs.is_empty() {
+            return Err(
+                "expected Qwen Code chat records (`{uuid, parentUuid, sessionId, type, message: {role, parts}}` lines)"
+                    .into(),
+            );
+        }
+        Ok(vec![read_session(docs)])
+    }
+
+    /// Lint only: see the module documentation.
+    fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
+        Planned::Unsupported
+    }
+}
+
+/// The session as `SessionService.loadSession` and `buildApiHistoryFromConversation` rebuild it.
+fn read_session(docs: &[Doc<'_>]) -> Conversation {
+    let first = docs.first().map_or(0, |d| d.base);
+    let mut conv = Conversation::new(Format::QwenCode, Loc::new(first, ""), Pairing::NextTurn);
+    conv.results_role = Role::User;
+    // A call the session ends on is still running, not unanswered.
+    conv.resumable = false;
+
+    let records: Vec<&Doc<'_>> = docs.iter().filter(|d| is_record(d.value)).collect();
+    let mut by_uuid: HashMap<&str, Vec<&Doc<'_>>> = HashMap::new();
+    for doc in &records {
+        if let Some(uuid) = str_at(doc.value, "uuid") {
+            by_uuid.entry(uuid).or_default().push(doc);
+        }
+    }
+    // The path from the last record up its `parentUuid` chain.
+    let mut chain: Vec<&str> = Vec::new();
+    let mut visited = HashSet::new();
+    let mut current = records.last().and_then(|d| str_at(d.value, "uuid"));
+    while let Some(uuid) = current {
+        if !visited.insert(uuid) {
+            break;
+        }
+        chain.push(uuid);
+        let Some(group) = by_uuid.get(uuid) else {
+            break;
+        };
+        current = group
+            .first()
+            .and_then(|d| str_at(d.value, "parentUuid"))
+            .filter(|p| !p.is_empty());
+    }
+    chain.reverse();
+    let messages: Vec<&[&Doc<'_>]> = chain
+        .iter()
+        .filter_map(|uuid| by_uuid.get(uuid).map(Vec::as_slice))
+        .collect();
+
+    // The last compression checkpoint on the path.
+    let compression = messages.iter().rposition(|group| {
+        group.first().is_some_and(|d| {
+            str_at(d.value, "type") == Some("system")
+                && str_at(d.value, "subtype") == Some("chat_compression")
+                && compressed_history(d.value).is_some()
+        })
+    });
+
+    // Everything not replayed is accounted for.
+    let on_path: HashSet<usize> = messages
+        .iter()
+        .flat_map(|group| group.iter().map(|d| d.base))
+        .collect();
+    for doc in &records {
+        let at = Loc::new(doc.base, "");
+        conv.excluded.push(at.child("toolCallResult"));
+        // The record's own `type: "tool_result"` is an envelope, not a result block: what it
+        // carries is read from `message`.
+        if str_at(doc.value, "type") == Some("tool_result") {
+            conv.excluded.push(at.clone());
+        }
+        let live_checkpoint = compression
+            .and_then(|c| messages.get(c))
+            .is_some_and(|group| group.iter().any(|d| d.base == doc.base));
+        if !live_checkpoint {
+            conv.excluded.push(at.child("systemPayload"));
+        }
+        if !on_path.contains(&doc.base) {
+            conv.excluded.push(at.child("message"));
+        }
+    }
+
+    let start = match compression {
+        Some(c) => {
+            if let Some(doc) = messages.get(c).and_then(|g| g.first()) {
+                let list_loc = Loc::new(doc.base, "")
+                    .child("systemPayload")
+                    .child("compressedHistory");
+                for (k, content) in compressed_history(doc.value)
+                    .map_or(&[][..], Vec::as_slice)
+                    .iter()
+                    .enumerate()
+                {
+                    push_content(&mut conv, content, &list_loc.child(k));
+                }
+            }
+            for group in messages.get(..c).unwrap_or_default() {
+                for doc in group.iter() {
+                    conv.excluded.push(Loc::new(doc.base, "").child("message"));
+                }
+            }
+            c + 1
+        }
+        None => 0,
+    };
+    for group in messages.get(start..).unwrap_or_default() {
+        let system = group
+            .first()
+            .is_some_and(|d| str_at(d.value, "type") == Some("system"));
+        for doc in group.iter() {
+            let at = Loc::new(doc.base, "");
+            // After a checkpoint, system records are skipped whatever they hold.
+            if system && compression.is_some() {
+                conv.excluded.push(at.child("message"));
+                continue;
+            }
+            if let Some(message) = doc.value.get("message").filter(|m| m.is_object()) {
+                // Aggregated records keep the first record's role.
+                let role_from = group.first().and_then(|d| d.value.get("message"));
+                push_parts(&mut conv, message, role_from, &at.child("message"), &at);
+            }
+        }
+    }
+    pair_idless(&mut conv);
+    conv
+}
+
+fn compressed_history<'a>(record: &'a Tree<'a>) -> Option<&'a Vec<Tree<'a>>> {
+    record
+        .get("systemPayload")
+        .and_then(|p| array_at(p, "compressedHistory"))
+}
+
+/// One `Content` of a compression checkpoint.
+fn push_content(conv: &mut Conversation, content: &Tree, loc: &Loc) {
+    push_parts(conv, content, Some(content), loc, loc);
+}
+
+/// The parts of a `Content` at `loc` (in the record at `at`), in the turn of its role.
+/// Thought parts are stripped before sending and are not read.
+fn push_parts(
+    conv: &mut Conversation,
+    content: &Tree,
+    role_from: Option<&Tree>,
+    loc: &Loc,
+    at: &Loc,
+) {
+    let role = match role_from.and_then(|m| str_at(m, "role")) {
+        Some("model") => Role::Assistant,
+        _ => Role::User,
+    };
+    let parts = array_at(content, "parts").map_or(&[][..], Vec::as_slice);
+    for (j, part) in parts.iter().enumerate() {
+        if part.get("thought").and_then(Tree::as_bool) == Some(true) {
+            continue;
+        }
+        conv.push(role, at, part_item(part, loc.child("parts").child(j), at));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tree_json as json;
+
+    use super::*;
+    use crate::formats::session_docs;
+    use crate::transcript::Item;
+
+    fn record(
+        uuid: &str,
+        parent: Option<&str>,
+        kind: &str,
+        message: Tree<'static>,
+    ) -> Tree<'static> {
+        json!({"uuid": uuid, "parentUuid": parent, "sessionId": "s", "timestamp": "t", "type": kind, "cwd": "/w", "version": "0.5.2", "message": message})
+    }
+
+    fn conversation(records: &[Tree<'_>]) -> Conversation {
+        let mut convs = QwenCode
+            .normalise(&session_docs(records))
+            .unwrap_or_default();
+        convs.pop().expect("one conversation")
+    }
+
+    #[test]
+    fn sniffs_qwen_records_only() {
+        let user = record(
+            "u",
+            None,
+            "user",
+            json!({"role": "user", "parts": [{"text": "hi"}]}),
+        );
+        assert_eq!(QwenCode.sniff_record(&user), Some(95));
+        let result = json!({"uuid": "r", "parentUuid": "u", "sessionId": "s", "type": "tool_result", "message": {"role": "user", "parts": []}});
+        assert_eq!(QwenCode.sniff_record(&result), Some(95));
+        let compression = json!({"uuid": "c", "parentUuid": "r", "sessionId": "s", "type": "system", "subtype": "chat_compression", "systemPayload": {"compressedHistory": []}});
+        assert_eq!(QwenCode.sniff_record(&compression), Some(60));
+        // Near misses: Claude Code (same envelope, `message.content`), Gemini CLI, pi, Codex.
+        for other in [
+            json!({"type": "user", "uuid": "u", "parentUuid": null, "sessionId": "s", "cwd": "/w", "version": "2.0.1", "message": {"role": "user", "content": "hi"}}),
+            json!({"type": "assistant", "uuid": "u", "parentUuid": "p", "sessionId": "s", "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}]}}),
+            json!({"type": "system", "subtype": "compact_boundary", "uuid": "u", "parentUuid": null, "sessionId": "s", "content": "Conversation compacted"}),
+            json!({"id": "m", "timestamp": "t", "type": "gemini", "content": [{"functionCall": {"name": "ls", "args": {}}}]}),
+            json!({"type": "message", "id": "a1", "parentId": null, "message": {"role": "toolResult", "toolCallId": "c", "toolName": "bash", "content": []}}),
+            json!({"type": "response_item", "payload": {"type": "function_call", "call_id": "c", "name": "shell", "arguments": "{}"}}),
+        ] {
+            assert_eq!(QwenCode.sniff_record(&other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn follows_the_chain_from_the_last_record_and_joins_records_of_one_uuid() {
+        let records = [
+            record(
+                "u1",
+                None,
+                "user",
+                json!({"role": "user", "parts": [{"text": "go"}]}),
+            ),
+            record(
+                "a1",
+                Some("u1"),
+                "assistant",
+                json!({"role": "model", "parts": [{"functionCall": {"id": "c1", "name": "ls", "args": {}}}]}),
+            ),
+            // A second record of a1 (streamed in two writes): its parts join a1's.
+            record(
+                "a1",
+                Some("u1"),
+                "assistant",
+                json!({"role": "model", "parts": [{"functionCall": {"id": "c2", "name": "ls", "args": {}}}]}),
+            ),
+            // An abandoned branch.
+            record(
+                "x1",
+                Some("u1"),
+                "assistant",
+                json!({"role": "model", "parts": [{"functionCall": {"id": "gone", "name": "rm", "args": {}}}]}),
+            ),
+            record(
+                "r1",
+                Some("a1"),
+                "tool_result",
+                json!({"role": "user", "parts": [{"functionResponse": {"id": "c1", "name": "ls", "response": {}}}]}),
+            ),
+            record(
+                "r2",
+                Some("r1"),
+                "tool_result",
+                json!({"role": "user", "parts": [{"functionResponse": {"id": "c2", "name": "ls", "response": {}}}]}),
+            ),
+        ];
+        let conv = conversation(&records);
+        let calls: Vec<&str> = conv.calls().map(|(_, c)| c.key.as_str()).collect();
+        assert_eq!(calls, ["c1", "c2"]);
+        // Both results sit in one user turn after the calls.
+        let roles: Vec<Role> = conv.turns.iter().map(|t| t.role).collect();
+        assert_eq!(roles, [Role::User, Role::Assistant, Role::User]);
+        let excluded: Vec<(usize, &str)> = conv
+            .excluded
+            .iter()
+            .map(|l| (l.base, l.pointer.as_str()))
+            .collect();
+        assert!(excluded.contains(&(3, "/message")));
+    }
+
+    #[test]
+    fn the_last_compression_on_the_path_starts_the_history() {
+        let records = [
+            record(
+                "u1",
+                None,
+                "user",
+                json!({"role": "user", "parts": [{"functionResponse": {"id": "old", "name": "ls", "response": {}}}]}),
+            ),
+            json!({"uuid": "c1", "parentUuid": "u1", "sessionId": "s", "type": "system", "subtype": "chat_compression",
+                   "systemPayload": {"info": {}, "compressedHistory": [{"role": "user", "parts": [{"text": "summary"}]}, {"role": "model", "parts": [{"text": "ok"}]}]}}),
+            json!({"uuid": "t1", "parentUuid": "c1", "sessionId": "s", "type": "system", "subtype": "ui_telemetry", "systemPayload": {"uiEvent": {}}}),
+            record(
+                "u2",
+                Some("t1"),
+                "user",
+                json!({"role": "user", "parts": [{"text": "next"}]}),
+            ),
+        ];
+        let conv = conversation(&records);
+        let turns: Vec<(usize, &str)> = conv
+            .turns
+            .iter()
+            .map(|t| (t.loc.base, t.loc.pointer.as_str()))
+            .collect();
+        assert_eq!(
+            turns,
+            [
+                (1, "/systemPayload/compressedHistory/0"),
+                (1, "/systemPayload/compressedHistory/1"),
+                (3, "")
+            ]
+        );
+        assert_eq!(conv.results().count(), 0);
+        let thoughts = conv
+            .turns
+            .iter()
+            .flat_map(|t| &t.items)
+            .filter(|i| matches!(i, Item::Thinking(_)))
+            .count();
+        assert_eq!(thoughts, 0);
+    }
+
+    #[test]
+    fn not_qwen_when_forced_on_other_lines() {
+        let records = [json!({"role": "user", "content": "hi"})];
+        assert!(QwenCode.normalise(&session_docs(&records)).is_err());
+    }
+}
