@@ -28,7 +28,8 @@ missing = [n for n in need if n not in names]
 if not any(n.startswith("toolcheck/_toolcheck") and n.endswith((".so", ".pyd")) for n in names):
     missing.append("toolcheck/_toolcheck extension module")
 entry = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
-if not entry or b"toolcheck = toolcheck._cli:main" not in zipfile.ZipFile(sys.argv[1]).read(entry[0]):
+scripts = zipfile.ZipFile(sys.argv[1]).read(entry[0]).decode() if entry else ""
+if "toolcheck=toolcheck._cli:main" not in scripts.replace(" ", ""):
     missing.append("the toolcheck console script")
 if missing:
     sys.exit(f"{sys.argv[1]} lacks: {', '.join(missing)}")

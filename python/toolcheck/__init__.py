@@ -21,6 +21,8 @@ __all__ = [
     "FixError",
     "lint",
     "lint_path",
+    "guard",
+    "ToolHistoryError",
     "lint_many",
     "lint_arrow",
     "fix",
@@ -461,3 +463,7 @@ def fix(
 
 def _record_findings_json(found: Sequence[Finding]) -> str:
     return json.dumps([f.to_dict() for f in found], ensure_ascii=False)
+
+
+# The guard builds on lint() and fix() above.
+from .guard import ToolHistoryError, guard  # noqa: E402

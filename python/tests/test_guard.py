@@ -1,0 +1,160 @@
+"""toolcheck.guard: raise, repair or warn before a history is sent to a provider."""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+
+import pytest
+
+import toolcheck
+from toolcheck import ToolHistoryError
+
+SYSTEM = {"role": "system", "content": "You are a support agent."}
+
+# A memory window evicted the call but kept its result: the window opens with an orphan.
+ORPHAN_AT_HEAD = [
+    SYSTEM,
+    {"role": "tool", "tool_call_id": "call_evicted", "content": "order A-1: shipped"},
+    {"role": "user", "content": "And order A-2?"},
+]
+
+# An interrupted stream saved half-received arguments.
+TRUNCATED = [
+    SYSTEM,
+    {"role": "user", "content": "Search the docs"},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "search", "arguments": '{"query": "hello wor'}}
+        ],
+    },
+    {"role": "tool", "tool_call_id": "call_1", "content": "interrupted"},
+    {"role": "user", "content": "Try again"},
+]
+
+SEARCH = {
+    "type": "function",
+    "function": {
+        "name": "search",
+        "description": "Search the docs",
+        "parameters": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]},
+    },
+}
+
+# A call with empty arguments to a tool whose schema requires some (a warning: it is sent).
+EMPTY_ARGS = {
+    "model": "gpt-4o",
+    "tools": [SEARCH],
+    "messages": [
+        SYSTEM,
+        {"role": "user", "content": "Search"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "call_2", "type": "function", "function": {"name": "search", "arguments": "{}"}}],
+        },
+        {"role": "tool", "tool_call_id": "call_2", "content": "Error: query is required"},
+    ],
+}
+
+# A tool schema passed as a JSON-encoded string.
+DOUBLE_ENCODED_SCHEMA = {
+    "model": "gpt-4o",
+    "tools": [{"type": "function", "function": {**SEARCH["function"], "parameters": json.dumps(SEARCH["function"]["parameters"])}}],
+    "messages": [SYSTEM, {"role": "user", "content": "Search for pricing"}],
+}
+
+CLEAN = [
+    SYSTEM,
+    {"role": "user", "content": "Search the docs"},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"id": "call_3", "type": "function", "function": {"name": "search", "arguments": '{"query": "x"}'}}],
+    },
+    {"role": "tool", "tool_call_id": "call_3", "content": "3 results"},
+]
+
+
+def test_a_clean_history_passes_unchanged_in_every_mode():
+    for mode in ("raise", "repair", "warn"):
+        before = copy.deepcopy(CLEAN)
+        assert toolcheck.guard(CLEAN, provider="openai", mode=mode) is CLEAN
+        assert CLEAN == before
+
+
+def test_raise_lists_what_the_provider_rejects_with_the_fix():
+    with pytest.raises(ToolHistoryError) as err:
+        toolcheck.guard(ORPHAN_AT_HEAD, provider="anthropic")
+    assert [f.code for f in err.value.findings] == ["TC101"]
+    text = str(err.value)
+    assert "anthropic would reject" in text and "/1" in text and "fix (safe)" in text
+
+
+def test_repair_returns_the_repaired_history_and_reports_it(caplog):
+    seen = []
+    before = copy.deepcopy(ORPHAN_AT_HEAD)
+    with caplog.at_level(logging.INFO, logger="toolcheck"):
+        repaired = toolcheck.guard(
+            ORPHAN_AT_HEAD, provider="openai", mode="repair", on_repair=lambda result, found: seen.append(found)
+        )
+    assert repaired == [SYSTEM, {"role": "user", "content": "And order A-2?"}]
+    assert ORPHAN_AT_HEAD == before, "the caller's list is not modified"
+    assert [f.code for f in seen[0]] == ["TC101"]
+    assert "TC101" in caplog.text
+    assert toolcheck.guard(repaired, provider="openai") is repaired
+
+
+def test_what_no_safe_fix_repairs_still_raises():
+    # Truncated arguments: the only fix discards them (unsafe), so repair refuses.
+    with pytest.raises(ToolHistoryError) as err:
+        toolcheck.guard(TRUNCATED, provider="openai", mode="repair")
+    assert [f.code for f in err.value.findings] == ["TC201"]
+
+
+def test_warnings_are_left_alone_unless_everything_is_asked_for(caplog):
+    assert toolcheck.guard(EMPTY_ARGS, provider="openai") is EMPTY_ARGS
+    with pytest.raises(ToolHistoryError) as err:
+        toolcheck.guard(EMPTY_ARGS, provider="openai", everything=True)
+    assert "TC202" in [f.code for f in err.value.findings]
+    with caplog.at_level(logging.WARNING, logger="toolcheck"):
+        assert toolcheck.guard(EMPTY_ARGS, provider="openai", mode="warn", everything=True) is EMPTY_ARGS
+    assert "TC202" in caplog.text
+
+
+def test_a_double_encoded_schema_is_decoded():
+    repaired = toolcheck.guard(DOUBLE_ENCODED_SCHEMA, provider="openai", mode="repair")
+    assert repaired["tools"][0]["function"]["parameters"] == SEARCH["function"]["parameters"]
+    assert repaired["messages"] == DOUBLE_ENCODED_SCHEMA["messages"]
+
+
+def test_the_guard_agrees_with_lint():
+    for history in (ORPHAN_AT_HEAD, TRUNCATED, DOUBLE_ENCODED_SCHEMA):
+        errors = [f for f in toolcheck.lint(history, target="openai") if f.severity == "error"]
+        with pytest.raises(ToolHistoryError) as err:
+            toolcheck.guard(history, provider="openai")
+        assert err.value.findings == errors
+
+
+def test_bad_mode():
+    with pytest.raises(ValueError, match="guard mode"):
+        toolcheck.guard(CLEAN, mode="fix")
+
+
+def test_langchain_messages_come_back_as_langchain_messages():
+    messages = pytest.importorskip("langchain_core.messages")
+    history = [
+        messages.SystemMessage("You are a support agent."),
+        messages.ToolMessage("order A-1: shipped", tool_call_id="call_evicted"),
+        messages.HumanMessage("And order A-2?"),
+    ]
+    with pytest.raises(ToolHistoryError):
+        toolcheck.guard(history, provider="anthropic")
+    repaired = toolcheck.guard(history, provider="anthropic", mode="repair")
+    assert [type(m).__name__ for m in repaired] == ["SystemMessage", "HumanMessage"]
+    assert repaired[1].content == "And order A-2?"
+    clean = [messages.HumanMessage("hi"), messages.AIMessage("hello")]
+    assert toolcheck.guard(clean, provider="anthropic") is clean
