@@ -34,16 +34,22 @@ pub enum Provider {
     Bedrock,
     /// Mistral chat completions.
     Mistral,
+    /// Gemini on Vertex AI: Gemini's rules, held strictly where the endpoints differ. Vertex
+    /// keeps consecutive same-role Contents apart where the Gemini API has accepted them
+    /// merged (see `result-count-mismatch`), so a history that must work on both is checked
+    /// with `--target gemini-vertex`.
+    GeminiVertex,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 6] = [
+    pub const ALL: [Provider; 7] = [
         Provider::Openai,
         Provider::OpenaiResponses,
         Provider::Anthropic,
         Provider::Gemini,
         Provider::Bedrock,
         Provider::Mistral,
+        Provider::GeminiVertex,
     ];
 
     pub fn name(self) -> &'static str {
@@ -54,6 +60,16 @@ impl Provider {
             Provider::Gemini => "gemini",
             Provider::Bedrock => "bedrock",
             Provider::Mistral => "mistral",
+            Provider::GeminiVertex => "gemini-vertex",
+        }
+    }
+
+    /// The provider whose rules this one follows wherever the endpoints agree (Gemini for
+    /// `gemini-vertex`).
+    pub fn base(self) -> Provider {
+        match self {
+            Provider::GeminiVertex => Provider::Gemini,
+            other => other,
         }
     }
 
@@ -122,21 +138,35 @@ pub fn rejected_by(code: &str) -> &'static [Provider] {
         // `tool_use_id` found in `tool_result` blocks" / "function response turn comes
         // immediately after a function call turn" / "number of toolResult blocks ...
         // exceeds the number of toolUse blocks of previous turn".
-        "TC101" => &[Openai, OpenaiResponses, Anthropic, Gemini, Bedrock],
+        "TC101" => &[
+            Openai,
+            OpenaiResponses,
+            Anthropic,
+            Gemini,
+            Bedrock,
+            GeminiVertex,
+        ],
         // "An assistant message with 'tool_calls' must be followed by tool messages" / "No
         // tool output found for function call" / "`tool_use` ids were found without
         // `tool_result` blocks immediately after" / "the number of function response parts is
         // equal to the number of function call parts" / "Expected toolResult blocks".
-        "TC102" => &[Openai, OpenaiResponses, Anthropic, Gemini, Bedrock],
+        "TC102" => &[
+            Openai,
+            OpenaiResponses,
+            Anthropic,
+            Gemini,
+            Bedrock,
+            GeminiVertex,
+        ],
         // Results later than the next turn: rejected wherever results must follow their call
         // at once; the Responses API accepts an output anywhere after its call.
-        "TC103" => &[Openai, Anthropic, Gemini, Bedrock],
+        "TC103" => &[Openai, Anthropic, Gemini, Bedrock, GeminiVertex],
         // "`tool_use` ids must be unique".
         "TC104" => &[Anthropic],
         // Structured-argument providers cannot carry broken JSON ("Input should be a valid
         // dictionary"); OpenAI-compatible gateways reject it ("Invalid JSON format in tool
         // call arguments").
-        "TC201" | "TC203" => &[Openai, Anthropic, Gemini, Bedrock],
+        "TC201" | "TC203" => &[Openai, Anthropic, Gemini, Bedrock, GeminiVertex],
         _ => &[],
     }
 }
