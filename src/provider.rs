@@ -130,6 +130,9 @@ pub fn list(providers: &[Provider]) -> String {
 /// The providers known to reject a history with a finding of rule `code` (see each rule's
 /// documentation for the error text, and `provider-errors.md` for sources). Rules whose
 /// findings cost money or correctness but are accepted by every provider are not listed.
+///
+/// Gemini on Vertex AI (`gemini-vertex`) is not listed: it rejects whatever Gemini rejects
+/// (`Context::judge` adds it).
 pub fn rejected_by(code: &str) -> &'static [Provider] {
     use Provider::*;
     match code {
@@ -138,35 +141,21 @@ pub fn rejected_by(code: &str) -> &'static [Provider] {
         // `tool_use_id` found in `tool_result` blocks" / "function response turn comes
         // immediately after a function call turn" / "number of toolResult blocks ...
         // exceeds the number of toolUse blocks of previous turn".
-        "TC101" => &[
-            Openai,
-            OpenaiResponses,
-            Anthropic,
-            Gemini,
-            Bedrock,
-            GeminiVertex,
-        ],
+        "TC101" => &[Openai, OpenaiResponses, Anthropic, Gemini, Bedrock],
         // "An assistant message with 'tool_calls' must be followed by tool messages" / "No
         // tool output found for function call" / "`tool_use` ids were found without
         // `tool_result` blocks immediately after" / "the number of function response parts is
         // equal to the number of function call parts" / "Expected toolResult blocks".
-        "TC102" => &[
-            Openai,
-            OpenaiResponses,
-            Anthropic,
-            Gemini,
-            Bedrock,
-            GeminiVertex,
-        ],
+        "TC102" => &[Openai, OpenaiResponses, Anthropic, Gemini, Bedrock],
         // Results later than the next turn: rejected wherever results must follow their call
         // at once; the Responses API accepts an output anywhere after its call.
-        "TC103" => &[Openai, Anthropic, Gemini, Bedrock, GeminiVertex],
+        "TC103" => &[Openai, Anthropic, Gemini, Bedrock],
         // "`tool_use` ids must be unique".
         "TC104" => &[Anthropic],
         // Structured-argument providers cannot carry broken JSON ("Input should be a valid
         // dictionary"); OpenAI-compatible gateways reject it ("Invalid JSON format in tool
         // call arguments").
-        "TC201" | "TC203" => &[Openai, Anthropic, Gemini, Bedrock, GeminiVertex],
+        "TC201" | "TC203" => &[Openai, Anthropic, Gemini, Bedrock],
         _ => &[],
     }
 }
