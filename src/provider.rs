@@ -34,16 +34,22 @@ pub enum Provider {
     Bedrock,
     /// Mistral chat completions.
     Mistral,
+    /// Gemini on Vertex AI: Gemini's rules, held strictly where the endpoints differ. Vertex
+    /// keeps consecutive same-role Contents apart where the Gemini API has accepted them
+    /// merged (see `result-count-mismatch`), so a history that must work on both is checked
+    /// with `--target gemini-vertex`.
+    GeminiVertex,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 6] = [
+    pub const ALL: [Provider; 7] = [
         Provider::Openai,
         Provider::OpenaiResponses,
         Provider::Anthropic,
         Provider::Gemini,
         Provider::Bedrock,
         Provider::Mistral,
+        Provider::GeminiVertex,
     ];
 
     pub fn name(self) -> &'static str {
@@ -54,6 +60,16 @@ impl Provider {
             Provider::Gemini => "gemini",
             Provider::Bedrock => "bedrock",
             Provider::Mistral => "mistral",
+            Provider::GeminiVertex => "gemini-vertex",
+        }
+    }
+
+    /// The provider whose rules this one follows wherever the endpoints agree (Gemini for
+    /// `gemini-vertex`).
+    pub fn base(self) -> Provider {
+        match self {
+            Provider::GeminiVertex => Provider::Gemini,
+            other => other,
         }
     }
 
@@ -119,6 +135,9 @@ pub fn list(providers: &[Provider]) -> String {
 /// The providers known to reject a history with a finding of rule `code` (see each rule's
 /// documentation for the error text, and `provider-errors.md` for sources). Rules whose
 /// findings cost money or correctness but are accepted by every provider are not listed.
+///
+/// Gemini on Vertex AI (`gemini-vertex`) is not listed: it rejects whatever Gemini rejects
+/// (`Context::judge` adds it).
 pub fn rejected_by(code: &str) -> &'static [Provider] {
     use Provider::*;
     match code {

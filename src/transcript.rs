@@ -109,6 +109,11 @@ pub struct Conversation {
     /// messages): not checked, and accounted for by the unread-structure guard, which
     /// counts what sits inside them as read on purpose.
     pub excluded: Vec<Loc>,
+    /// Turns that follow a turn of the same role which some of the provider's endpoints merge
+    /// with it and others keep apart (Gemini `user` and `model` Contents: the Gemini API has
+    /// accepted shapes that only hold merged, Vertex AI rejected them): each such turn's
+    /// index, ascending. Rules judge what depends on the merge as contested.
+    pub contested_merges: Vec<usize>,
 }
 
 /// A run of messages the provider treats as one turn (adjacent same-role messages merged
@@ -365,10 +370,16 @@ impl Conversation {
             loc,
             thinking: None,
             excluded: Vec::new(),
+            contested_merges: Vec::new(),
         }
     }
 
     /// Every call with its turn index, in order.
+    /// Whether turn `t` is one that some endpoints merge into the turn before it.
+    pub fn merge_contested(&self, t: usize) -> bool {
+        self.contested_merges.binary_search(&t).is_ok()
+    }
+
     pub fn calls(&self) -> impl Iterator<Item = (usize, &ToolCall)> {
         self.turns.iter().enumerate().flat_map(|(t, turn)| {
             turn.items.iter().filter_map(move |item| match item {

@@ -47,6 +47,35 @@ fn gemini_split_responses_are_one_finding_on_the_call_turn() {
     assert!(lint(&["fixtures/gemini/clean-request.json"]).is_empty());
 }
 
+/// Each Gemini split shape as the evidence judges it (see `result-count-mismatch` and
+/// `call-turn-out-of-place`): responses split over `function` Contents, rejected everywhere;
+/// over `user` Contents, accepted by the Gemini API and rejected by Vertex AI; calls split
+/// over consecutive `model` Contents, accepted by gemini-3-flash-preview; one Content each,
+/// accepted.
+#[test]
+fn gemini_split_verdicts_follow_the_evidence() {
+    let mut report = String::new();
+    for file in [
+        "fixtures/gemini/broken-split-function-responses.json",
+        "fixtures/gemini/broken-split-responses.json",
+        "fixtures/gemini/broken-consecutive-model-calls.json",
+        "fixtures/gemini/clean-parallel-responses.json",
+    ] {
+        for target in ["gemini", "gemini-vertex"] {
+            let out = toolcheck(&[
+                "lint",
+                file,
+                "--target",
+                target,
+                "--output-format",
+                "concise",
+            ]);
+            report.push_str(&format!("$ --target {target}\n{}\n", out.stdout));
+        }
+    }
+    insta::assert_snapshot!(report);
+}
+
 #[test]
 fn bedrock_split_results_are_one_finding_not_a_misplaced_result_each() {
     assert_eq!(

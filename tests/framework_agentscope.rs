@@ -109,3 +109,45 @@ fn clean_sessions_are_recognised_and_do_not_fire() {
     ]);
     assert!(!other.stdout.contains("\"agentscope\""), "{}", other.stdout);
 }
+
+/// A werewolf player's memory opens with the moderator's and other players' assistant
+/// messages. AgentScope's multi-agent formatters fold every message without tool blocks into a
+/// user `<history>` message, so the provider sees a user turn before the player's call: no
+/// `call-turn-out-of-place`, whatever the target. The same memory with one agent only is sent
+/// as it stands, and its call turn does open the history after assistant text.
+#[test]
+fn a_multi_agent_memory_is_read_as_the_formatter_sends_it() {
+    let file = "fixtures/agentscope/clean-multi-agent-memory.json";
+    let multi = toolcheck(&[
+        "lint",
+        file,
+        "--target",
+        "gemini",
+        "--output-format",
+        "concise",
+    ]);
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    let single = text
+        .replace("\"Moderator\"", "\"Player2\"")
+        .replace("\"Player4\"", "\"Player2\"");
+    let one = common::toolcheck_stdin(
+        &[
+            "lint",
+            "-",
+            "--stdin-filename",
+            "single-agent.json",
+            "--input-format",
+            "agentscope",
+            "--target",
+            "gemini",
+            "--output-format",
+            "concise",
+        ],
+        &single,
+    );
+    assert_eq!(one.code, 1, "{}", one.stderr);
+    insta::assert_snapshot!(format!(
+        "multi-agent:\n{}\nsingle agent:\n{}",
+        multi.stdout, one.stdout
+    ));
+}

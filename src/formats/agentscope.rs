@@ -16,6 +16,11 @@
 //!   are split that way here.
 //! - Java: results in `role: "TOOL"` messages.
 //!
+//! - Multi-agent memories (assistant messages from more than one agent, e.g. a game's
+//!   moderator and players): the multi-agent formatters (`DashScopeMultiAgentFormatter` and
+//!   siblings, agentscope `src/agentscope/formatter/_dashscope_formatter.py`) fold every
+//!   message without tool blocks into a user `<history>` message, so those are user turns.
+//!
 //! Failure markers: 2.x `state` `error`/`denied`/`interrupted`; 1.x output text starting
 //! `Error`, `[ERROR]` (Java), or one of the `Toolkit`'s error names. No tool definitions are
 //! persisted (`--tools` supplies them). Pairing is by block `id`.
@@ -131,6 +136,7 @@ impl Adapter for AgentScope {
                 let root = Loc::new(doc.base, pointer);
                 let mut conv =
                     Conversation::new(Format::AgentScope, root.clone(), Pairing::NextTurn);
+                let multi = multi_agent(list.iter().filter_map(|item| entry(item).map(|e| e.0)));
                 for (i, item) in list.iter().enumerate() {
                     let (msg, pair) = entry(item).ok_or_else(|| {
                         format!(
@@ -140,7 +146,7 @@ impl Adapter for AgentScope {
                     })?;
                     let at = root.child(i);
                     let msg_loc = if pair { at.child(0) } else { at.clone() };
-                    read_message(&mut conv, msg, &msg_loc, &at);
+                    read_message(&mut conv, msg, &msg_loc, &at, multi);
                 }
                 out.push(conv);
             }
@@ -163,12 +169,13 @@ impl Adapter for AgentScope {
         let first = docs.first().map_or(0, |d| d.base);
         let mut conv =
             Conversation::new(Format::AgentScope, Loc::new(first, ""), Pairing::NextTurn);
+        let multi = multi_agent(docs.iter().map(|d| d.value));
         for doc in docs {
             if !is_msg(doc.value) {
                 return Some(Err("expected one AgentScope message per line".into()));
             }
             let loc = Loc::new(doc.base, "");
-            read_message(&mut conv, doc.value, &loc, &loc);
+            read_message(&mut conv, doc.value, &loc, &loc, multi);
         }
         Some(Ok(vec![conv]))
     }
@@ -222,10 +229,46 @@ fn interrupted_result(site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
     Some(if pair { json!([msg, []]) } else { msg })
 }
 
+/// Whether a memory holds more than one agent's assistant messages (a game's moderator and
+/// players, a debate): such a memory is sent with a multi-agent formatter.
+fn multi_agent<'a>(msgs: impl Iterator<Item = &'a Tree<'a>>) -> bool {
+    let mut first: Option<&str> = None;
+    for msg in msgs {
+        let assistant = str_at(msg, "role").is_some_and(|r| r.eq_ignore_ascii_case("assistant"));
+        let Some(name) = str_at(msg, "name").filter(|_| assistant) else {
+            continue;
+        };
+        match first {
+            None => first = Some(name),
+            Some(seen) if seen != name => return true,
+            Some(_) => {}
+        }
+    }
+    false
+}
+
+fn has_tool_blocks(msg: &Tree) -> bool {
+    msg.get("content")
+        .and_then(Tree::as_array)
+        .is_some_and(|blocks| {
+            blocks.iter().any(|b| {
+                matches!(
+                    str_at(b, "type"),
+                    Some("tool_use" | "tool_call" | "tool_result")
+                )
+            })
+        })
+}
+
 /// Reads one message at `msg_loc`; `entry_loc` is its memory entry (the pair, for 1.x), which
-/// fixes remove or insert after.
-fn read_message(conv: &mut Conversation, msg: &Tree, msg_loc: &Loc, entry_loc: &Loc) {
+/// fixes remove or insert after. In a multi-agent memory (`multi`), the multi-agent formatters
+/// (`DashScopeMultiAgentFormatter` and its siblings) fold every message without tool blocks,
+/// whichever agent said it, into a user message (`<history>` ... `</history>`, each line
+/// `{name}: {text}`), and send only tool calls and results as they are: so an assistant
+/// message without tool blocks is a user turn here.
+fn read_message(conv: &mut Conversation, msg: &Tree, msg_loc: &Loc, entry_loc: &Loc, multi: bool) {
     let role = match str_at(msg, "role").map(str::to_ascii_lowercase).as_deref() {
+        Some("assistant") if multi && !has_tool_blocks(msg) => Role::User,
         Some("assistant") => Role::Assistant,
         Some("user") => Role::User,
         Some("tool") => Role::Tool,

@@ -6,12 +6,14 @@
 //! `functionResponse {name, response: O, id?}`, failed when `response` has an `error` key.
 //! Older clients send responses in `function`/`tool` turns: they are the user side. The REST
 //! API reads proto3 JSON, so every field may be camelCase or snake_case. Every Content is a
-//! turn of its own: the API merges nothing, so function responses split over consecutive
-//! Contents do not answer the function-call turn (it rejects them: "Please ensure that the
-//! number of function response parts is equal to the number of function call parts of the
-//! function call turn."). Results pair with calls by `id` when present; otherwise the k-th
-//! id-less response named X in the user-side turns after a model turn answers the k-th open
-//! call named X in that model turn.
+//! turn of its own, as Vertex AI takes them: function responses split over consecutive
+//! Contents do not answer the function-call turn there ("Please ensure that the number of
+//! function response parts is equal to the number of function call parts of the function
+//! call turn."), nor over `function` Contents anywhere. The Gemini API has accepted
+//! consecutive `user` or `model` Contents as one turn, so those adjacencies are recorded as
+//! `contested_merges`, for rules to judge. Results pair with calls by `id` when present;
+//! otherwise the k-th id-less response named X in the user-side turns after a model turn
+//! answers the k-th open call named X in that model turn.
 
 // foldhash: these maps key on ids and offsets a run compares itself; SipHash's
 // flood resistance buys nothing there and costs a few percent of a lint.
@@ -140,8 +142,15 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Vec<Conversation>, String> {
             };
             read_tools(container, &root, &mut conv);
         }
+        let mut previous = None;
         for (i, content) in contents.iter().enumerate() {
             push_content(&mut conv, content, &contents_loc.child(i))?;
+            let merges = merging_role(content);
+            if merges.is_some() && merges == previous {
+                conv.contested_merges
+                    .push(conv.turns.len().saturating_sub(1));
+            }
+            previous = merges;
         }
         pair_idless(&mut conv);
         return Ok(vec![conv]);
@@ -164,6 +173,22 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Vec<Conversation>, String> {
         out.push(conv);
     }
     Ok(out)
+}
+
+/// The role under which the Gemini API may merge a Content with a neighbour of the same
+/// role: `user` (or none) and `model`. Recorded traffic shows it answering three parallel
+/// calls from three consecutive `user` Contents (gemini-2.5-flash, 2026-02 and 2026-06) and
+/// taking two consecutive `model` Contents as one call turn (gemini-3-flash-preview), while
+/// Vertex AI rejected split `user` Contents (2026-06, 2026-08). Responses split over `function`
+/// Contents were rejected (gemini-2.0-flash, 2025-06): those are never merged. Sources in
+/// `docs/provider-errors.md`; which rules care is theirs to say.
+fn merging_role(content: &Tree) -> Option<&'static str> {
+    match content.get("role") {
+        None | Some(Tree::Null) => Some("user"),
+        Some(Tree::String(r)) if r == "user" => Some("user"),
+        Some(Tree::String(r)) if r == "model" => Some("model"),
+        _ => None,
+    }
 }
 
 fn push_content(conv: &mut Conversation, content: &Tree, cloc: &Loc) -> Result<(), String> {
@@ -267,8 +292,16 @@ pub(crate) fn pair_idless(conv: &mut Conversation) {
             .iter()
             .position(|turn| turn.role != Role::User)
             .map_or(conv.turns.len(), |n| t + n);
+        // The call turn, with the `model` Contents the Gemini API may merge into it.
+        let mut start = t - 1;
+        while start > 0
+            && conv.merge_contested(start)
+            && conv.turns[start - 1].role == Role::Assistant
+        {
+            start -= 1;
+        }
         let (before, after) = conv.turns.split_at_mut(t);
-        let calls_turn = &before[t - 1];
+        let calls_turns = &before[start..];
         let results_turns = &mut after[..end - t];
         let claimed: HashSet<String> = results_turns
             .iter()
@@ -279,7 +312,7 @@ pub(crate) fn pair_idless(conv: &mut Conversation) {
             })
             .collect();
         let mut open: HashMap<&str, Vec<&str>> = HashMap::new();
-        for item in &calls_turn.items {
+        for item in calls_turns.iter().flat_map(|turn| turn.items.iter()) {
             if let Item::Call(call) = item {
                 if call.id.as_deref().is_none_or(|id| !claimed.contains(id)) {
                     open.entry(call.name.as_str())
@@ -544,6 +577,9 @@ mod tests {
         let roles: Vec<Role> = convs[0].turns.iter().map(|t| t.role).collect();
         use Role::{Assistant, User};
         assert_eq!(roles, [User, Assistant, Assistant, User, User, Assistant]);
+        // Only the second of two `model` Contents is one the Gemini API may merge; a
+        // `function` Content after a `user` one is never merged.
+        assert_eq!(convs[0].contested_merges, [2]);
     }
 
     #[test]

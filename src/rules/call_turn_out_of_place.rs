@@ -13,6 +13,15 @@ declare_rule! {
     /// count as one model turn, since translation layers may merge them: only a history
     /// whose first non-system turn is an assistant turn with tool calls is reported there.
     ///
+    /// A Gemini `model` Content with calls right after another `model` Content is a warning,
+    /// on `gemini` and `gemini-vertex` alike: a gemini-3-flash-preview request with two
+    /// consecutive `model` Contents of one `functionCall` each, answered by one `user`
+    /// Content with both responses, got HTTP 200 (a recorded request, issue 24), and no
+    /// rejection of that exact shape is on record. The result after such a run is not also
+    /// reported as `misplaced-tool-result`. Keep a turn's calls in the one Content Gemini
+    /// returned them in: Gemini 3 signs only the first call of a step (pipecat-ai/pipecat#3420,
+    /// 2026-01, on why split Contents lose signatures).
+    ///
     /// ## Why it matters
     /// Gemini rejects the request with "Please ensure that function call turn comes
     /// immediately after a user turn or after a function response turn."
@@ -67,8 +76,22 @@ impl Rule for CallTurnOutOfPlace {
             }
             let earlier = conv.turns.get(..t).unwrap_or_default();
             let before = earlier.iter().rev().find(|p| p.role != Role::System);
+            let mut verdict = verdict.clone();
             let message = match before {
                 Some(p) if p.role != Role::Assistant => continue,
+                // Consecutive `model` Contents, which the Gemini API has taken as one turn.
+                Some(p) if native && conv.merge_contested(t) => {
+                    let Some(contested) =
+                        cx.judge_contested(&[], &[Provider::Gemini, Provider::GeminiVertex])
+                    else {
+                        continue;
+                    };
+                    verdict = contested;
+                    format!(
+                        "turn of tool calls comes right after another model Content ({}); the Gemini API has accepted consecutive model Contents as one turn, but a turn's calls belong in the one Content Gemini returned them in",
+                        cx.describe(&p.loc)
+                    )
+                }
                 Some(p) if native => format!(
                     "turn of tool calls comes right after another model turn ({}); a function call turn must follow a user turn or a function response turn",
                     cx.describe(&p.loc)
@@ -93,7 +116,7 @@ impl Rule for CallTurnOutOfPlace {
             out.push(
                 Finding::at(&Self::META, &turn.loc, message)
                     .help("restore the user turn that asked for these calls, or remove the calls and their results")
-                    .rejected_by(verdict.clone()),
+                    .rejected_by(verdict),
             );
         }
     }

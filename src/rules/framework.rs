@@ -139,12 +139,42 @@ impl<'a> Context<'a> {
             };
             return (!hits.is_empty()).then_some((severity, hits));
         }
+        // Gemini on Vertex AI rejects whatever Gemini rejects.
+        use crate::provider::Provider::{Gemini, GeminiVertex};
+        let vertex = (rejecting.contains(&Gemini) && !rejecting.contains(&GeminiVertex))
+            .then_some(GeminiVertex);
         let hits: Vec<_> = rejecting
             .iter()
             .copied()
+            .chain(vertex)
             .filter(|p| self.targets.contains(p))
             .collect();
         (!hits.is_empty()).then_some((Severity::Error, hits))
+    }
+
+    /// For a shape that `rejecting` providers reject and `contested` ones have both rejected
+    /// and accepted (the Gemini API has accepted what Vertex AI rejects; a model generation
+    /// changed its mind): an error naming the rejecting targets when there are any, else a
+    /// warning naming the contested ones; `None` when no target minds. The rule's
+    /// documentation names the evidence each way and its date.
+    pub fn judge_contested(
+        &self,
+        rejecting: &[crate::provider::Provider],
+        contested: &[crate::provider::Provider],
+    ) -> Option<Verdict> {
+        if let Some(verdict) = self.judge(rejecting) {
+            return Some(verdict);
+        }
+        let hits: Vec<_> = if self.targets.is_empty() {
+            contested.to_vec()
+        } else {
+            contested
+                .iter()
+                .copied()
+                .filter(|p| self.targets.contains(p))
+                .collect()
+        };
+        (!hits.is_empty()).then_some((Severity::Warning, hits))
     }
 
     /// For rules whose limits differ by provider (ids, names): the verdict on a value that
@@ -156,7 +186,7 @@ impl<'a> Context<'a> {
     ) -> Option<(Verdict, Vec<String>)> {
         let broken: Vec<(crate::provider::Provider, String)> = crate::provider::Provider::ALL
             .into_iter()
-            .filter_map(|p| violation(p).map(|why| (p, why)))
+            .filter_map(|p| violation(p.base()).map(|why| (p, why)))
             .collect();
         let rejecting: Vec<crate::provider::Provider> = broken.iter().map(|(p, _)| *p).collect();
         let verdict = self.judge(&rejecting)?;

@@ -12,7 +12,8 @@ declare_rule! {
     /// in that turn. The finding is on the result; its call is not also reported as unpaired.
     /// Results split over consecutive result turns right after the call's turn (Gemini
     /// Contents, Bedrock messages) are one defect of the call's turn, reported once as
-    /// `result-count-mismatch` instead.
+    /// `result-count-mismatch` instead; results right after consecutive Gemini `model`
+    /// Contents that answer calls of the first are `call-turn-out-of-place`'s finding.
     ///
     /// ## Why it matters
     /// The provider rejects the request as if the call had no result ("tool_use ids were
@@ -77,6 +78,9 @@ impl Rule for MisplacedToolResult {
                 // Split over consecutive result turns: `result-count-mismatch` reports the
                 // call turn once.
                 Misplacement::Split => continue,
+                // After consecutive model Contents the Gemini API takes as one call turn:
+                // `call-turn-out-of-place` reports the run once, as contested.
+                Misplacement::AfterContestedMerge => continue,
             };
             let help = match why {
                 Misplacement::AfterText => {

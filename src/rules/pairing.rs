@@ -23,6 +23,10 @@ pub(crate) enum Misplacement {
     /// does not merge (Gemini Contents, Bedrock messages). Reported once per call turn by
     /// `result-count-mismatch`, not per result by `misplaced-tool-result`.
     Split,
+    /// Right after a run of assistant turns that begins with the call's turn, each of which
+    /// some endpoints merge into the one before (Gemini `model` Contents, see
+    /// `Conversation::contested_merges`): `call-turn-out-of-place` reports the run once.
+    AfterContestedMerge,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,6 +119,8 @@ fn placement(conv: &Conversation, call: Pos, result: Pos, seen_text: bool) -> Op
         Some(Misplacement::SameTurn)
     } else if in_split_run(conv, call.0, result.0) {
         Some(Misplacement::Split)
+    } else if after_contested_merge(conv, call.0, result.0) {
+        Some(Misplacement::AfterContestedMerge)
     } else if result.0 != call.0 + 1 || conv.turns[result.0].role == Role::Assistant {
         Some(Misplacement::Late)
     } else if conv.results_first && seen_text {
@@ -122,6 +128,16 @@ fn placement(conv: &Conversation, call: Pos, result: Pos, seen_text: bool) -> Op
     } else {
         None
     }
+}
+
+/// Whether `result_turn` comes right after a run of assistant turns that starts with
+/// `call_turn`, each turn of the run after the first one that some endpoints merge into it.
+fn after_contested_merge(conv: &Conversation, call_turn: usize, result_turn: usize) -> bool {
+    let assistant = |t: usize| conv.turns.get(t).is_some_and(|t| t.role == Role::Assistant);
+    result_turn > call_turn + 1
+        && assistant(call_turn)
+        && !assistant(result_turn)
+        && (call_turn + 1..result_turn).all(|t| assistant(t) && conv.merge_contested(t))
 }
 
 /// Whether `result_turn` belongs to the run of result turns right after `call_turn`: the turn

@@ -10,10 +10,15 @@ declare_rule! {
     /// ## What it does
     /// Reports a turn of tool calls whose results are split: the turn right after it holds
     /// fewer results than it has calls, and the others sit in the result turns that follow
-    /// it. Gemini and Bedrock merge nothing: consecutive `functionResponse` Contents, or
-    /// consecutive user messages holding `toolResult` blocks, are separate turns, and only
-    /// the one right after the calls answers them. The finding names both counts and where
-    /// the other results are.
+    /// it. Bedrock merges nothing: consecutive user messages holding `toolResult` blocks are
+    /// separate turns, and only the one right after the calls answers them. Gemini depends on
+    /// the endpoint and the role of the Contents:
+    ///
+    /// - responses split over consecutive `function` Contents (older clients): an error;
+    /// - responses split over consecutive `user` Contents: a warning on `gemini`, an error on
+    ///   `gemini-vertex`. The Gemini API has accepted this shape, Vertex AI has rejected it.
+    ///
+    /// The finding names both counts and where the other results are.
     ///
     /// Other count mismatches are reported once, by the rule for their cause: a call with no
     /// result anywhere is `unpaired-tool-call`; an extra result is `orphaned-tool-result` or
@@ -23,11 +28,25 @@ declare_rule! {
     /// `--target gemini`, every count mismatch in such a history is one of those findings.
     ///
     /// ## Why it matters
-    /// Gemini rejects the request with "Please ensure that the number of function response
-    /// parts is equal to the number of function call parts of the function call turn."
-    /// (google-gemini/gemini-cli#4217, #5443; cloudwego/eino-ext#571 and
-    /// vertesia/llumiverse#620, where split Contents fail and one merged Content succeeds).
-    /// Bedrock rejects it with "Expected toolResult blocks at messages.2.content for the
+    /// Where the split is not merged, Gemini rejects the request with "Please ensure that the
+    /// number of function response parts is equal to the number of function call parts of the
+    /// function call turn." Evidence, by shape:
+    ///
+    /// - `function` Contents, rejected: microsoft/semantic-kernel#12528 (gemini-2.0-flash on
+    ///   the Gemini API, 2025-06; the request is quoted in the issue).
+    /// - `user` Contents, rejected on Vertex AI: vertesia/llumiverse#620 (2026-08, replayed
+    ///   against Vertex `generateContent`: split turns 400 on gemini-2.5-flash and
+    ///   gemini-3.1-flash-lite, one merged turn 200), docker/docker-agent#2958 (2026-06),
+    ///   epam/ai-dial-adapter-vertexai#214 (2025-04).
+    /// - `user` Contents, accepted on the Gemini API: a recorded gemini-2.5-flash request
+    ///   (v1beta, 2026-02, HTTP 200, the reply used all three results; issue 24), and
+    ///   Oaklight/llm-rosetta#300 (2026-06: split and merged both 200 on gemini-2.5-flash and
+    ///   gemini-2.5-flash-lite). cloudwego/eino-ext#571 (gemini-3-pro-preview, 2025-11) saw
+    ///   the 400 without naming the endpoint or the role.
+    ///
+    /// The official SDK sends Contents as given (googleapis/python-genai `t_contents` groups
+    /// bare parts, never two Contents), so what the file holds is what the endpoint saw.
+    /// Bedrock rejects a split with "Expected toolResult blocks at messages.2.content for the
     /// following Ids: tooluse_<id>" (genkit-ai/aws-bedrock-js-plugin#664); its counterpart for
     /// extra results, "The number of toolResult blocks at messages.2.content exceeds the
     /// number of toolUse blocks of previous turn." (pydantic/pydantic-ai#2327), comes from
@@ -68,9 +87,13 @@ impl Rule for ResultCountMismatch {
     }
 
     fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
-        let Some(verdict) = cx.judge(&[Provider::Gemini, Provider::Bedrock]) else {
+        // Whether any target minds at all; each split is judged below.
+        if cx
+            .judge(&[Provider::Gemini, Provider::Bedrock, Provider::GeminiVertex])
+            .is_none()
+        {
             return;
-        };
+        }
         // The split results of each call turn, in order.
         let mut split: BTreeMap<usize, Vec<Pos>> = BTreeMap::new();
         for &(pos, status) in &cx.pairs().results {
@@ -104,8 +127,27 @@ impl Rule for ResultCountMismatch {
                 .filter_map(|&t| conv.turns.get(t))
                 .map(|t| cx.describe(&t.loc))
                 .collect();
+            // Split over consecutive `user` Contents, which the Gemini API has merged and
+            // Vertex AI has not: contested on Gemini, an error on `gemini-vertex`.
+            let contested = later.iter().all(|&t| conv.merge_contested(t));
+            let verdict = if contested {
+                cx.judge_contested(
+                    &[Provider::Bedrock, Provider::GeminiVertex],
+                    &[Provider::Gemini],
+                )
+            } else {
+                cx.judge(&[Provider::Gemini, Provider::Bedrock])
+            };
+            let Some(verdict) = verdict else {
+                continue;
+            };
+            let counted = if verdict.0 == crate::finding::Severity::Warning {
+                "which Vertex AI does not count (the Gemini API has accepted such a split; `--target gemini-vertex` holds it to Vertex)"
+            } else {
+                "which the provider does not count"
+            };
             let message = format!(
-                "turn of {calls} tool call{} is answered by {answered} result{} in the turn right after it ({}); {} more ({}) {} in the turn{} after that ({}), which the provider does not count",
+                "turn of {calls} tool call{} is answered by {answered} result{} in the turn right after it ({}); {} more ({}) {} in the turn{} after that ({}), {counted}",
                 plural(calls),
                 plural(answered),
                 cx.describe(&next.loc),
@@ -117,7 +159,7 @@ impl Rule for ResultCountMismatch {
             );
             let mut finding = Finding::at(&Self::META, &calls_turn.loc, message)
                 .help("put every result for this turn's calls in the one turn right after it")
-                .rejected_by(verdict.clone());
+                .rejected_by(verdict);
             if let Some(intent) = gather(conv, turn, &positions, &later) {
                 finding = finding.fix(
                     Applicability::Safe,
