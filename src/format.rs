@@ -22,10 +22,11 @@ pub enum Format {
     Cline,
     Pi,
     CopilotCli,
+    Goose,
 }
 
 impl Format {
-    pub const ALL: [Format; 18] = [
+    pub const ALL: [Format; 19] = [
         Format::OpenAiChat,
         Format::OpenAiResponses,
         Format::Anthropic,
@@ -44,6 +45,7 @@ impl Format {
         Format::Cline,
         Format::Pi,
         Format::CopilotCli,
+        Format::Goose,
     ];
 
     pub fn name(self) -> &'static str {
@@ -66,6 +68,7 @@ impl Format {
             Format::Cline => "cline",
             Format::Pi => "pi",
             Format::CopilotCli => "copilot-cli",
+            Format::Goose => "goose",
         }
     }
 

@@ -91,6 +91,8 @@ impl Provider {
             // Copilot CLI replays as Anthropic blocks for Claude models and Responses items for
             // GPT ones, per the session's model.
             Format::CopilotCli => &[],
+            // Goose replays a session to whichever provider it is configured with.
+            Format::Goose => &[],
         }
     }
 }

@@ -109,6 +109,14 @@ pub struct Conversation {
     /// messages): not checked, and accounted for by the unread-structure guard, which
     /// counts what sits inside them as read on purpose.
     pub excluded: Vec<Loc>,
+    /// The agent drops orphaned results and unanswered calls before it sends the history
+    /// (Goose's `fix_conversation`): pairing defects then do not fail its requests, though
+    /// they fail older versions and anything else that replays the session.
+    pub repaired_pairing: bool,
+    /// Results that repair keeps although no call is sent for them (Goose pairs a response
+    /// with a request it could not parse, then leaves that request out of the request it
+    /// sends): still errors.
+    pub kept_unpaired: Vec<Loc>,
 }
 
 /// A run of messages the provider treats as one turn (adjacent same-role messages merged
@@ -365,6 +373,8 @@ impl Conversation {
             loc,
             thinking: None,
             excluded: Vec::new(),
+            repaired_pairing: false,
+            kept_unpaired: Vec::new(),
         }
     }
 

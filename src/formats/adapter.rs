@@ -81,6 +81,29 @@ pub enum Planned {
     Unsupported,
 }
 
+/// The node a removal intent takes out and the message holding it (`RemoveResult`,
+/// `RemoveCall`), for adapters that plan removals their own way.
+pub(crate) fn removal(
+    intent: &FixIntent,
+) -> Option<(&crate::transcript::Loc, &crate::transcript::Loc)> {
+    match intent {
+        FixIntent::RemoveResult { result, message }
+        | FixIntent::RemoveCall {
+            call: result,
+            message,
+        } => Some((result, message)),
+        _ => None,
+    }
+}
+
+/// Removes `node` alone, leaving the message holding it in place even if that empties it.
+pub(crate) fn remove_only(cx: &EditContext<'_>, node: &crate::transcript::Loc) -> Planned {
+    match crate::edit::plan::remove_node(cx, node) {
+        Some(edit) => Planned::Edits(vec![edit]),
+        None => Planned::Unsupported,
+    }
+}
+
 /// The edits that carry out `intent` in a file of `adapter`'s format.
 pub fn plan(adapter: &dyn Adapter, intent: &FixIntent, cx: &EditContext<'_>) -> Option<Vec<Edit>> {
     match adapter.plan_edits(intent, cx) {

@@ -14,6 +14,7 @@ mod adapter;
 mod shape;
 
 pub use adapter::{plan, Adapter, Planned};
+pub(crate) use adapter::{removal, remove_only};
 #[cfg(test)]
 pub(crate) use shape::session_docs;
 pub(crate) use shape::{all_have_role, array_at, blocks, field, has_text, str_at};
@@ -27,6 +28,7 @@ mod cline;
 mod codex;
 mod copilot_cli;
 mod gemini;
+mod goose;
 mod langchain;
 mod langgraph_stream;
 mod mcp;
@@ -58,6 +60,7 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &langgraph_stream::LanggraphStream,
     &pi::Pi,
     &copilot_cli::CopilotCli,
+    &goose::Goose,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.

@@ -22,6 +22,22 @@ pub(super) struct TableKind {
     /// The columns the library orders a session's rows by, where the table has them; rowid
     /// order breaks ties (and is the order where none is there).
     pub order: &'static [&'static str],
+    /// Columns a table of this kind must not have: a near-miss holding the same columns for
+    /// something else (Goose's `thread_messages` copies `messages` per thread).
+    pub forbids: &'static [&'static str],
+    /// Other columns the adapter needs beside the JSON (Goose keeps a message's `role` in a
+    /// column): each row's line is then `{"key": value, ..., "<json>": <the JSON as read>}`,
+    /// the JSON column's text spliced in unchanged, so spans, pointers and fixes inside it
+    /// work as they do on a bare row, and a fix changes that column only. See [`Wrap`].
+    pub wrap: &'static [Wrap],
+}
+
+/// A column put beside the JSON in a row's line, under `key` (`null` where the table lacks
+/// it); `json` when the column holds JSON text, which is then put in as the value it holds.
+pub(super) struct Wrap {
+    pub key: &'static str,
+    pub column: &'static str,
+    pub json: bool,
 }
 
 /// Every kind of table toolcheck reads, in the order tables are tried against them.
@@ -34,6 +50,8 @@ pub(super) static KINDS: &[TableKind] = &[
         requires: &[],
         session_keys: &[],
         order: &["id"],
+        forbids: &[],
+        wrap: &[],
     },
     // Google ADK `SqliteSessionService`: `events(app_name, user_id, session_id, timestamp,
     // event_data)`, one event per row (snake_case), read back by `timestamp`.
@@ -43,6 +61,32 @@ pub(super) static KINDS: &[TableKind] = &[
         requires: &["timestamp"],
         session_keys: &["app_name", "user_id"],
         order: &["timestamp"],
+        forbids: &[],
+        wrap: &[],
+    },
+    // Goose `sessions.db`: `messages(id, message_id, session_id, role, content_json,
+    // created_timestamp, timestamp, tokens, metadata_json)`, one message per row, its
+    // `content_json` an array of content items and its role a column; read back by
+    // `(created_timestamp, id)` (`session_manager.rs`).
+    TableKind {
+        format: Format::Goose,
+        json: "content_json",
+        requires: &["role", "created_timestamp"],
+        session_keys: &[],
+        order: &["created_timestamp", "id"],
+        forbids: &["thread_id"],
+        wrap: &[
+            Wrap {
+                key: "role",
+                column: "role",
+                json: false,
+            },
+            Wrap {
+                key: "metadata",
+                column: "metadata_json",
+                json: true,
+            },
+        ],
     },
 ];
 
@@ -59,6 +103,8 @@ pub(super) struct Table {
     /// as a column of its own (a declared `rowid` column shadows the real one); `None` when
     /// the table has none (`WITHOUT ROWID`, or all three names declared).
     pub rowid: Option<&'static str>,
+    /// The kind's wrapped columns the table has (`None`: read as `null`).
+    pub wrap: Vec<(&'static Wrap, Option<&'static str>)>,
 }
 
 impl Table {
@@ -105,11 +151,9 @@ pub(super) fn tables(conn: &Connection) -> rusqlite::Result<Vec<Table>> {
         if !has("session_id") {
             continue;
         }
-        let Some((index, kind)) = KINDS
-            .iter()
-            .enumerate()
-            .find(|(_, k)| has(k.json) && k.requires.iter().all(|c| has(c)))
-        else {
+        let Some((index, kind)) = KINDS.iter().enumerate().find(|(_, k)| {
+            has(k.json) && k.requires.iter().all(|c| has(c)) && !k.forbids.iter().any(|c| has(c))
+        }) else {
             continue;
         };
         let rowid = rowid_name(conn, &name, &columns);
@@ -125,12 +169,18 @@ pub(super) fn tables(conn: &Connection) -> rusqlite::Result<Vec<Table>> {
         if order.is_empty() {
             order.push("session_id");
         }
+        let wrap = kind
+            .wrap
+            .iter()
+            .map(|w| (w, has(w.column).then_some(w.column)))
+            .collect();
         found.push(Table {
             name,
             kind: index,
             session,
             order: order.join(", "),
             rowid,
+            wrap,
         });
     }
     Ok(found)
