@@ -41,6 +41,7 @@ FORMATS = [
     "pi",
     "copilot-cli",
     "goose",
+    "opencode",
 ]
 # Byte offsets (as fractions of the length) where JSON files are cut.
 CUTS = [i / 17 for i in range(1, 17)]

@@ -23,10 +23,11 @@ pub enum Format {
     Pi,
     CopilotCli,
     Goose,
+    Opencode,
 }
 
 impl Format {
-    pub const ALL: [Format; 19] = [
+    pub const ALL: [Format; 20] = [
         Format::OpenAiChat,
         Format::OpenAiResponses,
         Format::Anthropic,
@@ -46,6 +47,7 @@ impl Format {
         Format::Pi,
         Format::CopilotCli,
         Format::Goose,
+        Format::Opencode,
     ];
 
     pub fn name(self) -> &'static str {
@@ -69,6 +71,7 @@ impl Format {
             Format::Pi => "pi",
             Format::CopilotCli => "copilot-cli",
             Format::Goose => "goose",
+            Format::Opencode => "opencode",
         }
     }
 

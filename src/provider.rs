@@ -93,6 +93,9 @@ impl Provider {
             Format::CopilotCli => &[],
             // Goose replays a session to whichever provider it is configured with.
             Format::Goose => &[],
+            // opencode converts its parts with the AI SDK for whichever provider the session's
+            // model uses.
+            Format::Opencode => &[],
         }
     }
 }

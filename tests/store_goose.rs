@@ -169,25 +169,10 @@ fn temp() -> tempfile::TempDir {
 
 /// Every message row: id, message_id, session, role, created_timestamp, content.
 fn rows(path: &Path) -> Vec<String> {
-    let conn = Connection::open(path).expect("open");
-    let mut stmt = conn
-        .prepare("SELECT id, message_id, session_id, role, created_timestamp, metadata_json, content_json FROM messages ORDER BY id")
-        .expect("prepare");
-    stmt.query_map([], |r| {
-        Ok(format!(
-            "{} {} {} {} {} {} {}",
-            r.get::<_, i64>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, String>(2)?,
-            r.get::<_, String>(3)?,
-            r.get::<_, i64>(4)?,
-            r.get::<_, String>(5)?,
-            r.get::<_, String>(6)?
-        ))
-    })
-    .expect("query")
-    .collect::<Result<_, _>>()
-    .expect("rows")
+    common::query_rows(
+        path,
+        "SELECT id, message_id, session_id, role, created_timestamp, metadata_json, content_json FROM messages ORDER BY id",
+    )
 }
 
 #[test]
@@ -267,37 +252,10 @@ fn fix_write_edits_inside_rows_and_keeps_ids_and_order() {
     let dir = temp();
     let path = dir.path().join("sessions.db");
     goose_db(&path, &[("clean", owned(CLEAN)), ("s", broken())]);
-    let before = rows(&path);
-    let out = toolcheck_in(dir.path(), &["fix", "--write", "sessions.db"], None);
-    assert_eq!(out.code, 1, "{}", out.transcript());
-    let after = rows(&path);
-    // Same rows, same ids, roles, timestamps and metadata: only content changed.
-    assert_eq!(before.len(), after.len());
-    let keys = |rows: &[String]| -> Vec<String> {
-        rows.iter()
-            .map(|r| r.splitn(7, ' ').take(6).collect::<Vec<_>>().join(" "))
-            .collect()
-    };
-    assert_eq!(keys(&before), keys(&after));
-    let changed: Vec<String> = after
-        .iter()
-        .filter(|r| !before.contains(r))
-        .cloned()
-        .collect();
-    insta::assert_snapshot!(changed.join("\n"));
-    let lint = toolcheck_in(
-        dir.path(),
-        &["lint", "--output-format", "concise", "sessions.db"],
-        None,
-    );
+    // Ids, sessions, roles or messages, and order columns stay.
+    let (changed, lint) = common::fix_write_in_place(dir.path(), "sessions.db", 6, rows);
+    insta::assert_snapshot!(changed);
     insta::assert_snapshot!(lint.transcript());
-    let again = toolcheck_in(dir.path(), &["fix", "--write", "sessions.db"], None);
-    assert!(
-        again.stderr.contains("Nothing to fix"),
-        "{}",
-        again.transcript()
-    );
-    assert_eq!(after, rows(&path));
 }
 
 #[test]
@@ -305,13 +263,5 @@ fn fix_write_refuses_a_locked_database() {
     let dir = temp();
     let path = dir.path().join("sessions.db");
     goose_db(&path, &[("s", broken())]);
-    let before = rows(&path);
-    let writer = Connection::open(&path).expect("open");
-    writer.execute_batch("BEGIN IMMEDIATE").expect("lock");
-    let out = toolcheck_in(dir.path(), &["fix", "--write", "sessions.db"], None);
-    assert_eq!(out.code, 2, "{}", out.transcript());
-    assert!(out.stderr.contains("locked"), "{}", out.transcript());
-    writer.execute_batch("ROLLBACK").expect("unlock");
-    drop(writer);
-    assert_eq!(before, rows(&path));
+    common::fix_write_refused_while_locked(dir.path(), "sessions.db", rows);
 }

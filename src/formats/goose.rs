@@ -216,16 +216,8 @@ mod tests {
             .iter()
             .map(|r| crate::json::parse(r).expect("JSON").value)
             .collect();
-        let docs: Vec<Doc<'_>> = values
-            .iter()
-            .enumerate()
-            .map(|(i, value)| Doc {
-                base: i * 1000,
-                value,
-            })
-            .collect();
         Goose
-            .normalise(&docs)
+            .normalise(&crate::formats::session_docs(&values))
             .expect("read")
             .into_iter()
             .next()

@@ -35,6 +35,7 @@ mod mcp;
 mod moltis;
 mod openai_chat;
 mod openai_responses;
+mod opencode;
 mod pi;
 mod spring_ai;
 mod vercel_ai;
@@ -61,6 +62,7 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &pi::Pi,
     &copilot_cli::CopilotCli,
     &goose::Goose,
+    &opencode::Opencode,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.

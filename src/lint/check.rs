@@ -251,7 +251,7 @@ pub fn check_conversation(
             {
                 finding.severity = crate::finding::Severity::Warning;
                 finding.message.push_str(
-                    " (the agent drops it before sending, so its current versions still resume the session; older versions and other tools that replay it fail)",
+                    " (the agent repairs this itself before sending, so its current versions still resume the session; older versions and other tools that replay it fail)",
                 );
             }
         }

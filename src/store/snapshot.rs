@@ -243,18 +243,20 @@ pub(super) fn scan(
         let key = table
             .session
             .iter()
-            .map(|c| format!("CAST({c} AS TEXT)"))
+            .map(|c| format!("CAST(t.{c} AS TEXT)"))
             .collect::<Vec<_>>()
             .join(" || char(31) || ");
-        let rowid = table.rowid.unwrap_or("NULL");
+        let rowid = table.rowid.map_or("NULL".into(), |r| format!("t.{r}"));
         let wrapped: String = table
             .wrap
             .iter()
-            .map(|(_, c)| format!(", {}", c.unwrap_or("NULL")))
+            .map(|(_, c)| format!(", {}", c.as_deref().unwrap_or("NULL")))
             .collect();
+        let session: Vec<String> = table.session.iter().map(|c| format!("t.{c}")).collect();
         let sql = format!(
-            "SELECT {key}, {rowid}, {column}{wrapped} FROM \"{quoted}\" ORDER BY {}, {}",
-            table.session.join(", "),
+            "SELECT {key}, {rowid}, t.{column}{wrapped} FROM \"{quoted}\" AS t{} ORDER BY {}, {}",
+            table.join,
+            session.join(", "),
             table.order
         );
         let mut stmt = conn.prepare(&sql)?;
