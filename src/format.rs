@@ -24,10 +24,11 @@ pub enum Format {
     CopilotCli,
     Goose,
     Opencode,
+    Crush,
 }
 
 impl Format {
-    pub const ALL: [Format; 20] = [
+    pub const ALL: [Format; 21] = [
         Format::OpenAiChat,
         Format::OpenAiResponses,
         Format::Anthropic,
@@ -48,6 +49,7 @@ impl Format {
         Format::CopilotCli,
         Format::Goose,
         Format::Opencode,
+        Format::Crush,
     ];
 
     pub fn name(self) -> &'static str {
@@ -72,6 +74,7 @@ impl Format {
             Format::CopilotCli => "copilot-cli",
             Format::Goose => "goose",
             Format::Opencode => "opencode",
+            Format::Crush => "crush",
         }
     }
 

@@ -96,6 +96,9 @@ impl Provider {
             // opencode converts its parts with the AI SDK for whichever provider the session's
             // model uses.
             Format::Opencode => &[],
+            // Crush converts its messages with its `fantasy` library for whichever provider
+            // the session's model uses.
+            Format::Crush => &[],
         }
     }
 }

@@ -182,13 +182,10 @@ fn clean_sessions_lint_clean() {
         &dir.path().join("sessions.db"),
         &[("20260101_1", owned(CLEAN)), ("20260101_2", owned(CLEAN))],
     );
-    let out = toolcheck_in(dir.path(), &["lint", "-v", "sessions.db"], None);
-    assert_eq!(out.code, 0, "{}", out.transcript());
-    assert!(
-        out.stderr
-            .contains("checked sessions.db (goose): 2 conversations, 2 calls, 2 results"),
-        "{}",
-        out.transcript()
+    common::lint_clean_reads(
+        dir.path(),
+        "sessions.db",
+        "checked sessions.db (goose): 2 conversations, 2 calls, 2 results",
     );
 }
 
@@ -199,11 +196,7 @@ fn broken_session_concise() {
         &dir.path().join("sessions.db"),
         &[("20260101_1", owned(CLEAN)), ("20260101_2", broken())],
     );
-    let out = toolcheck_in(
-        dir.path(),
-        &["lint", "--output-format", "concise", "sessions.db"],
-        None,
-    );
+    let out = common::lint_concise(dir.path(), "sessions.db");
     insta::assert_snapshot!(out.transcript());
 }
 
@@ -226,11 +219,7 @@ fn a_table_with_session_id_and_content_json_alone_is_not_goose() {
     )
     .expect("fill");
     drop(conn);
-    let out = toolcheck_in(
-        dir.path(),
-        &["lint", "--output-format", "concise", "other.db"],
-        None,
-    );
+    let out = common::lint_concise(dir.path(), "other.db");
     assert_eq!(out.code, 1, "{}", out.transcript());
     assert!(out.stdout.contains("TC002"), "{}", out.transcript());
     assert!(!out.stdout.contains("TC101"), "{}", out.transcript());

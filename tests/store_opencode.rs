@@ -291,13 +291,10 @@ fn clean_and_compacted_sessions_lint_clean() {
         &dir.path().join("opencode.db"),
         &[("ses_a", clean()), ("ses_b", compacted())],
     );
-    let out = toolcheck_in(dir.path(), &["lint", "-v", "opencode.db"], None);
-    assert_eq!(out.code, 0, "{}", out.transcript());
-    assert!(
-        out.stderr
-            .contains("checked opencode.db (opencode): 2 conversations, 1 call, 1 result"),
-        "{}",
-        out.transcript()
+    common::lint_clean_reads(
+        dir.path(),
+        "opencode.db",
+        "checked opencode.db (opencode): 2 conversations, 1 call, 1 result",
     );
 }
 
@@ -308,11 +305,7 @@ fn broken_session_concise() {
         &dir.path().join("opencode.db"),
         &[("ses_a", clean()), ("ses_b", broken())],
     );
-    let out = toolcheck_in(
-        dir.path(),
-        &["lint", "--output-format", "concise", "opencode.db"],
-        None,
-    );
+    let out = common::lint_concise(dir.path(), "opencode.db");
     insta::assert_snapshot!(out.transcript());
 }
 
@@ -328,11 +321,7 @@ fn a_part_table_without_its_message_table_is_not_opencode() {
     )
     .expect("fill");
     drop(conn);
-    let out = toolcheck_in(
-        dir.path(),
-        &["lint", "--output-format", "concise", "other.db"],
-        None,
-    );
+    let out = common::lint_concise(dir.path(), "other.db");
     assert_eq!(out.code, 1, "{}", out.transcript());
     assert!(out.stdout.contains("TC002"), "{}", out.transcript());
 }

@@ -104,6 +104,22 @@ pub(crate) fn remove_only(cx: &EditContext<'_>, node: &crate::transcript::Loc) -
     }
 }
 
+/// The one conversation `adapter` reads from `rows`, each a record (a store's row), for
+/// adapter tests.
+#[cfg(test)]
+pub(crate) fn read_rows(adapter: &dyn Adapter, rows: &[&'static str]) -> Conversation {
+    let values: Vec<Tree> = rows
+        .iter()
+        .map(|r| crate::json::parse(r).expect("JSON").value)
+        .collect();
+    adapter
+        .normalise(&super::session_docs(&values))
+        .expect("read")
+        .into_iter()
+        .next()
+        .expect("one conversation")
+}
+
 /// The edits that carry out `intent` in a file of `adapter`'s format.
 pub fn plan(adapter: &dyn Adapter, intent: &FixIntent, cx: &EditContext<'_>) -> Option<Vec<Edit>> {
     match adapter.plan_edits(intent, cx) {

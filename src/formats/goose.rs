@@ -102,7 +102,9 @@ fn read_row<'a>(
     let at = Loc::new(doc.base, "");
     let row = doc.value;
     if !agent_visible(row) {
-        conv.excluded.push(at);
+        // The column, not the row: what is inside is then accounted for (the guard
+        // counts a node's descendants from its first key down).
+        conv.excluded.push(at.child(CONTENT));
         return;
     }
     let role = match str_at(row, "role") {
@@ -110,7 +112,7 @@ fn read_row<'a>(
         Some("user") => Role::User,
         // Goose writes no other role; an unknown one is not sent.
         _ => {
-            conv.excluded.push(at);
+            conv.excluded.push(at.child(CONTENT));
             return;
         }
     };
@@ -212,16 +214,7 @@ mod tests {
     use super::*;
 
     fn read(rows: &[&'static str]) -> Conversation {
-        let values: Vec<Tree> = rows
-            .iter()
-            .map(|r| crate::json::parse(r).expect("JSON").value)
-            .collect();
-        Goose
-            .normalise(&crate::formats::session_docs(&values))
-            .expect("read")
-            .into_iter()
-            .next()
-            .expect("one conversation")
+        crate::formats::adapter::read_rows(&Goose, rows)
     }
 
     #[test]
@@ -232,7 +225,7 @@ mod tests {
             r#"{"role":"assistant","metadata":{"agentVisible":true},"content_json":[{"type":"toolRequest","id":"t1","toolCall":{"status":"success","value":{"name":"shell","arguments":{"command":"ls"}}}}]}"#,
             r#"{"role":"user","metadata":{},"content_json":[{"type":"toolResponse","id":"t1","toolResult":{"status":"error","error":"boom"}}]}"#,
         ]);
-        assert_eq!(conv.excluded, [Loc::new(0, "")]);
+        assert_eq!(conv.excluded, [Loc::new(0, "/content_json")]);
         let roles: Vec<Role> = conv.turns.iter().map(|t| t.role).collect();
         assert_eq!(roles, [Role::User, Role::Assistant, Role::User]);
         let (_, call) = conv.calls().next().expect("call");

@@ -27,6 +27,7 @@ mod claude_code;
 mod cline;
 mod codex;
 mod copilot_cli;
+mod crush;
 mod gemini;
 mod goose;
 mod langchain;
@@ -63,6 +64,7 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &copilot_cli::CopilotCli,
     &goose::Goose,
     &opencode::Opencode,
+    &crush::Crush,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.

@@ -66,8 +66,12 @@ impl Adapter for Opencode {
         let from = boundary(&messages);
         for (i, message) in messages.iter().enumerate() {
             if i < from || !sent(message) {
-                conv.excluded
-                    .extend(message.parts.iter().map(|p| Loc::new(p.base, "")));
+                conv.excluded.extend(
+                    message
+                        .parts
+                        .iter()
+                        .map(|p| Loc::new(p.base, "").child(DATA)),
+                );
                 continue;
             }
             read_message(message, &mut conv);
@@ -218,8 +222,12 @@ fn read_message(message: &Message<'_, '_>, conv: &mut Conversation) {
         Some("assistant") => Role::Assistant,
         Some("user") => Role::User,
         _ => {
-            conv.excluded
-                .extend(message.parts.iter().map(|p| Loc::new(p.base, "")));
+            conv.excluded.extend(
+                message
+                    .parts
+                    .iter()
+                    .map(|p| Loc::new(p.base, "").child(DATA)),
+            );
             return;
         }
     };
@@ -341,16 +349,7 @@ mod tests {
     use super::*;
 
     fn read(rows: &[&'static str]) -> Conversation {
-        let values: Vec<Tree> = rows
-            .iter()
-            .map(|r| crate::json::parse(r).expect("JSON").value)
-            .collect();
-        Opencode
-            .normalise(&crate::formats::session_docs(&values))
-            .expect("read")
-            .into_iter()
-            .next()
-            .expect("one conversation")
+        crate::formats::adapter::read_rows(&Opencode, rows)
     }
 
     const USER: &str =

@@ -136,6 +136,42 @@ pub(super) static KINDS: &[TableKind] = &[
             order: &["time_created", "id"],
         }),
     },
+    // Charm Crush `.crush/crush.db` (and the Go opencode's `.opencode/opencode.db`):
+    // `messages(id, session_id, role, parts, model, created_at, updated_at, finished_at,
+    // …)`, one message per row, its `parts` a JSON array and its role a column; read back by
+    // `created_at`; a summarised session starts at `sessions.summary_message_id`
+    // (`internal/db/migrations/20250424200609_initial.sql`, `internal/db/sql/messages.sql`).
+    TableKind {
+        format: Format::Crush,
+        json: "parts",
+        requires: &["role", "created_at", "id"],
+        session_keys: &[],
+        order: &["created_at"],
+        forbids: &[],
+        wrap: &[
+            Wrap {
+                key: "id",
+                column: "id",
+                json: false,
+            },
+            Wrap {
+                key: "role",
+                column: "role",
+                json: false,
+            },
+            Wrap {
+                key: "summary_message_id",
+                column: "j.summary_message_id",
+                json: false,
+            },
+        ],
+        join: Some(Join {
+            table: "sessions",
+            key: "id",
+            column: "session_id",
+            order: &[],
+        }),
+    },
 ];
 
 /// A session table: its name, kind, and the SQL that keys and orders its rows.

@@ -92,6 +92,19 @@ pub fn query_rows(path: &Path, sql: &str) -> Vec<String> {
     .expect("rows")
 }
 
+/// `lint -v` of the store `name` in `dir`: clean, and its summary line says `read`
+/// (`checked NAME (FORMAT): …`).
+pub fn lint_clean_reads(dir: &Path, name: &str, read: &str) {
+    let out = toolcheck_in(dir, &["lint", "-v", name], None);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    assert!(out.stderr.contains(read), "{}", out.transcript());
+}
+
+/// `lint --output-format concise` of `name` in `dir`.
+pub fn lint_concise(dir: &Path, name: &str) -> Output {
+    toolcheck_in(dir, &["lint", "--output-format", "concise", name], None)
+}
+
 pub struct Output {
     pub stdout: String,
     pub stderr: String,
