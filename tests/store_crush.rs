@@ -6,6 +6,7 @@ mod common;
 
 use std::path::Path;
 
+use common::toolcheck_in;
 use rusqlite::Connection;
 
 /// Crush's `sessions`, `files` and `messages` (with the update triggers it declares).
@@ -210,4 +211,25 @@ fn fix_write_refuses_a_locked_database() {
     let path = dir.path().join("crush.db");
     crush_db(&path, &[("s2", broken(), None)]);
     common::fix_write_refused_while_locked(dir.path(), "crush.db", rows);
+}
+
+#[test]
+fn a_message_left_empty_by_a_fix_is_deleted() {
+    let dir = temp();
+    let path = dir.path().join("crush.db");
+    let mut session = clean();
+    session.insert(
+        3,
+        ("tool", format!("[{}]", result("call_gone", "stale", false))),
+    );
+    crush_db(&path, &[("s1", session, None)]);
+    let before = rows(&path);
+    let out = toolcheck_in(dir.path(), &["fix", "--write", "crush.db"], None);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    let after = rows(&path);
+    let gone: Vec<&String> = before.iter().filter(|r| !after.contains(r)).collect();
+    assert_eq!(gone.len(), 1, "{after:?}");
+    assert!(gone[0].contains("call_gone"), "{gone:?}");
+    assert_eq!(before.len(), after.len() + 1);
+    assert_eq!(common::lint_concise(dir.path(), "crush.db").code, 0);
 }

@@ -178,9 +178,24 @@ fn rows(path: &Path) -> Vec<String> {
 #[test]
 fn clean_sessions_lint_clean() {
     let dir = temp();
+    // A compacted session: its first exchange is hidden from the agent (and holds a call
+    // with no result there), its summary is for the agent only.
+    let mut compacted = owned(&[
+        (
+            "assistant",
+            r#"[{"type":"toolRequest","id":"toolu_h","toolCall":{"status":"success","value":{"name":"developer__shell","arguments":{}}}}]"#,
+            HIDDEN,
+        ),
+        (
+            "user",
+            r#"[{"type":"toolResponse","id":"toolu_x","toolResult":{"status":"error","error":"gone"}}]"#,
+            HIDDEN,
+        ),
+    ]);
+    compacted.extend(owned(CLEAN));
     goose_db(
         &dir.path().join("sessions.db"),
-        &[("20260101_1", owned(CLEAN)), ("20260101_2", owned(CLEAN))],
+        &[("20260101_1", owned(CLEAN)), ("20260101_2", compacted)],
     );
     common::lint_clean_reads(
         dir.path(),
