@@ -42,6 +42,9 @@ FORMATS = [
     "copilot-cli",
     "gemini-cli",
     "qwen-code",
+    "goose",
+    "opencode",
+    "crush",
 ]
 # Byte offsets (as fractions of the length) where JSON files are cut.
 CUTS = [i / 17 for i in range(1, 17)]

@@ -24,10 +24,13 @@ pub enum Format {
     CopilotCli,
     GeminiCli,
     QwenCode,
+    Goose,
+    Opencode,
+    Crush,
 }
 
 impl Format {
-    pub const ALL: [Format; 20] = [
+    pub const ALL: [Format; 23] = [
         Format::OpenAiChat,
         Format::OpenAiResponses,
         Format::Anthropic,
@@ -48,6 +51,9 @@ impl Format {
         Format::CopilotCli,
         Format::GeminiCli,
         Format::QwenCode,
+        Format::Goose,
+        Format::Opencode,
+        Format::Crush,
     ];
 
     pub fn name(self) -> &'static str {
@@ -72,6 +78,9 @@ impl Format {
             Format::CopilotCli => "copilot-cli",
             Format::GeminiCli => "gemini-cli",
             Format::QwenCode => "qwen-code",
+            Format::Goose => "goose",
+            Format::Opencode => "opencode",
+            Format::Crush => "crush",
         }
     }
 

@@ -112,6 +112,14 @@ impl Provider {
             // Qwen Code keeps Gemini `Content` and translates it for the configured provider,
             // mostly OpenAI-compatible endpoints.
             Format::QwenCode => &[],
+            // Goose replays a session to whichever provider it is configured with.
+            Format::Goose => &[],
+            // opencode converts its parts with the AI SDK for whichever provider the session's
+            // model uses.
+            Format::Opencode => &[],
+            // Crush converts its messages with its `fantasy` library for whichever provider
+            // the session's model uses.
+            Format::Crush => &[],
         }
     }
 }

@@ -114,6 +114,14 @@ pub struct Conversation {
     /// accepted shapes that only hold merged, Vertex AI rejected them): each such turn's
     /// index, ascending. Rules judge what depends on the merge as contested.
     pub contested_merges: Vec<usize>,
+    /// The agent drops orphaned results and unanswered calls before it sends the history
+    /// (Goose's `fix_conversation`): pairing defects then do not fail its requests, though
+    /// they fail older versions and anything else that replays the session.
+    pub repaired_pairing: bool,
+    /// Results that repair keeps although no call is sent for them (Goose pairs a response
+    /// with a request it could not parse, then leaves that request out of the request it
+    /// sends): still errors.
+    pub kept_unpaired: Vec<Loc>,
 }
 
 /// A run of messages the provider treats as one turn (adjacent same-role messages merged
@@ -371,6 +379,8 @@ impl Conversation {
             thinking: None,
             excluded: Vec::new(),
             contested_merges: Vec::new(),
+            repaired_pairing: false,
+            kept_unpaired: Vec::new(),
         }
     }
 

@@ -204,7 +204,8 @@ fn databases_are_read_without_writing() {
     let before = std::fs::read(&db).expect("the database");
     let out = home.run(&["--agent", "opencode", "--output-format", "json"]);
     assert_eq!(out.code, 0, "{}", out.transcript());
-    assert_eq!(field(&out, "status"), ["not-read"]);
+    // Read (it is clean) now that opencode databases have a reader.
+    assert_eq!(field(&out, "status"), ["clean"]);
     assert_eq!(std::fs::read(&db).expect("the database"), before);
     for side in ["opencode.db-wal", "opencode.db-shm"] {
         assert!(!db.with_file_name(side).exists(), "{side} left behind");

@@ -81,6 +81,45 @@ pub enum Planned {
     Unsupported,
 }
 
+/// The node a removal intent takes out and the message holding it (`RemoveResult`,
+/// `RemoveCall`), for adapters that plan removals their own way.
+pub(crate) fn removal(
+    intent: &FixIntent,
+) -> Option<(&crate::transcript::Loc, &crate::transcript::Loc)> {
+    match intent {
+        FixIntent::RemoveResult { result, message }
+        | FixIntent::RemoveCall {
+            call: result,
+            message,
+        } => Some((result, message)),
+        _ => None,
+    }
+}
+
+/// Removes `node` alone, leaving the message holding it in place even if that empties it.
+pub(crate) fn remove_only(cx: &EditContext<'_>, node: &crate::transcript::Loc) -> Planned {
+    match crate::edit::plan::remove_node(cx, node) {
+        Some(edit) => Planned::Edits(vec![edit]),
+        None => Planned::Unsupported,
+    }
+}
+
+/// The one conversation `adapter` reads from `rows`, each a record (a store's row), for
+/// adapter tests.
+#[cfg(test)]
+pub(crate) fn read_rows(adapter: &dyn Adapter, rows: &[&'static str]) -> Conversation {
+    let values: Vec<Tree> = rows
+        .iter()
+        .map(|r| crate::json::parse(r).expect("JSON").value)
+        .collect();
+    adapter
+        .normalise(&super::session_docs(&values))
+        .expect("read")
+        .into_iter()
+        .next()
+        .expect("one conversation")
+}
+
 /// The edits that carry out `intent` in a file of `adapter`'s format.
 pub fn plan(adapter: &dyn Adapter, intent: &FixIntent, cx: &EditContext<'_>) -> Option<Vec<Edit>> {
     match adapter.plan_edits(intent, cx) {

@@ -137,12 +137,7 @@ impl Adapter for Adk {
     /// `parts: []` (ADK leaves events without parts out of the request it builds), never the
     /// whole event and its actions with it.
     fn plan_edits(&self, intent: &FixIntent, cx: &EditContext<'_>) -> Planned {
-        let (FixIntent::RemoveResult { result, message }
-        | FixIntent::RemoveCall {
-            call: result,
-            message,
-        }) = intent
-        else {
+        let Some((result, message)) = super::removal(intent) else {
             return Planned::Generic;
         };
         let acts = result != message
@@ -152,10 +147,7 @@ impl Adapter for Adk {
         if !acts {
             return Planned::Generic;
         }
-        match crate::edit::plan::remove_node(cx, result) {
-            Some(edit) => Planned::Edits(vec![edit]),
-            None => Planned::Unsupported,
-        }
+        super::remove_only(cx, result)
     }
 }
 

@@ -15,6 +15,7 @@ mod links;
 mod shape;
 
 pub use adapter::{plan, Adapter, Planned};
+pub(crate) use adapter::{removal, remove_only};
 #[cfg(test)]
 pub(crate) use shape::session_docs;
 pub(crate) use shape::{all_have_role, array_at, blocks, field, has_text, str_at};
@@ -27,14 +28,17 @@ mod claude_code;
 mod cline;
 mod codex;
 mod copilot_cli;
+mod crush;
 mod gemini;
 mod gemini_cli;
+mod goose;
 mod langchain;
 mod langgraph_stream;
 mod mcp;
 mod moltis;
 mod openai_chat;
 mod openai_responses;
+mod opencode;
 mod pi;
 mod qwen_code;
 mod spring_ai;
@@ -63,6 +67,9 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &copilot_cli::CopilotCli,
     &gemini_cli::GeminiCli,
     &qwen_code::QwenCode,
+    &goose::Goose,
+    &opencode::Opencode,
+    &crush::Crush,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.

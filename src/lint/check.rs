@@ -242,6 +242,20 @@ pub fn check_conversation(
             None => {}
         }
     }
+    if conv.repaired_pairing {
+        for finding in &mut findings {
+            let kept = matches!(&finding.anchor, crate::finding::Anchor::Node(loc) if conv.kept_unpaired.contains(loc));
+            if matches!(finding.rule.code, "TC101" | "TC102")
+                && finding.severity == crate::finding::Severity::Error
+                && !kept
+            {
+                finding.severity = crate::finding::Severity::Warning;
+                finding.message.push_str(
+                    " (the agent repairs this itself before sending, so its current versions still resume the session; older versions and other tools that replay it fail)",
+                );
+            }
+        }
+    }
     let edit_cx = EditContext::new(source, jsonl);
     crate::source::with_span_cache(&source.text, || {
         for finding in &mut findings {

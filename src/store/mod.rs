@@ -112,11 +112,17 @@ pub fn lint_text(
         } else {
             (text.len(), text.len())
         };
+        let json = if origin.wrap > 0 && end > start + origin.wrap {
+            (start + origin.wrap, end - 1)
+        } else {
+            (start, end)
+        };
         rows.rows.push(Row {
             table: origin.table.clone(),
             key: origin.key,
             start,
             end,
+            json,
         });
     }
     let mut findings: Vec<Finding> = Vec::new();
@@ -215,7 +221,7 @@ pub fn lint_text(
                 &crate::rules::UnknownFormat::META,
                 0,
                 0,
-                "SQLite database has no session table toolcheck reads (OpenAI Agents SDK `agent_messages`, Google ADK `events`)",
+                "SQLite database has no session table toolcheck reads (OpenAI Agents SDK `agent_messages`, Google ADK `events`, Goose `messages`, opencode `part`, Crush `messages`)",
             ));
         }
         Outcome::Checked(formats)

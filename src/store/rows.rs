@@ -30,9 +30,12 @@ impl std::fmt::Display for RowKey {
 pub struct Row {
     pub table: String,
     pub key: RowKey,
-    /// The JSON's byte range in the store's text.
+    /// The line's byte range in the store's text.
     pub start: usize,
     pub end: usize,
+    /// The JSON column's byte range in the store's text: the line's, or the part a wrapper
+    /// holds (`table::Wrap`). Edits of a fix must stay inside it.
+    pub json: (usize, usize),
 }
 
 /// Where each row of a linted database sits in its text.
@@ -113,11 +116,15 @@ impl Rows {
             d.end_line = 1;
             d.column = column(d.start);
             d.end_column = column(d.end);
-            // A fix's edits inside the row are byte offsets in the row's JSON (removing the
-            // row takes its line break, which is not in the database).
+            // A fix's edits inside the row are byte offsets in the row's JSON column
+            // (removing the row takes its line break, which is not in the database).
             if let Some(fix) = &mut d.fix {
+                let (from, to) = row.json;
                 for edit in &mut fix.edits {
-                    if edit.start >= row.start && edit.end <= row.end + 1 {
+                    if edit.start >= from && edit.end <= to {
+                        edit.start -= from;
+                        edit.end -= from;
+                    } else if edit.start >= row.start && edit.end <= row.end + 1 {
                         edit.start -= row.start;
                         edit.end = edit.end.min(row.end) - row.start;
                     }
@@ -139,9 +146,9 @@ impl Rows {
         };
         let mut ok = true;
         for edit in &mut fix.edits {
-            let inside = self
-                .row_at(edit.start)
-                .filter(|r| edit.end <= r.end && !edit.content.contains('\n'));
+            let inside = self.row_at(edit.start).filter(|r| {
+                edit.start >= r.json.0 && edit.end <= r.json.1 && !edit.content.contains('\n')
+            });
             // A removed JSONL record takes the line break after it, or the one before it.
             let removed = [edit.start, edit.start + 1]
                 .into_iter()
@@ -180,12 +187,14 @@ mod tests {
                     key: RowKey::Rowid(7),
                     start: 0,
                     end: 2,
+                    json: (0, 2),
                 },
                 Row {
                     table: "t".into(),
                     key: RowKey::Rowid(9),
                     start: 3,
                     end: 5,
+                    json: (3, 5),
                 },
             ],
         };

@@ -20,11 +20,27 @@ pub(super) struct Origin {
     /// The raw line breaks of the row's JSON (offset in the row, the byte), which the
     /// store's text holds as other bytes of the same length.
     pub breaks: Vec<(usize, u8)>,
+    /// For tables whose line wraps other columns around the JSON (`table::Wrap`): the
+    /// length of the wrapper before it (the line ends with one `}` after it); 0 otherwise.
+    pub wrap: usize,
 }
 
 impl Origin {
     pub fn place(&self, name: &str) -> String {
         format!("{name}:{}[{}]", self.table, self.key)
+    }
+
+    /// The JSON column's text in `line`, this row's line as read (`read`) or as a fix left
+    /// it: the line itself, or what the wrapper holds; `None` when a fix changed the
+    /// wrapper, which stands for other columns and is never written.
+    pub fn column<'t>(&self, read: &str, line: &'t str) -> Option<&'t str> {
+        if self.wrap == 0 {
+            return Some(line);
+        }
+        if line.get(..self.wrap) != read.get(..self.wrap) || !line.ends_with('}') {
+            return None;
+        }
+        line.get(self.wrap..line.len() - 1)
     }
 }
 
@@ -59,10 +75,14 @@ impl Snapshot {
             .zip(fixed.split('\n'))
             .filter(|((_, old), new)| old != new)
             .map(|((origin, old), new)| {
-                let new = restore_breaks(old, new, &origin.breaks);
+                let old_json = origin.column(old, old).unwrap_or(old);
+                let new = match origin.column(old, new) {
+                    Some(json) => restore_breaks(old_json, json, &origin.breaks),
+                    None => new.to_string(),
+                };
                 (
                     origin.place(name),
-                    line(&restore(old, &origin.breaks)),
+                    line(&restore(old_json, &origin.breaks)),
                     line(&new),
                 )
             })
@@ -149,6 +169,65 @@ pub(super) struct RawRow<'a> {
     pub session: Option<String>,
     pub key: RowKey,
     pub json: Result<&'a str, String>,
+    /// The wrapper its line opens with (`table::Wrap`), empty for tables without one.
+    pub wrapper: String,
+}
+
+impl RawRow<'_> {
+    /// Whether `line` (a row's line as read earlier) still stands for this row.
+    pub fn is_line(&self, line: &str, breaks: &[(usize, u8)]) -> bool {
+        let Ok(json) = self.json else {
+            return false;
+        };
+        let flat = if self.wrapper.is_empty() {
+            Some(line)
+        } else {
+            line.strip_prefix(self.wrapper.as_str())
+                .and_then(|l| l.strip_suffix('}'))
+        };
+        match flat {
+            Some(flat) if breaks.is_empty() => flat == json,
+            Some(flat) => restore(flat, breaks) == json,
+            None => false,
+        }
+    }
+}
+
+/// A column's value as JSON, for a row's wrapper: JSON text as the value it holds where
+/// `json` says the column holds JSON (and it parses), other text as a string.
+fn column_value(value: ValueRef<'_>, json: bool) -> serde_json::Value {
+    use serde_json::Value as Json;
+    match value {
+        ValueRef::Null => Json::Null,
+        ValueRef::Integer(n) => Json::from(n),
+        ValueRef::Real(x) => serde_json::Number::from_f64(x).map_or(Json::Null, Json::Number),
+        ValueRef::Text(b) | ValueRef::Blob(b) => {
+            let text = String::from_utf8_lossy(b);
+            match crate::json::parse_value(&text) {
+                Ok(value) if json => value,
+                _ => Json::String(text.into_owned()),
+            }
+        }
+    }
+}
+
+/// The wrapper a row's line opens with: `{"key": value, ..., "<json column>": `.
+fn wrapper(table: &Table, row: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<String> {
+    if table.wrap.is_empty() {
+        return Ok(String::new());
+    }
+    let quote = |s: &str| serde_json::Value::from(s).to_string();
+    let mut out = String::from("{");
+    for (i, (wrap, _)) in table.wrap.iter().enumerate() {
+        let value = column_value(row.get_ref(first + i)?, wrap.json);
+        out.push_str(&quote(wrap.key));
+        out.push(':');
+        out.push_str(&value.to_string());
+        out.push(',');
+    }
+    out.push_str(&quote(table.kind().json));
+    out.push(':');
+    Ok(out)
 }
 
 /// Reads the session tables `found` of an open database, row by row in reading order,
@@ -164,13 +243,20 @@ pub(super) fn scan(
         let key = table
             .session
             .iter()
-            .map(|c| format!("CAST({c} AS TEXT)"))
+            .map(|c| format!("CAST(t.{c} AS TEXT)"))
             .collect::<Vec<_>>()
             .join(" || char(31) || ");
-        let rowid = table.rowid.unwrap_or("NULL");
+        let rowid = table.rowid.map_or("NULL".into(), |r| format!("t.{r}"));
+        let wrapped: String = table
+            .wrap
+            .iter()
+            .map(|(_, c)| format!(", {}", c.as_deref().unwrap_or("NULL")))
+            .collect();
+        let session: Vec<String> = table.session.iter().map(|c| format!("t.{c}")).collect();
         let sql = format!(
-            "SELECT {key}, {rowid}, {column} FROM \"{quoted}\" ORDER BY {}, {}",
-            table.session.join(", "),
+            "SELECT {key}, {rowid}, t.{column}{wrapped} FROM \"{quoted}\" AS t{} ORDER BY {}, {}",
+            table.join,
+            session.join(", "),
             table.order
         );
         let mut stmt = conn.prepare(&sql)?;
@@ -200,6 +286,7 @@ pub(super) fn scan(
                 session: r.get(0)?,
                 key,
                 json,
+                wrapper: wrapper(table, r, 3)?,
             })?;
         }
     }
@@ -221,9 +308,15 @@ pub(super) fn snapshot(conn: &Connection) -> rusqlite::Result<Snapshot> {
             }
             last = Some(id);
         }
-        let (problem, breaks) = match row.json {
-            Ok(json) => (None, push_flat(&mut text, json)),
-            Err(problem) => (Some(problem), Vec::new()),
+        let (problem, breaks, wrap) = match row.json {
+            Ok(json) if row.wrapper.is_empty() => (None, push_flat(&mut text, json), 0),
+            Ok(json) => {
+                text.push_str(&row.wrapper);
+                let breaks = push_flat(&mut text, json);
+                text.push('}');
+                (None, breaks, row.wrapper.len())
+            }
+            Err(problem) => (Some(problem), Vec::new(), 0),
         };
         text.push('\n');
         lines.push(Origin {
@@ -233,6 +326,7 @@ pub(super) fn snapshot(conn: &Connection) -> rusqlite::Result<Snapshot> {
             session,
             problem,
             breaks,
+            wrap,
         });
         Ok(())
     })?;

@@ -22,6 +22,36 @@ pub(super) struct TableKind {
     /// The columns the library orders a session's rows by, where the table has them; rowid
     /// order breaks ties (and is the order where none is there).
     pub order: &'static [&'static str],
+    /// Columns a table of this kind must not have: a near-miss holding the same columns for
+    /// something else (Goose's `thread_messages` copies `messages` per thread).
+    pub forbids: &'static [&'static str],
+    /// Other columns the adapter needs beside the JSON (Goose keeps a message's `role` in a
+    /// column): each row's line is then `{"key": value, ..., "<json>": <the JSON as read>}`,
+    /// the JSON column's text spliced in unchanged, so spans, pointers and fixes inside it
+    /// work as they do on a bare row, and a fix changes that column only. See [`Wrap`].
+    pub wrap: &'static [Wrap],
+    /// A table each row belongs to (opencode keeps a part's role and order on its message):
+    /// joined for ordering and for wrapped columns (`Wrap::column` `j.<name>`).
+    pub join: Option<Join>,
+}
+
+/// The table a row belongs to, joined as `j`.
+pub(super) struct Join {
+    pub table: &'static str,
+    /// `j.<key> = <column of the row>`.
+    pub key: &'static str,
+    pub column: &'static str,
+    /// Its columns the library orders rows by, before the row table's own `order`.
+    pub order: &'static [&'static str],
+}
+
+/// A column put beside the JSON in a row's line, under `key` (`null` where the table lacks
+/// it); `json` when the column holds JSON text, which is then put in as the value it holds.
+/// `column` is the row's own, or `j.<name>` for one of the joined table's.
+pub(super) struct Wrap {
+    pub key: &'static str,
+    pub column: &'static str,
+    pub json: bool,
 }
 
 /// Every kind of table toolcheck reads, in the order tables are tried against them.
@@ -34,6 +64,9 @@ pub(super) static KINDS: &[TableKind] = &[
         requires: &[],
         session_keys: &[],
         order: &["id"],
+        forbids: &[],
+        wrap: &[],
+        join: None,
     },
     // Google ADK `SqliteSessionService`: `events(app_name, user_id, session_id, timestamp,
     // event_data)`, one event per row (snake_case), read back by `timestamp`.
@@ -43,6 +76,101 @@ pub(super) static KINDS: &[TableKind] = &[
         requires: &["timestamp"],
         session_keys: &["app_name", "user_id"],
         order: &["timestamp"],
+        forbids: &[],
+        wrap: &[],
+        join: None,
+    },
+    // Goose `sessions.db`: `messages(id, message_id, session_id, role, content_json,
+    // created_timestamp, timestamp, tokens, metadata_json)`, one message per row, its
+    // `content_json` an array of content items and its role a column; read back by
+    // `(created_timestamp, id)` (`session_manager.rs`).
+    TableKind {
+        format: Format::Goose,
+        json: "content_json",
+        requires: &["role", "created_timestamp"],
+        session_keys: &[],
+        order: &["created_timestamp", "id"],
+        forbids: &["thread_id"],
+        wrap: &[
+            Wrap {
+                key: "role",
+                column: "role",
+                json: false,
+            },
+            Wrap {
+                key: "metadata",
+                column: "metadata_json",
+                json: true,
+            },
+        ],
+        join: None,
+    },
+    // opencode ≥ 1.2 (and Kilo ≥ 7.2.21) `opencode.db`: `part(id, message_id, session_id,
+    // time_created, time_updated, data)`, one part per row, its role and errors on its
+    // `message(id, session_id, time_created, time_updated, data)`; a session is its
+    // messages by `(time_created, id)`, each with its parts by `id`
+    // (`session/session.sql.ts`, `session/message-v2.ts`).
+    TableKind {
+        format: Format::Opencode,
+        json: "data",
+        requires: &["message_id", "id"],
+        session_keys: &[],
+        order: &["id"],
+        forbids: &[],
+        wrap: &[
+            Wrap {
+                key: "message_id",
+                column: "message_id",
+                json: false,
+            },
+            Wrap {
+                key: "message",
+                column: "j.data",
+                json: true,
+            },
+        ],
+        join: Some(Join {
+            table: "message",
+            key: "id",
+            column: "message_id",
+            order: &["time_created", "id"],
+        }),
+    },
+    // Charm Crush `.crush/crush.db` (and the Go opencode's `.opencode/opencode.db`):
+    // `messages(id, session_id, role, parts, model, created_at, updated_at, finished_at,
+    // …)`, one message per row, its `parts` a JSON array and its role a column; read back by
+    // `created_at`; a summarised session starts at `sessions.summary_message_id`
+    // (`internal/db/migrations/20250424200609_initial.sql`, `internal/db/sql/messages.sql`).
+    TableKind {
+        format: Format::Crush,
+        json: "parts",
+        requires: &["role", "created_at", "id"],
+        session_keys: &[],
+        order: &["created_at"],
+        forbids: &[],
+        wrap: &[
+            Wrap {
+                key: "id",
+                column: "id",
+                json: false,
+            },
+            Wrap {
+                key: "role",
+                column: "role",
+                json: false,
+            },
+            Wrap {
+                key: "summary_message_id",
+                column: "j.summary_message_id",
+                json: false,
+            },
+        ],
+        join: Some(Join {
+            table: "sessions",
+            key: "id",
+            column: "session_id",
+            order: &[],
+        }),
     },
 ];
 
@@ -59,6 +187,10 @@ pub(super) struct Table {
     /// as a column of its own (a declared `rowid` column shadows the real one); `None` when
     /// the table has none (`WITHOUT ROWID`, or all three names declared).
     pub rowid: Option<&'static str>,
+    /// The kind's wrapped columns the table has, as SQL (`None`: read as `null`).
+    pub wrap: Vec<(&'static Wrap, Option<String>)>,
+    /// The `LEFT JOIN` of the kind's joined table, if any.
+    pub join: String,
 }
 
 impl Table {
@@ -88,6 +220,39 @@ fn rowid_name(conn: &Connection, table: &str, columns: &[String]) -> Option<&'st
         })
 }
 
+/// The columns of `table` (none when there is no such table).
+fn columns(conn: &Connection, table: &str) -> rusqlite::Result<Vec<String>> {
+    conn.prepare("SELECT name FROM pragma_table_info(?1)")?
+        .query_map([table], |r| r.get(0))?
+        .collect()
+}
+
+/// The kind of a table whose columns are `has`, and its joined table's columns.
+fn kind_of(
+    conn: &Connection,
+    has: &dyn Fn(&str) -> bool,
+) -> rusqlite::Result<Option<(usize, Vec<String>)>> {
+    for (index, k) in KINDS.iter().enumerate() {
+        let fits =
+            has(k.json) && k.requires.iter().all(|c| has(c)) && !k.forbids.iter().any(|c| has(c));
+        if !fits {
+            continue;
+        }
+        let Some(j) = &k.join else {
+            return Ok(Some((index, Vec::new())));
+        };
+        let joined = columns(conn, j.table)?;
+        let ok = has(j.column)
+            && std::iter::once(&j.key)
+                .chain(j.order)
+                .all(|c| joined.iter().any(|x| x == c));
+        if ok {
+            return Ok(Some((index, joined)));
+        }
+    }
+    Ok(None)
+}
+
 /// The tables toolcheck reads, found by their columns, in name order.
 pub(super) fn tables(conn: &Connection) -> rusqlite::Result<Vec<Table>> {
     let mut names: Vec<String> = conn
@@ -97,21 +262,15 @@ pub(super) fn tables(conn: &Connection) -> rusqlite::Result<Vec<Table>> {
     names.retain(|n: &String| !n.starts_with("sqlite_"));
     let mut found = Vec::new();
     for name in names {
-        let columns: Vec<String> = conn
-            .prepare("SELECT name FROM pragma_table_info(?1)")?
-            .query_map([&name], |r| r.get(0))?
-            .collect::<rusqlite::Result<_>>()?;
+        let columns = columns(conn, &name)?;
         let has = |c: &str| columns.iter().any(|x| x == c);
         if !has("session_id") {
             continue;
         }
-        let Some((index, kind)) = KINDS
-            .iter()
-            .enumerate()
-            .find(|(_, k)| has(k.json) && k.requires.iter().all(|c| has(c)))
-        else {
+        let Some((index, joined)) = kind_of(conn, &has)? else {
             continue;
         };
+        let kind = kind(index);
         let rowid = rowid_name(conn, &name, &columns);
         let mut session: Vec<&'static str> = kind
             .session_keys
@@ -120,17 +279,47 @@ pub(super) fn tables(conn: &Connection) -> rusqlite::Result<Vec<Table>> {
             .filter(|c| has(c))
             .collect();
         session.push("session_id");
-        let mut order: Vec<&str> = kind.order.iter().copied().filter(|c| has(c)).collect();
-        order.extend(rowid);
+        // All SQL names the row's table `t` and the joined one `j`.
+        let mut order: Vec<String> = kind
+            .join
+            .iter()
+            .flat_map(|j| j.order.iter().map(|c| format!("j.{c}")))
+            .chain(
+                kind.order
+                    .iter()
+                    .filter(|c| has(c))
+                    .map(|c| format!("t.{c}")),
+            )
+            .chain(rowid.map(|r| format!("t.{r}")))
+            .collect();
         if order.is_empty() {
-            order.push("session_id");
+            order.push("t.session_id".into());
         }
+        let wrap = kind
+            .wrap
+            .iter()
+            .map(|w| {
+                let sql = match w.column.strip_prefix("j.") {
+                    Some(c) => joined.iter().any(|x| x == c).then(|| format!("j.{c}")),
+                    None => has(w.column).then(|| format!("t.{}", w.column)),
+                };
+                (w, sql)
+            })
+            .collect();
+        let join = kind.join.as_ref().map_or(String::new(), |j| {
+            format!(
+                " LEFT JOIN \"{}\" AS j ON j.{} = t.{}",
+                j.table, j.key, j.column
+            )
+        });
         found.push(Table {
             name,
             kind: index,
             session,
             order: order.join(", "),
             rowid,
+            wrap,
+            join,
         });
     }
     Ok(found)

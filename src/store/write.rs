@@ -5,7 +5,7 @@ use std::path::Path;
 use rusqlite::{Connection, OpenFlags};
 
 use super::rows::RowKey;
-use super::snapshot::{restore, restore_breaks, scan, Snapshot};
+use super::snapshot::{restore_breaks, scan, Snapshot};
 use super::table::{tables, Table};
 
 /// Whether the session tables `found` of the database at `conn` still hold exactly what
@@ -22,8 +22,7 @@ fn unchanged(conn: &Connection, found: &[Table], snapshot: &Snapshot) -> rusqlit
                 origin.table == row.table.name
                     && origin.key == row.key
                     && match (&row.json, &origin.problem) {
-                        (Ok(json), None) if origin.breaks.is_empty() => flat == *json,
-                        (Ok(json), None) => restore(flat, &origin.breaks) == *json,
+                        (Ok(_), None) => row.is_line(flat, &origin.breaks),
                         (Err(now), Some(then)) => now == then,
                         _ => false,
                     }
@@ -95,6 +94,11 @@ pub fn write(path: &Path, name: &str, snapshot: &Snapshot, fixed: &str) -> Resul
             )
             .map_err(fail)?
         } else {
+            let (Some(old), Some(new)) = (origin.column(old, old), origin.column(old, new)) else {
+                return Err(format!(
+                    "internal error: the fix of {place} changes columns other than its JSON; it was left unchanged"
+                ));
+            };
             let new = restore_breaks(old, new, &origin.breaks);
             if let Err(e) = crate::json::parse(&new) {
                 return Err(format!(

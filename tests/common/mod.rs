@@ -6,6 +6,105 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+/// `fix --write` of the database `name` in `dir` while another connection holds a write
+/// lock: refused with exit 2 and a reason, and what `read` sees of the database unchanged.
+pub fn fix_write_refused_while_locked<T: PartialEq + std::fmt::Debug>(
+    dir: &Path,
+    name: &str,
+    read: impl Fn(&Path) -> T,
+) {
+    let path = dir.join(name);
+    let before = read(&path);
+    let writer = rusqlite::Connection::open(&path).expect("open");
+    writer.execute_batch("BEGIN IMMEDIATE").expect("lock");
+    let out = toolcheck_in(dir, &["fix", "--write", name], None);
+    assert_eq!(out.code, 2, "{}", out.transcript());
+    assert!(out.stderr.contains("locked"), "{}", out.transcript());
+    writer.execute_batch("ROLLBACK").expect("unlock");
+    drop(writer);
+    assert_eq!(before, read(&path));
+}
+
+/// `fix --write` of the store `name` in `dir`, whose rows `read` lists one string each, led
+/// by `keys` space-separated fields a fix must leave alone (ids, order columns): asserts
+/// that no row was added or removed and those fields did not change, and that the fix
+/// converged (a second run has nothing to fix and changes nothing). Returns the rows the
+/// fix changed and the concise lint after it.
+pub fn fix_write_in_place(
+    dir: &Path,
+    name: &str,
+    keys: usize,
+    read: impl Fn(&Path) -> Vec<String>,
+) -> (String, Output) {
+    let path = dir.join(name);
+    let before = read(&path);
+    let out = toolcheck_in(dir, &["fix", "--write", name], None);
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    let after = read(&path);
+    let lead = |rows: &[String]| -> Vec<String> {
+        rows.iter()
+            .map(|r| {
+                r.splitn(keys + 1, ' ')
+                    .take(keys)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect()
+    };
+    assert_eq!(lead(&before), lead(&after));
+    let changed: Vec<String> = after
+        .iter()
+        .filter(|r| !before.contains(r))
+        .cloned()
+        .collect();
+    let lint = toolcheck_in(dir, &["lint", "--output-format", "concise", name], None);
+    let again = toolcheck_in(dir, &["fix", "--write", name], None);
+    assert!(
+        again.stderr.contains("Nothing to fix"),
+        "{}",
+        again.transcript()
+    );
+    assert_eq!(after, read(&path));
+    (changed.join("\n"), lint)
+}
+
+/// The rows `sql` selects from the database at `path`, each its columns' values joined by
+/// spaces (text as is, numbers as written, NULL as `NULL`).
+pub fn query_rows(path: &Path, sql: &str) -> Vec<String> {
+    use rusqlite::types::ValueRef;
+    let conn = rusqlite::Connection::open(path).expect("open");
+    let mut stmt = conn.prepare(sql).expect("prepare");
+    let columns = stmt.column_count();
+    stmt.query_map([], |r| {
+        let mut fields = Vec::with_capacity(columns);
+        for i in 0..columns {
+            fields.push(match r.get_ref(i)? {
+                ValueRef::Null => "NULL".to_string(),
+                ValueRef::Integer(n) => n.to_string(),
+                ValueRef::Real(x) => x.to_string(),
+                ValueRef::Text(b) | ValueRef::Blob(b) => String::from_utf8_lossy(b).into_owned(),
+            });
+        }
+        Ok(fields.join(" "))
+    })
+    .expect("query")
+    .collect::<Result<_, _>>()
+    .expect("rows")
+}
+
+/// `lint -v` of the store `name` in `dir`: clean, and its summary line says `read`
+/// (`checked NAME (FORMAT): …`).
+pub fn lint_clean_reads(dir: &Path, name: &str, read: &str) {
+    let out = toolcheck_in(dir, &["lint", "-v", name], None);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    assert!(out.stderr.contains(read), "{}", out.transcript());
+}
+
+/// `lint --output-format concise` of `name` in `dir`.
+pub fn lint_concise(dir: &Path, name: &str) -> Output {
+    toolcheck_in(dir, &["lint", "--output-format", "concise", name], None)
+}
+
 pub struct Output {
     pub stdout: String,
     pub stderr: String,
