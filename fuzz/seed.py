@@ -40,6 +40,8 @@ FORMATS = [
     "cline",
     "pi",
     "copilot-cli",
+    "otel",
+    "openinference",
 ]
 # Byte offsets (as fractions of the length) where JSON files are cut.
 CUTS = [i / 17 for i in range(1, 17)]

@@ -22,10 +22,12 @@ pub enum Format {
     Cline,
     Pi,
     CopilotCli,
+    Otel,
+    OpenInference,
 }
 
 impl Format {
-    pub const ALL: [Format; 18] = [
+    pub const ALL: [Format; 20] = [
         Format::OpenAiChat,
         Format::OpenAiResponses,
         Format::Anthropic,
@@ -44,6 +46,8 @@ impl Format {
         Format::Cline,
         Format::Pi,
         Format::CopilotCli,
+        Format::Otel,
+        Format::OpenInference,
     ];
 
     pub fn name(self) -> &'static str {
@@ -66,6 +70,8 @@ impl Format {
             Format::Cline => "cline",
             Format::Pi => "pi",
             Format::CopilotCli => "copilot-cli",
+            Format::Otel => "otel",
+            Format::OpenInference => "openinference",
         }
     }
 

@@ -109,6 +109,14 @@ pub struct Conversation {
     /// messages): not checked, and accounted for by the unread-structure guard, which
     /// counts what sits inside them as read on purpose.
     pub excluded: Vec<Loc>,
+    /// The provider the file records this conversation was sent to (a trace's
+    /// `gen_ai.provider.name`): held to it instead of its format's providers, unless
+    /// `--target` says otherwise.
+    pub provider: Option<crate::provider::Provider>,
+    /// The file records that the provider answered this request (a trace's span ended
+    /// without error and with output): what a rule says the provider rejects, it accepted
+    /// here, so such findings are warnings that say so.
+    pub accepted: bool,
 }
 
 /// A run of messages the provider treats as one turn (adjacent same-role messages merged
@@ -365,6 +373,8 @@ impl Conversation {
             loc,
             thinking: None,
             excluded: Vec::new(),
+            provider: None,
+            accepted: false,
         }
     }
 

@@ -33,6 +33,9 @@ mod mcp;
 mod moltis;
 mod openai_chat;
 mod openai_responses;
+mod openinference;
+mod otel;
+mod otlp;
 mod pi;
 mod spring_ai;
 mod vercel_ai;
@@ -58,6 +61,8 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &langgraph_stream::LanggraphStream,
     &pi::Pi,
     &copilot_cli::CopilotCli,
+    &otel::Otel,
+    &openinference::OpenInference,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.
