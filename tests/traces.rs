@@ -98,3 +98,18 @@ fn fix_offers_nothing() {
     let out = common::fix_leaves_alone("openinference/broken.json", "trace.json");
     insta::assert_snapshot!(out.transcript());
 }
+
+/// The 1.28–1.36 log-event form, one export request per line: the events of one span are
+/// one model call; a call the next request leaves unanswered.
+#[test]
+fn otel_log_events_unpaired() {
+    let out = toolcheck(&[
+        "lint",
+        "-v",
+        "fixtures/otel/log-events-unpaired.jsonl",
+        "--output-format",
+        "concise",
+    ]);
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.transcript());
+}

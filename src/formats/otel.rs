@@ -16,15 +16,23 @@
 //!
 //! The provider is `gen_ai.provider.name` (older: `gen_ai.system`, `"OpenAI"` capitalised in
 //! old OpenLLMetry). `execute_tool` spans that failed (`status.code` 2) mark the results of
-//! their `gen_ai.tool.call.id` as errors. The 1.28–1.36 log-event form (`resourceLogs`
-//! records named `gen_ai.user.message`, `gen_ai.choice`, …) is recognised but not read yet.
+//! their `gen_ai.tool.call.id` as errors.
+//!
+//! The 1.28–1.36 log-event form (semconv v1.36.0 `docs/gen-ai/gen-ai-events.md`; what
+//! `opentelemetry-instrumentation-openai-v2` 2.3b0 writes): `resourceLogs` records named by
+//! `eventName` (older SDKs: the `event.name` attribute) `gen_ai.system.message`,
+//! `gen_ai.user.message`, `gen_ai.assistant.message` (`{content, tool_calls:[{id, type,
+//! function:{name, arguments}}]}`), `gen_ai.tool.message` (`{content, id}`, `id` the call
+//! answered) and `gen_ai.choice` (`{index, finish_reason, message}`), with the body a
+//! `kvlistValue`; the events of one `spanId` are one model call, and `arguments` is the
+//! string the provider sent (as the spec recommends), so a string is normal there.
 //! A trace records requests already sent: there is nothing to repair, so no fixes.
 
 use super::otlp::{self, Attr, FlatKeys, Message, ModelCall};
 use super::{Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
-use crate::transcript::{Arguments, CallKind, Item, Text, ToolCall};
+use crate::transcript::{Arguments, CallKind, Item, Role, Text, ToolCall};
 use crate::tree::Value as Tree;
 use serde_json::Value as Json;
 
@@ -57,7 +65,8 @@ impl Adapter for Otel {
     }
 
     fn sniff(&self, doc: &Tree) -> Option<u8> {
-        (otlp::is_export(doc) && otlp::any_attribute(doc, is_content)).then_some(90)
+        (otlp::is_export(doc) && (otlp::any_attribute(doc, is_content) || has_events(doc)))
+            .then_some(90)
     }
 
     fn sniff_record(&self, record: &Tree) -> Option<u8> {
@@ -77,7 +86,7 @@ impl Adapter for Otel {
             })
             .filter_map(|s| otlp::attr_str(&s.attrs, "gen_ai.tool.call.id").map(str::to_string))
             .collect();
-        let calls: Vec<ModelCall> = spans
+        let mut calls: Vec<ModelCall> = spans
             .iter()
             .filter(|s| s.attrs.iter().any(|a| is_content(a.key)))
             .map(|s| {
@@ -97,6 +106,7 @@ impl Adapter for Otel {
                 }
             })
             .collect();
+        calls.extend(event_calls(docs, &spans));
         if calls.is_empty() && docs.iter().any(|d| d.value.get("resourceSpans").is_some()) {
             // Spans without model calls (HTTP, database ...) are still an export: nothing
             // to check in them, but nothing wrong either when the format was forced.
@@ -270,4 +280,268 @@ fn tools(attrs: &[Attr<'_>]) -> Vec<crate::transcript::ToolDef> {
         }
     }
     out
+}
+
+/// The log events that carry a model call's messages (semconv 1.28–1.36).
+const EVENTS: [&str; 5] = [
+    "gen_ai.system.message",
+    "gen_ai.user.message",
+    "gen_ai.assistant.message",
+    "gen_ai.tool.message",
+    "gen_ai.choice",
+];
+
+/// Whether an export holds message events.
+fn has_events(doc: &Tree) -> bool {
+    super::array_at(doc, "resourceLogs")
+        .into_iter()
+        .flatten()
+        .filter_map(|r| super::array_at(r, "scopeLogs"))
+        .flatten()
+        .filter_map(|s| super::array_at(s, "logRecords"))
+        .flatten()
+        .any(|record| {
+            let named = super::str_at(record, "eventName").is_some_and(|n| EVENTS.contains(&n));
+            named
+                || super::array_at(record, "attributes")
+                    .into_iter()
+                    .flatten()
+                    .any(|a| {
+                        super::str_at(a, "key") == Some("event.name")
+                            && a.get("value")
+                                .and_then(|v| super::str_at(v, "stringValue"))
+                                .is_some_and(|n| EVENTS.contains(&n))
+                    })
+        })
+}
+
+/// The model calls recorded as log events: one per span the events name.
+fn event_calls(docs: &[Doc<'_>], spans: &[otlp::Span<'_>]) -> Vec<ModelCall> {
+    type Key<'k> = (Option<&'k str>, Option<&'k str>);
+    let records = otlp::log_records(docs);
+    let mut groups: Vec<(Key<'_>, Vec<&otlp::LogRecord<'_>>)> = Vec::new();
+    for record in &records {
+        if !record.event_name().is_some_and(|n| EVENTS.contains(&n)) {
+            continue;
+        }
+        let key = record.span_key();
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, list)) => list.push(record),
+            None => groups.push((key, vec![record])),
+        }
+    }
+    groups
+        .into_iter()
+        .filter_map(|((trace, span_id), list)| {
+            let first = list.first()?;
+            let span = spans.iter().find(|s| {
+                span_id.is_some()
+                    && super::str_at(s.value, "spanId") == span_id
+                    && super::str_at(s.value, "traceId") == trace
+            });
+            let mut input = Vec::new();
+            let mut output = Vec::new();
+            for record in &list {
+                if let Some((is_output, message)) = event_message(record) {
+                    if is_output {
+                        output.push(message);
+                    } else {
+                        input.push(message);
+                    }
+                }
+            }
+            let named = |attrs: &[Attr<'_>]| {
+                ["gen_ai.provider.name", "gen_ai.system"]
+                    .iter()
+                    .find_map(|k| otlp::attr_str(attrs, k))
+                    .and_then(crate::provider::from_trace_name)
+            };
+            Some(ModelCall {
+                input,
+                output,
+                tools: Vec::new(),
+                provider: named(&first.attrs).or_else(|| span.and_then(|s| named(&s.attrs))),
+                failed: span.is_some_and(otlp::Span::failed),
+                loc: first.loc.clone(),
+                start: span.map_or_else(|| first.time(), |s| s.start),
+                order: spans.len() + first.order,
+            })
+        })
+        .collect()
+}
+
+/// One message event: whether it is the response, and the message.
+fn event_message(record: &otlp::LogRecord<'_>) -> Option<(bool, Message)> {
+    let name = record.event_name()?;
+    let body = record.value.get("body").map_or(Json::Null, otlp::any_value);
+    let at = record.loc.child("body");
+    let (role, message, is_output) = match name {
+        "gen_ai.system.message" => (Role::System, body.clone(), false),
+        "gen_ai.user.message" => (Role::User, body.clone(), false),
+        "gen_ai.assistant.message" => (Role::Assistant, body.clone(), false),
+        "gen_ai.tool.message" => (Role::Tool, body.clone(), false),
+        _ => {
+            // Only the first choice is what the conversation went on with.
+            if body.get("index").and_then(Json::as_u64).unwrap_or(0) != 0 {
+                return None;
+            }
+            (
+                Role::Assistant,
+                body.get("message").cloned().unwrap_or(Json::Null),
+                true,
+            )
+        }
+    };
+    let mut items = Vec::new();
+    if role == Role::Tool {
+        let id = message.get("id").and_then(Json::as_str);
+        let text = match message.get("content") {
+            Some(Json::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+            None => String::new(),
+        };
+        items.push(otlp::result(id, None, &text, at.clone(), &at));
+    } else {
+        let has_text = match message.get("content") {
+            Some(Json::String(s)) => !s.trim().is_empty(),
+            Some(Json::Array(parts)) => !parts.is_empty(),
+            _ => false,
+        };
+        if has_text {
+            items.push(Item::Text(Text {
+                loc: at.clone(),
+                message: at.clone(),
+            }));
+        }
+        let calls = message.get("tool_calls").and_then(Json::as_array);
+        for (j, call) in calls.into_iter().flatten().enumerate() {
+            let id = call.get("id").and_then(Json::as_str);
+            if id.is_some_and(|id| otlp::has_call(&items, id)) {
+                continue;
+            }
+            let function = call.get("function").unwrap_or(call);
+            let arguments = match function.get("arguments") {
+                Some(Json::String(text)) => Arguments::Encoded(text.clone()),
+                Some(value) => Arguments::Value(value.clone()),
+                None => Arguments::Absent,
+            };
+            items.push(Item::Call(ToolCall {
+                key: id.map_or_else(
+                    || format!("#noid@{}{}#{j}", at.base, at.pointer),
+                    str::to_string,
+                ),
+                id: id.map(str::to_string),
+                name: function
+                    .get("name")
+                    .and_then(Json::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                kind: CallKind::Function,
+                arguments,
+                args_loc: at.clone(),
+                loc: at.clone(),
+                message: at.clone(),
+            }));
+        }
+    }
+    Some((
+        is_output,
+        Message {
+            role,
+            loc: at,
+            items,
+            print: format!("{name}:{}", serde_json::to_string(&message).ok()?),
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tree_json as json;
+
+    use super::*;
+    use crate::formats::session_docs;
+
+    fn export(attributes: crate::tree::Value<'static>) -> crate::tree::Value<'static> {
+        json!({"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "t", "spanId": "s", "name": "chat", "attributes": attributes, "status": {"code": 1}}]}]}]})
+    }
+
+    #[test]
+    fn sniffs_genai_exports_only() {
+        let parts =
+            export(json!([{"key": "gen_ai.input.messages", "value": {"stringValue": "[]"}}]));
+        assert_eq!(Otel.sniff(&parts), Some(90));
+        let flat =
+            export(json!([{"key": "gen_ai.prompt.0.role", "value": {"stringValue": "user"}}]));
+        assert_eq!(Otel.sniff(&flat), Some(90));
+        let events = json!({"resourceLogs": [{"scopeLogs": [{"logRecords": [{"eventName": "gen_ai.user.message", "body": {"kvlistValue": {"values": []}}}]}]}]});
+        assert_eq!(Otel.sniff(&events), Some(90));
+        // Near misses: an HTTP span, a GenAI span without content, an OpenInference span,
+        // a chat request, a log that is not a GenAI event.
+        for other in [
+            export(json!([{"key": "http.request.method", "value": {"stringValue": "GET"}}])),
+            export(json!([{"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}}])),
+            export(
+                json!([{"key": "llm.input_messages.0.message.role", "value": {"stringValue": "user"}}]),
+            ),
+            json!({"messages": [{"role": "user", "content": "hi"}]}),
+            json!({"resourceLogs": [{"scopeLogs": [{"logRecords": [{"eventName": "app.start"}]}]}]}),
+        ] {
+            assert_eq!(Otel.sniff(&other), None, "{other}");
+        }
+    }
+
+    /// Two conversations interleaved in one export: each call joins the chain its input
+    /// extends, and each chain is read once, at its last call.
+    #[test]
+    fn interleaved_chains_stay_apart() {
+        let span = |start: &str, input: &str| {
+            json!({"traceId": "t", "spanId": "s", "name": "chat", "startTimeUnixNano": start, "status": {"code": 1}, "attributes": [
+                {"key": "gen_ai.input.messages", "value": {"stringValue": input}},
+                {"key": "gen_ai.output.messages", "value": {"stringValue": "[{\"role\":\"assistant\",\"parts\":[{\"type\":\"text\",\"content\":\"ok\"}]}]"}}
+            ]})
+        };
+        let a1 = r#"[{"role":"user","parts":[{"type":"text","content":"a"}]}]"#;
+        let b1 = r#"[{"role":"user","parts":[{"type":"text","content":"b"}]}]"#;
+        let a2 = r#"[{"role":"user","parts":[{"type":"text","content":"a"}]},{"role":"assistant","parts":[{"type":"text","content":"ok"}]},{"role":"user","parts":[{"type":"text","content":"a2"}]}]"#;
+        let doc = json!({"resourceSpans": [{"scopeSpans": [{"spans": [span("1", a1), span("2", b1), span("3", a2)]}]}]});
+        let convs = Otel
+            .normalise(&session_docs(std::slice::from_ref(&doc)))
+            .unwrap_or_default();
+        let at: Vec<&str> = convs.iter().map(|c| c.loc.pointer.as_str()).collect();
+        assert_eq!(
+            at,
+            [
+                "/resourceSpans/0/scopeSpans/0/spans/1",
+                "/resourceSpans/0/scopeSpans/0/spans/2"
+            ]
+        );
+        assert!(convs
+            .iter()
+            .all(|c| c.accepted && c.declares_tools.is_none()));
+    }
+
+    /// A call written twice in one message is one call; a failed `execute_tool` span marks
+    /// the result of its call as an error; the provider is the one the span names.
+    #[test]
+    fn one_call_once_and_tool_span_errors() {
+        let input = r#"[{"role":"assistant","parts":[{"type":"tool_call","id":"c1","name":"f","arguments":{}},{"type":"tool_call","id":"c1","name":"f","arguments":{}}]},{"role":"tool","parts":[{"type":"tool_call_response","id":"c1","response":"done"}]}]"#;
+        let doc = json!({"resourceSpans": [{"scopeSpans": [{"spans": [
+            {"traceId": "t", "spanId": "a", "status": {"code": 2}, "attributes": [
+                {"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+                {"key": "gen_ai.tool.call.id", "value": {"stringValue": "c1"}}]},
+            {"traceId": "t", "spanId": "b", "status": {"code": 1}, "attributes": [
+                {"key": "gen_ai.provider.name", "value": {"stringValue": "anthropic"}},
+                {"key": "gen_ai.input.messages", "value": {"stringValue": input}}]}
+        ]}]}]});
+        let convs = Otel
+            .normalise(&session_docs(std::slice::from_ref(&doc)))
+            .unwrap_or_default();
+        let conv = convs.first().expect("one conversation");
+        assert_eq!(conv.calls().count(), 1);
+        assert!(conv.results().all(|(_, r)| r.is_error));
+        assert_eq!(conv.provider, Some(crate::provider::Provider::Anthropic));
+        // No output recorded: nothing shows the provider accepted it.
+        assert!(!conv.accepted);
+    }
 }

@@ -526,3 +526,62 @@ fn blocks_or_text(content: &Attr<'_>, at: &Loc, items: &mut Vec<Item>) {
         }
     }
 }
+
+/// One log record of an export (`resourceLogs[].scopeLogs[].logRecords[]`).
+pub(crate) struct LogRecord<'a> {
+    pub value: &'a Tree<'a>,
+    pub loc: Loc,
+    pub attrs: Vec<Attr<'a>>,
+    pub order: usize,
+}
+
+impl<'a> LogRecord<'a> {
+    /// The event's name: `eventName`, or the `event.name` attribute older SDKs wrote.
+    pub fn event_name(&self) -> Option<&str> {
+        str_at(self.value, "eventName").or_else(|| attr_str(&self.attrs, "event.name"))
+    }
+
+    /// The span the event belongs to, as written.
+    pub fn span_key(&self) -> (Option<&'a str>, Option<&'a str>) {
+        (str_at(self.value, "traceId"), str_at(self.value, "spanId"))
+    }
+
+    pub fn time(&self) -> u128 {
+        match nanos(self.value.get("timeUnixNano")) {
+            0 => nanos(self.value.get("observedTimeUnixNano")),
+            t => t,
+        }
+    }
+}
+
+/// Every log record of every document, in file order.
+pub(crate) fn log_records<'a>(docs: &'a [Doc<'a>]) -> Vec<LogRecord<'a>> {
+    let mut out = Vec::new();
+    for doc in docs {
+        let root = Loc::new(doc.base, "");
+        let resources = array_at(doc.value, "resourceLogs").map_or(&[][..], Vec::as_slice);
+        for (r, resource) in resources.iter().enumerate() {
+            let scopes = array_at(resource, "scopeLogs").map_or(&[][..], Vec::as_slice);
+            for (s, scope) in scopes.iter().enumerate() {
+                let list = array_at(scope, "logRecords").map_or(&[][..], Vec::as_slice);
+                for (i, record) in list.iter().enumerate() {
+                    let loc = root
+                        .child("resourceLogs")
+                        .child(r)
+                        .child("scopeLogs")
+                        .child(s)
+                        .child("logRecords")
+                        .child(i);
+                    let order = out.len();
+                    out.push(LogRecord {
+                        value: record,
+                        attrs: attributes(record, &loc),
+                        loc,
+                        order,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
