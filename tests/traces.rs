@@ -113,3 +113,17 @@ fn otel_log_events_unpaired() {
     assert_eq!(out.code, 1);
     insta::assert_snapshot!(out.transcript());
 }
+
+/// Older OpenInference Anthropic spans write calls without ids and every `tool_result`
+/// block of a message to one `message.content` key; the request in `input.value` is read
+/// instead, so parallel results are not reported unpaired.
+#[test]
+fn openinference_anthropic_lossy_keys() {
+    let out = toolcheck(&[
+        "lint",
+        "-v",
+        "fixtures/openinference/anthropic-lossy-keys.json",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    insta::assert_snapshot!(out.transcript());
+}

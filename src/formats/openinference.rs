@@ -9,15 +9,23 @@
 //! `llm.tools.N.tool.json_schema` (the provider's tool object as a JSON string, in any
 //! dialect) and its provider as `llm.provider` / `llm.system`. TOOL spans that failed mark
 //! the results of their call id (`tool_call.id`, or `tool.id`) as errors. Multi-part content
-//! (`message.contents.N.message_content.*`) is read as text. A trace records requests already
-//! sent: there is nothing to repair, so no fixes.
+//! (`message.contents.N.message_content.*`) is read as text.
+//!
+//! The flattened keys lose what pairing needs for Anthropic: its instrumentation
+//! (`openinference-instrumentation-anthropic` `_wrappers.py`, `_get_llm_input_messages`)
+//! writes `tool_use` blocks without their id and every `tool_result` block of a message to
+//! the same `message.content` key. So for Anthropic, and for any span whose flattened calls
+//! lack ids, the request is read from `input.value` (the request's JSON, `messages` and
+//! `system`) and the response from `output.value` when they hold it. A trace records
+//! requests already sent: there is nothing to repair, so no fixes.
 
-use super::otlp::{self, FlatKeys, ModelCall};
+use super::otlp::{self, FlatKeys, Message, ModelCall};
 use super::{Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
-use crate::transcript::{Item, Text};
+use crate::transcript::{Item, Loc, Role, Text};
 use crate::tree::Value as Tree;
+use serde_json::Value as Json;
 
 pub struct OpenInference;
 
@@ -90,6 +98,21 @@ impl Adapter for OpenInference {
                         }));
                     }
                 }
+                let provider = ["llm.provider", "llm.system"]
+                    .iter()
+                    .find_map(|k| otlp::attr_str(&s.attrs, k))
+                    .and_then(crate::provider::from_trace_name);
+                let lossy = input.iter().chain(output.iter()).any(|m| {
+                    m.items
+                        .iter()
+                        .any(|i| matches!(i, Item::Call(c) if c.id.is_none()))
+                });
+                if lossy || provider == Some(crate::provider::Provider::Anthropic) {
+                    if let Some(raw) = raw_request(&s.attrs) {
+                        input = raw;
+                        output = raw_response(&s.attrs).unwrap_or(output);
+                    }
+                }
                 let tools = otlp::indexed(s.attrs.iter().map(|a| (a.key, a)), "llm.tools.")
                     .into_iter()
                     .filter_map(|(_, entries)| {
@@ -101,10 +124,7 @@ impl Adapter for OpenInference {
                     input,
                     output,
                     tools,
-                    provider: ["llm.provider", "llm.system"]
-                        .iter()
-                        .find_map(|k| otlp::attr_str(&s.attrs, k))
-                        .and_then(crate::provider::from_trace_name),
+                    provider,
                     failed: s.failed(),
                     loc: s.loc.clone(),
                     start: s.start,
@@ -125,5 +145,75 @@ impl Adapter for OpenInference {
     /// A trace records requests already sent: findings only.
     fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
         Planned::Unsupported
+    }
+}
+
+/// The request's messages from `input.value` (`{messages, system?}` as JSON), when it holds
+/// them.
+fn raw_request(attrs: &[otlp::Attr<'_>]) -> Option<Vec<Message>> {
+    let attr = otlp::attr(attrs, "input.value")?;
+    let request = attr.json(true);
+    let messages = request.get("messages")?.as_array()?;
+    let at = attr.inner();
+    let mut out = Vec::new();
+    if let Some(system) = request.get("system").filter(|s| !s.is_null()) {
+        out.push(raw_message(
+            Role::System,
+            &serde_json::json!({"content": system}),
+            &at,
+        ));
+    }
+    for m in messages {
+        let role = otlp::role(m.get("role").and_then(Json::as_str).unwrap_or("user"));
+        out.push(raw_message(role, m, &at));
+    }
+    Some(out)
+}
+
+/// The response from `output.value`: an OpenAI completion's first choice, or an Anthropic
+/// message.
+fn raw_response(attrs: &[otlp::Attr<'_>]) -> Option<Vec<Message>> {
+    let attr = otlp::attr(attrs, "output.value")?;
+    let response = attr.json(true);
+    let message = match response.get("choices").and_then(Json::as_array) {
+        Some(choices) => choices.first()?.get("message")?.clone(),
+        None => response.get("content").map(|_| response.clone())?,
+    };
+    Some(vec![raw_message(Role::Assistant, &message, &attr.inner())])
+}
+
+fn raw_message(role: Role, message: &Json, at: &Loc) -> Message {
+    Message {
+        role,
+        loc: at.clone(),
+        items: otlp::json_items(role, message, at),
+        print: format!("{}:{}", role.as_str(), message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tree_json as json;
+
+    use super::*;
+
+    #[test]
+    fn sniffs_openinference_exports_only() {
+        let span = |key: &str| json!({"resourceSpans": [{"scopeSpans": [{"spans": [{"attributes": [{"key": key, "value": {"stringValue": "LLM"}}]}]}]}]});
+        assert_eq!(
+            OpenInference.sniff(&span("openinference.span.kind")),
+            Some(90)
+        );
+        assert_eq!(
+            OpenInference.sniff(&span("llm.input_messages.0.message.role")),
+            Some(90)
+        );
+        for other in [
+            span("gen_ai.input.messages"),
+            span("http.route"),
+            json!({"data": [{"name": "ChatCompletion"}]}),
+        ] {
+            assert_eq!(OpenInference.sniff(&other), None, "{other}");
+        }
     }
 }

@@ -392,58 +392,7 @@ fn event_message(record: &otlp::LogRecord<'_>) -> Option<(bool, Message)> {
             )
         }
     };
-    let mut items = Vec::new();
-    if role == Role::Tool {
-        let id = message.get("id").and_then(Json::as_str);
-        let text = match message.get("content") {
-            Some(Json::String(s)) => s.clone(),
-            Some(other) => other.to_string(),
-            None => String::new(),
-        };
-        items.push(otlp::result(id, None, &text, at.clone(), &at));
-    } else {
-        let has_text = match message.get("content") {
-            Some(Json::String(s)) => !s.trim().is_empty(),
-            Some(Json::Array(parts)) => !parts.is_empty(),
-            _ => false,
-        };
-        if has_text {
-            items.push(Item::Text(Text {
-                loc: at.clone(),
-                message: at.clone(),
-            }));
-        }
-        let calls = message.get("tool_calls").and_then(Json::as_array);
-        for (j, call) in calls.into_iter().flatten().enumerate() {
-            let id = call.get("id").and_then(Json::as_str);
-            if id.is_some_and(|id| otlp::has_call(&items, id)) {
-                continue;
-            }
-            let function = call.get("function").unwrap_or(call);
-            let arguments = match function.get("arguments") {
-                Some(Json::String(text)) => Arguments::Encoded(text.clone()),
-                Some(value) => Arguments::Value(value.clone()),
-                None => Arguments::Absent,
-            };
-            items.push(Item::Call(ToolCall {
-                key: id.map_or_else(
-                    || format!("#noid@{}{}#{j}", at.base, at.pointer),
-                    str::to_string,
-                ),
-                id: id.map(str::to_string),
-                name: function
-                    .get("name")
-                    .and_then(Json::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
-                kind: CallKind::Function,
-                arguments,
-                args_loc: at.clone(),
-                loc: at.clone(),
-                message: at.clone(),
-            }));
-        }
-    }
+    let items = otlp::json_items(role, &message, &at);
     Some((
         is_output,
         Message {

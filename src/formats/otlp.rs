@@ -276,20 +276,17 @@ fn conversation(
     conv.provider = call.provider;
     conv.accepted = !call.failed && call.output.iter().any(|m| !m.items.is_empty());
     conv.tools = call.tools;
-    // Anthropic, Gemini and Bedrock carry results in user messages.
+    // Where the trace puts results decides the convention: user messages (Anthropic,
+    // Gemini, Bedrock request shapes) or messages of their own (OpenAI, and the parts form's
+    // `tool` role whichever the provider).
     let in_user = call
         .input
         .iter()
         .any(|m| m.role == Role::User && m.items.iter().any(|i| matches!(i, Item::Result(_))));
-    if in_user
-        || matches!(
-            call.provider,
-            Some(Provider::Anthropic | Provider::Gemini | Provider::Bedrock)
-        )
-    {
+    if in_user {
         conv.results_role = Role::User;
+        conv.results_first = call.provider == Some(Provider::Anthropic);
     }
-    conv.results_first = call.provider == Some(Provider::Anthropic);
     for message in call.input.into_iter().chain(call.output) {
         let merge = conv.turns.last().is_some_and(|t| t.role == message.role);
         if !merge {
@@ -482,49 +479,7 @@ fn blocks_or_text(content: &Attr<'_>, at: &Loc, items: &mut Vec<Item>) {
             return;
         }
     };
-    for block in &blocks {
-        match block.get("type").and_then(Json::as_str) {
-            Some("tool_use") => {
-                let id = block.get("id").and_then(Json::as_str);
-                if id.is_some_and(|id| has_call(items, id)) {
-                    continue;
-                }
-                items.push(Item::Call(ToolCall {
-                    key: pairing_key(id, &loc),
-                    id: id.map(str::to_string),
-                    name: block
-                        .get("name")
-                        .and_then(Json::as_str)
-                        .unwrap_or_default()
-                        .to_string(),
-                    kind: CallKind::Function,
-                    arguments: block
-                        .get("input")
-                        .map_or(Arguments::Absent, |v| Arguments::Value(v.clone())),
-                    args_loc: loc.clone(),
-                    loc: loc.clone(),
-                    message: at.clone(),
-                }));
-            }
-            Some("tool_result") => {
-                let id = block.get("tool_use_id").and_then(Json::as_str);
-                let text = match block.get("content") {
-                    Some(Json::String(s)) => s.clone(),
-                    Some(other) => other.to_string(),
-                    None => String::new(),
-                };
-                let mut item = result(id, None, &text, loc.clone(), at);
-                if let Item::Result(r) = &mut item {
-                    r.is_error |= block.get("is_error").and_then(Json::as_bool) == Some(true);
-                }
-                items.push(item);
-            }
-            _ => items.push(Item::Text(Text {
-                loc: loc.clone(),
-                message: at.clone(),
-            })),
-        }
-    }
+    push_blocks(&blocks, &loc, at, items);
 }
 
 /// One log record of an export (`resourceLogs[].scopeLogs[].logRecords[]`).
@@ -584,4 +539,111 @@ pub(crate) fn log_records<'a>(docs: &'a [Doc<'a>]) -> Vec<LogRecord<'a>> {
         }
     }
     out
+}
+
+/// Content blocks (Anthropic `text`, `tool_use`, `tool_result`; OpenAI text parts), every
+/// item at `loc`.
+fn push_blocks(blocks: &[Json], loc: &Loc, at: &Loc, items: &mut Vec<Item>) {
+    for block in blocks {
+        match block.get("type").and_then(Json::as_str) {
+            Some("tool_use") => {
+                let id = block.get("id").and_then(Json::as_str);
+                if id.is_some_and(|id| has_call(items, id)) {
+                    continue;
+                }
+                items.push(Item::Call(ToolCall {
+                    key: pairing_key(id, loc),
+                    id: id.map(str::to_string),
+                    name: block
+                        .get("name")
+                        .and_then(Json::as_str)
+                        .unwrap_or_default()
+                        .to_string(),
+                    kind: CallKind::Function,
+                    arguments: block
+                        .get("input")
+                        .map_or(Arguments::Absent, |v| Arguments::Value(v.clone())),
+                    args_loc: loc.clone(),
+                    loc: loc.clone(),
+                    message: at.clone(),
+                }));
+            }
+            Some("tool_result") => {
+                let id = block.get("tool_use_id").and_then(Json::as_str);
+                let text = match block.get("content") {
+                    Some(Json::String(s)) => s.clone(),
+                    Some(other) => other.to_string(),
+                    None => String::new(),
+                };
+                let mut item = result(id, None, &text, loc.clone(), at);
+                if let Item::Result(r) = &mut item {
+                    r.is_error |= block.get("is_error").and_then(Json::as_bool) == Some(true);
+                }
+                items.push(item);
+            }
+            _ => items.push(Item::Text(Text {
+                loc: loc.clone(),
+                message: at.clone(),
+            })),
+        }
+    }
+}
+
+/// The items of a message written in a provider's own JSON (OpenAI `{role, content,
+/// tool_calls}` and `{role:"tool", tool_call_id}`, Anthropic content blocks, the log-event
+/// bodies `{content, tool_calls}` / `{content, id}`), every item at `at`.
+pub(crate) fn json_items(role: Role, message: &Json, at: &Loc) -> Vec<Item> {
+    let mut items = Vec::new();
+    let content = message.get("content");
+    if role == Role::Tool {
+        let id = ["tool_call_id", "id"]
+            .iter()
+            .find_map(|k| message.get(*k).and_then(Json::as_str));
+        let text = match content {
+            Some(Json::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+            None => String::new(),
+        };
+        items.push(result(id, None, &text, at.clone(), at));
+        return items;
+    }
+    match content {
+        Some(Json::String(s)) if !s.trim().is_empty() => items.push(Item::Text(Text {
+            loc: at.clone(),
+            message: at.clone(),
+        })),
+        Some(Json::Array(blocks)) => push_blocks(blocks, at, at, &mut items),
+        _ => {}
+    }
+    let calls = message.get("tool_calls").and_then(Json::as_array);
+    for (j, call) in calls.into_iter().flatten().enumerate() {
+        let id = call.get("id").and_then(Json::as_str);
+        if id.is_some_and(|id| has_call(&items, id)) {
+            continue;
+        }
+        let function = call.get("function").unwrap_or(call);
+        let arguments = match function.get("arguments") {
+            Some(Json::String(text)) => Arguments::Encoded(text.clone()),
+            Some(value) => Arguments::Value(value.clone()),
+            None => Arguments::Absent,
+        };
+        items.push(Item::Call(ToolCall {
+            key: id.map_or_else(
+                || format!("#noid@{}{}#{j}", at.base, at.pointer),
+                str::to_string,
+            ),
+            id: id.map(str::to_string),
+            name: function
+                .get("name")
+                .and_then(Json::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            kind: CallKind::Function,
+            arguments,
+            args_loc: at.clone(),
+            loc: at.clone(),
+            message: at.clone(),
+        }));
+    }
+    items
 }
