@@ -127,3 +127,20 @@ fn openinference_anthropic_lossy_keys() {
     assert_eq!(out.code, 0, "{}", out.transcript());
     insta::assert_snapshot!(out.transcript());
 }
+
+/// Forced, either trace format says why an export without model calls, or a file that is
+/// not an export, does not fit.
+#[test]
+fn forced_format_on_other_files() {
+    let out = toolcheck(&[
+        "lint",
+        "--input-format",
+        "otel",
+        "--output-format",
+        "concise",
+        "fixtures/otel/not-genai-http.json",
+        "fixtures/openinference/clean.json",
+    ]);
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.transcript());
+}

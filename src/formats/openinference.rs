@@ -132,6 +132,9 @@ impl Adapter for OpenInference {
                 }
             })
             .collect();
+        if calls.is_empty() {
+            return Err(super::otel::NO_CALLS.into());
+        }
         Ok(otlp::rebuild(Format::OpenInference, calls, &failed_runs))
     }
 

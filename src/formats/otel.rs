@@ -38,6 +38,9 @@ use serde_json::Value as Json;
 
 pub struct Otel;
 
+/// Why an export without model calls is not a conversation.
+pub(super) const NO_CALLS: &str = "the export holds no model-call spans with message content (HTTP or database spans, or GenAI spans recorded without content)";
+
 impl Dialect for Otel {}
 
 /// Attributes that hold a model call's messages.
@@ -107,10 +110,8 @@ impl Adapter for Otel {
             })
             .collect();
         calls.extend(event_calls(docs, &spans));
-        if calls.is_empty() && docs.iter().any(|d| d.value.get("resourceSpans").is_some()) {
-            // Spans without model calls (HTTP, database ...) are still an export: nothing
-            // to check in them, but nothing wrong either when the format was forced.
-            return Ok(Vec::new());
+        if calls.is_empty() {
+            return Err(NO_CALLS.into());
         }
         Ok(otlp::rebuild(Format::Otel, calls, &failed_runs))
     }
