@@ -235,20 +235,30 @@ pub(crate) fn rebuild(
     failed_runs: &[String],
 ) -> Vec<Conversation> {
     calls.sort_by_key(|c| (c.start, c.order));
-    let prints =
-        |c: &ModelCall| -> Vec<String> { c.input.iter().map(|m| m.print.clone()).collect() };
+    // Each message as a hash of what it says: traces repeat the whole history in every
+    // call, so prefixes are compared on hashes, each computed once.
+    let prints: Vec<Vec<u64>> = calls
+        .iter()
+        .map(|c| {
+            c.input
+                .iter()
+                .map(|m| {
+                    use std::hash::BuildHasher;
+                    foldhash::quality::FixedState::with_seed(0).hash_one(&m.print)
+                })
+                .collect()
+        })
+        .collect();
     // Each chain's calls; a call joins the chain whose last input is the longest prefix of
     // its own.
     let mut chains: Vec<Vec<usize>> = Vec::new();
-    for (i, call) in calls.iter().enumerate() {
-        let mine = prints(call);
+    for (i, mine) in prints.iter().enumerate() {
         let joined = chains
             .iter()
             .enumerate()
             .filter_map(|(c, chain)| {
-                let last = calls.get(*chain.last()?)?;
-                let theirs = prints(last);
-                (!theirs.is_empty() && mine.starts_with(&theirs)).then_some((theirs.len(), c))
+                let theirs = prints.get(*chain.last()?)?;
+                (!theirs.is_empty() && mine.starts_with(theirs)).then_some((theirs.len(), c))
             })
             .max();
         match joined.and_then(|(_, c)| chains.get_mut(c)) {
