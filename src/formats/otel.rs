@@ -32,7 +32,7 @@ use super::otlp::{self, Attr, FlatKeys, Message, ModelCall};
 use super::{Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
-use crate::transcript::{Arguments, CallKind, Item, Role, Text, ToolCall};
+use crate::transcript::{Item, Role, Text};
 use crate::tree::Value as Tree;
 use serde_json::Value as Json;
 
@@ -192,25 +192,7 @@ fn part_message(m: &Json, k: usize, attr: &Attr<'_>, ids: &mut NoIds) -> Option<
                         key
                     }
                 };
-                let arguments = match part.get("arguments") {
-                    Some(Json::String(text)) => Arguments::Encoded(text.clone()),
-                    Some(value) => Arguments::Value(value.clone()),
-                    None => Arguments::Absent,
-                };
-                items.push(Item::Call(ToolCall {
-                    key,
-                    id: id.map(str::to_string),
-                    name: part
-                        .get("name")
-                        .and_then(Json::as_str)
-                        .unwrap_or_default()
-                        .to_string(),
-                    kind: CallKind::Function,
-                    arguments,
-                    args_loc: at.clone(),
-                    loc: at.clone(),
-                    message: at.clone(),
-                }));
+                items.push(otlp::json_call(key, id, part, &at));
             }
             Some("tool_call_response") => {
                 // The spec's own example writes `result`.

@@ -632,28 +632,35 @@ pub(crate) fn json_items(role: Role, message: &Json, at: &Loc) -> Vec<Item> {
             continue;
         }
         let function = call.get("function").unwrap_or(call);
-        let arguments = match function.get("arguments") {
-            Some(Json::String(text)) => Arguments::Encoded(text.clone()),
-            Some(value) => Arguments::Value(value.clone()),
-            None => Arguments::Absent,
-        };
-        items.push(Item::Call(ToolCall {
-            key: id.map_or_else(
-                || format!("#noid@{}{}#{j}", at.base, at.pointer),
-                str::to_string,
-            ),
-            id: id.map(str::to_string),
-            name: function
-                .get("name")
-                .and_then(Json::as_str)
-                .unwrap_or_default()
-                .to_string(),
-            kind: CallKind::Function,
-            arguments,
-            args_loc: at.clone(),
-            loc: at.clone(),
-            message: at.clone(),
-        }));
+        let key = id.map_or_else(
+            || format!("#noid@{}{}#{j}", at.base, at.pointer),
+            str::to_string,
+        );
+        items.push(json_call(key, id, function, at));
     }
     items
+}
+
+/// A call written as JSON (`{name, arguments}`): a string `arguments` is JSON text, anything
+/// else the value itself. Every part of it sits at `at`.
+pub(crate) fn json_call(key: String, id: Option<&str>, call: &Json, at: &Loc) -> Item {
+    let arguments = match call.get("arguments") {
+        Some(Json::String(text)) => Arguments::Encoded(text.clone()),
+        Some(value) => Arguments::Value(value.clone()),
+        None => Arguments::Absent,
+    };
+    Item::Call(ToolCall {
+        key,
+        id: id.map(str::to_string),
+        name: call
+            .get("name")
+            .and_then(Json::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        kind: CallKind::Function,
+        arguments,
+        args_loc: at.clone(),
+        loc: at.clone(),
+        message: at.clone(),
+    })
 }
