@@ -45,6 +45,8 @@ FORMATS = [
     "goose",
     "opencode",
     "crush",
+    "otel",
+    "openinference",
 ]
 # Byte offsets (as fractions of the length) where JSON files are cut.
 CUTS = [i / 17 for i in range(1, 17)]

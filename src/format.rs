@@ -27,10 +27,12 @@ pub enum Format {
     Goose,
     Opencode,
     Crush,
+    Otel,
+    OpenInference,
 }
 
 impl Format {
-    pub const ALL: [Format; 23] = [
+    pub const ALL: [Format; 25] = [
         Format::OpenAiChat,
         Format::OpenAiResponses,
         Format::Anthropic,
@@ -54,6 +56,8 @@ impl Format {
         Format::Goose,
         Format::Opencode,
         Format::Crush,
+        Format::Otel,
+        Format::OpenInference,
     ];
 
     pub fn name(self) -> &'static str {
@@ -81,6 +85,8 @@ impl Format {
             Format::Goose => "goose",
             Format::Opencode => "opencode",
             Format::Crush => "crush",
+            Format::Otel => "otel",
+            Format::OpenInference => "openinference",
         }
     }
 

@@ -120,8 +120,26 @@ impl Provider {
             // Crush converts its messages with its `fantasy` library for whichever provider
             // the session's model uses.
             Format::Crush => &[],
+            // A trace names the provider each request went to (`Conversation::provider`);
+            // one that does not is held to the rules every provider shares.
+            Format::Otel | Format::OpenInference => &[],
         }
     }
+}
+
+/// The provider a trace names (OTel `gen_ai.provider.name` / `gen_ai.system`, OpenInference
+/// `llm.provider` / `llm.system`), in any of the spellings instrumentations write.
+pub fn from_trace_name(name: &str) -> Option<Provider> {
+    let name = name.trim().to_ascii_lowercase();
+    Some(match name.as_str() {
+        "openai" | "azure.ai.openai" | "az.ai.openai" | "azure" => Provider::Openai,
+        "anthropic" => Provider::Anthropic,
+        "gcp.gemini" | "gcp.vertex_ai" | "gcp.gen_ai" | "gemini" | "google" | "vertex_ai"
+        | "vertexai" | "google_genai" => Provider::Gemini,
+        "aws.bedrock" | "bedrock" | "aws" => Provider::Bedrock,
+        "mistral_ai" | "mistralai" | "mistral" => Provider::Mistral,
+        _ => return None,
+    })
 }
 
 impl std::fmt::Display for Provider {

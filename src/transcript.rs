@@ -122,6 +122,14 @@ pub struct Conversation {
     /// with a request it could not parse, then leaves that request out of the request it
     /// sends): still errors.
     pub kept_unpaired: Vec<Loc>,
+    /// The provider the file records this conversation was sent to (a trace's
+    /// `gen_ai.provider.name`): held to it instead of its format's providers, unless
+    /// `--target` says otherwise.
+    pub provider: Option<crate::provider::Provider>,
+    /// The file records that the provider answered this request (a trace's span ended
+    /// without error and with output): what a rule says the provider rejects, it accepted
+    /// here, so such findings are warnings that say so.
+    pub accepted: bool,
 }
 
 /// A run of messages the provider treats as one turn (adjacent same-role messages merged
@@ -381,6 +389,8 @@ impl Conversation {
             contested_merges: Vec::new(),
             repaired_pairing: false,
             kept_unpaired: Vec::new(),
+            provider: None,
+            accepted: false,
         }
     }
 

@@ -39,6 +39,9 @@ mod moltis;
 mod openai_chat;
 mod openai_responses;
 mod opencode;
+mod openinference;
+mod otel;
+mod otlp;
 mod pi;
 mod qwen_code;
 mod spring_ai;
@@ -70,6 +73,8 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &goose::Goose,
     &opencode::Opencode,
     &crush::Crush,
+    &otel::Otel,
+    &openinference::OpenInference,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.

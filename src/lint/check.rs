@@ -202,9 +202,11 @@ pub fn check_conversation(
     opts: &LintOptions,
     jsonl: bool,
 ) -> Vec<Finding> {
-    let targets: &[crate::provider::Provider] = match &opts.targets {
-        Some(targets) => targets,
-        None => crate::provider::Provider::native(conv.format),
+    let recorded = conv.provider.map(|p| [p]);
+    let targets: &[crate::provider::Provider] = match (&opts.targets, &recorded) {
+        (Some(targets), _) => targets,
+        (None, Some(recorded)) => recorded,
+        (None, None) => crate::provider::Provider::native(conv.format),
     };
     let cx = Context::new(
         conv,
@@ -252,6 +254,19 @@ pub fn check_conversation(
                 finding.severity = crate::finding::Severity::Warning;
                 finding.message.push_str(
                     " (the agent repairs this itself before sending, so its current versions still resume the session; older versions and other tools that replay it fail)",
+                );
+            }
+        }
+    }
+    // A trace that shows the request succeeded outranks what toolcheck expects of the
+    // provider: the defect is real, the rejection did not happen.
+    if conv.accepted {
+        for finding in &mut findings {
+            if finding.severity == crate::finding::Severity::Error && !finding.providers.is_empty()
+            {
+                finding.severity = crate::finding::Severity::Warning;
+                finding.message.push_str(
+                    " (a warning here: the trace shows the provider accepted this request)",
                 );
             }
         }

@@ -385,6 +385,9 @@ fn describe_json_error(e: &json::JsonError, what: &str) -> String {
 fn describe_shape(doc: &crate::tree::Value<'_>) -> String {
     match doc {
         Tree::Object(map) if map.is_empty() => "an empty object".to_string(),
+        Tree::Object(map) if map.contains_key("resourceSpans") || map.contains_key("resourceLogs") => {
+            "an OpenTelemetry (OTLP) export with no GenAI or OpenInference model-call spans, so no conversation".to_string()
+        }
         Tree::Object(map)
             if ["messages", "contents", "input"]
                 .iter()

@@ -1,0 +1,222 @@
+//! OpenInference traces (Arize Phoenix) in OTLP JSON (`otlp.rs` reads the envelope and
+//! rebuilds conversations from model calls).
+//!
+//! Keys from `Arize-ai/openinference` `spec/semantic_conventions.md`: lists are flattened
+//! into indexed keys. An LLM span (`openinference.span.kind: "LLM"`) records its request as
+//! `llm.input_messages.N.message.{role, content, tool_call_id}` with calls under
+//! `…message.tool_calls.M.tool_call.{id, function.name, function.arguments}` (arguments a
+//! JSON string), its response as `llm.output_messages.N.message.*`, its tools as
+//! `llm.tools.N.tool.json_schema` (the provider's tool object as a JSON string, in any
+//! dialect) and its provider as `llm.provider` / `llm.system`. TOOL spans that failed mark
+//! the results of their call id (`tool_call.id`, or `tool.id`) as errors. Multi-part content
+//! (`message.contents.N.message_content.*`) is read as text.
+//!
+//! The flattened keys lose what pairing needs for Anthropic: its instrumentation
+//! (`openinference-instrumentation-anthropic` `_wrappers.py`, `_get_llm_input_messages`)
+//! writes `tool_use` blocks without their id and every `tool_result` block of a message to
+//! the same `message.content` key. So for Anthropic, and for any span whose flattened calls
+//! lack ids, the request is read from `input.value` (the request's JSON, `messages` and
+//! `system`) and the response from `output.value` when they hold it. A trace records
+//! requests already sent: there is nothing to repair, so no fixes.
+
+use super::otlp::{self, FlatKeys, Message, ModelCall};
+use super::{Adapter, Dialect, Doc, Format, Planned};
+use crate::edit::plan::EditContext;
+use crate::finding::FixIntent;
+use crate::transcript::{Item, Loc, Role, Text};
+use crate::tree::Value as Tree;
+use serde_json::Value as Json;
+
+pub struct OpenInference;
+
+impl Dialect for OpenInference {}
+
+fn is_content(key: &str) -> bool {
+    key == "openinference.span.kind"
+        || key.starts_with("llm.input_messages.")
+        || key.starts_with("llm.output_messages.")
+}
+
+const FLAT: FlatKeys = FlatKeys {
+    role: "message.role",
+    content: "message.content",
+    result_id: "message.tool_call_id",
+    calls: "message.tool_calls.",
+    call_id: "tool_call.id",
+    call_name: "tool_call.function.name",
+    call_args: "tool_call.function.arguments",
+};
+
+impl Adapter for OpenInference {
+    fn format(&self) -> Format {
+        Format::OpenInference
+    }
+
+    fn sniff(&self, doc: &Tree) -> Option<u8> {
+        (otlp::is_export(doc) && otlp::any_attribute(doc, is_content)).then_some(90)
+    }
+
+    fn sniff_record(&self, record: &Tree) -> Option<u8> {
+        self.sniff(record)
+    }
+
+    fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<crate::transcript::Conversation>, String> {
+        if !docs.iter().all(|d| otlp::is_export(d.value)) {
+            return Err("expected an OTLP JSON export (`resourceSpans`)".into());
+        }
+        let spans = otlp::spans(docs);
+        fn kind<'s>(s: &'s otlp::Span<'_>) -> Option<&'s str> {
+            otlp::attr_str(&s.attrs, "openinference.span.kind")
+        }
+        let failed_runs: Vec<String> = spans
+            .iter()
+            .filter(|s| kind(s) == Some("TOOL") && s.failed())
+            .filter_map(|s| {
+                ["tool_call.id", "tool.id"]
+                    .iter()
+                    .find_map(|k| otlp::attr_str(&s.attrs, k))
+                    .map(str::to_string)
+            })
+            .collect();
+        let calls: Vec<ModelCall> = spans
+            .iter()
+            .filter(|s| {
+                kind(s) == Some("LLM")
+                    || s.attrs
+                        .iter()
+                        .any(|a| a.key.starts_with("llm.input_messages."))
+            })
+            .map(|s| {
+                let mut input = otlp::flat_messages(&s.attrs, "llm.input_messages.", &FLAT);
+                let mut output = otlp::flat_messages(&s.attrs, "llm.output_messages.", &FLAT);
+                for m in input.iter_mut().chain(output.iter_mut()) {
+                    // Multi-part content: its text parts stand for the message's text.
+                    if m.items.is_empty() && m.print.contains("message.contents.") {
+                        m.items.push(Item::Text(Text {
+                            loc: m.loc.clone(),
+                            message: m.loc.clone(),
+                        }));
+                    }
+                }
+                let provider = ["llm.provider", "llm.system"]
+                    .iter()
+                    .find_map(|k| otlp::attr_str(&s.attrs, k))
+                    .and_then(crate::provider::from_trace_name);
+                let lossy = input.iter().chain(output.iter()).any(|m| {
+                    m.items
+                        .iter()
+                        .any(|i| matches!(i, Item::Call(c) if c.id.is_none()))
+                });
+                if lossy || provider == Some(crate::provider::Provider::Anthropic) {
+                    if let Some(raw) = raw_request(&s.attrs) {
+                        input = raw;
+                        output = raw_response(&s.attrs).unwrap_or(output);
+                    }
+                }
+                let tools = otlp::indexed(s.attrs.iter().map(|a| (a.key, a)), "llm.tools.")
+                    .into_iter()
+                    .filter_map(|(_, entries)| {
+                        let (_, schema) = entries.iter().find(|(k, _)| *k == "tool.json_schema")?;
+                        otlp::tool_def(&schema.json(true), &schema.inner())
+                    })
+                    .collect();
+                ModelCall {
+                    input,
+                    output,
+                    tools,
+                    provider,
+                    failed: s.failed(),
+                    loc: s.loc.clone(),
+                    start: s.start,
+                    order: s.order,
+                }
+            })
+            .collect();
+        if calls.is_empty() {
+            return Err(super::otel::NO_CALLS.into());
+        }
+        Ok(otlp::rebuild(Format::OpenInference, calls, &failed_runs))
+    }
+
+    fn normalise_records(
+        &self,
+        docs: &[Doc<'_>],
+    ) -> Option<Result<Vec<crate::transcript::Conversation>, String>> {
+        Some(self.normalise(docs))
+    }
+
+    /// A trace records requests already sent: findings only.
+    fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
+        Planned::Unsupported
+    }
+}
+
+/// The request's messages from `input.value` (`{messages, system?}` as JSON), when it holds
+/// them.
+fn raw_request(attrs: &[otlp::Attr<'_>]) -> Option<Vec<Message>> {
+    let attr = otlp::attr(attrs, "input.value")?;
+    let request = attr.json(true);
+    let messages = request.get("messages")?.as_array()?;
+    let at = attr.inner();
+    let mut out = Vec::new();
+    if let Some(system) = request.get("system").filter(|s| !s.is_null()) {
+        out.push(raw_message(
+            Role::System,
+            &serde_json::json!({"content": system}),
+            &at,
+        ));
+    }
+    for m in messages {
+        let role = otlp::role(m.get("role").and_then(Json::as_str).unwrap_or("user"));
+        out.push(raw_message(role, m, &at));
+    }
+    Some(out)
+}
+
+/// The response from `output.value`: an OpenAI completion's first choice, or an Anthropic
+/// message.
+fn raw_response(attrs: &[otlp::Attr<'_>]) -> Option<Vec<Message>> {
+    let attr = otlp::attr(attrs, "output.value")?;
+    let response = attr.json(true);
+    let message = match response.get("choices").and_then(Json::as_array) {
+        Some(choices) => choices.first()?.get("message")?.clone(),
+        None => response.get("content").map(|_| response.clone())?,
+    };
+    Some(vec![raw_message(Role::Assistant, &message, &attr.inner())])
+}
+
+fn raw_message(role: Role, message: &Json, at: &Loc) -> Message {
+    Message {
+        role,
+        loc: at.clone(),
+        items: otlp::json_items(role, message, at),
+        print: format!("{}:{}", role.as_str(), message),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tree_json as json;
+
+    use super::*;
+
+    #[test]
+    fn sniffs_openinference_exports_only() {
+        let span = |key: &str| json!({"resourceSpans": [{"scopeSpans": [{"spans": [{"attributes": [{"key": key, "value": {"stringValue": "LLM"}}]}]}]}]});
+        assert_eq!(
+            OpenInference.sniff(&span("openinference.span.kind")),
+            Some(90)
+        );
+        assert_eq!(
+            OpenInference.sniff(&span("llm.input_messages.0.message.role")),
+            Some(90)
+        );
+        for other in [
+            span("gen_ai.input.messages"),
+            span("http.route"),
+            json!({"data": [{"name": "ChatCompletion"}]}),
+        ] {
+            assert_eq!(OpenInference.sniff(&other), None, "{other}");
+        }
+    }
+}

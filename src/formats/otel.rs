@@ -1,0 +1,479 @@
+//! OpenTelemetry GenAI traces in OTLP JSON (`otlp.rs` reads the envelope and rebuilds
+//! conversations from model calls).
+//!
+//! Two generations of span attributes are read:
+//! - the current message attributes (semantic conventions ≥ 1.37,
+//!   `open-telemetry/semantic-conventions` `model/gen-ai/gen-ai-input-messages.json`):
+//!   `gen_ai.input.messages`, `gen_ai.output.messages` (`[{role, parts:[…]}]` as a JSON
+//!   string), `gen_ai.system_instructions` (a part list) and `gen_ai.tool.definitions`. Parts
+//!   are `{type:"text", content}`, `{type:"tool_call", id, name, arguments}` and
+//!   `{type:"tool_call_response", id, response}`; OpenLLMetry ≥ 0.5x writes them, with
+//!   `arguments` an object, or the raw string when it did not parse (`_parse_arguments`), so a
+//!   string is read as arguments that do not parse;
+//! - OpenLLMetry's flattened attributes: `gen_ai.prompt.N.{role, content, tool_call_id,
+//!   tool_calls.M.{id, name, arguments}}`, `gen_ai.completion.N.*` for the response, and
+//!   `llm.request.functions.N.{name, description, parameters}` for the tools.
+//!
+//! The provider is `gen_ai.provider.name` (older: `gen_ai.system`, `"OpenAI"` capitalised in
+//! old OpenLLMetry). `execute_tool` spans that failed (`status.code` 2) mark the results of
+//! their `gen_ai.tool.call.id` as errors.
+//!
+//! The 1.28–1.36 log-event form (semconv v1.36.0 `docs/gen-ai/gen-ai-events.md`; what
+//! `opentelemetry-instrumentation-openai-v2` 2.3b0 writes): `resourceLogs` records named by
+//! `eventName` (older SDKs: the `event.name` attribute) `gen_ai.system.message`,
+//! `gen_ai.user.message`, `gen_ai.assistant.message` (`{content, tool_calls:[{id, type,
+//! function:{name, arguments}}]}`), `gen_ai.tool.message` (`{content, id}`, `id` the call
+//! answered) and `gen_ai.choice` (`{index, finish_reason, message}`), with the body a
+//! `kvlistValue`; the events of one `spanId` are one model call, and `arguments` is the
+//! string the provider sent (as the spec recommends), so a string is normal there.
+//! A trace records requests already sent: there is nothing to repair, so no fixes.
+
+use super::otlp::{self, Attr, FlatKeys, Message, ModelCall};
+use super::{Adapter, Dialect, Doc, Format, Planned};
+use crate::edit::plan::EditContext;
+use crate::finding::FixIntent;
+use crate::transcript::{Item, Role, Text};
+use crate::tree::Value as Tree;
+use serde_json::Value as Json;
+
+pub struct Otel;
+
+/// Why an export without model calls is not a conversation.
+pub(super) const NO_CALLS: &str = "the export holds no model-call spans with message content (HTTP or database spans, or GenAI spans recorded without content)";
+
+impl Dialect for Otel {}
+
+/// Attributes that hold a model call's messages.
+fn is_content(key: &str) -> bool {
+    matches!(
+        key,
+        "gen_ai.input.messages" | "gen_ai.output.messages" | "gen_ai.system_instructions"
+    ) || key.starts_with("gen_ai.prompt.")
+        || key.starts_with("gen_ai.completion.")
+}
+
+const FLAT: FlatKeys = FlatKeys {
+    role: "role",
+    content: "content",
+    result_id: "tool_call_id",
+    calls: "tool_calls.",
+    call_id: "id",
+    call_name: "name",
+    call_args: "arguments",
+};
+
+impl Adapter for Otel {
+    fn format(&self) -> Format {
+        Format::Otel
+    }
+
+    fn sniff(&self, doc: &Tree) -> Option<u8> {
+        (otlp::is_export(doc) && (otlp::any_attribute(doc, is_content) || has_events(doc)))
+            .then_some(90)
+    }
+
+    fn sniff_record(&self, record: &Tree) -> Option<u8> {
+        self.sniff(record)
+    }
+
+    fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<crate::transcript::Conversation>, String> {
+        if !docs.iter().all(|d| otlp::is_export(d.value)) {
+            return Err("expected an OTLP JSON export (`resourceSpans`)".into());
+        }
+        let spans = otlp::spans(docs);
+        let failed_runs: Vec<String> = spans
+            .iter()
+            .filter(|s| {
+                otlp::attr_str(&s.attrs, "gen_ai.operation.name") == Some("execute_tool")
+                    && s.failed()
+            })
+            .filter_map(|s| otlp::attr_str(&s.attrs, "gen_ai.tool.call.id").map(str::to_string))
+            .collect();
+        let mut calls: Vec<ModelCall> = spans
+            .iter()
+            .filter(|s| s.attrs.iter().any(|a| is_content(a.key)))
+            .map(|s| {
+                let (input, output) = messages(&s.attrs);
+                ModelCall {
+                    input,
+                    output,
+                    tools: tools(&s.attrs),
+                    provider: ["gen_ai.provider.name", "gen_ai.system"]
+                        .iter()
+                        .find_map(|k| otlp::attr_str(&s.attrs, k))
+                        .and_then(crate::provider::from_trace_name),
+                    failed: s.failed(),
+                    loc: s.loc.clone(),
+                    start: s.start,
+                    order: s.order,
+                }
+            })
+            .collect();
+        calls.extend(event_calls(docs, &spans));
+        if calls.is_empty() {
+            return Err(NO_CALLS.into());
+        }
+        Ok(otlp::rebuild(Format::Otel, calls, &failed_runs))
+    }
+
+    fn normalise_records(
+        &self,
+        docs: &[Doc<'_>],
+    ) -> Option<Result<Vec<crate::transcript::Conversation>, String>> {
+        Some(self.normalise(docs))
+    }
+
+    /// A trace records requests already sent: findings only.
+    fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
+        Planned::Unsupported
+    }
+}
+
+/// A span's request and response, in whichever form it records them.
+fn messages(attrs: &[Attr<'_>]) -> (Vec<Message>, Vec<Message>) {
+    let mut input = Vec::new();
+    let mut output = Vec::new();
+    let mut ids = NoIds::default();
+    if let Some(system) = otlp::attr(attrs, "gen_ai.system_instructions") {
+        let parts = system.json(true);
+        let message = serde_json::json!({"role": "system", "parts": parts});
+        input.extend(part_message(&message, 0, system, &mut ids));
+    }
+    for (key, into) in [
+        ("gen_ai.input.messages", &mut input),
+        ("gen_ai.output.messages", &mut output),
+    ] {
+        if let Some(attr) = otlp::attr(attrs, key) {
+            if let Json::Array(list) = attr.json(true) {
+                for (k, m) in list.iter().enumerate() {
+                    into.extend(part_message(m, k, attr, &mut ids));
+                }
+            }
+        }
+    }
+    input.extend(otlp::flat_messages(attrs, "gen_ai.prompt.", &FLAT));
+    output.extend(otlp::flat_messages(attrs, "gen_ai.completion.", &FLAT));
+    (input, output)
+}
+
+/// Pairing keys for calls and results written without ids (allowed by the parts schema):
+/// results answer the id-less calls of the last message that made any, in order.
+#[derive(Default)]
+struct NoIds {
+    pending: std::collections::VecDeque<String>,
+    made: usize,
+}
+
+/// One `{role, parts}` message (or an OpenAI-style `{role, content}` one) inside a
+/// content attribute: every item sits at the attribute's string.
+fn part_message(m: &Json, k: usize, attr: &Attr<'_>, ids: &mut NoIds) -> Option<Message> {
+    let role = otlp::role(m.get("role").and_then(Json::as_str).unwrap_or("user"));
+    let at = attr.inner();
+    let parts: Vec<Json> = match m.get("parts").or_else(|| m.get("content")) {
+        Some(Json::Array(parts)) => parts.clone(),
+        Some(Json::String(text)) => vec![serde_json::json!({"type": "text", "content": text})],
+        _ => Vec::new(),
+    };
+    let mut items: Vec<Item> = Vec::new();
+    let mut fresh = Vec::new();
+    for part in &parts {
+        let id = part.get("id").and_then(Json::as_str).map(str::trim);
+        match part.get("type").and_then(Json::as_str) {
+            Some("tool_call") => {
+                if id.is_some_and(|id| otlp::has_call(&items, id)) {
+                    continue;
+                }
+                let key = match id {
+                    Some(id) => id.to_string(),
+                    None => {
+                        ids.made += 1;
+                        let key = format!("#noid@{}{}#{k}.{}", at.base, at.pointer, ids.made);
+                        fresh.push(key.clone());
+                        key
+                    }
+                };
+                items.push(otlp::json_call(key, id, part, &at));
+            }
+            Some("tool_call_response") => {
+                // The spec's own example writes `result`.
+                let response = part.get("response").or_else(|| part.get("result"));
+                let text = match response {
+                    Some(Json::String(s)) => s.clone(),
+                    Some(other) => other.to_string(),
+                    None => String::new(),
+                };
+                let mut item = otlp::result(id, None, &text, at.clone(), &at);
+                if let Item::Result(r) = &mut item {
+                    if id.is_none() {
+                        r.key = ids.pending.pop_front().unwrap_or_else(|| {
+                            ids.made += 1;
+                            format!("#noid@{}{}#{k}.{}", at.base, at.pointer, ids.made)
+                        });
+                    }
+                    r.is_error |= response
+                        .and_then(|v| v.as_object())
+                        .is_some_and(|o| o.contains_key("error"));
+                }
+                items.push(item);
+            }
+            // Provider-executed tools are answered inside their turn and never paired.
+            Some("server_tool_call" | "server_tool_call_response") => {}
+            _ => items.push(Item::Text(Text {
+                loc: at.clone(),
+                message: at.clone(),
+            })),
+        }
+    }
+    if !fresh.is_empty() {
+        ids.pending = fresh.into();
+    }
+    Some(Message {
+        role,
+        loc: at,
+        items,
+        print: format!("{}:{}", role.as_str(), serde_json::to_string(&parts).ok()?),
+    })
+}
+
+/// The tools a span declares: `gen_ai.tool.definitions`, or OpenLLMetry's
+/// `llm.request.functions.N.*`.
+fn tools(attrs: &[Attr<'_>]) -> Vec<crate::transcript::ToolDef> {
+    let mut out = Vec::new();
+    if let Some(defs) = otlp::attr(attrs, "gen_ai.tool.definitions") {
+        let loc = defs.inner();
+        if let Json::Array(list) = defs.json(true) {
+            out.extend(list.iter().filter_map(|d| otlp::tool_def(d, &loc)));
+        }
+    }
+    for (_, entries) in otlp::indexed(attrs.iter().map(|a| (a.key, a)), "llm.request.functions.") {
+        let Some(loc) = entries.first().map(|(_, a)| a.loc.clone()) else {
+            continue;
+        };
+        let def: serde_json::Map<String, Json> = entries
+            .iter()
+            .map(|(k, a)| ((*k).to_string(), otlp::any_value(a.value)))
+            .collect();
+        let schema_loc = entries
+            .iter()
+            .find(|(k, _)| matches!(*k, "parameters" | "input_schema"))
+            .map_or(loc.clone(), |(_, a)| a.inner());
+        if let Some(mut tool) = otlp::tool_def(&Json::Object(def), &loc) {
+            tool.schema_loc = schema_loc;
+            out.push(tool);
+        }
+    }
+    out
+}
+
+/// The log events that carry a model call's messages (semconv 1.28–1.36).
+const EVENTS: [&str; 5] = [
+    "gen_ai.system.message",
+    "gen_ai.user.message",
+    "gen_ai.assistant.message",
+    "gen_ai.tool.message",
+    "gen_ai.choice",
+];
+
+/// Whether an export holds message events.
+fn has_events(doc: &Tree) -> bool {
+    super::array_at(doc, "resourceLogs")
+        .into_iter()
+        .flatten()
+        .filter_map(|r| super::array_at(r, "scopeLogs"))
+        .flatten()
+        .filter_map(|s| super::array_at(s, "logRecords"))
+        .flatten()
+        .any(|record| {
+            let named = super::str_at(record, "eventName").is_some_and(|n| EVENTS.contains(&n));
+            named
+                || super::array_at(record, "attributes")
+                    .into_iter()
+                    .flatten()
+                    .any(|a| {
+                        super::str_at(a, "key") == Some("event.name")
+                            && a.get("value")
+                                .and_then(|v| super::str_at(v, "stringValue"))
+                                .is_some_and(|n| EVENTS.contains(&n))
+                    })
+        })
+}
+
+/// The model calls recorded as log events: one per span the events name.
+fn event_calls(docs: &[Doc<'_>], spans: &[otlp::Span<'_>]) -> Vec<ModelCall> {
+    type Key<'k> = (Option<&'k str>, Option<&'k str>);
+    let records = otlp::log_records(docs);
+    let mut groups: Vec<(Key<'_>, Vec<&otlp::LogRecord<'_>>)> = Vec::new();
+    for record in &records {
+        if !record.event_name().is_some_and(|n| EVENTS.contains(&n)) {
+            continue;
+        }
+        let key = record.span_key();
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, list)) => list.push(record),
+            None => groups.push((key, vec![record])),
+        }
+    }
+    groups
+        .into_iter()
+        .filter_map(|((trace, span_id), list)| {
+            let first = list.first()?;
+            let span = spans.iter().find(|s| {
+                span_id.is_some()
+                    && super::str_at(s.value, "spanId") == span_id
+                    && super::str_at(s.value, "traceId") == trace
+            });
+            let mut input = Vec::new();
+            let mut output = Vec::new();
+            for record in &list {
+                if let Some((is_output, message)) = event_message(record) {
+                    if is_output {
+                        output.push(message);
+                    } else {
+                        input.push(message);
+                    }
+                }
+            }
+            let named = |attrs: &[Attr<'_>]| {
+                ["gen_ai.provider.name", "gen_ai.system"]
+                    .iter()
+                    .find_map(|k| otlp::attr_str(attrs, k))
+                    .and_then(crate::provider::from_trace_name)
+            };
+            Some(ModelCall {
+                input,
+                output,
+                tools: Vec::new(),
+                provider: named(&first.attrs).or_else(|| span.and_then(|s| named(&s.attrs))),
+                failed: span.is_some_and(otlp::Span::failed),
+                loc: first.loc.clone(),
+                start: span.map_or_else(|| first.time(), |s| s.start),
+                order: spans.len() + first.order,
+            })
+        })
+        .collect()
+}
+
+/// One message event: whether it is the response, and the message.
+fn event_message(record: &otlp::LogRecord<'_>) -> Option<(bool, Message)> {
+    let name = record.event_name()?;
+    let body = record.value.get("body").map_or(Json::Null, otlp::any_value);
+    let at = record.loc.child("body");
+    let (role, message, is_output) = match name {
+        "gen_ai.system.message" => (Role::System, body.clone(), false),
+        "gen_ai.user.message" => (Role::User, body.clone(), false),
+        "gen_ai.assistant.message" => (Role::Assistant, body.clone(), false),
+        "gen_ai.tool.message" => (Role::Tool, body.clone(), false),
+        _ => {
+            // Only the first choice is what the conversation went on with.
+            if body.get("index").and_then(Json::as_u64).unwrap_or(0) != 0 {
+                return None;
+            }
+            (
+                Role::Assistant,
+                body.get("message").cloned().unwrap_or(Json::Null),
+                true,
+            )
+        }
+    };
+    let items = otlp::json_items(role, &message, &at);
+    Some((
+        is_output,
+        Message {
+            role,
+            loc: at,
+            items,
+            print: format!("{name}:{}", serde_json::to_string(&message).ok()?),
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tree_json as json;
+
+    use super::*;
+    use crate::formats::session_docs;
+
+    fn export(attributes: crate::tree::Value<'static>) -> crate::tree::Value<'static> {
+        json!({"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "t", "spanId": "s", "name": "chat", "attributes": attributes, "status": {"code": 1}}]}]}]})
+    }
+
+    #[test]
+    fn sniffs_genai_exports_only() {
+        let parts =
+            export(json!([{"key": "gen_ai.input.messages", "value": {"stringValue": "[]"}}]));
+        assert_eq!(Otel.sniff(&parts), Some(90));
+        let flat =
+            export(json!([{"key": "gen_ai.prompt.0.role", "value": {"stringValue": "user"}}]));
+        assert_eq!(Otel.sniff(&flat), Some(90));
+        let events = json!({"resourceLogs": [{"scopeLogs": [{"logRecords": [{"eventName": "gen_ai.user.message", "body": {"kvlistValue": {"values": []}}}]}]}]});
+        assert_eq!(Otel.sniff(&events), Some(90));
+        // Near misses: an HTTP span, a GenAI span without content, an OpenInference span,
+        // a chat request, a log that is not a GenAI event.
+        for other in [
+            export(json!([{"key": "http.request.method", "value": {"stringValue": "GET"}}])),
+            export(json!([{"key": "gen_ai.operation.name", "value": {"stringValue": "chat"}}])),
+            export(
+                json!([{"key": "llm.input_messages.0.message.role", "value": {"stringValue": "user"}}]),
+            ),
+            json!({"messages": [{"role": "user", "content": "hi"}]}),
+            json!({"resourceLogs": [{"scopeLogs": [{"logRecords": [{"eventName": "app.start"}]}]}]}),
+        ] {
+            assert_eq!(Otel.sniff(&other), None, "{other}");
+        }
+    }
+
+    /// Two conversations interleaved in one export: each call joins the chain its input
+    /// extends, and each chain is read once, at its last call.
+    #[test]
+    fn interleaved_chains_stay_apart() {
+        let span = |start: &str, input: &str| {
+            json!({"traceId": "t", "spanId": "s", "name": "chat", "startTimeUnixNano": start, "status": {"code": 1}, "attributes": [
+                {"key": "gen_ai.input.messages", "value": {"stringValue": input}},
+                {"key": "gen_ai.output.messages", "value": {"stringValue": "[{\"role\":\"assistant\",\"parts\":[{\"type\":\"text\",\"content\":\"ok\"}]}]"}}
+            ]})
+        };
+        let a1 = r#"[{"role":"user","parts":[{"type":"text","content":"a"}]}]"#;
+        let b1 = r#"[{"role":"user","parts":[{"type":"text","content":"b"}]}]"#;
+        let a2 = r#"[{"role":"user","parts":[{"type":"text","content":"a"}]},{"role":"assistant","parts":[{"type":"text","content":"ok"}]},{"role":"user","parts":[{"type":"text","content":"a2"}]}]"#;
+        let doc = json!({"resourceSpans": [{"scopeSpans": [{"spans": [span("1", a1), span("2", b1), span("3", a2)]}]}]});
+        let convs = Otel
+            .normalise(&session_docs(std::slice::from_ref(&doc)))
+            .unwrap_or_default();
+        let at: Vec<&str> = convs.iter().map(|c| c.loc.pointer.as_str()).collect();
+        assert_eq!(
+            at,
+            [
+                "/resourceSpans/0/scopeSpans/0/spans/1",
+                "/resourceSpans/0/scopeSpans/0/spans/2"
+            ]
+        );
+        assert!(convs
+            .iter()
+            .all(|c| c.accepted && c.declares_tools.is_none()));
+    }
+
+    /// A call written twice in one message is one call; a failed `execute_tool` span marks
+    /// the result of its call as an error; the provider is the one the span names.
+    #[test]
+    fn one_call_once_and_tool_span_errors() {
+        let input = r#"[{"role":"assistant","parts":[{"type":"tool_call","id":"c1","name":"f","arguments":{}},{"type":"tool_call","id":"c1","name":"f","arguments":{}}]},{"role":"tool","parts":[{"type":"tool_call_response","id":"c1","response":"done"}]}]"#;
+        let doc = json!({"resourceSpans": [{"scopeSpans": [{"spans": [
+            {"traceId": "t", "spanId": "a", "status": {"code": 2}, "attributes": [
+                {"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+                {"key": "gen_ai.tool.call.id", "value": {"stringValue": "c1"}}]},
+            {"traceId": "t", "spanId": "b", "status": {"code": 1}, "attributes": [
+                {"key": "gen_ai.provider.name", "value": {"stringValue": "anthropic"}},
+                {"key": "gen_ai.input.messages", "value": {"stringValue": input}}]}
+        ]}]}]});
+        let convs = Otel
+            .normalise(&session_docs(std::slice::from_ref(&doc)))
+            .unwrap_or_default();
+        let conv = convs.first().expect("one conversation");
+        assert_eq!(conv.calls().count(), 1);
+        assert!(conv.results().all(|(_, r)| r.is_error));
+        assert_eq!(conv.provider, Some(crate::provider::Provider::Anthropic));
+        // No output recorded: nothing shows the provider accepted it.
+        assert!(!conv.accepted);
+    }
+}

@@ -1,0 +1,666 @@
+//! The OTLP JSON envelope the trace formats share (`otel.rs`, `openinference.rs`), and how
+//! their model calls are rebuilt into conversations.
+//!
+//! An export request is `{resourceSpans:[{resource, scopeSpans:[{scope, spans:[…]}]}]}`
+//! (`opentelemetry-proto` `opentelemetry/proto/collector/trace/v1/trace_service.proto`,
+//! JSON encoding in `docs/specification.md`); a collector's file exporter writes one request
+//! per line. Attributes are `[{key, value: AnyValue}]`, an AnyValue a one-key object
+//! (`stringValue`, `intValue` as a decimal string, `doubleValue`, `boolValue`,
+//! `arrayValue:{values}`, `kvlistValue:{values:[{key, value}]}`, `bytesValue`). Ids are hex
+//! in the OTLP encoding and base64 in protobuf's canonical JSON (what `MessageToJson` of the
+//! Python SDK's request writes, with `kind: "SPAN_KIND_CLIENT"` and
+//! `status.code: "STATUS_CODE_OK"` as enum names); ids are only compared with ids of the
+//! same file, so both are read as written.
+//!
+//! Rebuilding: a trace records each model call with the whole request it sent. The calls
+//! whose inputs extend one another are one conversation, checked once at its last call
+//! (input and output); a call that extends none starts a conversation of its own, so two
+//! interleaved conversations in one file stay apart.
+
+use super::{array_at, field, str_at, Doc};
+use crate::provider::Provider;
+use crate::transcript::{
+    pairing_key, text_looks_like_error, Arguments, CallKind, Conversation, Item, Loc, Pairing,
+    Role, Text, ToolCall, ToolDef, ToolResult,
+};
+use crate::tree::Value as Tree;
+use serde_json::Value as Json;
+
+/// One attribute: its key and AnyValue, and where the value is.
+pub(crate) struct Attr<'a> {
+    pub key: &'a str,
+    pub value: &'a Tree<'a>,
+    /// The AnyValue object.
+    pub loc: Loc,
+}
+
+impl Attr<'_> {
+    /// Where the scalar inside the AnyValue is (`…/value/stringValue`).
+    pub fn inner(&self) -> Loc {
+        match self.value.as_object().and_then(|m| m.keys().next()) {
+            Some(key) => self.loc.child(key),
+            None => self.loc.clone(),
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        str_at(self.value, "stringValue")
+    }
+
+    /// The value as owned JSON; a string holding JSON (how content attributes are written)
+    /// is parsed when `decode`.
+    pub fn json(&self, decode: bool) -> Json {
+        match self.as_str() {
+            Some(text) if decode => crate::json::parse_value(text).unwrap_or(Json::Null),
+            _ => any_value(self.value),
+        }
+    }
+}
+
+/// A span's attributes, in written order.
+pub(crate) fn attributes<'a>(holder: &'a Tree<'a>, loc: &Loc) -> Vec<Attr<'a>> {
+    let list = array_at(holder, "attributes").map_or(&[][..], Vec::as_slice);
+    list.iter()
+        .enumerate()
+        .filter_map(|(i, a)| {
+            Some(Attr {
+                key: str_at(a, "key")?,
+                value: a.get("value")?,
+                loc: loc.child("attributes").child(i).child("value"),
+            })
+        })
+        .collect()
+}
+
+pub(crate) fn attr<'b, 'a>(attrs: &'b [Attr<'a>], key: &str) -> Option<&'b Attr<'a>> {
+    attrs.iter().find(|a| a.key == key)
+}
+
+pub(crate) fn attr_str<'b>(attrs: &'b [Attr<'_>], key: &str) -> Option<&'b str> {
+    attr(attrs, key).and_then(Attr::as_str)
+}
+
+/// An AnyValue as owned JSON (`kvlistValue` an object, `arrayValue` an array).
+pub(crate) fn any_value(value: &Tree) -> Json {
+    let Some((key, inner)) = value.as_object().and_then(|m| m.iter().next()) else {
+        return Json::Null;
+    };
+    match key {
+        "arrayValue" => Json::Array(
+            array_at(inner, "values")
+                .map_or(&[][..], Vec::as_slice)
+                .iter()
+                .map(any_value)
+                .collect(),
+        ),
+        "kvlistValue" => Json::Object(
+            array_at(inner, "values")
+                .map_or(&[][..], Vec::as_slice)
+                .iter()
+                .filter_map(|kv| {
+                    Some((str_at(kv, "key")?.to_string(), any_value(kv.get("value")?)))
+                })
+                .collect(),
+        ),
+        // int64 is a decimal string in the JSON encoding.
+        "intValue" => match inner.as_str() {
+            Some(text) => text
+                .parse::<i64>()
+                .map_or_else(|_| Json::String(text.to_string()), Json::from),
+            None => inner.to_serde(),
+        },
+        _ => inner.to_serde(),
+    }
+}
+
+/// Whether a document is an OTLP export (traces or logs).
+pub(crate) fn is_export(doc: &Tree) -> bool {
+    field(doc, &["resourceSpans", "resourceLogs"]).is_some_and(|(_, v)| v.is_array())
+}
+
+/// One span of an export.
+pub(crate) struct Span<'a> {
+    pub value: &'a Tree<'a>,
+    pub loc: Loc,
+    pub attrs: Vec<Attr<'a>>,
+    /// Start time in nanoseconds (0 when missing), then file order, order the calls.
+    pub start: u128,
+    pub order: usize,
+}
+
+impl Span<'_> {
+    /// `status.code` 2 / `STATUS_CODE_ERROR`.
+    pub fn failed(&self) -> bool {
+        match self.value.get("status").and_then(|s| s.get("code")) {
+            Some(Tree::String(s)) => s.as_str() == "STATUS_CODE_ERROR" || s.as_str() == "2",
+            Some(code) => code.as_u64() == Some(2),
+            None => false,
+        }
+    }
+}
+
+/// Nanoseconds written as a decimal string or a number.
+pub(crate) fn nanos(value: Option<&Tree>) -> u128 {
+    match value {
+        Some(Tree::String(s)) => s.as_str().parse().unwrap_or(0),
+        Some(v) => v.as_u64().map_or(0, u128::from),
+        None => 0,
+    }
+}
+
+/// Every span of every document (export request), in file order.
+pub(crate) fn spans<'a>(docs: &'a [Doc<'a>]) -> Vec<Span<'a>> {
+    let mut out = Vec::new();
+    for doc in docs {
+        let root = Loc::new(doc.base, "");
+        let resources = array_at(doc.value, "resourceSpans").map_or(&[][..], Vec::as_slice);
+        for (r, resource) in resources.iter().enumerate() {
+            let scopes = array_at(resource, "scopeSpans").map_or(&[][..], Vec::as_slice);
+            for (s, scope) in scopes.iter().enumerate() {
+                let list = array_at(scope, "spans").map_or(&[][..], Vec::as_slice);
+                for (i, span) in list.iter().enumerate() {
+                    let loc = root
+                        .child("resourceSpans")
+                        .child(r)
+                        .child("scopeSpans")
+                        .child(s)
+                        .child("spans")
+                        .child(i);
+                    let order = out.len();
+                    out.push(Span {
+                        value: span,
+                        attrs: attributes(span, &loc),
+                        loc,
+                        start: nanos(span.get("startTimeUnixNano")),
+                        order,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Whether any span of the document has an attribute `matches` accepts.
+pub(crate) fn any_attribute(doc: &Tree, matches: impl Fn(&str) -> bool) -> bool {
+    array_at(doc, "resourceSpans")
+        .into_iter()
+        .flatten()
+        .filter_map(|r| array_at(r, "scopeSpans"))
+        .flatten()
+        .filter_map(|s| array_at(s, "spans"))
+        .flatten()
+        .filter_map(|span| array_at(span, "attributes"))
+        .flatten()
+        .any(|a| str_at(a, "key").is_some_and(&matches))
+}
+
+/// One message of a recorded request or response.
+pub(crate) struct Message {
+    pub role: Role,
+    pub loc: Loc,
+    pub items: Vec<Item>,
+    /// What the message says, for telling whether one request extends another.
+    pub print: String,
+}
+
+/// One model call: the request it sent and the response it got.
+pub(crate) struct ModelCall {
+    pub input: Vec<Message>,
+    pub output: Vec<Message>,
+    pub tools: Vec<ToolDef>,
+    pub provider: Option<Provider>,
+    pub failed: bool,
+    pub loc: Loc,
+    pub start: u128,
+    pub order: usize,
+}
+
+/// The role of a message as traces write it.
+pub(crate) fn role(name: &str) -> Role {
+    match name {
+        "system" | "developer" => Role::System,
+        "assistant" | "model" | "ai" => Role::Assistant,
+        "tool" | "function" | "ipython" => Role::Tool,
+        _ => Role::User,
+    }
+}
+
+/// The conversations of a file's model calls: one per chain of calls whose inputs extend
+/// each other, read at its last call. `failed_runs` are the call ids of tool executions
+/// that failed, which mark their results as errors.
+pub(crate) fn rebuild(
+    format: crate::format::Format,
+    mut calls: Vec<ModelCall>,
+    failed_runs: &[String],
+) -> Vec<Conversation> {
+    calls.sort_by_key(|c| (c.start, c.order));
+    // Each message as a hash of what it says: traces repeat the whole history in every
+    // call, so prefixes are compared on hashes, each computed once.
+    let prints: Vec<Vec<u64>> = calls
+        .iter()
+        .map(|c| {
+            c.input
+                .iter()
+                .map(|m| {
+                    use std::hash::BuildHasher;
+                    foldhash::quality::FixedState::with_seed(0).hash_one(&m.print)
+                })
+                .collect()
+        })
+        .collect();
+    // Each chain's calls; a call joins the chain whose last input is the longest prefix of
+    // its own.
+    let mut chains: Vec<Vec<usize>> = Vec::new();
+    for (i, mine) in prints.iter().enumerate() {
+        let joined = chains
+            .iter()
+            .enumerate()
+            .filter_map(|(c, chain)| {
+                let theirs = prints.get(*chain.last()?)?;
+                (!theirs.is_empty() && mine.starts_with(theirs)).then_some((theirs.len(), c))
+            })
+            .max();
+        match joined.and_then(|(_, c)| chains.get_mut(c)) {
+            Some(chain) => chain.push(i),
+            None => chains.push(vec![i]),
+        }
+    }
+    let mut lasts: Vec<usize> = chains.iter().filter_map(|c| c.last().copied()).collect();
+    lasts.sort_unstable();
+    let mut out = Vec::new();
+    for (i, call) in calls.into_iter().enumerate() {
+        if lasts.binary_search(&i).is_ok() {
+            out.push(conversation(format, call, failed_runs));
+        }
+    }
+    out
+}
+
+fn conversation(
+    format: crate::format::Format,
+    call: ModelCall,
+    failed_runs: &[String],
+) -> Conversation {
+    let mut conv = Conversation::new(format, call.loc, Pairing::NextTurn);
+    conv.provider = call.provider;
+    conv.accepted = !call.failed && call.output.iter().any(|m| !m.items.is_empty());
+    conv.tools = call.tools;
+    // Where the trace puts results decides the convention: user messages (Anthropic,
+    // Gemini, Bedrock request shapes) or messages of their own (OpenAI, and the parts form's
+    // `tool` role whichever the provider).
+    let in_user = call
+        .input
+        .iter()
+        .any(|m| m.role == Role::User && m.items.iter().any(|i| matches!(i, Item::Result(_))));
+    if in_user {
+        conv.results_role = Role::User;
+        conv.results_first = call.provider == Some(Provider::Anthropic);
+    }
+    for message in call.input.into_iter().chain(call.output) {
+        let merge = conv.turns.last().is_some_and(|t| t.role == message.role);
+        if !merge {
+            conv.start_turn(message.role, message.loc.clone());
+        }
+        for mut item in message.items {
+            if let Item::Result(result) = &mut item {
+                if result
+                    .call_id
+                    .as_ref()
+                    .is_some_and(|id| failed_runs.contains(id))
+                {
+                    result.is_error = true;
+                }
+            }
+            conv.push_to_last(item);
+        }
+    }
+    conv
+}
+
+/// Tool definitions in any dialect a trace records them in (`gen_ai.tool.definitions`,
+/// OpenInference `tool.json_schema`, OpenLLMetry `llm.request.functions.N`): the name and
+/// the parameters schema, `None` when the definition leaves it out (unknown, not "no
+/// arguments").
+pub(crate) fn tool_def(def: &Json, loc: &Loc) -> Option<ToolDef> {
+    let inner = def.get("function").filter(|f| f.is_object()).unwrap_or(def);
+    let name = inner.get("name")?.as_str()?;
+    let schema = ["parameters", "input_schema", "inputSchema"]
+        .iter()
+        .find_map(|k| inner.get(*k))
+        .filter(|s| !s.is_null());
+    let schema = schema.map(|s| match s {
+        // `llm.request.functions.N.parameters` is JSON inside a string by design.
+        Json::String(text) => match crate::json::parse_value(text) {
+            Ok(value) => crate::transcript::SchemaDecl::Value(std::sync::Arc::new(value)),
+            Err(_) => crate::transcript::SchemaDecl::Encoded(text.clone()),
+        },
+        other => crate::transcript::SchemaDecl::Value(std::sync::Arc::new(other.clone())),
+    });
+    let mut tool = ToolDef::declared(name, None, loc.clone(), loc.clone());
+    tool.schema = schema;
+    Some(tool)
+}
+
+/// The attributes under `prefix` grouped by the index that follows it
+/// (`gen_ai.prompt.3.role` → 3, `role`), in index order; gaps are tolerated.
+pub(crate) fn indexed<'b, 'a>(
+    attrs: impl IntoIterator<Item = (&'b str, &'b Attr<'a>)>,
+    prefix: &str,
+) -> Vec<(usize, Vec<(&'b str, &'b Attr<'a>)>)> {
+    let mut out: Vec<(usize, Vec<(&'b str, &'b Attr<'a>)>)> = Vec::new();
+    for (key, a) in attrs {
+        let Some((index, rest)) = key.strip_prefix(prefix).and_then(|r| r.split_once('.')) else {
+            continue;
+        };
+        let Ok(index) = index.parse::<usize>() else {
+            continue;
+        };
+        match out.iter_mut().find(|(i, _)| *i == index) {
+            Some((_, keys)) => keys.push((rest, a)),
+            None => out.push((index, vec![(rest, a)])),
+        }
+    }
+    out.sort_by_key(|(i, _)| *i);
+    out
+}
+
+/// The keys of one flattened message (OpenLLMetry `gen_ai.prompt.N.*`, OpenInference
+/// `llm.input_messages.N.message.*`).
+pub(crate) struct FlatKeys {
+    pub role: &'static str,
+    pub content: &'static str,
+    /// On tool messages: the call answered.
+    pub result_id: &'static str,
+    /// Where the calls of an assistant message are, indexed (`tool_calls.`).
+    pub calls: &'static str,
+    pub call_id: &'static str,
+    pub call_name: &'static str,
+    pub call_args: &'static str,
+}
+
+/// The messages flattened under `prefix`.
+pub(crate) fn flat_messages(attrs: &[Attr<'_>], prefix: &str, keys: &FlatKeys) -> Vec<Message> {
+    let mut out = Vec::new();
+    for (_, entries) in indexed(attrs.iter().map(|a| (a.key, a)), prefix) {
+        let get = |k: &str| entries.iter().find(|(key, _)| *key == k).map(|(_, a)| *a);
+        let Some(first) = entries.first().map(|(_, a)| *a) else {
+            continue;
+        };
+        let at = first.loc.clone();
+        let role = role(get(keys.role).and_then(Attr::as_str).unwrap_or("user"));
+        let mut print: Vec<String> = entries
+            .iter()
+            .map(|(k, a)| format!("{k}={}", any_value(a.value)))
+            .collect();
+        print.sort();
+        let mut items = Vec::new();
+        let content = get(keys.content);
+        let result_id = get(keys.result_id).and_then(Attr::as_str);
+        if let (Role::Tool, Some(id)) = (role, result_id) {
+            let text = content.and_then(Attr::as_str).unwrap_or_default();
+            items.push(result(
+                Some(id),
+                None,
+                text,
+                content.map_or(at.clone(), Attr::inner),
+                &at,
+            ));
+        } else if let Some(content) = content {
+            blocks_or_text(content, &at, &mut items);
+        }
+        let calls = entries
+            .iter()
+            .filter_map(|(k, a)| Some((k.strip_prefix(keys.calls)?, *a)));
+        for (_, call) in indexed(calls, "") {
+            let get = |k: &str| call.iter().find(|(key, _)| *key == k).map(|(_, a)| *a);
+            let Some(loc) = call.first().map(|(_, a)| a.loc.clone()) else {
+                continue;
+            };
+            let id = get(keys.call_id).and_then(Attr::as_str);
+            if id.is_some_and(|id| has_call(&items, id)) {
+                continue;
+            }
+            let args = get(keys.call_args);
+            items.push(Item::Call(ToolCall {
+                key: pairing_key(id, &loc),
+                id: id.map(str::to_string),
+                name: get(keys.call_name)
+                    .and_then(Attr::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                kind: CallKind::Function,
+                arguments: args
+                    .and_then(Attr::as_str)
+                    .map_or(Arguments::Absent, |s| Arguments::Encoded(s.to_string())),
+                args_loc: args.map_or(loc.clone(), Attr::inner),
+                loc,
+                message: at.clone(),
+            }));
+        }
+        out.push(Message {
+            role,
+            loc: at,
+            items,
+            print: print.join("\n"),
+        });
+    }
+    out
+}
+
+/// Whether a call with this id is already read from the message (libraries write a call
+/// twice: in the content blocks and in `tool_calls`).
+pub(crate) fn has_call(items: &[Item], id: &str) -> bool {
+    items
+        .iter()
+        .any(|i| matches!(i, Item::Call(c) if c.id.as_deref() == Some(id)))
+}
+
+/// A result item.
+pub(crate) fn result(id: Option<&str>, name: Option<&str>, text: &str, loc: Loc, at: &Loc) -> Item {
+    let trimmed: String = text.trim().chars().take(400).collect();
+    Item::Result(ToolResult {
+        key: pairing_key(id, &loc),
+        call_id: id.map(str::to_string),
+        name: name.map(str::to_string),
+        is_error: text_looks_like_error(text),
+        text: trimmed,
+        provider_executed: false,
+        loc,
+        message: at.clone(),
+    })
+}
+
+/// Flattened content: plain text, or a JSON-dumped block list (OpenLLMetry writes an
+/// Anthropic message's content array as a string, so its `tool_use` and `tool_result`
+/// blocks exist only there).
+fn blocks_or_text(content: &Attr<'_>, at: &Loc, items: &mut Vec<Item>) {
+    let loc = content.inner();
+    let text = content.as_str().unwrap_or_default();
+    let blocks = match crate::json::parse_value(text) {
+        Ok(Json::Array(blocks)) if blocks.iter().all(|b| b.get("type").is_some()) => blocks,
+        _ => {
+            if !text.trim().is_empty() {
+                items.push(Item::Text(Text {
+                    loc,
+                    message: at.clone(),
+                }));
+            }
+            return;
+        }
+    };
+    push_blocks(&blocks, &loc, at, items);
+}
+
+/// One log record of an export (`resourceLogs[].scopeLogs[].logRecords[]`).
+pub(crate) struct LogRecord<'a> {
+    pub value: &'a Tree<'a>,
+    pub loc: Loc,
+    pub attrs: Vec<Attr<'a>>,
+    pub order: usize,
+}
+
+impl<'a> LogRecord<'a> {
+    /// The event's name: `eventName`, or the `event.name` attribute older SDKs wrote.
+    pub fn event_name(&self) -> Option<&str> {
+        str_at(self.value, "eventName").or_else(|| attr_str(&self.attrs, "event.name"))
+    }
+
+    /// The span the event belongs to, as written.
+    pub fn span_key(&self) -> (Option<&'a str>, Option<&'a str>) {
+        (str_at(self.value, "traceId"), str_at(self.value, "spanId"))
+    }
+
+    pub fn time(&self) -> u128 {
+        match nanos(self.value.get("timeUnixNano")) {
+            0 => nanos(self.value.get("observedTimeUnixNano")),
+            t => t,
+        }
+    }
+}
+
+/// Every log record of every document, in file order.
+pub(crate) fn log_records<'a>(docs: &'a [Doc<'a>]) -> Vec<LogRecord<'a>> {
+    let mut out = Vec::new();
+    for doc in docs {
+        let root = Loc::new(doc.base, "");
+        let resources = array_at(doc.value, "resourceLogs").map_or(&[][..], Vec::as_slice);
+        for (r, resource) in resources.iter().enumerate() {
+            let scopes = array_at(resource, "scopeLogs").map_or(&[][..], Vec::as_slice);
+            for (s, scope) in scopes.iter().enumerate() {
+                let list = array_at(scope, "logRecords").map_or(&[][..], Vec::as_slice);
+                for (i, record) in list.iter().enumerate() {
+                    let loc = root
+                        .child("resourceLogs")
+                        .child(r)
+                        .child("scopeLogs")
+                        .child(s)
+                        .child("logRecords")
+                        .child(i);
+                    let order = out.len();
+                    out.push(LogRecord {
+                        value: record,
+                        attrs: attributes(record, &loc),
+                        loc,
+                        order,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Content blocks (Anthropic `text`, `tool_use`, `tool_result`; OpenAI text parts), every
+/// item at `loc`.
+fn push_blocks(blocks: &[Json], loc: &Loc, at: &Loc, items: &mut Vec<Item>) {
+    for block in blocks {
+        match block.get("type").and_then(Json::as_str) {
+            Some("tool_use") => {
+                let id = block.get("id").and_then(Json::as_str);
+                if id.is_some_and(|id| has_call(items, id)) {
+                    continue;
+                }
+                items.push(Item::Call(ToolCall {
+                    key: pairing_key(id, loc),
+                    id: id.map(str::to_string),
+                    name: block
+                        .get("name")
+                        .and_then(Json::as_str)
+                        .unwrap_or_default()
+                        .to_string(),
+                    kind: CallKind::Function,
+                    arguments: block
+                        .get("input")
+                        .map_or(Arguments::Absent, |v| Arguments::Value(v.clone())),
+                    args_loc: loc.clone(),
+                    loc: loc.clone(),
+                    message: at.clone(),
+                }));
+            }
+            Some("tool_result") => {
+                let id = block.get("tool_use_id").and_then(Json::as_str);
+                let text = match block.get("content") {
+                    Some(Json::String(s)) => s.clone(),
+                    Some(other) => other.to_string(),
+                    None => String::new(),
+                };
+                let mut item = result(id, None, &text, loc.clone(), at);
+                if let Item::Result(r) = &mut item {
+                    r.is_error |= block.get("is_error").and_then(Json::as_bool) == Some(true);
+                }
+                items.push(item);
+            }
+            _ => items.push(Item::Text(Text {
+                loc: loc.clone(),
+                message: at.clone(),
+            })),
+        }
+    }
+}
+
+/// The items of a message written in a provider's own JSON (OpenAI `{role, content,
+/// tool_calls}` and `{role:"tool", tool_call_id}`, Anthropic content blocks, the log-event
+/// bodies `{content, tool_calls}` / `{content, id}`), every item at `at`.
+pub(crate) fn json_items(role: Role, message: &Json, at: &Loc) -> Vec<Item> {
+    let mut items = Vec::new();
+    let content = message.get("content");
+    if role == Role::Tool {
+        let id = ["tool_call_id", "id"]
+            .iter()
+            .find_map(|k| message.get(*k).and_then(Json::as_str));
+        let text = match content {
+            Some(Json::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+            None => String::new(),
+        };
+        items.push(result(id, None, &text, at.clone(), at));
+        return items;
+    }
+    match content {
+        Some(Json::String(s)) if !s.trim().is_empty() => items.push(Item::Text(Text {
+            loc: at.clone(),
+            message: at.clone(),
+        })),
+        Some(Json::Array(blocks)) => push_blocks(blocks, at, at, &mut items),
+        _ => {}
+    }
+    let calls = message.get("tool_calls").and_then(Json::as_array);
+    for (j, call) in calls.into_iter().flatten().enumerate() {
+        let id = call.get("id").and_then(Json::as_str);
+        if id.is_some_and(|id| has_call(&items, id)) {
+            continue;
+        }
+        let function = call.get("function").unwrap_or(call);
+        let key = id.map_or_else(
+            || format!("#noid@{}{}#{j}", at.base, at.pointer),
+            str::to_string,
+        );
+        items.push(json_call(key, id, function, at));
+    }
+    items
+}
+
+/// A call written as JSON (`{name, arguments}`): a string `arguments` is JSON text, anything
+/// else the value itself. Every part of it sits at `at`.
+pub(crate) fn json_call(key: String, id: Option<&str>, call: &Json, at: &Loc) -> Item {
+    let arguments = match call.get("arguments") {
+        Some(Json::String(text)) => Arguments::Encoded(text.clone()),
+        Some(value) => Arguments::Value(value.clone()),
+        None => Arguments::Absent,
+    };
+    Item::Call(ToolCall {
+        key,
+        id: id.map(str::to_string),
+        name: call
+            .get("name")
+            .and_then(Json::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        kind: CallKind::Function,
+        arguments,
+        args_loc: at.clone(),
+        loc: at.clone(),
+        message: at.clone(),
+    })
+}

@@ -1,0 +1,146 @@
+//! Trace exports (OpenTelemetry GenAI, OpenInference), end to end through the binary.
+
+mod common;
+
+use common::toolcheck;
+
+fn concise(path: &str) -> common::Output {
+    toolcheck(&["lint", path, "--output-format", "concise"])
+}
+
+/// Two chained model calls (the second's input extends the first's) and two tool spans:
+/// one conversation, checked once at its last call, clean.
+#[test]
+fn otel_clean_chain() {
+    let out = toolcheck(&["lint", "-v", "fixtures/otel/clean-parts.json"]);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    insta::assert_snapshot!(out.transcript());
+}
+
+/// One export request per line with base64 ids and enum names (protobuf's JSON mapping):
+/// two interleaved conversations kept apart, truncated arguments (a string where the parts
+/// form has an object), an orphaned result, an unpaired call. The calls succeeded, so what
+/// the provider would reject is a warning that says so.
+#[test]
+fn otel_interleaved_broken() {
+    let out = concise("fixtures/otel/broken-interleaved.jsonl");
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.transcript());
+}
+
+/// OpenLLMetry's flattened attributes: the same failing call three times; the tool's
+/// `parameters` is JSON inside a string by design, not an invalid schema.
+#[test]
+fn openllmetry_flattened_repeated_failure() {
+    let out = concise("fixtures/otel/openllmetry-repeated-failure.json");
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.transcript());
+}
+
+/// An export without model calls is not a conversation: skipped in a walk, unknown-format
+/// when named.
+#[test]
+fn non_genai_export() {
+    let out = concise("fixtures/otel/not-genai-http.json");
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.transcript());
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::copy(
+        "fixtures/otel/not-genai-http.json",
+        dir.path().join("trace.json"),
+    )
+    .expect("copy");
+    let walked = toolcheck(&["lint", "-v", dir.path().to_str().unwrap_or_default()]);
+    assert_eq!(walked.code, 0, "{}", walked.transcript());
+    assert!(
+        walked
+            .stderr
+            .contains("OpenTelemetry (OTLP) export with no GenAI")
+            || walked
+                .stdout
+                .contains("OpenTelemetry (OTLP) export with no GenAI"),
+        "{}",
+        walked.transcript()
+    );
+}
+
+#[test]
+fn openinference_clean() {
+    let out = concise("fixtures/openinference/clean.json");
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    insta::assert_snapshot!(out.transcript());
+}
+
+#[test]
+fn openinference_broken() {
+    let out = concise("fixtures/openinference/broken.json");
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.transcript());
+}
+
+/// `--target` still overrides the provider the trace names.
+#[test]
+fn target_overrides_recorded_provider() {
+    let out = toolcheck(&[
+        "lint",
+        "fixtures/openinference/broken.json",
+        "--target",
+        "anthropic",
+        "--output-format",
+        "concise",
+    ]);
+    assert!(out.stdout.contains("TC102"), "{}", out.transcript());
+}
+
+/// A trace records requests already sent: nothing to repair, and the file is left alone.
+#[test]
+fn fix_offers_nothing() {
+    let out = common::fix_leaves_alone("openinference/broken.json", "trace.json");
+    insta::assert_snapshot!(out.transcript());
+}
+
+/// The 1.28–1.36 log-event form, one export request per line: the events of one span are
+/// one model call; a call the next request leaves unanswered.
+#[test]
+fn otel_log_events_unpaired() {
+    let out = toolcheck(&[
+        "lint",
+        "-v",
+        "fixtures/otel/log-events-unpaired.jsonl",
+        "--output-format",
+        "concise",
+    ]);
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.transcript());
+}
+
+/// Older OpenInference Anthropic spans write calls without ids and every `tool_result`
+/// block of a message to one `message.content` key; the request in `input.value` is read
+/// instead, so parallel results are not reported unpaired.
+#[test]
+fn openinference_anthropic_lossy_keys() {
+    let out = toolcheck(&[
+        "lint",
+        "-v",
+        "fixtures/openinference/anthropic-lossy-keys.json",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    insta::assert_snapshot!(out.transcript());
+}
+
+/// Forced, either trace format says why an export without model calls, or a file that is
+/// not an export, does not fit.
+#[test]
+fn forced_format_on_other_files() {
+    let out = toolcheck(&[
+        "lint",
+        "--input-format",
+        "otel",
+        "--output-format",
+        "concise",
+        "fixtures/otel/not-genai-http.json",
+        "fixtures/openinference/clean.json",
+    ]);
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.transcript());
+}
