@@ -116,6 +116,14 @@ impl Provider {
     }
 }
 
+/// Whether a format's conversations reach a chat model as they stand. An MCP log is tool
+/// traffic between a client and a server: the model sees it through the client's own format,
+/// so the log is held to no chat provider, whatever `--target` names, and what rules find in
+/// it is never a provider's rejection.
+pub fn sent_to_a_model(format: Format) -> bool {
+    format != Format::Mcp
+}
+
 impl std::fmt::Display for Provider {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
