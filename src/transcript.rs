@@ -552,7 +552,11 @@ pub fn text_looks_like_error(s: &str) -> bool {
 /// characters of letters, digits, spaces, `_`, `.` and `-`, and does not open with a
 /// negation, so `No Error: ...` or a sentence that mentions an error later is not one.
 fn labelled_error(s: &str) -> bool {
-    let Some(colon) = s.get(..s.len().min(48)).and_then(|head| head.find(':')) else {
+    let mut end = s.len().min(48);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    let Some(colon) = s.get(..end).and_then(|head| head.find(':')) else {
         return false;
     };
     let Some(label) = s.get(..colon) else {
@@ -720,6 +724,7 @@ mod tests {
             "ValueError: bad city",
             "tool_error: timeout",
             "HTTP Error 404: Not Found",
+            "DB Error: привет привет привет привет привет привет",
         ] {
             assert!(text_looks_like_error(failed), "{failed}");
         }
@@ -727,6 +732,7 @@ mod tests {
             "No error: the build passed",
             "No Error: the build passed",
             "Tool error count: 0",
+            "ééééééééééééééééééééééééééééééééééééééééé Error: x",
             "Found 3 results: a, b, c",
             "The last error: none",
             "user_error_count: 0",
