@@ -39,10 +39,16 @@ pub enum Provider {
     /// merged (see `result-count-mismatch`), so a history that must work on both is checked
     /// with `--target gemini-vertex`.
     GeminiVertex,
+    /// DeepSeek's OpenAI-compatible chat completions.
+    Deepseek,
+    /// Moonshot AI's Kimi models on their OpenAI-compatible endpoint (`kimi` for short).
+    #[value(alias = "kimi")]
+    #[serde(alias = "kimi")]
+    Moonshot,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 7] = [
+    pub const ALL: [Provider; 9] = [
         Provider::Openai,
         Provider::OpenaiResponses,
         Provider::Anthropic,
@@ -50,6 +56,8 @@ impl Provider {
         Provider::Bedrock,
         Provider::Mistral,
         Provider::GeminiVertex,
+        Provider::Deepseek,
+        Provider::Moonshot,
     ];
 
     pub fn name(self) -> &'static str {
@@ -61,6 +69,8 @@ impl Provider {
             Provider::Bedrock => "bedrock",
             Provider::Mistral => "mistral",
             Provider::GeminiVertex => "gemini-vertex",
+            Provider::Deepseek => "deepseek",
+            Provider::Moonshot => "moonshot",
         }
     }
 
@@ -74,6 +84,9 @@ impl Provider {
     }
 
     pub fn from_name(name: &str) -> Option<Provider> {
+        if name == "kimi" {
+            return Some(Provider::Moonshot);
+        }
         Provider::ALL.into_iter().find(|p| p.name() == name)
     }
 
@@ -142,6 +155,14 @@ pub fn from_trace_name(name: &str) -> Option<Provider> {
     })
 }
 
+/// Whether a format's conversations reach a chat model as they stand. An MCP log is tool
+/// traffic between a client and a server: the model sees it through the client's own format,
+/// so the log is held to no chat provider, whatever `--target` names, and what rules find in
+/// it is never a provider's rejection.
+pub fn sent_to_a_model(format: Format) -> bool {
+    format != Format::Mcp
+}
+
 impl std::fmt::Display for Provider {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
@@ -171,13 +192,34 @@ pub fn rejected_by(code: &str) -> &'static [Provider] {
         // 'tool_calls'" / "No tool call found for function call output" / "unexpected
         // `tool_use_id` found in `tool_result` blocks" / "function response turn comes
         // immediately after a function call turn" / "number of toolResult blocks ...
-        // exceeds the number of toolUse blocks of previous turn".
-        "TC101" => &[Openai, OpenaiResponses, Anthropic, Gemini, Bedrock],
+        // exceeds the number of toolUse blocks of previous turn" / Mistral: "Unexpected role
+        // 'tool' after role 'user'" (code 3230) / DeepSeek: OpenAI's text.
+        "TC101" => &[
+            Openai,
+            OpenaiResponses,
+            Anthropic,
+            Gemini,
+            Bedrock,
+            Mistral,
+            Deepseek,
+        ],
         // "An assistant message with 'tool_calls' must be followed by tool messages" / "No
         // tool output found for function call" / "`tool_use` ids were found without
         // `tool_result` blocks immediately after" / "the number of function response parts is
-        // equal to the number of function call parts" / "Expected toolResult blocks".
-        "TC102" => &[Openai, OpenaiResponses, Anthropic, Gemini, Bedrock],
+        // equal to the number of function call parts" / "Expected toolResult blocks" /
+        // Mistral: "Not the same number of function calls and responses" / DeepSeek and
+        // Kimi: OpenAI's text with "(insufficient tool messages following tool_calls
+        // message)".
+        "TC102" => &[
+            Openai,
+            OpenaiResponses,
+            Anthropic,
+            Gemini,
+            Bedrock,
+            Mistral,
+            Deepseek,
+            Moonshot,
+        ],
         // Results later than the next turn: rejected wherever results must follow their call
         // at once; the Responses API accepts an output anywhere after its call.
         "TC103" => &[Openai, Anthropic, Gemini, Bedrock],

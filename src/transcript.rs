@@ -130,6 +130,19 @@ pub struct Conversation {
     /// without error and with output): what a rule says the provider rejects, it accepted
     /// here, so such findings are warnings that say so.
     pub accepted: bool,
+    /// A wire capture that holds one direction only (an MCP server's stdout: its responses,
+    /// none of the requests): calls and results cannot be paired, so pairing rules pass it
+    /// over and `input-not-checked` says so once.
+    pub one_sided: Option<OneSide>,
+}
+
+/// Which direction of a wire capture is the only one there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OneSide {
+    /// Requests and no responses (a client's stdout).
+    RequestsOnly,
+    /// Responses and no requests (a server's stdout).
+    ResponsesOnly,
 }
 
 /// A run of messages the provider treats as one turn (adjacent same-role messages merged
@@ -391,6 +404,7 @@ impl Conversation {
             kept_unpaired: Vec::new(),
             provider: None,
             accepted: false,
+            one_sided: None,
         }
     }
 
@@ -544,9 +558,46 @@ pub fn text_looks_like_error(s: &str) -> bool {
     if s.starts_with("Error") || s.starts_with("error:") || s.starts_with("ERROR") {
         return true;
     }
+    if labelled_error(s) {
+        return true;
+    }
     // A JSON-encoded error object inside a string.
     s.starts_with('{')
         && crate::tree::parse(s).is_ok_and(|t| t.value.is_object() && looks_like_error(&t.value))
+}
+
+/// An `Error:`-style label opening the text, as tools and frameworks prefix their failures:
+/// one word ending in `Error` (`ValueError: ...`, `tool_error: ...`), or a few words whose
+/// last is `Error`/`ERROR` (`DB Error: ...`, `HTTP Error 404: ...`). The label is at most 40
+/// characters of letters, digits, spaces, `_`, `.` and `-`, and does not open with a
+/// negation, so `No Error: ...` or a sentence that mentions an error later is not one.
+fn labelled_error(s: &str) -> bool {
+    let mut end = s.len().min(48);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    let Some(colon) = s.get(..end).and_then(|head| head.find(':')) else {
+        return false;
+    };
+    let Some(label) = s.get(..colon) else {
+        return false;
+    };
+    let plain = label
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, ' ' | '_' | '.' | '-'));
+    if label.len() > 40 || !plain {
+        return false;
+    }
+    // `HTTP Error 404`: a status code may follow the word.
+    let named = label
+        .trim_end_matches(|c: char| c.is_ascii_digit())
+        .trim_end();
+    let first = named.split(' ').next().unwrap_or_default();
+    if !named.contains(' ') {
+        return named.ends_with("Error") || named.ends_with("error");
+    }
+    !matches!(first, "No" | "no" | "Zero" | "zero" | "Without" | "without")
+        && (named.ends_with(" Error") || named.ends_with(" ERROR"))
 }
 
 /// Schemas a thread read recently, by their text as written.
@@ -688,6 +739,26 @@ mod tests {
             &crate::tree_json!([{"type": "text", "text": "error: no"}])
         ));
         assert!(!looks_like_error(&crate::tree_json!("22 degrees")));
+        for failed in [
+            "DB Error: no such table: orders",
+            "ValueError: bad city",
+            "tool_error: timeout",
+            "HTTP Error 404: Not Found",
+            "DB Error: привет привет привет привет привет привет",
+        ] {
+            assert!(text_looks_like_error(failed), "{failed}");
+        }
+        for fine in [
+            "No error: the build passed",
+            "No Error: the build passed",
+            "Tool error count: 0",
+            "ééééééééééééééééééééééééééééééééééééééééé Error: x",
+            "Found 3 results: a, b, c",
+            "The last error: none",
+            "user_error_count: 0",
+        ] {
+            assert!(!text_looks_like_error(fine), "{fine}");
+        }
         assert!(!looks_like_error(
             &crate::tree_json!({"errors": 0, "count": 3})
         ));

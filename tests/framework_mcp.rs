@@ -84,3 +84,47 @@ fn walks_pass_over_log_files() {
     let out = toolcheck(&["lint", "fixtures/mcp", "-v"]);
     assert!(!out.stderr.contains(".log"), "{}", out.transcript());
 }
+
+/// A server's stdout saved on its own holds responses and no requests: one `input-not-checked`
+/// finding on the capture, not a result-without-a-call error per response, and none naming
+/// a chat provider, even when one is targeted (issue 24 §1). The session with both directions
+/// is the control (`clean_logs_do_not_fire`).
+#[test]
+fn one_sided_capture_is_one_finding() {
+    let out = toolcheck(&["lint", "fixtures/mcp/broken-server-stdout.jsonl"]);
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.transcript());
+    for target in ["openai", "gemini"] {
+        let targeted = toolcheck(&[
+            "lint",
+            "fixtures/mcp/broken-server-stdout.jsonl",
+            "--target",
+            target,
+            "--output-format",
+            "concise",
+        ]);
+        assert!(
+            targeted.stdout.contains("TC003") && !targeted.stdout.contains("TC101"),
+            "{}",
+            targeted.transcript()
+        );
+    }
+}
+
+/// An MCP log is held to no chat provider: a response to no request in a two-sided capture
+/// is a warning naming none, not an error naming OpenAI, Anthropic, Gemini and Bedrock.
+#[test]
+fn an_mcp_log_is_held_to_no_chat_provider() {
+    let out = toolcheck(&[
+        "lint",
+        "fixtures/mcp/broken-session.jsonl",
+        "--output-format",
+        "json",
+    ]);
+    let findings: serde_json::Value = serde_json::from_str(&out.stdout).expect("json output");
+    let findings = findings.as_array().expect("an array of findings");
+    assert!(!findings.is_empty());
+    for finding in findings {
+        assert_eq!(finding["severity"], "warning", "{finding}");
+    }
+}

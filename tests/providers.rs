@@ -206,3 +206,56 @@ fn without_a_target_each_format_is_held_to_its_own_provider() {
         out.stdout
     );
 }
+
+/// Mistral's role order (issue 24 §2): a user message right after tool results is a warning
+/// under `--target mistral` saying Mistral has both rejected and accepted it; the same
+/// history with an assistant message between is clean, and no other target minds.
+#[test]
+fn mistral_user_after_tool_result_is_a_contested_warning() {
+    let rejected = "fixtures/openai-chat/mistral-tool-then-user.json";
+    let out = toolcheck(&["lint", rejected, "--target", "mistral"]);
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.transcript());
+    let bridged = toolcheck(&[
+        "lint",
+        "fixtures/openai-chat/clean-mistral-bridge.json",
+        "--target",
+        "mistral",
+    ]);
+    assert_eq!(bridged.code, 0, "{}", bridged.transcript());
+    for target in ["openai", "anthropic", "gemini", "bedrock"] {
+        let other = toolcheck(&["lint", rejected, "--target", target]);
+        assert_eq!(other.code, 0, "{target}: {}", other.transcript());
+    }
+}
+
+/// `deepseek` and `moonshot` (alias `kimi`) are targets of their own: an unanswered call is
+/// an error naming them, with the error each returns documented on the rule.
+#[test]
+fn deepseek_and_kimi_are_targets() {
+    for (target, named) in [
+        ("deepseek", "deepseek"),
+        ("moonshot", "moonshot"),
+        ("kimi", "moonshot"),
+    ] {
+        let out = toolcheck(&[
+            "lint",
+            "fixtures/openai-chat/broken-finetune.jsonl",
+            "--select",
+            "TC102",
+            "--target",
+            target,
+            "--output-format",
+            "json",
+        ]);
+        let findings: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
+        let finding = &findings[0];
+        assert_eq!(
+            finding["severity"],
+            "error",
+            "{target}: {}",
+            out.transcript()
+        );
+        assert_eq!(finding["providers"], serde_json::json!([named]), "{target}");
+    }
+}

@@ -868,3 +868,82 @@ fn a_hot_journal_is_read_as_committed_and_left_alone() {
         "lint wrote beside the database"
     );
 }
+
+/// Calls whose ids are all `""` (an Agents SDK store written through a model that returns no
+/// call ids): a parallel pair in one turn is a same-turn error, and the id used again in
+/// three later turns is one warning with the count, not one per call (issue 24 §1). The same
+/// turns with distinct ids are the control.
+#[test]
+fn empty_call_ids_are_grouped_per_turn_and_per_id() {
+    let call = |id: &str, city: &str| {
+        format!(
+            r#"{{"arguments": "{{\"city\":\"{city}\"}}", "call_id": "{id}", "name": "get_weather", "type": "function_call", "id": "__fake_id__", "status": "completed"}}"#
+        )
+    };
+    let output = |id: &str| {
+        format!(r#"{{"call_id": "{id}", "output": "Sunny, 21C", "type": "function_call_output"}}"#)
+    };
+    let session = |ids: [&str; 5]| {
+        let mut items =
+            vec![r#"{"content": "Weather in Paris and Rome?", "role": "user"}"#.to_string()];
+        items.push(call(ids[0], "Paris"));
+        items.push(call(ids[1], "Rome"));
+        items.push(output(ids[0]));
+        items.push(output(ids[1]));
+        for (id, city) in ids[2..].iter().zip(["Oslo", "Lima", "Kyiv"]) {
+            items.push(format!(r#"{{"content": "And {city}?", "role": "user"}}"#));
+            items.push(call(id, city));
+            items.push(output(id));
+        }
+        items
+    };
+    let dir = temp();
+    let empty = session(["", "", "", "", ""]);
+    let distinct = session(["c1", "c2", "c3", "c4", "c5"]);
+    let empty: Vec<&str> = empty.iter().map(String::as_str).collect();
+    let distinct: Vec<&str> = distinct.iter().map(String::as_str).collect();
+    agents_db(&dir.path().join("empty.db"), &[("s", &empty)]);
+    agents_db(&dir.path().join("distinct.db"), &[("s", &distinct)]);
+    let out = toolcheck_in(
+        dir.path(),
+        &["lint", "--output-format", "concise", "empty.db"],
+        None,
+    );
+    insta::assert_snapshot!(out.transcript());
+    let control = toolcheck_in(dir.path(), &["lint", "distinct.db"], None);
+    assert_eq!(control.code, 0, "{}", control.transcript());
+}
+
+/// The Agents SDK's default tool-error output carries no error flag; it is still a failure,
+/// so four of them in a row for the same call are one `repeated-failing-call` (issue 24 §1).
+/// The same calls answered with data are the control.
+#[test]
+fn agents_sdk_default_error_text_is_a_failure() {
+    let session = |output: &str| -> Vec<String> {
+        let mut items = vec![r#"{"content": "Where is order 1044?", "role": "user"}"#.to_string()];
+        for n in 1..=4 {
+            items.push(format!(
+                r#"{{"arguments": "{{\"order_id\":\"1044\"}}", "call_id": "call_{n}", "name": "lookup_order", "type": "function_call", "id": "fc_{n}", "status": "completed"}}"#
+            ));
+            items.push(format!(
+                r#"{{"call_id": "call_{n}", "output": "{output}", "type": "function_call_output"}}"#
+            ));
+        }
+        items
+    };
+    let dir = temp();
+    let failing = session("An error occurred while running the tool. Please try again.");
+    let working = session("shipped");
+    let failing: Vec<&str> = failing.iter().map(String::as_str).collect();
+    let working: Vec<&str> = working.iter().map(String::as_str).collect();
+    agents_db(&dir.path().join("failing.db"), &[("s", &failing)]);
+    agents_db(&dir.path().join("working.db"), &[("s", &working)]);
+    let out = toolcheck_in(
+        dir.path(),
+        &["lint", "--output-format", "concise", "failing.db"],
+        None,
+    );
+    insta::assert_snapshot!(out.transcript());
+    let control = toolcheck_in(dir.path(), &["lint", "working.db"], None);
+    assert_eq!(control.code, 0, "{}", control.transcript());
+}

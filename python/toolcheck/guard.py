@@ -84,7 +84,8 @@ def guard(
     on_repair: Optional[Callable[[FixResult, List[Finding]], None]] = None,
 ) -> Any:
     """Checks a history before it is sent to ``provider`` (``anthropic``, ``openai``,
-    ``openai-responses``, ``gemini``, ``bedrock``, ``mistral``; ``None``: the history's own
+    ``openai-responses``, ``gemini``, ``gemini-vertex``, ``bedrock``, ``mistral``,
+    ``deepseek``, ``moonshot`` (``kimi``); ``None``: the history's own
     format's provider).
 
     ``messages`` is any history toolcheck reads: a message list (OpenAI Chat, Responses items,

@@ -15,6 +15,12 @@
 //! arrive while calls run) leaves unanswered are reported (not `resumable`). Responses that
 //! answer no request are results without a call when they have the shape of a tool result.
 //!
+//! A capture of one direction only (a server's stdout holds its responses and none of the
+//! requests; a client's, the reverse) is marked `one_sided`: requests and responses cannot
+//! be paired when one side is missing, and the rules say so once instead of reporting every
+//! response as a result without a call. Only messages with an `id` count: notifications go
+//! either way and are answered by nothing.
+//!
 //! No fixes: a log records what went over the wire, and a server response cannot be made up.
 
 // foldhash: these maps key on ids and offsets a run compares itself; SipHash's
@@ -25,8 +31,8 @@ use super::{array_at, str_at, Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
 use crate::transcript::{
-    result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role, Text, ToolCall,
-    ToolDef, ToolResult,
+    result_text, Arguments, CallKind, Conversation, Item, Loc, OneSide, Pairing, Role, Text,
+    ToolCall, ToolDef, ToolResult,
 };
 use crate::tree::Value as Tree;
 
@@ -79,6 +85,8 @@ impl Adapter for Mcp {
             conv,
             open: HashMap::new(),
             cancelled: HashSet::new(),
+            requests: 0,
+            responses: 0,
         };
         let mut recognised = false;
         for doc in docs {
@@ -95,7 +103,13 @@ impl Adapter for Mcp {
         if !recognised && !docs.is_empty() {
             return Err("expected JSON-RPC 2.0 messages `{\"jsonrpc\": \"2.0\", ...}`".into());
         }
-        Ok(vec![reader.conv])
+        let mut conv = reader.conv;
+        conv.one_sided = match (reader.requests, reader.responses) {
+            (0, 1..) => Some(OneSide::ResponsesOnly),
+            (1.., 0) => Some(OneSide::RequestsOnly),
+            _ => None,
+        };
+        Ok(vec![conv])
     }
 
     fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
@@ -115,6 +129,9 @@ struct Reader {
     open: HashMap<String, Vec<Request>>,
     /// Calls ended by a cancellation: a response that crosses it is ignored.
     cancelled: HashSet<String>,
+    /// How many requests and responses (messages with an `id`) the capture holds.
+    requests: usize,
+    responses: usize,
 }
 
 impl Reader {
@@ -128,8 +145,14 @@ impl Reader {
             (Some("notifications/cancelled"), _) => self.cancel(message, loc),
             // Other notifications (progress, logging) arrive while calls run.
             (Some(_), None) => {}
-            (Some(method), Some(id)) => self.request(method, id, message, loc),
-            (None, Some(id)) => self.response(id, message, loc),
+            (Some(method), Some(id)) => {
+                self.requests += 1;
+                self.request(method, id, message, loc)
+            }
+            (None, Some(id)) => {
+                self.responses += 1;
+                self.response(id, message, loc)
+            }
             (None, None) => {}
         }
         true

@@ -18,7 +18,9 @@ pub use adapter::{plan, Adapter, Planned};
 pub(crate) use adapter::{removal, remove_only};
 #[cfg(test)]
 pub(crate) use shape::session_docs;
-pub(crate) use shape::{all_have_role, array_at, blocks, field, has_text, str_at};
+pub(crate) use shape::{
+    all_have_role, array_at, blocks, field, has_text, opens_with_any, str_at, AGENTS_SDK_FAILURES,
+};
 
 mod adk;
 mod agentscope;

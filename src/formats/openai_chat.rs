@@ -5,11 +5,17 @@
 //! results are `role: "tool"` messages with `tool_call_id` (legacy: `role: "function"`, linked
 //! by name and order). Tools live in `tools[].function.parameters` or legacy `functions`.
 //! OpenAI merges nothing: tool messages must directly follow the assistant message.
+//!
+//! Tool messages carry no error flag: one is a failure when its content is an error object,
+//! opens with `Error`/`error:` or an `Error:`-style label (`DB Error:`), or opens with the text
+//! the OpenAI Agents SDK writes for a failed tool when it runs on Chat Completions ("An error
+//! occurred while running the tool. Please try again.", see `AGENTS_SDK_FAILURES`).
 
 use serde_json::{json, Value as Json};
 
 use super::{
-    all_have_role, array_at, blocks, has_text, str_at, Adapter, CallSite, Dialect, Doc, Format,
+    all_have_role, array_at, blocks, has_text, opens_with_any, str_at, Adapter, CallSite, Dialect,
+    Doc, Format, AGENTS_SDK_FAILURES,
 };
 use crate::transcript::{
     looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc,
@@ -140,12 +146,14 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
                         .unwrap_or_else(|| pairing_key(None, &mloc)),
                 };
                 let content = message.get("content").unwrap_or(&Tree::Null);
+                let text = result_text(content);
                 let result = ToolResult {
                     call_id,
                     key,
                     name,
-                    is_error: looks_like_error(content),
-                    text: result_text(content),
+                    is_error: looks_like_error(content)
+                        || opens_with_any(&text, AGENTS_SDK_FAILURES),
+                    text,
                     provider_executed: false,
                     loc: mloc.clone(),
                     message: mloc.clone(),

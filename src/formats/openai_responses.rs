@@ -8,7 +8,11 @@
 //! with a `call_id` (`computer_call`, `local_shell_call`, `shell_call`, `apply_patch_call`,
 //! client `tool_search_call`) are answered by their `*_output` items; self-contained items
 //! (`web_search_call`, `file_search_call`, `code_interpreter_call`, `image_generation_call`,
-//! `mcp_call`) run on the provider and are never paired. Outputs carry no error flag.
+//! `mcp_call`) run on the provider and are never paired. Outputs carry no error flag: an
+//! output is a failure when it is an error object, opens with `Error`/`error:` or an
+//! `Error:`-style label (`DB Error:`), or opens with the text the OpenAI Agents SDK writes for
+//! a failed tool ("An error occurred while running the tool. Please try again.", see
+//! `AGENTS_SDK_FAILURES`), or when its item's `status` is `failed`.
 //!
 //! Results may come anywhere after their call ([`Pairing::AnyLater`]). `previous_response_id`
 //! or `conversation` (and `item_reference` items) mean earlier items live on the server.
@@ -18,7 +22,10 @@
 
 use serde_json::{json, Value as Json};
 
-use super::{all_have_role, array_at, str_at, Adapter, CallSite, Dialect, Doc, Format};
+use super::{
+    all_have_role, array_at, opens_with_any, str_at, Adapter, CallSite, Dialect, Doc, Format,
+    AGENTS_SDK_FAILURES,
+};
 use crate::transcript::{
     looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc,
     Pairing, Role, Text, ToolCall, ToolDef, ToolResult,
@@ -363,7 +370,9 @@ fn push_result(conv: &mut Conversation, item: &Tree, kind: &str, loc: Loc) {
         }
         other => (looks_like_error(other), result_text(other)),
     };
-    let is_error = is_error || str_at(item, "status") == Some("failed");
+    let is_error = is_error
+        || str_at(item, "status") == Some("failed")
+        || opens_with_any(&text, AGENTS_SDK_FAILURES);
     let result = ToolResult {
         key: pairing_key(call_id.as_deref(), &loc),
         call_id,

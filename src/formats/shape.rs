@@ -51,3 +51,19 @@ pub(crate) fn session_docs<'a>(records: &'a [Tree<'a>]) -> Vec<crate::json::Doc<
         .map(|(base, value)| crate::json::Doc { base, value })
         .collect()
 }
+
+/// The tool outputs the OpenAI Agents SDK writes in place of a failed tool's result, which
+/// carries no error flag: `default_tool_error_function` in openai-agents-python
+/// `src/agents/tool.py` (and its openai-agents-js twin) returns "An error occurred while
+/// running the tool. Please try again." (with ` Error: <exception>` in later releases), or
+/// "An error occurred while parsing tool arguments. ..." for arguments that are not JSON.
+pub(crate) const AGENTS_SDK_FAILURES: &[&str] = &[
+    "An error occurred while running the tool",
+    "An error occurred while parsing tool arguments",
+];
+
+/// Whether a result's text opens with one of a framework's failure texts.
+pub(crate) fn opens_with_any(text: &str, failures: &[&str]) -> bool {
+    let text = text.trim_start();
+    failures.iter().any(|f| text.starts_with(f))
+}

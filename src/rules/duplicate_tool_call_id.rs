@@ -4,12 +4,15 @@ use foldhash::{HashMap, HashMapExt};
 
 use super::{declare_rule, Context, Rule, RuleMeta};
 use crate::finding::{Finding, Severity};
-use crate::transcript::Conversation;
+use crate::transcript::{Conversation, ToolCall};
 
 declare_rule! {
     /// ## What it does
-    /// Reports a tool call whose id is already used by an earlier call. Within one turn it is
-    /// an error; across turns a warning. The later call is reported.
+    /// Reports tool calls whose id is already used by an earlier call. Within one turn it is
+    /// an error, reported once per turn at the turn's second call with how many calls of
+    /// the turn share the id; across turns a warning, reported once per id at its first reuse
+    /// with how many later turns use it again (a store whose calls all have `call_id: ""`,
+    /// as OpenAI Agents SDK databases can, gives one warning, not one per call).
     ///
     /// ## Why it matters
     /// Results are paired with calls by id, so a repeated id makes the pairing ambiguous.
@@ -44,33 +47,86 @@ impl Rule for DuplicateToolCallId {
     }
 
     fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
-        let mut first_use = HashMap::new();
+        // Each id's calls with their turns, ids in the order first used.
+        let mut uses: HashMap<&str, Vec<(usize, &ToolCall)>> = HashMap::new();
+        let mut order = Vec::new();
         for (turn, call) in conv.calls() {
             let Some(id) = call.id.as_deref() else {
                 continue;
             };
-            let Some((first_turn, first_loc)) = first_use.get(id) else {
-                first_use.insert(id, (turn, &call.loc));
+            let calls = uses.entry(id).or_default();
+            if calls.is_empty() {
+                order.push(id);
+            }
+            calls.push((turn, call));
+        }
+        for id in order {
+            let Some(calls) = uses.get(id).filter(|c| c.len() > 1) else {
                 continue;
             };
-            let (severity, scope) = if *first_turn == turn {
-                (Severity::Error, "in the same turn")
-            } else {
-                (Severity::Warning, "in an earlier turn")
-            };
-            out.push(
-                Finding::about_call(
-                    &Self::META,
-                    call,
-                    &call.loc,
-                    format!(
-                        "tool call id \"{id}\" is already used by another call {scope}, at {}",
-                        cx.describe(first_loc)
-                    ),
-                )
-                .severity(severity)
-                .help("give each tool call a unique id, and update its result to match"),
-            );
+            same_turn(cx, id, calls, out);
+            later_turns(cx, id, calls, out);
         }
     }
 }
+
+/// One error per turn in which `calls` (every call with `id`, in order) repeat the id: the
+/// second call of the turn is reported, with how many share it.
+fn same_turn(cx: &Context<'_>, id: &str, calls: &[(usize, &ToolCall)], out: &mut Vec<Finding>) {
+    for run in calls.chunk_by(|a, b| a.0 == b.0) {
+        let (Some((_, first)), Some((_, second))) = (run.first(), run.get(1)) else {
+            continue;
+        };
+        let message = match run.len() {
+            2 => format!(
+                "tool call id \"{id}\" is already used by another call in the same turn, at {}",
+                cx.describe(&first.loc)
+            ),
+            n => format!(
+                "tool call id \"{id}\" is used by {n} calls in the same turn; the first is at {}",
+                cx.describe(&first.loc)
+            ),
+        };
+        out.push(
+            Finding::about_call(&DuplicateToolCallId::META, second, &second.loc, message)
+                .severity(Severity::Error)
+                .help(HELP),
+        );
+    }
+}
+
+/// One warning for every later turn that uses `id` again: the first such call is reported,
+/// with how many turns reuse the id.
+fn later_turns(cx: &Context<'_>, id: &str, calls: &[(usize, &ToolCall)], out: &mut Vec<Finding>) {
+    let Some(&(first_turn, first)) = calls.first() else {
+        return;
+    };
+    // Each later turn's first call with the id.
+    let reuses: Vec<&ToolCall> = calls
+        .chunk_by(|a, b| a.0 == b.0)
+        .filter_map(|run| run.first())
+        .filter(|(turn, _)| *turn != first_turn)
+        .map(|&(_, call)| call)
+        .collect();
+    let (Some(reuse), Some(last)) = (reuses.first(), reuses.last()) else {
+        return;
+    };
+    let message = match reuses.len() {
+        1 => format!(
+            "tool call id \"{id}\" is already used by another call in an earlier turn, at {}",
+            cx.describe(&first.loc)
+        ),
+        n => format!(
+            "tool call id \"{id}\" is used again in {n} later turns, from here to {}; its first use is at {}",
+            cx.describe(&last.loc),
+            cx.describe(&first.loc)
+        ),
+    };
+    out.push(
+        Finding::about_call(&DuplicateToolCallId::META, reuse, &reuse.loc, message)
+            .severity(Severity::Warning)
+            .help(HELP),
+    );
+}
+
+const HELP: &str = "give each tool call a unique id, and update its result to match";

@@ -86,6 +86,9 @@ pub struct Context<'a> {
     checked: OnceCell<CheckedByCall>,
     conv: &'a Conversation,
     source: Option<&'a SourceFile>,
+    /// Whether the conversation reaches a chat model at all (`provider::sent_to_a_model`):
+    /// when not, no provider rejects anything in it.
+    to_a_model: bool,
 }
 
 impl<'a> Context<'a> {
@@ -107,6 +110,7 @@ impl<'a> Context<'a> {
             args: Default::default(),
             compiled: Default::default(),
             checked: OnceCell::new(),
+            to_a_model: crate::provider::sent_to_a_model(conv.format),
             conv,
             source,
         }
@@ -115,11 +119,15 @@ impl<'a> Context<'a> {
     /// Whether a finding that `rejecting` providers reject matters here, and how much: an
     /// error naming the targets that reject it; a warning naming every provider that would,
     /// for histories held to no single provider (Vercel AI SDK, LangChain) when none is
-    /// targeted; `None` when every target accepts it.
+    /// targeted; `None` when every target accepts it, and for traffic no model receives as it
+    /// stands (an MCP log).
     pub fn judge(
         &self,
         rejecting: &[crate::provider::Provider],
     ) -> Option<(Severity, Vec<crate::provider::Provider>)> {
+        if !self.to_a_model {
+            return None;
+        }
         if self.targets.is_empty() {
             use crate::provider::Provider::*;
             // Held to no single provider (Vercel AI SDK, LangChain): to the major providers
@@ -162,6 +170,9 @@ impl<'a> Context<'a> {
         rejecting: &[crate::provider::Provider],
         contested: &[crate::provider::Provider],
     ) -> Option<Verdict> {
+        if !self.to_a_model {
+            return None;
+        }
         if let Some(verdict) = self.judge(rejecting) {
             return Some(verdict);
         }

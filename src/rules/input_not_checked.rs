@@ -1,6 +1,6 @@
 use super::{declare_rule, Context, Rule, RuleMeta};
 use crate::finding::Finding;
-use crate::transcript::{Conversation, ParsedArgs, ToolCall};
+use crate::transcript::{Conversation, OneSide, ParsedArgs, ToolCall};
 
 declare_rule! {
     /// ## What it does
@@ -11,8 +11,9 @@ declare_rule! {
     /// followed (reported at the schema; calls to the tool are not checked against it); and a
     /// call whose arguments a schema's `pattern` could not be matched against, because the
     /// regex engine gave up after 100 000 backtracking steps (5 000 for the later calls of a
-    /// conversation once a schema's pattern gave up in it). The input is not invalid; it is
-    /// unchecked.
+    /// conversation once a schema's pattern gave up in it); and a wire capture that holds one
+    /// direction only (an MCP server's stdout: responses and no requests), whose calls and
+    /// results cannot be paired. The input is not invalid; it is unchecked.
     ///
     /// ## Why it matters
     /// A clean run must mean the input was read and found sound, never that part of it was
@@ -21,12 +22,19 @@ declare_rule! {
     /// ## Example
     /// A record whose `content` nests 200 arrays deep, a 3 GB file named by mistake, a schema
     /// whose `$ref`s chain through 15 000 definitions, or a `pattern` such as `^(a|aa)+\1$`
-    /// that backtracks without end on `"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!"`.
+    /// that backtracks without end on `"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!"`. Or the stdout of an
+    /// MCP server saved on its own, which holds every `tools/call` response and none of the
+    /// requests they answer:
+    /// ```json
+    /// {"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "22°C"}]}}
+    /// ```
+    /// That is one finding on the capture, not a result-without-a-call error per response.
     ///
     /// ## Fix
     /// None. Raise `--max-file-size` (or `max-file-size` in `toolcheck.toml`) for a file
     /// that really is that large; flatten values nested that deep; simplify the schema or its
-    /// pattern.
+    /// pattern. Capture both directions of MCP traffic (the client's log, or a proxy that
+    /// records requests and responses).
     pub struct InputNotChecked {
         code: "TC003",
         name: "input-not-checked",
@@ -42,6 +50,9 @@ impl Rule for InputNotChecked {
     }
 
     fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
+        if let Some(side) = conv.one_sided {
+            out.push(one_sided(conv, side));
+        }
         for tool in &conv.tools {
             if tool.schema.is_none() {
                 continue;
@@ -69,6 +80,30 @@ impl Rule for InputNotChecked {
             }
         }
     }
+}
+
+/// A capture of one direction of the wire: its results were not paired with calls.
+fn one_sided(conv: &Conversation, side: OneSide) -> Finding {
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let (holds, lacks) = match side {
+        OneSide::ResponsesOnly => (
+            plural(conv.results().count(), "tool result", "tool results"),
+            "none of the requests they answer",
+        ),
+        OneSide::RequestsOnly => (
+            plural(conv.client_calls().count(), "tool call", "tool calls"),
+            "none of the responses",
+        ),
+    };
+    Finding::at(
+        &InputNotChecked::META,
+        &conv.loc,
+        format!(
+            "this capture holds one direction of the traffic only ({holds}, {lacks}); calls and results were not paired"
+        ),
+    )
+    .help("capture both directions (the client's log, or a proxy that records requests and responses) to have them checked")
 }
 
 const SIMPLIFY_SCHEMA: &str =

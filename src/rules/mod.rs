@@ -36,6 +36,7 @@ mod unknown_tool;
 mod unpaired_tool_call;
 mod unread_tool_structures;
 mod unused_suppression;
+mod user_after_tool_result;
 
 pub use input_not_checked::InputNotChecked;
 pub use parse_error::ParseError;
@@ -73,6 +74,7 @@ pub static RULES: &[&dyn Rule] = &[
     &call_turn_out_of_place::CallTurnOutOfPlace,
     &missing_tool_config::MissingToolConfig,
     &empty_error_result::EmptyErrorResult,
+    &user_after_tool_result::UserAfterToolResult,
 ];
 
 /// The rule whose code or name is `key`.

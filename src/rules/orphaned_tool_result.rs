@@ -11,7 +11,10 @@ declare_rule! {
     /// Providers reject the whole request: Anthropic with "unexpected `tool_use_id` found in
     /// `tool_result` blocks", OpenAI with "messages with role 'tool' must be a response to a
     /// preceding message with 'tool_calls'", Responses with "No tool call found for function
-    /// call output". It typically happens when a chat-memory window or a compaction evicts
+    /// call output", Mistral with "Unexpected role 'tool' after role 'user'" (code 3230,
+    /// charmbracelet/crush#279, 2025-07; "Unexpected role RoleEnum.tool" in
+    /// mistralai/mistral-inference#135, 2024-03), DeepSeek with OpenAI's text
+    /// (FoundationAgents/OpenManus#227, 2025-03). It typically happens when a chat-memory window or a compaction evicts
     /// the assistant message holding the call but keeps the result, and every later request
     /// of that conversation fails.
     ///

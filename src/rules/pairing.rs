@@ -57,6 +57,10 @@ pub(crate) struct Pairs {
 
 impl Pairs {
     pub fn analyse(conv: &Conversation) -> Pairs {
+        // One side of the wire: nothing can be paired (`input-not-checked` says so).
+        if conv.one_sided.is_some() {
+            return Pairs::default();
+        }
         let mut calls_by_key: HashMap<&str, Vec<Pos>> = HashMap::new();
         let mut answered: HashMap<Pos, Pos> = HashMap::new();
         let mut pairs = Pairs::default();

@@ -19,7 +19,11 @@ declare_rule! {
     /// A result counts as failed when its format flags it (Anthropic `is_error`, Bedrock and
     /// LangChain `status: "error"`, Vercel `error-text`/`error-json`, Codex `success: false`,
     /// Gemini `response.error`) or, for formats without a flag, when its content is an error
-    /// object or starts with `Error`/`error:`.
+    /// object, starts with `Error`/`error:` or an `Error:`-style label (`DB Error:`,
+    /// `ValueError:`), or is a framework's own failure text, as each format's adapter
+    /// documents: the OpenAI Agents SDK's "An error occurred while running the tool. Please
+    /// try again." in OpenAI Chat and Responses histories, AgentScope's error blocks, MCP
+    /// `isError` and JSON-RPC errors.
     ///
     /// `--loop-threshold N` sets N; `--loop-match args|error|either` (default `either`)
     /// chooses what makes two failures the same.

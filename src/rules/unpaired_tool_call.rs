@@ -13,7 +13,11 @@ declare_rule! {
     /// OpenAI rejects "An assistant message with 'tool_calls' must be followed by tool
     /// messages responding to each 'tool_call_id'", Anthropic "`tool_use` ids were found
     /// without `tool_result` blocks immediately after", Responses "No tool output found for
-    /// function call". It happens when a run is interrupted while a tool executes, or when a
+    /// function call", Mistral "Not the same number of function calls and responses"
+    /// (camel-ai/camel#1467, 2025-01; mistralai/client-ts#106, 2025-06), DeepSeek and Kimi
+    /// with OpenAI's text followed by "(insufficient tool messages following tool_calls
+    /// message)" (zed-industries/zed#51944, 2026-03; bytedance/deer-flow#2706, 2026-05, on
+    /// DeepSeek and, in a comment, Kimi 2.6). It happens when a run is interrupted while a tool executes, or when a
     /// framework drops the result of one call of a parallel batch.
     ///
     /// A call that ends the conversation is not reported for requests and fine-tuning
