@@ -178,14 +178,29 @@ def options(
     """
     if not isinstance(format, str):
         raise TypeError(f"format must be a string, not {type(format).__name__}")
-    return _toolcheck.Options(
+    key = (
         format,
-        _tool_docs(tools),
-        _names(target, "target"),
-        _names(select, "select"),
-        _names(ignore, "ignore"),
+        tuple(_tool_docs(tools)),
+        tuple(_names(target, "target")),
+        tuple(_names(select, "select")),
+        tuple(_names(ignore, "ignore")),
         unpaired,
     )
+    # Options hold the compiled tool schemas: calls with the same settings share one, so a
+    # schema is compiled once per process, not on every lint() or guard() call.
+    found = _OPTIONS.get(key)
+    if found is None:
+        found = _toolcheck.Options(format, list(key[1]), list(key[2]), list(key[3]), list(key[4]), unpaired)
+        if len(_OPTIONS) >= _OPTIONS_KEPT:
+            _OPTIONS.clear()
+        _OPTIONS[key] = found
+    return found
+
+
+#: Options built so far, by their settings (the tools documents' text included, so an edited
+#: tools file gives new options); a bounded cache that starts over when full.
+_OPTIONS: Dict[tuple, "_toolcheck.Options"] = {}
+_OPTIONS_KEPT = 64
 
 
 def _looks_like_a_path(text: str) -> bool:
