@@ -47,6 +47,7 @@ FORMATS = [
     "crush",
     "otel",
     "openinference",
+    "pydantic-ai",
 ]
 # Byte offsets (as fractions of the length) where JSON files are cut.
 CUTS = [i / 17 for i in range(1, 17)]

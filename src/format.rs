@@ -29,10 +29,11 @@ pub enum Format {
     Crush,
     Otel,
     OpenInference,
+    PydanticAi,
 }
 
 impl Format {
-    pub const ALL: [Format; 25] = [
+    pub const ALL: [Format; 26] = [
         Format::OpenAiChat,
         Format::OpenAiResponses,
         Format::Anthropic,
@@ -58,6 +59,7 @@ impl Format {
         Format::Crush,
         Format::Otel,
         Format::OpenInference,
+        Format::PydanticAi,
     ];
 
     pub fn name(self) -> &'static str {
@@ -87,6 +89,7 @@ impl Format {
             Format::Crush => "crush",
             Format::Otel => "otel",
             Format::OpenInference => "openinference",
+            Format::PydanticAi => "pydantic-ai",
         }
     }
 

@@ -45,6 +45,7 @@ mod openinference;
 mod otel;
 mod otlp;
 mod pi;
+mod pydantic_ai;
 mod qwen_code;
 mod spring_ai;
 mod vercel_ai;
@@ -77,6 +78,7 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &crush::Crush,
     &otel::Otel,
     &openinference::OpenInference,
+    &pydantic_ai::PydanticAi,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.
