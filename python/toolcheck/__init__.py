@@ -297,18 +297,14 @@ def lint_path(
 
 
 def _record(index: int, record: Any) -> Union[str, bytes]:
+    """One record of ``lint_many``: text as it is, anything else as ``lint`` takes it."""
     if isinstance(record, (str, bytes)):
         return record
-    if isinstance(record, (dict, list)):
-        try:
-            return json.dumps(record, ensure_ascii=False)
-        except (TypeError, ValueError) as e:
-            raise TypeError(f"record {index} is not JSON-serialisable: {e}") from None
-    if isinstance(record, (bytearray, memoryview)):
-        return bytes(record)
-    raise TypeError(
-        f"record {index} is a {type(record).__name__}; expected a dict, a list, or JSON text as str or bytes"
-    )
+    try:
+        text, _ = _text(record)
+    except TypeError as e:
+        raise TypeError(f"record {index}: {e}") from None
+    return text
 
 
 def lint_many(

@@ -38,9 +38,8 @@
 
 use serde_json::{json, Value as Json};
 
-use super::links::{self, derived_uuid, insert_linked_after, mentions_id, Links};
+use super::links::{self, derived_uuid, insert_linked_after, mentions_id, IdParent};
 use super::{str_at, Adapter, Dialect, Doc, Format, Planned};
-use crate::edit::json_edit;
 use crate::edit::plan::EditContext;
 use crate::finding::{Edit, FixIntent};
 use crate::transcript::{
@@ -143,23 +142,12 @@ impl Adapter for CopilotCli {
                     && result.pointer == "/data"
                     && message.pointer.is_empty() =>
             {
-                links::remove_line::<Events>(cx, message)
+                links::remove_line::<IdParent>(cx, message)
             }
             _ => None,
         };
-        match planned {
-            Some(edits) if !links::self_overlapping(&edits) => Planned::Edits(edits),
-            _ => Planned::Unsupported,
-        }
+        links::planned(planned)
     }
-}
-
-/// Copilot CLI's event links.
-struct Events;
-
-impl Links for Events {
-    const ID: &'static str = "/id";
-    const PARENT: &'static str = "/parentId";
 }
 
 /// Events that end an assistant turn's tool round: a completion goes before them.
@@ -172,9 +160,7 @@ const BOUNDARIES: [&str; 4] = [
 
 /// The string at `pointer` of the record on line `line`.
 fn line_str(cx: &EditContext<'_>, line: usize, pointer: &str) -> Option<String> {
-    let (start, _) = cx.source.line_range(line);
-    let raw = json_edit::value_text(&cx.source.text, start, pointer)?;
-    serde_json::from_str::<String>(raw).ok()
+    links::string_at(cx, cx.source.line_range(line).0, pointer)
 }
 
 /// A failed `tool.execution_complete` for `call`, just before the next turn boundary of its
@@ -196,7 +182,7 @@ fn insert_completion(cx: &EditContext<'_>, call: &ToolCall) -> Option<Vec<Edit>>
     let previous = links::record(cx, before_start)?;
     let session = line_str(cx, 0, "/data/sessionId").unwrap_or_default();
     let id = derived_uuid(&session, call_id);
-    if mentions_id::<Events>(cx, &id) {
+    if mentions_id::<IdParent>(cx, &id) {
         // Inserted before and still not answering: write nothing more.
         return None;
     }
@@ -216,7 +202,7 @@ fn insert_completion(cx: &EditContext<'_>, call: &ToolCall) -> Option<Vec<Edit>>
         line.insert("agentId".into(), agent.into());
     }
     let rendered = serde_json::to_string(&Json::Object(line)).ok()?;
-    insert_linked_after::<Events>(cx, &Loc::new(before_start, ""), &id, &rendered)
+    insert_linked_after::<IdParent>(cx, &Loc::new(before_start, ""), &id, &rendered)
 }
 
 /// What the inserted completion says.

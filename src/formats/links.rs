@@ -23,6 +23,23 @@ pub(crate) trait Links: 'static + Send + Sync {
     const PARENT: &'static str;
 }
 
+/// Records linked by `id` and `parentId` (pi entries, Copilot CLI events).
+pub(crate) struct IdParent;
+
+impl Links for IdParent {
+    const ID: &'static str = "/id";
+    const PARENT: &'static str = "/parentId";
+}
+
+/// A whole-line fix's answer to the planner: its edits, unless there are none or two of them
+/// overlap (the fix engine would never take such a fix).
+pub(crate) fn planned(edits: Option<Vec<Edit>>) -> super::Planned {
+    match edits {
+        Some(edits) if !self_overlapping(&edits) => super::Planned::Edits(edits),
+        _ => super::Planned::Unsupported,
+    }
+}
+
 /// Byte offset where the line holding `offset` starts.
 pub(crate) fn line_start(cx: &EditContext<'_>, offset: usize) -> usize {
     cx.source.line_range(cx.source.line_index(offset)).0

@@ -38,7 +38,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Value as Json};
 
-use super::links::{self, derived_uuid, insert_linked_after, mentions_id, Links};
+use super::links::{self, derived_uuid, insert_linked_after, mentions_id, IdParent};
 use super::{array_at, blocks, has_text, str_at, Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::Edit;
@@ -181,23 +181,12 @@ impl Adapter for Pi {
                     && result.pointer == "/message"
                     && message.pointer.is_empty() =>
             {
-                links::remove_line::<Entries>(cx, message)
+                links::remove_line::<IdParent>(cx, message)
             }
             _ => None,
         };
-        match planned {
-            Some(edits) if !links::self_overlapping(&edits) => Planned::Edits(edits),
-            _ => Planned::Unsupported,
-        }
+        links::planned(planned)
     }
-}
-
-/// pi's entry links.
-struct Entries;
-
-impl Links for Entries {
-    const ID: &'static str = "/id";
-    const PARENT: &'static str = "/parentId";
 }
 
 /// What the inserted result says.
@@ -221,7 +210,7 @@ fn insert_result(
     // The header's id: the same call in another session gets another line id.
     let session = links::string_at(cx, 0, "/id").unwrap_or_default();
     let id = derived_uuid(&session, call_id).get(..8)?.to_string();
-    if mentions_id::<Entries>(cx, &id) {
+    if mentions_id::<IdParent>(cx, &id) {
         // Inserted before and still not answering, or the id is taken: write nothing.
         return None;
     }
@@ -246,7 +235,7 @@ fn insert_result(
     }
     line.insert("message".into(), Json::Object(message));
     let rendered = serde_json::to_string(&Json::Object(line)).ok()?;
-    insert_linked_after::<Entries>(cx, after, &id, &rendered)
+    insert_linked_after::<IdParent>(cx, after, &id, &rendered)
 }
 
 /// Whether an entry carries pi's tree links: an `id` and a `parentId` (a string, or null at

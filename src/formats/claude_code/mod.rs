@@ -17,7 +17,6 @@ mod session;
 use super::{str_at, Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
-use crate::formats::links::self_overlapping;
 use crate::transcript::Conversation;
 use crate::tree::Value as Tree;
 use relink::{insert_result, is_whole_line, move_result, remove_line};
@@ -124,10 +123,7 @@ impl Adapter for ClaudeCode {
             | FixIntent::GatherResults { .. }
             | FixIntent::FillErrorResult { .. } => return Planned::Generic,
         };
-        match planned {
-            Some(edits) if !self_overlapping(&edits) => Planned::Edits(edits),
-            _ => Planned::Unsupported,
-        }
+        crate::formats::links::planned(planned)
     }
 }
 
