@@ -102,6 +102,13 @@ pub fn lint(name: &str, bytes: Vec<u8>, opts: &LintOptions) -> Vec<Diagnostic> {
     place_all(&report.source, report.findings)
 }
 
+/// Findings about what a record is (not about its conversation): worded by what was read.
+const RECORD_SHAPE: [&str; 3] = [
+    crate::rules::ParseError::META.code,
+    crate::rules::UnknownFormat::META.code,
+    crate::rules::InputNotChecked::META.code,
+];
+
 /// Lints one record of a dataset (one conversation) and returns what `toolcheck lint`
 /// reports for it as a line of a JSONL file, with `path` set to `name`.
 ///
@@ -112,13 +119,8 @@ pub fn lint(name: &str, bytes: Vec<u8>, opts: &LintOptions) -> Vec<Diagnostic> {
 /// "record"), so a record with one of those is read again as JSONL, as the command line
 /// reads it.
 pub fn lint_record(name: &str, bytes: Vec<u8>, opts: &LintOptions) -> Vec<Diagnostic> {
-    const SHAPE: [&str; 3] = [
-        crate::rules::ParseError::META.code,
-        crate::rules::UnknownFormat::META.code,
-        crate::rules::InputNotChecked::META.code,
-    ];
     let mut found = lint("record.json", bytes.clone(), opts);
-    if found.iter().any(|d| SHAPE.contains(&d.code)) {
+    if found.iter().any(|d| RECORD_SHAPE.contains(&d.code)) {
         found = lint("record.jsonl", bytes, opts);
     }
     for d in &mut found {
@@ -205,6 +207,97 @@ pub fn fix(
     })
 }
 
+/// What [`fix_record`] did to one record of a dataset.
+#[derive(Debug)]
+pub struct FixedRecord {
+    /// The repaired text; `None` when nothing changed (the record stays byte-identical).
+    pub text: Option<String>,
+    /// Fixes applied, over all rounds.
+    pub applied: usize,
+    /// Fixes left out because they are unsafe and `unsafe_fixes` was false.
+    pub unsafe_left: usize,
+    /// The record's findings whose fix applied (as linted before fixing; a fix can expose a
+    /// finding that a later round repairs, which `applied` counts but this does not list).
+    pub fixed: Vec<Diagnostic>,
+    /// The findings the record still has (all of them when it was left alone).
+    pub remaining: Vec<Diagnostic>,
+    /// Why the record was left alone although it had fixes (undecodable text, or an
+    /// internal error of the fix loop).
+    pub error: Option<String>,
+}
+
+/// Repairs one record of a dataset as [`fix`] repairs a file, reading it as [`lint_record`]
+/// reads it. A record with nothing to fix costs one lint and is returned unchanged; a
+/// one-line record stays on one line, so the result can go back into a JSONL file. Findings
+/// carry `path` = `name`.
+pub fn fix_record(
+    name: &str,
+    bytes: Vec<u8>,
+    opts: &LintOptions,
+    unsafe_fixes: bool,
+) -> FixedRecord {
+    let found = lint_record(name, bytes.clone(), opts);
+    let applies = |d: &Diagnostic| {
+        d.fix
+            .as_ref()
+            .is_some_and(|f| unsafe_fixes || f.applicability == crate::finding::Applicability::Safe)
+    };
+    let unchanged = |remaining: Vec<Diagnostic>, error: Option<String>| FixedRecord {
+        text: None,
+        applied: 0,
+        unsafe_left: remaining
+            .iter()
+            .filter(|d| d.fix.is_some() && !applies(d))
+            .count(),
+        fixed: Vec::new(),
+        remaining,
+        error,
+    };
+    if !found.iter().any(applies) {
+        return unchanged(found, None);
+    }
+    let one_line = !bytes.contains(&b'\n');
+    // lint_record read it as a document unless it only reads as a JSONL line.
+    let as_line = found.iter().any(|d| RECORD_SHAPE.contains(&d.code));
+    let file = if as_line {
+        "record.jsonl"
+    } else {
+        "record.json"
+    };
+    match fix(file, bytes, opts, unsafe_fixes) {
+        Err(error) => unchanged(found, Some(error)),
+        Ok(done) if !done.changed => unchanged(found, None),
+        Ok(done) if one_line && done.text.contains('\n') => unchanged(
+            found,
+            Some("internal error: a fix split the record over lines; it is left unchanged".into()),
+        ),
+        Ok(done) => {
+            // The fix loop's last lint is lint_record's unless the text reads only as a line.
+            let reread = !as_line
+                && done
+                    .remaining
+                    .iter()
+                    .any(|d| RECORD_SHAPE.contains(&d.code));
+            let mut remaining = if reread {
+                lint_record(name, done.text.clone().into_bytes(), opts)
+            } else {
+                done.remaining
+            };
+            for d in &mut remaining {
+                d.path = name.to_string();
+            }
+            FixedRecord {
+                text: Some(done.text),
+                applied: done.applied,
+                unsafe_left: done.unsafe_left,
+                fixed: found.into_iter().filter(|d| applies(d)).collect(),
+                remaining,
+                error: None,
+            }
+        }
+    }
+}
+
 fn source_name(name: &str) -> SourceName {
     SourceName {
         name: name.to_string(),
@@ -239,6 +332,34 @@ mod tests {
             ..Options::default()
         })
         .contains("not valid JSON"));
+    }
+
+    #[test]
+    fn fixed_records_stay_on_one_line_and_clean_ones_are_untouched() {
+        let opts = Options::default().build().expect("default options");
+        let orphan = br#"{"messages":[{"role":"user","content":"hi"},{"role":"tool","tool_call_id":"c","content":"x"},{"role":"assistant","content":"ok"}]}"#;
+        let done = fix_record("r", orphan.to_vec(), &opts, false);
+        let text = done.text.unwrap_or_default();
+        assert!(!text.is_empty() && !text.contains('\n'), "{text}");
+        assert!(!text.contains("tool_call_id"), "{text}");
+        assert_eq!(done.applied, 1);
+        assert_eq!(
+            done.fixed.iter().map(|d| d.code).collect::<Vec<_>>(),
+            ["TC101"]
+        );
+        assert!(done.fixed.iter().all(|d| d.path == "r"));
+        assert!(done.remaining.is_empty() && done.error.is_none());
+
+        let clean = br#"{"messages":[{"role":"user","content":"hi"}]}"#;
+        let done = fix_record("r", clean.to_vec(), &opts, false);
+        assert!(done.text.is_none() && done.fixed.is_empty() && done.remaining.is_empty());
+
+        let cut = fix_record("r", orphan[..40].to_vec(), &opts, false);
+        assert!(cut.text.is_none());
+        assert_eq!(
+            cut.remaining.iter().map(|d| d.code).collect::<Vec<_>>(),
+            ["TC001"]
+        );
     }
 
     #[test]

@@ -501,6 +501,72 @@ fn fix_text(
     ))
 }
 
+/// One record's repair as `fix_many` returns it: `(text, applied, unsafe_left, fixed,
+/// remaining, error)`, `text` being `None` when the record is unchanged.
+type FixedRow = (
+    Option<String>,
+    usize,
+    usize,
+    Py<PyList>,
+    Py<PyList>,
+    Option<String>,
+);
+
+/// Repairs many records in parallel, each read as `lint_many` reads it. `None` records are
+/// passed over (no findings). Returns one `FixedRow` per record, in order.
+#[pyfunction]
+#[pyo3(signature = (options, records, name, unsafe_fixes=false, threads=None))]
+fn fix_many(
+    py: Python<'_>,
+    options: &Options,
+    records: &Bound<'_, PyAny>,
+    name: &str,
+    unsafe_fixes: bool,
+    threads: Option<usize>,
+) -> PyResult<Vec<FixedRow>> {
+    let mut texts: Vec<Option<Vec<u8>>> = Vec::new();
+    for (i, item) in records.try_iter()?.enumerate() {
+        let item = item?;
+        texts.push(if item.is_none() {
+            None
+        } else {
+            Some(record_bytes(&item, Some(i))?)
+        });
+    }
+    let pool = pool(threads)?;
+    let opts = &options.inner;
+    let done: Vec<Option<embed::FixedRecord>> = py.allow_threads(|| {
+        pool.install(|| {
+            texts
+                .into_par_iter()
+                .map(|bytes| bytes.map(|b| embed::fix_record(name, b, opts, unsafe_fixes)))
+                .collect()
+        })
+    });
+    let mut out = Vec::with_capacity(done.len());
+    for record in done {
+        out.push(match record {
+            None => (
+                None,
+                0,
+                0,
+                PyList::empty(py).unbind(),
+                PyList::empty(py).unbind(),
+                None,
+            ),
+            Some(r) => (
+                r.text,
+                r.applied,
+                r.unsafe_left,
+                diagnostics_to_py(py, &r.fixed)?,
+                diagnostics_to_py(py, &r.remaining)?,
+                r.error,
+            ),
+        });
+    }
+    Ok(out)
+}
+
 /// Runs the command line with `argv` (program name first) and returns its exit code. Usage
 /// errors, `--help` and `--version` print and return as the binary does.
 #[pyfunction]
@@ -523,6 +589,7 @@ fn _toolcheck(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lint_arrow_capsules, m)?)?;
     m.add_function(wrap_pyfunction!(lint_paths, m)?)?;
     m.add_function(wrap_pyfunction!(fix_text, m)?)?;
+    m.add_function(wrap_pyfunction!(fix_many, m)?)?;
     m.add_function(wrap_pyfunction!(run_cli, m)?)?;
     m.add("FixError", m.py().get_type::<FixError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -48,3 +48,21 @@ def test_datasets_map_and_filter(tmp_path: Path, monkeypatch):
     small = datasets.Dataset.from_list([{"text": r} for r in records[:300]])
     out = small.map(tcd.lint_batch, batched=True, batch_size=64, fn_kwargs={"select": "ALL"})
     assert [[normalise(d, 0) for d in json.loads(f)] for f in out[tcd.FINDINGS_COLUMN]] == expected[:300]
+
+
+def test_datasets_fix_batch_repairs_as_the_command_line(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "cache"))
+    import toolcheck.datasets as tcd
+    from test_fix_many import cli_fix
+
+    records = gen.records(2_000, seed=5)
+    path = tmp_path / "part.jsonl"
+    path.write_text("".join(r + "\n" for r in records), encoding="utf-8")
+    expected = cli_fix(records, tmp_path / "all.jsonl")
+    ds = datasets.load_dataset("text", data_files=[str(path)], split="train", cache_dir=str(tmp_path / "cache"))
+    fixed = ds.map(tcd.fix_batch, batched=True, num_proc=2, fn_kwargs={"threads": 1})
+    assert fixed["text"] == expected
+    changed = [n > 0 for n in fixed[tcd.APPLIED_COLUMN]]
+    assert 0 < sum(changed) < len(records)
+    for was, now, did in zip(records, fixed["text"], changed):
+        assert did or was == now

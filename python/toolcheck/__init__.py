@@ -26,6 +26,8 @@ __all__ = [
     "lint_many",
     "lint_arrow",
     "fix",
+    "fix_many",
+    "RecordFix",
     "options",
     "__version__",
 ]
@@ -120,6 +122,30 @@ class FixResult:
     unsafe_left: int
     #: Findings the repaired text still has.
     remaining: List[Finding]
+
+
+@dataclass(frozen=True)
+class RecordFix:
+    """What :func:`fix_many` did to one record."""
+
+    #: The record, repaired: of the type given (a dict/list is parsed from the repaired
+    #: text), or the record itself, untouched, when nothing changed.
+    value: Any
+    #: The repaired text; ``None`` when nothing changed (the record's own text stands).
+    text: Optional[str]
+    #: Whether anything changed.
+    changed: bool
+    #: Fixes applied (over all rounds of the fix loop).
+    applied: int
+    #: Fixes not applied because they are unsafe and ``unsafe`` was false.
+    unsafe_left: int
+    #: The record's findings that a fix repaired (as linted before fixing).
+    fixed: List[Finding]
+    #: Findings the record still has.
+    remaining: List[Finding]
+    #: Why a record with fixes was left unchanged (undecodable text, or an internal error of
+    #: the fix loop); ``None`` otherwise.
+    error: Optional[str]
 
 
 _Names = Union[None, str, Iterable[str]]
@@ -470,6 +496,66 @@ def fix(
         unsafe_left=unsafe_left,
         remaining=[Finding.from_dict(d) for d in remaining],
     )
+
+
+def fix_many(
+    records: Iterable[Any],
+    *,
+    unsafe: bool = False,
+    unpaired: Optional[str] = None,
+    format: str = "auto",
+    tools: Any = None,
+    target: _Names = None,
+    select: _Names = None,
+    ignore: _Names = None,
+    threads: Optional[int] = None,
+    options: Optional["_toolcheck.Options"] = None,
+) -> List[RecordFix]:
+    """Repairs many records (one conversation each: a dict or list, or a JSON document as
+    ``str``/``bytes``; ``None`` is passed over) on all cores (or ``threads``), without
+    holding the GIL, as :func:`fix` repairs one. Each record is read as :func:`lint_many`
+    reads it. Returns one :class:`RecordFix` per record, in order.
+
+    A record with nothing to fix costs one lint and comes back as itself; a record on one
+    line stays on one line, so the text can go back into a JSONL file. A record that cannot
+    be fixed is left unchanged with ``error`` saying why (no exception: one bad record does
+    not stop a dataset).
+    """
+    opts = _opts(
+        options, format=format, tools=tools, target=target, select=select, ignore=ignore, unpaired=unpaired
+    )
+    records = list(records)
+    texts = [None if r is None else _record(i, r) for i, r in enumerate(records)]
+    raw = _toolcheck.fix_many(opts, texts, RECORD_NAME, bool(unsafe), threads)
+    out: List[RecordFix] = []
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for record, (text, applied, unsafe_left, fixed, remaining, error) in zip(records, raw):
+            value: Any = record
+            if text is not None:
+                if isinstance(record, (dict, list)):
+                    value = json.loads(text)
+                elif isinstance(record, (bytes, bytearray, memoryview)):
+                    value = text.encode("utf-8")
+                else:
+                    value = text
+            out.append(
+                RecordFix(
+                    value=value,
+                    text=text,
+                    changed=text is not None,
+                    applied=applied,
+                    unsafe_left=unsafe_left,
+                    fixed=[Finding.from_dict(d) for d in fixed],
+                    remaining=[Finding.from_dict(d) for d in remaining],
+                    error=error,
+                )
+            )
+    finally:
+        if enabled:
+            gc.enable()
+    return out
 
 
 def _record_findings_json(found: Sequence[Finding]) -> str:

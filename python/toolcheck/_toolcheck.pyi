@@ -30,4 +30,11 @@ def lint_arrow_capsules(
 def fix_text(
     options: Options, data: Union[str, bytes], name: str, unsafe_fixes: bool = False
 ) -> Tuple[str, bool, int, int, List[Dict[str, Any]]]: ...
+def fix_many(
+    options: Options,
+    records: Sequence[Optional[Union[str, bytes]]],
+    name: str,
+    unsafe_fixes: bool = False,
+    threads: Optional[int] = None,
+) -> List[Tuple[Optional[str], int, int, List[Dict[str, Any]], List[Dict[str, Any]], Optional[str]]]: ...
 def run_cli(argv: List[str]) -> int: ...

@@ -11,6 +11,7 @@ text saved.
     ds = load_dataset("text", data_files="conversations/*.jsonl", split="train")
     ds = ds.map(tcd.lint_batch, batched=True, num_proc=8)
     clean = ds.filter(tcd.is_clean, batched=True)
+    repaired = ds.map(tcd.fix_batch, batched=True)                  # or repair them
 """
 
 from __future__ import annotations
@@ -18,7 +19,17 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional
 
 import toolcheck
-from toolcheck.ray import CODES_COLUMN, COUNT_COLUMN, ERRORS_COLUMN, FINDINGS_COLUMN, _columns
+from toolcheck.ray import (
+    APPLIED_COLUMN,
+    CODES_COLUMN,
+    COUNT_COLUMN,
+    ERRORS_COLUMN,
+    FINDINGS_COLUMN,
+    FIX_ERROR_COLUMN,
+    FIXED_COLUMN,
+    _columns,
+    _fix_columns,
+)
 
 
 def lint_batch(
@@ -36,6 +47,24 @@ def lint_batch(
     return _columns(found)
 
 
+def fix_batch(
+    batch: Dict[str, List[Any]],
+    *,
+    column: str = "text",
+    unsafe: bool = False,
+    threads: Optional[int] = None,
+    **options: Any,
+) -> Dict[str, List[Any]]:
+    """``Dataset.map(fix_batch, batched=True)``: ``column`` becomes each record's repaired text
+    (unchanged records keep their value), plus ``toolcheck_applied``, ``toolcheck_fixed``
+    (JSON text), ``toolcheck_fix_error`` and the findings columns for what remains. Safe
+    fixes only unless ``unsafe=True`` (``fn_kwargs={"unsafe": True}``)."""
+    opts = toolcheck.options(**options)
+    records = list(batch[column])
+    cols = _fix_columns(records, toolcheck.fix_many(records, unsafe=unsafe, options=opts, threads=threads))
+    return {column: cols.pop("__records__"), **cols}
+
+
 def is_clean(batch: Dict[str, List[Any]]) -> List[bool]:
     """``Dataset.filter(is_clean, batched=True)``: rows with no findings."""
     return [int(n) == 0 for n in batch[COUNT_COLUMN]]
@@ -46,4 +75,16 @@ def has_no_errors(batch: Dict[str, List[Any]]) -> List[bool]:
     return [int(n) == 0 for n in batch[ERRORS_COLUMN]]
 
 
-__all__ = ["lint_batch", "is_clean", "has_no_errors", "FINDINGS_COLUMN", "COUNT_COLUMN", "ERRORS_COLUMN", "CODES_COLUMN"]
+__all__ = [
+    "lint_batch",
+    "fix_batch",
+    "APPLIED_COLUMN",
+    "FIXED_COLUMN",
+    "FIX_ERROR_COLUMN",
+    "is_clean",
+    "has_no_errors",
+    "FINDINGS_COLUMN",
+    "COUNT_COLUMN",
+    "ERRORS_COLUMN",
+    "CODES_COLUMN",
+]
