@@ -157,10 +157,16 @@ pub fn lint_paths(paths: &[String], opts: &LintOptions) -> Result<Vec<Diagnostic
                 name: input.name.clone(),
                 path: input.path.clone(),
             };
-            let linted = crate::input::lint(opened, name, input.explicit, opts)?;
-            Ok(linted
-                .place(&|source, findings| place_all(source, findings))
-                .0)
+            // A JSONL dataset is read a chunk at a time, as on the command line.
+            let placed = crate::input::lint_placed(
+                opened,
+                name,
+                input.explicit,
+                opts,
+                &|source, findings| place_all(source, findings),
+                None,
+            )?;
+            Ok(placed.diagnostics)
         })
         .collect();
     let mut all = Vec::new();

@@ -13,10 +13,15 @@ use crate::read::{FileStamp, Loaded};
 use crate::source::SourceFile;
 use crate::store::{Rows, Snapshot};
 
-/// An input as found: loaded text, or a SQLite store, never loaded whole.
+pub use crate::stream::{Place, Render};
+
+/// An input as found: loaded text, a SQLite store (never loaded whole), or a JSONL file too
+/// big to be read as one chunk, which is linted a chunk at a time when its records are
+/// conversations of their own (see [`crate::stream`]).
 pub enum Opened<'a> {
     Text(Loaded),
     Store(&'a Path),
+    Lines { path: &'a Path, limit: u64 },
 }
 
 /// Opens the input at `path` (stdin, already read, when `None`): a regular file with the
@@ -41,6 +46,11 @@ pub fn open<'a>(
                     }));
                 }
                 return Ok(Opened::Store(path));
+            }
+            if regular
+                && std::fs::metadata(path).is_ok_and(|m| crate::stream::is_candidate(path, m.len()))
+            {
+                return Ok(Opened::Lines { path, limit });
             }
             crate::read::read_path(path, limit).map_err(cannot)?
         }
@@ -83,29 +93,96 @@ impl Linted {
     }
 }
 
-/// Lints an opened input.
+/// An input's findings placed, with their full-report rendering when one was asked for.
+pub struct Placed {
+    pub diagnostics: Vec<Diagnostic>,
+    /// Each finding rendered for the full report (only when `render` was given).
+    pub rendered: Vec<String>,
+    pub outcome: crate::lint::Outcome,
+    pub read: crate::coverage::ReadCounts,
+    /// Bytes of text read (for progress).
+    pub bytes: u64,
+}
+
+/// Lints an opened input and places its findings with `place`, rendering them with `render`
+/// for the full report: a JSONL dataset too big for one chunk is read a chunk at a time, its
+/// findings placed and rendered while their chunk is in memory.
+pub fn lint_placed(
+    opened: Opened<'_>,
+    name: SourceName,
+    explicit: bool,
+    opts: &LintOptions,
+    place: Place<'_>,
+    render: Option<Render<'_>>,
+) -> Result<Placed, String> {
+    if let Opened::Lines { path, limit } = opened {
+        if let Some(s) = crate::stream::lint(path, &name, explicit, opts, limit, place, render)? {
+            return Ok(Placed {
+                diagnostics: s.diagnostics,
+                rendered: s.rendered,
+                outcome: s.outcome,
+                read: s.read,
+                bytes: s.bytes,
+            });
+        }
+    }
+    let linted = lint(opened, name, explicit, opts)?;
+    let outcome = linted.report.outcome.clone();
+    let read = linted.report.read;
+    let (diagnostics, source) = linted.place(place);
+    let rendered = match render {
+        Some(render) if !diagnostics.is_empty() => render(&source, &diagnostics, 0),
+        _ => Vec::new(),
+    };
+    Ok(Placed {
+        diagnostics,
+        rendered,
+        outcome,
+        read,
+        bytes: source.text.len() as u64,
+    })
+}
+
+/// Lints an opened input (a JSONL file too big for one chunk is read whole here, up to its
+/// limit: [`lint_placed`] reads it a chunk at a time).
 pub fn lint(
     opened: Opened<'_>,
     name: SourceName,
     explicit: bool,
     opts: &LintOptions,
 ) -> Result<Linted, String> {
-    Ok(match opened {
-        Opened::Store(path) => {
+    Ok(match ready(opened, &name.name)? {
+        Ready::Store(path) => {
             let (report, rows) = crate::store::lint_path(name, path, explicit, opts)?;
             Linted {
                 report,
                 rows: Some(rows),
             }
         }
-        Opened::Text(Loaded::Bytes(bytes, _)) => Linted {
+        Ready::Text(Loaded::Bytes(bytes, _)) => Linted {
             report: crate::lint::lint_bytes(name, bytes, explicit, opts),
             rows: None,
         },
-        Opened::Text(Loaded::TooLarge { size, limit }) => Linted {
+        Ready::Text(Loaded::TooLarge { size, limit }) => Linted {
             report: crate::lint::too_large(name, size, limit),
             rows: None,
         },
+    })
+}
+
+/// An input ready to read: a JSONL file read whole after all (up to its limit).
+enum Ready<'a> {
+    Text(Loaded),
+    Store(&'a Path),
+}
+
+fn ready<'a>(opened: Opened<'a>, name: &str) -> Result<Ready<'a>, String> {
+    Ok(match opened {
+        Opened::Text(loaded) => Ready::Text(loaded),
+        Opened::Store(path) => Ready::Store(path),
+        Opened::Lines { path, limit } => Ready::Text(
+            crate::read::read_path(path, limit).map_err(|e| format!("cannot read {name}: {e}"))?,
+        ),
     })
 }
 
@@ -126,8 +203,8 @@ pub fn fix(
     unsafe_fixes: bool,
 ) -> Result<Fixed, String> {
     let failed = |e: crate::fix::FixError| format!("{}: {e}", name.name);
-    match opened {
-        Opened::Store(path) => {
+    match ready(opened, &name.name)? {
+        Ready::Store(path) => {
             let snapshot = crate::store::read(path, &name.name)?;
             let file =
                 crate::store::fix(name, &snapshot, explicit, opts, unsafe_fixes).map_err(failed)?;
@@ -137,7 +214,7 @@ pub fn fix(
                 store: Some(snapshot),
             })
         }
-        Opened::Text(Loaded::Bytes(bytes, stamp)) => {
+        Ready::Text(Loaded::Bytes(bytes, stamp)) => {
             let file =
                 crate::fix::fix_bytes(name, bytes, explicit, opts, unsafe_fixes).map_err(failed)?;
             Ok(Fixed {
@@ -146,7 +223,7 @@ pub fn fix(
                 store: None,
             })
         }
-        Opened::Text(Loaded::TooLarge { size, limit }) => Err(format!(
+        Ready::Text(Loaded::TooLarge { size, limit }) => Err(format!(
             "{}: {}",
             name.name,
             crate::lint::too_large_message(size, limit)

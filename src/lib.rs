@@ -51,4 +51,5 @@ mod schema;
 mod settings;
 mod source;
 mod stdout;
+mod stream;
 mod tools_file;

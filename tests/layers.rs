@@ -47,7 +47,7 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
     (
         "sources",
         "where inputs come from and what they are: SQLite stores, opened inputs, directory walks, agents' session stores",
-        &["store", "input", "discover", "agents"],
+        &["store", "input", "stream", "discover", "agents"],
     ),
     ("output", "the emitters, one per output format", &["report"]),
     (

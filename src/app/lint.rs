@@ -10,37 +10,18 @@ use crate::diagnostic::Diagnostic;
 use crate::escape;
 use crate::lint::Outcome;
 use crate::report::{self, FullRenderer, OutputFormat, Totals};
-use crate::settings::Settings;
 
 use super::output::{output_error, print, terminal_width, use_color};
 use super::prepare::{diagnostics_of, open_input, prepare, source_name, Run};
 use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS};
 
-/// One file's outcome with its findings placed, and its text only where a report needs it.
+/// One file's outcome with its findings placed, and rendered where the full report needs it.
 struct Linted {
     name: String,
-    bytes: usize,
     outcome: Outcome,
     read: crate::coverage::ReadCounts,
     diagnostics: Vec<Diagnostic>,
-    source: Option<crate::source::SourceFile>,
-}
-
-impl Linted {
-    fn new(linted: crate::input::Linted, settings: &Settings, keep_text: bool) -> Linted {
-        let outcome = linted.report.outcome.clone();
-        let read = linted.report.read;
-        let (diagnostics, source) =
-            linted.place(&|source, findings| diagnostics_of(source, findings, settings));
-        Linted {
-            name: source.name.clone(),
-            bytes: source.text.len(),
-            outcome,
-            read,
-            source: (keep_text && !diagnostics.is_empty()).then_some(source),
-            diagnostics,
-        }
-    }
+    rendered: Vec<String>,
 }
 
 /// Whether GitHub Actions annotations go out beside the normal output: under Actions, when
@@ -67,21 +48,41 @@ pub(super) fn lint_command(common: &CommonArgs) -> u8 {
     // one file per thread, not the corpus; only the full report keeps the text of files with
     // findings, for their snippets.
     let keep_text = format == OutputFormat::Full && !common.statistics;
+    let renderer = FullRenderer::with_width(use_color(common.color), terminal_width());
+    let render = |source: &crate::source::SourceFile, found: &[Diagnostic], first_line| {
+        renderer.render_part(source, found, first_line).collect()
+    };
     let progress = crate::progress::Progress::new(inputs.len(), common.quiet);
     let results: Vec<Result<Linted, String>> = inputs
         .par_iter()
         .map(|(input, settings)| {
             let opened = open_input(input, stdin.as_ref(), settings.limit)?;
-            let report =
-                crate::input::lint(opened, source_name(input), input.explicit, &settings.opts)?;
-            let linted = Linted::new(report, settings, keep_text);
-            progress.file_done(linted.bytes, linted.diagnostics.len());
-            Ok(linted)
+            let place = |source: &crate::source::SourceFile, findings| {
+                diagnostics_of(source, findings, settings)
+            };
+            let placed = crate::input::lint_placed(
+                opened,
+                source_name(input),
+                input.explicit,
+                &settings.opts,
+                &place,
+                keep_text.then_some(&render as crate::input::Render<'_>),
+            )?;
+            progress.file_done(
+                usize::try_from(placed.bytes).unwrap_or(usize::MAX),
+                placed.diagnostics.len(),
+            );
+            Ok(Linted {
+                name: input.name.clone(),
+                outcome: placed.outcome,
+                read: placed.read,
+                diagnostics: placed.diagnostics,
+                rendered: placed.rendered,
+            })
         })
         .collect();
     progress.finish();
 
-    let renderer = FullRenderer::with_width(use_color(common.color), terminal_width());
     let mut out = crate::stdout::stdout();
     let mut totals = Totals::default();
     let mut all = Vec::new();
@@ -126,8 +127,8 @@ pub(super) fn lint_command(common: &CommonArgs) -> u8 {
         }
         let diagnostics = report.diagnostics;
         totals.count(&diagnostics);
-        if let Some(source) = report.source.filter(|_| keep_text) {
-            for rendered in renderer.render_file(&source, &diagnostics) {
+        if keep_text {
+            for rendered in &report.rendered {
                 let _ = write!(out, "{rendered}");
                 let _ = writeln!(out);
             }

@@ -59,6 +59,29 @@ pub fn lint_bytes(
     explicit: bool,
     opts: &LintOptions,
 ) -> FileReport {
+    lint_text_bytes(source_name, bytes, explicit, opts, false)
+}
+
+/// Checks whole JSONL lines of a file already known to hold one conversation per record
+/// (see [`crate::stream`]): each record as `lint_bytes` would check it in the whole file.
+/// A chunk that holds no conversation is not `unknown-format`: the caller judges the file.
+pub(crate) fn lint_record_lines(
+    source_name: SourceName,
+    bytes: Vec<u8>,
+    opts: &LintOptions,
+) -> FileReport {
+    lint_text_bytes(source_name, bytes, true, opts, true)
+}
+
+pub(crate) use read::opens_per_record_jsonl;
+
+fn lint_text_bytes(
+    source_name: SourceName,
+    bytes: Vec<u8>,
+    explicit: bool,
+    opts: &LintOptions,
+    records_only: bool,
+) -> FileReport {
     let decoded = crate::encoding::decode(bytes);
     let bad_lines = match &decoded.problem {
         Some(crate::encoding::Problem::BadUtf8 { lines, .. }) => lines.clone(),
@@ -74,11 +97,14 @@ pub fn lint_bytes(
         findings: Vec::new(),
         formats: Vec::new(),
         counts: crate::coverage::ReadCounts::default(),
+        records_only,
     };
     // Invalid UTF-8 in a JSONL file is a finding per record; anything else undecodable is
     // one parse error for the file.
     let skipped = match decoded.problem {
-        Some(crate::encoding::Problem::BadUtf8 { .. }) if is_jsonl(&source) => linter.run(),
+        Some(crate::encoding::Problem::BadUtf8 { .. }) if records_only || is_jsonl(&source) => {
+            linter.run()
+        }
         Some(problem) => {
             linter.parse_error(problem.offset(), problem.message());
             None
@@ -113,6 +139,27 @@ pub fn too_large(source_name: SourceName, size: Option<u64>, limit: u64) -> File
         too_large_message(size, limit),
     )
     .help("raise the limit with `--max-file-size` (or `max-file-size` in toolcheck.toml) if the file really is a conversation log");
+    FileReport {
+        source,
+        findings: vec![finding],
+        outcome: Outcome::Checked(Vec::new()),
+        read: crate::coverage::ReadCounts::default(),
+    }
+}
+
+/// The report for a file none of whose records matched a conversation format, when the file
+/// was named (or its format forced): one `unknown-format` finding, as a whole file gets.
+pub(crate) fn unrecognised_report(
+    source_name: &SourceName,
+    opts: &LintOptions,
+    reason: &str,
+) -> FileReport {
+    let source = SourceFile::new(
+        source_name.path.clone(),
+        source_name.name.clone(),
+        String::new(),
+    );
+    let finding = read::unrecognised_finding(opts, reason);
     FileReport {
         source,
         findings: vec![finding],

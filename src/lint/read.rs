@@ -40,6 +40,10 @@ pub(super) struct Linter<'a> {
     pub(super) findings: Vec<Finding>,
     pub(super) formats: Vec<Format>,
     pub(super) counts: crate::coverage::ReadCounts,
+    /// A chunk of a JSONL file already judged to hold one conversation per record (see
+    /// [`crate::stream`]): no session detection, no document fallback, and no
+    /// `unknown-format` for a chunk that happens to hold no conversation.
+    pub(super) records_only: bool,
 }
 
 impl Linter<'_> {
@@ -52,6 +56,9 @@ impl Linter<'_> {
             0
         };
         let text = &self.source.text[bom..];
+        if self.records_only {
+            return self.run_jsonl(bom, false);
+        }
         if text.trim().is_empty() {
             if is_jsonl(self.source) {
                 // A dataset with no records: nothing to check, nothing wrong.
@@ -144,30 +151,11 @@ impl Linter<'_> {
                 return self.run_document(doc, bom);
             }
         }
-        // Whether the file is one session is judged from its first records (a forced format
-        // reads it as a session when it has no documents, or knows them as session records);
-        // otherwise each record is a document of its own.
-        let forced_session = self
-            .opts
-            .input_format
-            .and_then(Format::adapter)
-            .filter(|a| {
-                !a.has_documents()
-                    || head
-                        .iter()
-                        .filter_map(|p| p.as_ref().ok())
-                        .any(|p| a.sniff_record(&p.value).is_some())
-            });
-        let session = forced_session.or_else(|| {
-            if self.opts.input_format.is_some() {
-                return None;
-            }
-            formats::detect_session(
-                head.iter()
-                    .filter_map(|p| p.as_ref().ok())
-                    .map(|p| &p.value),
-            )
-        });
+        let session = if self.records_only {
+            None
+        } else {
+            session_adapter(self.opts, head.iter().filter_map(|p| p.as_ref().ok()))
+        };
         if let Some(adapter) = session {
             let mut parsed = Vec::with_capacity(lines.len());
             let mut lossy = false;
@@ -222,7 +210,7 @@ impl Linter<'_> {
                 RecordOutcome::Invalid(err, base) => self.record_error(base, &err),
             }
         }
-        if !recognised && self.findings.is_empty() {
+        if !recognised && self.findings.is_empty() && !self.records_only {
             return self.unrecognised("no record that matches a conversation format".to_string());
         }
         None
@@ -232,21 +220,7 @@ impl Linter<'_> {
         if !self.explicit && self.opts.input_format.is_none() {
             return Some(reason);
         }
-        let message = match self.opts.input_format {
-            Some(format) => format!("file does not fit the `{format}` format: {reason}"),
-            None => format!("file matches no conversation format: it holds {reason}"),
-        };
-        self.findings.push(
-            Finding::at(
-                &rules::UnknownFormat::META,
-                &crate::transcript::Loc::new(0, ""),
-                message,
-            )
-            .help(format!(
-                "pass `--input-format` with one of: {}",
-                Format::ALL.map(Format::name).join(", ")
-            )),
-        );
+        self.findings.push(unrecognised_finding(self.opts, &reason));
         None
     }
 
@@ -303,6 +277,61 @@ impl Linter<'_> {
 
 /// How many first records of a JSONL file judge whether it is one session.
 const HEAD: usize = 16;
+
+/// The `unknown-format` finding for a file that holds `reason` and no conversation.
+pub(super) fn unrecognised_finding(opts: &LintOptions, reason: &str) -> Finding {
+    let message = match opts.input_format {
+        Some(format) => format!("file does not fit the `{format}` format: {reason}"),
+        None => format!("file matches no conversation format: it holds {reason}"),
+    };
+    Finding::at(
+        &rules::UnknownFormat::META,
+        &crate::transcript::Loc::new(0, ""),
+        message,
+    )
+    .help(format!(
+        "pass `--input-format` with one of: {}",
+        Format::ALL.map(Format::name).join(", ")
+    ))
+}
+
+/// Whether a JSONL file is one session, judged from its first records (a forced format reads
+/// it as a session when it has no documents, or knows them as session records); otherwise
+/// each record is a document of its own.
+fn session_adapter<'p, 'a: 'p>(
+    opts: &LintOptions,
+    head: impl Iterator<Item = &'p json::Parsed<'a>> + Clone,
+) -> Option<&'static dyn formats::Adapter> {
+    let forced = opts
+        .input_format
+        .and_then(Format::adapter)
+        .filter(|a| !a.has_documents() || head.clone().any(|p| a.sniff_record(&p.value).is_some()));
+    forced.or_else(|| {
+        if opts.input_format.is_some() {
+            return None;
+        }
+        formats::detect_session(head.map(|p| &p.value))
+    })
+}
+
+/// Whether the JSONL text that opens a file (whole lines) shows one conversation per record,
+/// so that the rest can be read a chunk at a time: its first record parses (else the file may
+/// be one pretty-printed document) and the first records are not a session's.
+pub(crate) fn opens_per_record_jsonl(text: &str, opts: &LintOptions) -> bool {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // The same first records `run_jsonl` judges a whole file by.
+    let head: Vec<Result<json::Parsed<'_>, RecordError>> = text
+        .lines()
+        .filter_map(|line| {
+            let (from, to) = formats::record_span(line);
+            let record = line.get(from..to).unwrap_or_default();
+            (!record.trim().is_empty()).then(|| parse_record(record))
+        })
+        .take(HEAD)
+        .collect();
+    head.first().is_some_and(Result::is_ok)
+        && session_adapter(opts, head.iter().filter_map(|p| p.as_ref().ok())).is_none()
+}
 
 enum RecordError {
     Json(json::JsonError),

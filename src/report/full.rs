@@ -46,7 +46,7 @@ impl FullRenderer {
 
     /// Renders one diagnostic with its source snippet.
     pub fn render(&self, source: &SourceFile, d: &Diagnostic) -> String {
-        self.render_at(source, d, &mut None)
+        self.render_at(source, d, &mut None, 0)
     }
 
     /// Renders the diagnostics of one file, each with its snippet. In file order (as reports
@@ -58,10 +58,22 @@ impl FullRenderer {
         source: &'a SourceFile,
         diagnostics: &'a [Diagnostic],
     ) -> impl Iterator<Item = String> + 'a {
+        self.render_part(source, diagnostics, 0)
+    }
+
+    /// [`FullRenderer::render_file`] for a part of a file that starts at its 0-based line
+    /// `first_line` (a chunk of a JSONL file read a chunk at a time): spans are in `source`,
+    /// line numbers are the file's.
+    pub fn render_part<'a>(
+        &'a self,
+        source: &'a SourceFile,
+        diagnostics: &'a [Diagnostic],
+        first_line: usize,
+    ) -> impl Iterator<Item = String> + 'a {
         let mut cursor = None;
         diagnostics
             .iter()
-            .map(move |d| self.render_at(source, d, &mut cursor))
+            .map(move |d| self.render_at(source, d, &mut cursor, first_line))
     }
 
     fn render_at(
@@ -69,12 +81,17 @@ impl FullRenderer {
         source: &SourceFile,
         d: &Diagnostic,
         cursor: &mut Option<LineCursor>,
+        first_line: usize,
     ) -> String {
+        let mut snippet = Snippet::new(source, d, cursor);
+        if d.location.is_none() {
+            snippet.line += first_line;
+        }
         let report = Report {
             diagnostic: d,
             message: escape::value(&d.message).into_owned(),
             help: d.help.as_deref().map(|h| escape::value(h).into_owned()),
-            snippet: Snippet::new(source, d, cursor),
+            snippet,
         };
         let mut out = String::new();
         if self.handler.render_report(&mut out, &report).is_err() {
