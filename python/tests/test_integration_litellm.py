@@ -30,7 +30,7 @@ from toolcheck.integrations.litellm import ToolcheckGuard  # noqa: E402
 pytestmark = [
     pytest.mark.usefixtures("no_network"),
     # LiteLLM's own types, built lazily by pydantic on the first call.
-    pytest.mark.filterwarnings("ignore:Item .* is using the `ReadOnly` qualifier:UserWarning"),
+    pytest.mark.filterwarnings("ignore:Items? .* (is|are) using the `ReadOnly` qualifier:UserWarning"),
 ]
 
 SEARCH = {"type": "function", "function": {"name": "search", "description": "Search the docs", "parameters": SEARCH_PARAMETERS}}
@@ -222,7 +222,11 @@ def test_the_proxy_hook(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TOOLCHECK_GUARD_PROVIDER", "anthropic")
     configured = integration._from_env()
     assert (configured.mode, configured.provider) == ("repair", "anthropic")
-    assert isinstance(integration.proxy_handler_instance, ToolcheckGuard)
+    # How the proxy resolves `callbacks: toolcheck.integrations.litellm.proxy_handler_instance`.
+    from litellm.proxy.types_utils.utils import get_instance_fn
+
+    named = "toolcheck.integrations.litellm.proxy_handler_instance"
+    assert get_instance_fn(named, config_file_path="/nonexistent/config.yaml") is integration.proxy_handler_instance
 
 
 def test_responses_input_items(recorder: Recorder) -> None:
