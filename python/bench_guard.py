@@ -94,7 +94,8 @@ def langchain_pairs(request: dict) -> Iterator[Pair]:
     hook = toolcheck_pre_model_hook(provider="anthropic")
     state = {"messages": messages}
     assert hook(state)["llm_input_messages"] is messages
-    yield ("LangChain", "convert_to_openai_messages", lambda: convert_to_openai_messages(messages), "pre-model hook", lambda: hook(state))
+    own = lambda: convert_to_openai_messages(messages)  # noqa: E731
+    yield ("LangChain", "convert_to_openai_messages", own, "pre-model hook", lambda: hook(state))
 
 
 def litellm_pairs(request: dict) -> Iterator[Pair]:

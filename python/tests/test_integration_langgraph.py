@@ -68,7 +68,12 @@ ORPHAN_AT_HEAD = [
 # An interrupted stream: LangChain keeps arguments it could not parse as an invalid tool call.
 TRUNCATED = [
     HumanMessage("Search the docs"),
-    AIMessage("", invalid_tool_calls=[{"type": "invalid_tool_call", "name": "search", "args": TRUNCATED_ARGS, "id": "call_1", "error": None}]),
+    AIMessage(
+        "",
+        invalid_tool_calls=[
+            {"type": "invalid_tool_call", "name": "search", "args": TRUNCATED_ARGS, "id": "call_1", "error": None}
+        ],
+    ),
     ToolMessage("interrupted", tool_call_id="call_1"),
     HumanMessage("Go on"),
 ]

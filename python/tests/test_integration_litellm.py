@@ -15,7 +15,7 @@ import pytest
 # LiteLLM fetches its model price map at import unless told to use the copy it ships.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from integration_support import SEARCH_PARAMETERS, SYSTEM, TRUNCATED_ARGS, need, no_network  # noqa: E402
+from integration_support import SEARCH_PARAMETERS, SYSTEM, TRUNCATED_ARGS, need, no_network  # noqa: E402, F401
 
 litellm = need("litellm")
 

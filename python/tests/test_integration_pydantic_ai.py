@@ -92,7 +92,9 @@ SEARCH = {"type": "function", "function": {"name": "search", "parameters": SEARC
 def test_repair_sends_the_repaired_messages() -> None:
     before = copy.deepcopy(ORPHAN_AT_HEAD)
     seen: List[Any] = []
-    recorder = run(ORPHAN_AT_HEAD, "And order A-2?", True, provider="anthropic", mode="repair", on_repair=lambda r, f: seen.extend(f))
+    recorder = run(
+        ORPHAN_AT_HEAD, "And order A-2?", True, provider="anthropic", mode="repair", on_repair=lambda r, f: seen.extend(f)
+    )
     assert [f.code for f in seen] == ["TC101"]
     sent = recorder.seen[0]
     assert parts(sent) == [["text"], ["user-prompt"]]

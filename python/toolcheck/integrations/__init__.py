@@ -18,9 +18,13 @@ raises an ImportError naming the extra to install when it is missing.
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from types import ModuleType
+from typing import Any, Callable, Optional
 
-__all__ = ["require"]
+from ..guard import MODES, guard
+
+__all__ = ["require", "GuardSettings"]
 
 
 def require(module: str, extra: str) -> ModuleType:
@@ -32,3 +36,38 @@ def require(module: str, extra: str) -> ModuleType:
         raise ImportError(
             f"toolcheck's {extra} integration needs `{module}`: pip install 'toolcheck-lint[{extra}]'"
         ) from e
+
+
+@dataclass(frozen=True)
+class GuardSettings:
+    """What an integration passes to :func:`toolcheck.guard` for every request: the provider
+    whose rules apply (``None``: the one the integration finds, else the history's own), the
+    mode (``raise``, ``repair`` or ``warn``), and ``everything``, ``tools``, ``select``,
+    ``ignore`` and ``on_repair`` as :func:`toolcheck.guard` takes them."""
+
+    provider: Optional[str] = None
+    mode: str = "raise"
+    everything: bool = False
+    tools: Any = None
+    select: Any = None
+    ignore: Any = None
+    on_repair: Optional[Callable[..., None]] = None
+
+    def __post_init__(self) -> None:
+        if self.mode not in MODES:
+            raise ValueError(f"unknown guard mode {self.mode!r}; expected one of {', '.join(MODES)}")
+
+    def guard(self, history: Any, *, format: str = "auto", provider: Optional[str] = None, tools: Any = None) -> Any:
+        """:func:`toolcheck.guard` with these settings; ``provider`` and ``tools`` stand in
+        for unset ones (what the integration found in the request)."""
+        return guard(
+            history,
+            provider=self.provider if self.provider is not None else provider,
+            mode=self.mode,
+            everything=self.everything,
+            format=format,
+            tools=self.tools if self.tools is not None else tools,
+            select=self.select,
+            ignore=self.ignore,
+            on_repair=self.on_repair,
+        )

@@ -20,14 +20,14 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from . import require
+from . import GuardSettings, require
 
 require("langgraph.prebuilt", "langgraph")
 
 from langchain_core.messages import BaseMessage, RemoveMessage  # noqa: E402
 from langgraph.graph.message import REMOVE_ALL_MESSAGES  # noqa: E402
 
-from ..guard import MODES, guard  # noqa: E402
+from ..guard import guard  # noqa: E402
 
 __all__ = ["toolcheck_pre_model_hook", "guard_messages"]
 
@@ -73,16 +73,15 @@ def toolcheck_pre_model_hook(
     ``tools`` (tool definitions, e.g. ``[convert_to_openai_tool(t) for t in tools]``) lets the
     guard check call arguments against their schemas.
     """
-    if mode not in MODES:
-        raise ValueError(f"unknown guard mode {mode!r}; expected one of {', '.join(MODES)}")
-    options = dict(everything=everything, tools=tools, select=select, ignore=ignore, on_repair=on_repair)
+    settings = GuardSettings(provider, mode, everything, tools, select, ignore, on_repair)
 
     def toolcheck_guard(state: Any) -> Dict[str, Any]:
         messages = state.get("messages") if isinstance(state, dict) else getattr(state, "messages", None)
         if messages is None:
             raise ValueError(f"the pre-model hook expected a `messages` key in the state, got {state!r}")
-        guarded = guard_messages(messages, provider, mode, **options)
-        if persist and guarded is not messages:
+        history = messages if isinstance(messages, list) else list(messages)
+        guarded = settings.guard(history, format="langchain") if history else history
+        if persist and guarded is not history:
             return {"messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *guarded], "llm_input_messages": guarded}
         return {"llm_input_messages": guarded}
 

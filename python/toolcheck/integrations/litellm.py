@@ -33,14 +33,14 @@ import logging
 import os
 from typing import Any, Callable, Dict, Mapping, Optional
 
-from . import require
+from . import GuardSettings, require
 
 require("litellm", "litellm")
 
 import litellm  # noqa: E402
 from litellm.integrations.custom_logger import CustomLogger  # noqa: E402
 
-from ..guard import MODES, ToolHistoryError, guard  # noqa: E402
+from ..guard import ToolHistoryError  # noqa: E402
 
 __all__ = ["ToolcheckGuard", "proxy_handler_instance", "PROVIDERS"]
 
@@ -95,15 +95,18 @@ class ToolcheckGuard(CustomLogger):
         on_repair: Optional[Callable[..., None]] = None,
         **kwargs: Any,
     ) -> None:
-        if mode not in MODES:
-            raise ValueError(f"unknown guard mode {mode!r}; expected one of {', '.join(MODES)}")
+        self.settings = GuardSettings(provider, mode, everything, None, select, ignore, on_repair)
         super().__init__(**kwargs)
-        self.provider = provider
-        self.mode = mode
-        self.everything = everything
-        self.select = select
-        self.ignore = ignore
-        self.on_repair = on_repair
+
+    @property
+    def provider(self) -> Optional[str]:
+        """The provider named at construction (``None``: the model's)."""
+        return self.settings.provider
+
+    @property
+    def mode(self) -> str:
+        """``raise``, ``repair`` or ``warn``."""
+        return self.settings.mode
 
     def provider_for(self, request: Mapping[str, Any]) -> Optional[str]:
         """The toolcheck provider whose rules apply to ``request``: ``provider`` when set,
@@ -140,15 +143,7 @@ class ToolcheckGuard(CustomLogger):
             body["model"] = request["model"]
         if request.get("tools"):
             body["tools"] = request["tools"]
-        guarded = guard(
-            body,
-            provider=provider,
-            mode=self.mode,
-            everything=self.everything,
-            select=self.select,
-            ignore=self.ignore,
-            on_repair=self.on_repair,
-        )
+        guarded = self.settings.guard(body, provider=provider)
         if guarded is body:
             return request
         out = dict(request)

@@ -19,14 +19,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional
 
-from . import require
+from . import GuardSettings, require
 
 require("agents", "openai-agents")
 
 from agents import FunctionTool  # noqa: E402
 from agents.run_config import CallModelData, ModelInputData  # noqa: E402
-
-from ..guard import MODES, guard  # noqa: E402
 
 __all__ = ["toolcheck_input_filter", "tool_definitions"]
 
@@ -64,25 +62,13 @@ def toolcheck_input_filter(
     returned. ``everything``, ``select``, ``ignore`` and ``on_repair`` are passed to
     :func:`toolcheck.guard`.
     """
-    if mode not in MODES:
-        raise ValueError(f"unknown guard mode {mode!r}; expected one of {', '.join(MODES)}")
+    settings = GuardSettings(provider, mode, everything, None, select, ignore, on_repair)
 
     def toolcheck_guard(data: CallModelData[Any]) -> ModelInputData:
         items = data.model_data.input
         if not items:
             return data.model_data
-        tools = tool_definitions(data.agent) or None
-        guarded = guard(
-            items,
-            provider=provider,
-            mode=mode,
-            format="openai-responses",
-            tools=tools,
-            everything=everything,
-            select=select,
-            ignore=ignore,
-            on_repair=on_repair,
-        )
+        guarded = settings.guard(items, format="openai-responses", tools=tool_definitions(data.agent) or None)
         if guarded is items:
             return data.model_data
         return ModelInputData(input=guarded, instructions=data.model_data.instructions)

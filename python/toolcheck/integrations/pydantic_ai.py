@@ -23,14 +23,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional
 
-from . import require
+from . import GuardSettings, require
 
 require("pydantic_ai", "pydantic-ai")
 
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter  # noqa: E402
 from pydantic_ai.tools import RunContext  # noqa: E402
-
-from ..guard import MODES, guard  # noqa: E402
 
 __all__ = ["toolcheck_history_processor", "PROVIDERS"]
 
@@ -74,25 +72,13 @@ def toolcheck_history_processor(
     lets the guard check call arguments against their schemas. ``everything``, ``select``,
     ``ignore`` and ``on_repair`` are passed to :func:`toolcheck.guard`.
     """
-    if mode not in MODES:
-        raise ValueError(f"unknown guard mode {mode!r}; expected one of {', '.join(MODES)}")
+    settings = GuardSettings(provider, mode, everything, tools, select, ignore, on_repair)
 
     def toolcheck_guard(ctx: RunContext[Any], messages: List[ModelMessage]) -> List[ModelMessage]:
-        target = provider
-        if target is None:
-            system = getattr(getattr(ctx, "model", None), "system", None)
-            target = PROVIDERS.get(system) if isinstance(system, str) else None
+        system = getattr(getattr(ctx, "model", None), "system", None)
         dumped = ModelMessagesTypeAdapter.dump_python(messages, mode="json")
-        guarded = guard(
-            dumped,
-            provider=target,
-            mode=mode,
-            format="pydantic-ai",
-            everything=everything,
-            tools=tools,
-            select=select,
-            ignore=ignore,
-            on_repair=on_repair,
+        guarded = settings.guard(
+            dumped, format="pydantic-ai", provider=PROVIDERS.get(system) if isinstance(system, str) else None
         )
         if guarded is dumped:
             return messages
