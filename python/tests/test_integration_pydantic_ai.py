@@ -111,10 +111,21 @@ def test_raise_stops_the_run_with_the_finding() -> None:
     assert recorder.seen == []
 
 
+class AnthropicFunctionModel(FunctionModel):
+    """A scripted model that says it talks to Anthropic, as ``AnthropicModel`` does."""
+
+    @property
+    def system(self) -> str:
+        return "anthropic"
+
+
 def test_the_provider_comes_from_the_model() -> None:
-    # A FunctionModel names no provider: the history's own rules apply.
-    with pytest.raises(ToolHistoryError):
-        run(ORPHAN_AT_HEAD, "And order A-2?", True)
+    processor = ProcessHistory(toolcheck_history_processor())
+    for model, provider in ((FunctionModel(Recorder()), None), (AnthropicFunctionModel(Recorder()), "anthropic")):
+        with pytest.raises(ToolHistoryError) as err:
+            asyncio.run(Agent(model, capabilities=[processor]).run("Go on", message_history=TRUNCATED))
+        assert err.value.provider == provider
+        assert [f.code for f in err.value.findings] == ["TC201"]
 
 
 def test_truncated_arguments_have_no_safe_repair() -> None:
