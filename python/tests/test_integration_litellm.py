@@ -230,13 +230,19 @@ def test_the_proxy_hook(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_responses_input_items(recorder: Recorder) -> None:
-    guard = ToolcheckGuard(mode="repair")
     items = [
         {"type": "function_call_output", "call_id": "call_evicted", "output": "order A-1: shipped"},
         {"role": "user", "content": "And order A-2?"},
     ]
-    request = {"model": "gpt-4o", "input": items}
-    assert guard.guard_request(request, "aresponses")["input"] == [items[1]]
+    seen: List[Any] = []
+    litellm.callbacks = [ToolcheckGuard(mode="repair", on_repair=lambda result, found: seen.append(result.value["input"]))]
+    asyncio.run(litellm.aresponses(model="openai/gpt-4o", input=items, mock_response="ok"))
+    assert seen == [[items[1]]]
+    litellm.callbacks = [ToolcheckGuard()]
+    with pytest.raises(ToolHistoryError) as err:
+        asyncio.run(litellm.aresponses(model="openai/gpt-4o", input=items, mock_response="ok"))
+    assert err.value.provider == "openai-responses"
+    assert "/input/0" in str(err.value)
 
 
 def test_bad_mode() -> None:

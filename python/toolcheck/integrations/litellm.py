@@ -136,8 +136,8 @@ class ToolcheckGuard(CustomLogger):
         if not isinstance(history, list) or not history:
             return request
         provider = self.provider_for(request)
-        if provider is None and key == "input":
-            provider = "openai-responses"
+        if key == "input" and provider in (None, "openai"):
+            provider = "openai-responses"  # Responses items go to OpenAI's Responses API
         body: Dict[str, Any] = {key: history}
         if isinstance(request.get("model"), str):
             body["model"] = request["model"]
