@@ -2,6 +2,12 @@
 messages with tool calls and a tool schema, beside the cost of serialising the same request
 with `json.dumps` (what any HTTP client spends building the body), in one run.
 
+A second table sets each guard integration beside the request building of its framework,
+for the frameworks that are installed (`pip install -r python/requirements-integrations.txt`):
+LangChain's `convert_to_openai_messages` beside the LangGraph hook's guard of the same message
+objects, LiteLLM's OpenAI-to-Anthropic request transformation beside its callback's guard,
+Pydantic AI's `ModelMessagesTypeAdapter` dump beside its history processor.
+
     python python/bench_guard.py [--repeat 200]
 
 Install the package first (`pip install .`, a release build). CPU time per call, best of 5
@@ -11,10 +17,13 @@ rounds, one thread; nothing is read or written.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import os
 import sys
 import time
 from pathlib import Path
+from typing import Any, Callable, Iterator, List, Tuple
 
 # The installed package, not the source folder beside this script (it has no extension).
 sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
@@ -70,12 +79,102 @@ def per_call(fn, repeat: int) -> float:
     return best * 1e6
 
 
+# One framework's pair: (framework, what it does, its own step, what the guard does, the guard's step).
+Pair = Tuple[str, str, Callable[[], Any], str, Callable[[], Any]]
+
+
+def langchain_pairs(request: dict) -> Iterator[Pair]:
+    """LangChain message objects: LangChain's own conversion to OpenAI messages, and the
+    LangGraph pre-model hook's guard of the same objects (a clean history: nothing changes)."""
+    from langchain_core.messages import convert_to_messages, convert_to_openai_messages
+
+    from toolcheck.integrations.langgraph import toolcheck_pre_model_hook
+
+    messages = convert_to_messages(request["messages"])
+    hook = toolcheck_pre_model_hook(provider="anthropic")
+    state = {"messages": messages}
+    assert hook(state)["llm_input_messages"] is messages
+    own = lambda: convert_to_openai_messages(messages)  # noqa: E731
+    yield ("LangChain", "convert_to_openai_messages", own, "pre-model hook", lambda: hook(state))
+
+
+def litellm_pairs(request: dict) -> Iterator[Pair]:
+    """LiteLLM: its transformation of the OpenAI-style request into Anthropic's, and its
+    callback's guard of the request against Anthropic's rules."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    from litellm.llms.anthropic.chat.transformation import AnthropicConfig
+
+    from toolcheck.integrations.litellm import ToolcheckGuard
+
+    config = AnthropicConfig()
+    kwargs = {"model": "anthropic/claude-sonnet-4-5", "messages": request["messages"], "tools": request["tools"]}
+    guard = ToolcheckGuard(provider="anthropic")
+    assert asyncio.run(guard.async_pre_call_deployment_hook(kwargs, None)) is None
+
+    def transform() -> Any:
+        params = {"tools": request["tools"], "max_tokens": 1024}
+        return config.transform_request("claude-sonnet-4-5", list(request["messages"]), params, {}, {})
+
+    yield ("LiteLLM", "AnthropicConfig.transform_request", transform, "callback", lambda: guard.guard_request(kwargs))
+
+
+def pydantic_ai_pairs(request: dict) -> Iterator[Pair]:
+    """Pydantic AI: its own dump of the history (``ModelMessagesTypeAdapter``, which the
+    processor does too), and the history processor (the dump and the guard)."""
+    from pydantic_ai.messages import (
+        ModelMessagesTypeAdapter,
+        ModelRequest,
+        ModelResponse,
+        SystemPromptPart,
+        TextPart,
+        ToolCallPart,
+        ToolReturnPart,
+        UserPromptPart,
+    )
+
+    from toolcheck.integrations.pydantic_ai import toolcheck_history_processor
+
+    messages: List[Any] = []
+    for m in request["messages"]:
+        if m["role"] == "system":
+            messages.append(ModelRequest(parts=[SystemPromptPart(m["content"])]))
+        elif m["role"] == "user":
+            messages.append(ModelRequest(parts=[UserPromptPart(m["content"])]))
+        elif m["role"] == "tool":
+            messages.append(ModelRequest(parts=[ToolReturnPart("search_docs", m["content"], tool_call_id=m["tool_call_id"])]))
+        elif m.get("tool_calls"):
+            call = m["tool_calls"][0]
+            messages.append(ModelResponse(parts=[ToolCallPart("search_docs", call["function"]["arguments"], call["id"])]))
+        else:
+            messages.append(ModelResponse(parts=[TextPart(m["content"])]))
+    processor = toolcheck_history_processor(provider="anthropic")
+    assert processor(None, messages) is messages  # type: ignore[arg-type]
+    yield (
+        "Pydantic AI",
+        "ModelMessagesTypeAdapter.dump_python",
+        lambda: ModelMessagesTypeAdapter.dump_python(messages, mode="json"),
+        "history processor",
+        lambda: processor(None, messages),  # type: ignore[arg-type]
+    )
+
+
+def frameworks(request: dict) -> List[Pair]:
+    pairs: List[Pair] = []
+    for make in (langchain_pairs, litellm_pairs, pydantic_ai_pairs):
+        try:
+            pairs.extend(make(request))
+        except ImportError as e:
+            print(f"({make.__name__}: skipped, {e})", file=sys.stderr)
+    return pairs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=200)
     args = parser.parse_args()
     print("| messages | request bytes | json.dumps µs | guard µs (raise, clean) | guard / json.dumps |")
     print("|---|---|---|---|---|")
+    rows = []
     for n in (20, 200, 2000):
         request = history(n)
         assert toolcheck.guard(request, provider="openai") is request
@@ -84,6 +183,15 @@ def main() -> None:
         guard = per_call(lambda: toolcheck.guard(request, provider="openai"), repeat)
         size = len(json.dumps(request))
         print(f"| {n} | {size:,} | {dumps:.0f} | {guard:.0f} | {guard / dumps:.1f}× |")
+        for framework, own, own_fn, integration, guard_fn in frameworks(request):
+            own_us = per_call(own_fn, repeat)
+            guard_us = per_call(guard_fn, repeat)
+            rows.append(f"| {framework} | {n} | {own} {own_us:.0f} | {integration} {guard_us:.0f} | {guard_us / own_us:.1f}× |")
+    if rows:
+        print()
+        print("| framework | messages | framework's own step µs | guard integration µs (clean) | guard / own |")
+        print("|---|---|---|---|---|")
+        print("\n".join(rows))
 
 
 if __name__ == "__main__":

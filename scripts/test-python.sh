@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Python half of the tests: builds the wheel from this checkout, installs it into a fresh
-# virtualenv with the test dependencies (from PyPI), and runs pytest (python/tests).
+# virtualenv with the test dependencies and the agent frameworks the guard integrations are
+# tested against (from PyPI), and runs pytest (python/tests).
 # Needs only Python 3 and the Rust toolchain. Set TOOLCHECK_VENV to reuse a virtualenv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +12,10 @@ start=$(date +%s)
 if [ ! -x "$venv/bin/python" ]; then
   "$python" -m venv "$venv"
 fi
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r python/requirements-test.txt
+# One resolution for both files: langgraph shares requirements-test.txt's langchain-core pin.
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+  -r python/requirements-test.txt -r python/requirements-integrations.txt
+echo "python: test and integration dependencies installed in $(( $(date +%s) - start ))s"
 # `pip install .`'s path: pip fetches maturin into an isolated build environment, maturin
 # builds the wheel (release, in python/target), which is checked and then installed with its
 # `toolcheck` command.
@@ -23,7 +27,8 @@ wheel=$(ls "$wheels"/toolcheck_lint-*.whl)
 "$venv/bin/python" - "$wheel" <<'PY'
 import sys, zipfile
 names = zipfile.ZipFile(sys.argv[1]).namelist()
-need = ["toolcheck/__init__.py", "toolcheck/_toolcheck.pyi", "toolcheck/py.typed"]
+need = ["toolcheck/__init__.py", "toolcheck/_toolcheck.pyi", "toolcheck/py.typed", "toolcheck/integrations/__init__.py"]
+need += [f"toolcheck/integrations/{m}.py" for m in ("litellm", "pydantic_ai", "langgraph", "openai_agents")]
 missing = [n for n in need if n not in names]
 if not any(n.startswith("toolcheck/_toolcheck") and n.endswith((".so", ".pyd")) for n in names):
     missing.append("toolcheck/_toolcheck extension module")
@@ -43,6 +48,10 @@ if [ -z "${TOOLCHECK_BIN:-}" ] && [ -x target/debug/toolcheck ]; then
   export TOOLCHECK_BIN="$PWD/target/debug/toolcheck"
 fi
 export RAY_DISABLE_USAGE_STATS=1 HF_DATASETS_OFFLINE=1 HF_HUB_OFFLINE=1
+# A missing framework fails its integration tests here instead of skipping them; LiteLLM uses
+# the model price map it ships instead of fetching one; the Agents SDK gets no key.
+export TOOLCHECK_REQUIRE_INTEGRATIONS=1 LITELLM_LOCAL_MODEL_COST_MAP=True
+unset OPENAI_API_KEY
 set +e
 # From the repository root: with python/ as the working directory, the source package (no
 # extension module) would shadow the installed one.
