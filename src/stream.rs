@@ -263,7 +263,7 @@ impl<R: Read> Chunks<R> {
             if buf.is_empty() {
                 return Ok((taken, false, over));
             }
-            let (part, ended) = match buf.iter().position(|&b| b == b'\n') {
+            let (part, ended) = match memchr::memchr(b'\n', buf) {
                 Some(i) => (buf.get(..=i).unwrap_or(buf), true),
                 None => (buf, false),
             };

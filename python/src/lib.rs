@@ -183,6 +183,11 @@ fn diagnostics_to_py(py: Python<'_>, diagnostics: &[Diagnostic]) -> PyResult<Py<
     Ok(list.unbind())
 }
 
+/// Texts up to this size are linted on the calling thread: handing a request-sized text to
+/// the pool and waking the caller again costs more than the lint (a guard on every model
+/// call), and such a text has no records to spread over threads.
+const INLINE_BYTES: usize = 64 << 10;
+
 /// Lints one text (a JSON document or JSONL) as a file named `name`.
 #[pyfunction]
 #[pyo3(signature = (options, data, name))]
@@ -193,9 +198,13 @@ fn lint_text(
     name: &str,
 ) -> PyResult<Py<PyList>> {
     let bytes = record_bytes(data, None)?;
-    let pool = pool(None)?;
     let opts = &options.inner;
-    let found = py.allow_threads(|| pool.install(|| embed::lint(name, bytes, opts)));
+    let found = if bytes.len() <= INLINE_BYTES {
+        py.allow_threads(|| embed::lint(name, bytes, opts))
+    } else {
+        let pool = pool(None)?;
+        py.allow_threads(|| pool.install(|| embed::lint(name, bytes, opts)))
+    };
     diagnostics_to_py(py, &found)
 }
 
@@ -486,11 +495,14 @@ fn fix_text(
     unsafe_fixes: bool,
 ) -> PyResult<(String, bool, usize, usize, Py<PyList>)> {
     let bytes = record_bytes(data, None)?;
-    let pool = pool(None)?;
     let opts = &options.inner;
-    let fixed = py
-        .allow_threads(|| pool.install(|| embed::fix(name, bytes, opts, unsafe_fixes)))
-        .map_err(FixError::new_err)?;
+    let fixed = if bytes.len() <= INLINE_BYTES {
+        py.allow_threads(|| embed::fix(name, bytes, opts, unsafe_fixes))
+    } else {
+        let pool = pool(None)?;
+        py.allow_threads(|| pool.install(|| embed::fix(name, bytes, opts, unsafe_fixes)))
+    }
+    .map_err(FixError::new_err)?;
     let remaining = diagnostics_to_py(py, &fixed.remaining)?;
     Ok((
         fixed.text,
