@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The Node.js half of the tests: installs node/'s pinned devDependencies from npm (`npm ci`,
+# from package-lock.json), which builds the addon with cargo through the package's install
+# script, and runs `npm test` (node/test: the API, the guard, the AI SDK middleware with the
+# `ai` package's mock model, the types with tsc, and the findings against the command line's
+# on every fixture). Needs Node.js 18+ and the Rust toolchain.
+#
+# TOOLCHECK_NODE_PROFILE picks the addon's build (debug here: on 2 cores it builds faster than
+# release saves in the tests); the parity test uses target/debug/toolcheck, built if missing.
+set -euo pipefail
+cd "$(dirname "$0")/../node"
+
+start=$(date +%s)
+node --version
+export TOOLCHECK_NODE_PROFILE="${TOOLCHECK_NODE_PROFILE:-debug}"
+npm ci --no-audit --no-fund
+echo "node: packages and addon ready in $(( $(date +%s) - start ))s"
+npm test "$@"
+echo "node: tests done in $(( $(date +%s) - start ))s"
