@@ -78,7 +78,6 @@ function bind({ guard }) {
         const { json, restore } = toJson(prompt);
         const tools = checkTools ? toolsDocument(params.tools) : undefined;
         const settings = { provider, mode, everything, select, ignore, onRepair, logger, format: 'vercel-ai', tools };
-        if (logger === undefined) delete settings.logger;
         const repaired = guard(json, settings);
         if (repaired === json) return params;
         return { ...params, prompt: restore(repaired) };

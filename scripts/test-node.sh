@@ -5,10 +5,14 @@
 # `ai` package's mock model, the types with tsc, and the findings against the command line's
 # on every fixture). Needs Node.js 18+ and the Rust toolchain.
 #
-# TOOLCHECK_NODE_PROFILE picks the addon's build (debug here: on 2 cores it builds faster than
-# release saves in the tests); the parity test uses target/debug/toolcheck, built if missing.
+# TOOLCHECK_NODE_PROFILE picks the addon's build (debug here: it costs what a release build
+# costs to compile, and shares what the root's `cargo build`/`cargo test` compiled). The build
+# goes to the root's target directory (CARGO_TARGET_DIR overrides): the two crates' dev
+# profiles and locked versions are the same, so only napi and the addon compile again. The
+# parity test uses that directory's debug/toolcheck, built if missing.
 set -euo pipefail
 cd "$(dirname "$0")/../node"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/../target}"
 
 start=$(date +%s)
 node --version

@@ -4,8 +4,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { generateText, streamText, wrapLanguageModel } from 'ai';
+import { generateText, streamText, tool, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV2 } from 'ai/test';
+import { z } from 'zod';
 
 import toolcheck from '../index.js';
 import middlewareModule from '../middleware.js';
@@ -167,4 +168,19 @@ test("the call's tool schemas are checked (everything: the empty-arguments warni
   );
   const lenient = toolcheckMiddleware({ provider: 'openai' });
   assert.equal(await lenient.transformParams({ type: 'generate', params, model: undefined }), params);
+});
+
+test('tools declared through the SDK (zod schemas) reach the check', async () => {
+  const { model, wrapped } = models(toolcheckMiddleware({ provider: 'openai', everything: true }));
+  const search = tool({ description: 'Search the docs', inputSchema: z.object({ query: z.string() }), execute: async () => 'x' });
+  const messages = [
+    { role: 'user', content: 'Search' },
+    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call_2', toolName: 'search', input: {} }] },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call_2', toolName: 'search', output: { type: 'error-text', value: 'query is required' } }] },
+  ];
+  await assert.rejects(
+    generateText({ model: wrapped, tools: { search }, messages }),
+    (e) => e instanceof ToolHistoryError && e.findings.some((f) => f.code === 'TC202' && f.pointer === '/1/content/0/input'),
+  );
+  assert.equal(model.doGenerateCalls.length, 0);
 });
