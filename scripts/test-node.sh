@@ -5,10 +5,10 @@
 # `ai` package's mock model, the types with tsc, and the findings against the command line's
 # on every fixture). Needs Node.js 18+ and the Rust toolchain.
 #
-# TOOLCHECK_NODE_PROFILE picks the addon's build (debug here: it costs what a release build
-# costs to compile, and shares what the root's `cargo build`/`cargo test` compiled). The build
-# goes to the root's target directory (CARGO_TARGET_DIR overrides): the two crates' dev
-# profiles and locked versions are the same, so only napi and the addon compile again. The
+# TOOLCHECK_NODE_PROFILE picks the addon's build: debug here, in the root's target directory
+# (CARGO_TARGET_DIR overrides), where the two crates' dev profiles and locked versions agree:
+# after the root's `cargo test` only napi, toolcheck (unoptimised) and the addon compile, about
+# 25 CPU-seconds, where a release build compiles everything again (about 6 CPU-minutes). The
 # parity test uses that directory's debug/toolcheck, built if missing.
 set -euo pipefail
 cd "$(dirname "$0")/../node"
