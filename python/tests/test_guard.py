@@ -158,3 +158,19 @@ def test_langchain_messages_come_back_as_langchain_messages():
     assert repaired[1].content == "And order A-2?"
     clean = [messages.HumanMessage("hi"), messages.AIMessage("hello")]
     assert toolcheck.guard(clean, provider="anthropic") is clean
+
+
+def test_kimi_is_moonshot():
+    # Findings name the provider `moonshot`; a guard for `kimi` must act on them.
+    unpaired = [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}],
+        },
+        {"role": "user", "content": "again"},
+    ]
+    with pytest.raises(ToolHistoryError) as raised:
+        toolcheck.guard(unpaired, provider="kimi")
+    assert [(f.code, f.providers) for f in raised.value.findings] == [("TC102", ("moonshot",))]

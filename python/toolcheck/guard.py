@@ -19,6 +19,9 @@ log = logging.getLogger("toolcheck")
 
 MODES = ("raise", "repair", "warn")
 
+# Provider aliases `--target` takes, by the name findings use.
+_CANONICAL = {"kimi": "moonshot"}
+
 
 class ToolHistoryError(ValueError):
     """The history would be rejected: ``findings`` are the error-level findings the named
@@ -46,6 +49,8 @@ def relevant_findings(findings: Iterable[Finding], provider: Optional[str], ever
     """The findings a guard acts on: every finding with ``everything``, else the errors that
     name ``provider`` among the providers rejecting them, or that name none (every provider
     rejects them: unparseable arguments, an unknown format)."""
+    # Findings name a provider by its canonical name (`kimi` is `moonshot`).
+    provider = _CANONICAL.get(provider, provider) if provider is not None else None
     out = []
     for f in findings:
         if everything:
