@@ -23,10 +23,10 @@ use crate::source::SourceFile;
 pub const CHUNK_BYTES: usize = 4 << 20;
 
 /// Places a chunk's findings (in the chunk's text).
-pub type Place<'a> = &'a dyn Fn(&SourceFile, Vec<Finding>) -> Vec<Diagnostic>;
+pub type Place<'a> = &'a (dyn Fn(&SourceFile, Vec<Finding>) -> Vec<Diagnostic> + Sync);
 /// Renders a chunk's placed findings for the full report; the `usize` is the chunk's first
 /// line in the file (0-based).
-pub type Render<'a> = &'a dyn Fn(&SourceFile, &[Diagnostic], usize) -> Vec<String>;
+pub type Render<'a> = &'a (dyn Fn(&SourceFile, &[Diagnostic], usize) -> Vec<String> + Sync);
 
 /// Whether a file is one to read a chunk at a time: a `.jsonl` or `.ndjson` file larger than
 /// one chunk (its records are then judged by [`lint`]).
@@ -86,8 +86,12 @@ pub fn lint(
     let mut chunk = Some(first);
     while let Some(current) = chunk {
         out.bytes += current.bytes.len() as u64;
-        check_chunk(current, name, opts, place, render, &mut out, &mut formats);
-        chunk = chunks.next_chunk().map_err(cannot)?;
+        // The next chunk is read while this one is checked.
+        let (_, next) = rayon::join(
+            || check_chunk(current, name, opts, place, render, &mut out, &mut formats),
+            || chunks.next_chunk(),
+        );
+        chunk = next.map_err(cannot)?;
     }
     formats.sort();
     formats.dedup();
@@ -159,6 +163,9 @@ fn oversized(source: &SourceFile, limit: u64) -> Diagnostic {
     Diagnostic::resolve(source, finding)
 }
 
+/// The reader's buffer: big reads, few system calls.
+const READ_BUFFER: usize = 256 << 10;
+
 /// Whole lines of a file, about `chunk_bytes` at a time.
 struct Chunks<R> {
     reader: BufReader<R>,
@@ -185,7 +192,7 @@ struct Chunk {
 impl<R: Read> Chunks<R> {
     fn new(reader: R, chunk_bytes: usize, limit: u64) -> Self {
         Chunks {
-            reader: BufReader::with_capacity(1 << 16, reader),
+            reader: BufReader::with_capacity(READ_BUFFER, reader),
             chunk_bytes: chunk_bytes.max(1),
             limit,
             base: 0,
@@ -199,7 +206,8 @@ impl<R: Read> Chunks<R> {
     /// chunk's offsets are the file's offsets less its base.
     fn next_chunk(&mut self) -> std::io::Result<Option<Chunk>> {
         let mut chunk = Chunk {
-            bytes: Vec::with_capacity(self.chunk_bytes.min(1 << 20)),
+            // Room for the chunk and the line that crosses its end, so it never grows.
+            bytes: Vec::with_capacity(self.chunk_bytes.saturating_add(READ_BUFFER)),
             base: self.base,
             first_line: self.line,
             oversized: false,
