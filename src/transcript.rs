@@ -134,6 +134,19 @@ pub struct Conversation {
     /// none of the requests): calls and results cannot be paired, so pairing rules pass it
     /// over and `input-not-checked` says so once.
     pub one_sided: Option<OneSide>,
+    /// Message shapes that some providers reject and the turns do not show, as the file
+    /// holds them (an empty `tool_calls` array, an assistant message with nothing in it).
+    pub shapes: MessageShapes,
+}
+
+/// What an adapter records about messages beyond their items: shapes only, which rules judge
+/// per provider. Formats that cannot tell leave them empty.
+#[derive(Debug, Clone, Default)]
+pub struct MessageShapes {
+    /// Each `tool_calls: []` of an assistant message (the empty array's location).
+    pub empty_call_lists: Vec<Loc>,
+    /// Assistant messages whose content is absent or null and that make no call.
+    pub contentless: Vec<Loc>,
 }
 
 /// Which direction of a wire capture is the only one there.
@@ -405,6 +418,7 @@ impl Conversation {
             provider: None,
             accepted: false,
             one_sided: None,
+            shapes: MessageShapes::default(),
         }
     }
 

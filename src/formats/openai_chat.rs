@@ -182,7 +182,16 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
                     let call = read_tool_call(call, &mloc, j, &mut pending_by_name);
                     conv.push_to_last(Item::Call(call));
                 }
-                if let Some(fc) = message.get("function_call").filter(|v| v.is_object()) {
+                let calls = array_at(message, "tool_calls");
+                if calls.is_some_and(|c| c.is_empty()) {
+                    conv.shapes.empty_call_lists.push(mloc.child("tool_calls"));
+                }
+                let function_call = message.get("function_call").filter(|v| v.is_object());
+                let no_content = matches!(message.get("content"), None | Some(Tree::Null));
+                if no_content && calls.is_none_or(|c| c.is_empty()) && function_call.is_none() {
+                    conv.shapes.contentless.push(mloc.clone());
+                }
+                if let Some(fc) = function_call {
                     let loc = mloc.child("function_call");
                     let name = str_at(fc, "name").unwrap_or_default().to_string();
                     let key = pairing_key(None, &loc);

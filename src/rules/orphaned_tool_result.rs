@@ -1,7 +1,7 @@
-use super::pairing::{result_at, ResultStatus};
+use super::pairing::{removal_waits, result_at, ResultStatus};
 use super::{declare_rule, id_list, Context, Rule, RuleMeta};
 use crate::finding::{Applicability, Finding, FixIntent};
-use crate::transcript::Conversation;
+use crate::transcript::{Conversation, Item};
 
 declare_rule! {
     /// ## What it does
@@ -66,6 +66,13 @@ impl Rule for OrphanedToolResult {
                 }
             }
         }
+        let orphans: std::collections::HashSet<(usize, usize)> = cx
+            .pairs()
+            .results
+            .iter()
+            .filter(|(_, status)| *status == ResultStatus::Orphan)
+            .map(|&(pos, _)| pos)
+            .collect();
         for &(pos, status) in &cx.pairs().results {
             if status != ResultStatus::Orphan {
                 continue;
@@ -95,23 +102,33 @@ impl Rule for OrphanedToolResult {
                 ),
                 None => "remove the result, or restore the tool call it answers (a memory window, compaction or truncation may have dropped it)".to_string(),
             };
-            out.push(
-                Finding::about_result(
-                    &Self::META,
-                    result,
-                    &result.loc,
-                    format!("{} has no matching tool call; {context}", result.subject()),
-                )
-                .help(help)
-                .fix(
-                    Applicability::Safe,
-                    "remove the orphaned tool result",
-                    FixIntent::RemoveResult {
-                        result: result.loc.clone(),
-                        message: result.message.clone(),
-                    },
-                ),
+            let finding = Finding::about_result(
+                &Self::META,
+                result,
+                &result.loc,
+                format!("{} has no matching tool call; {context}", result.subject()),
+            )
+            .help(help);
+            // One per round when they are all their message holds (`removal_waits`).
+            let waits = removal_waits(
+                conv,
+                pos,
+                &result.message,
+                |item| matches!(item, Item::Result(_)),
+                |p| orphans.contains(&p),
             );
+            if waits {
+                out.push(finding);
+                continue;
+            }
+            out.push(finding.fix(
+                Applicability::Safe,
+                "remove the orphaned tool result",
+                FixIntent::RemoveResult {
+                    result: result.loc.clone(),
+                    message: result.message.clone(),
+                },
+            ));
         }
     }
 }

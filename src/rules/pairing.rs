@@ -5,7 +5,7 @@
 // flood resistance buys nothing there and costs a few percent of a lint.
 use foldhash::{HashMap, HashMapExt};
 
-use crate::transcript::{Conversation, Item, Pairing, Role, ToolCall, ToolResult};
+use crate::transcript::{Conversation, Item, Loc, Pairing, Role, ToolCall, ToolResult};
 
 /// Position of an item: (turn index, item index within the turn). Ordered as in the log.
 pub(crate) type Pos = (usize, usize);
@@ -202,4 +202,31 @@ pub(crate) fn next_turn_block(conv: &Conversation, turn: usize) -> Option<crate:
             .rsplit_once('/')
             .is_some_and(|(_, last)| last.parse::<usize>().is_ok());
     is_block.then(|| loc.clone())
+}
+
+/// Whether removing the item at `pos` waits for a later round of the fix loop: the items of
+/// its kind (`kind`) in its message are all being removed (`removed`) and it is not the first
+/// of them. Removed all at once they would leave the message with an empty list
+/// (`tool_calls: []`, which OpenAI rejects, or `content: []`); one per round, the last one
+/// takes its message with it.
+pub(crate) fn removal_waits(
+    conv: &Conversation,
+    pos: Pos,
+    message: &Loc,
+    kind: impl Fn(&Item) -> bool,
+    removed: impl Fn(Pos) -> bool,
+) -> bool {
+    let Some(turn) = conv.turns.get(pos.0) else {
+        return false;
+    };
+    let mut siblings = turn
+        .items
+        .iter()
+        .enumerate()
+        .filter(|(_, item)| item.message() == message && kind(item))
+        .map(|(i, _)| i);
+    let Some(first) = siblings.next() else {
+        return false;
+    };
+    first != pos.1 && removed((pos.0, first)) && siblings.all(|i| removed((pos.0, i)))
 }

@@ -1,4 +1,4 @@
-use super::pairing::{call_at, next_turn_block};
+use super::pairing::{call_at, next_turn_block, removal_waits};
 use super::{declare_rule, Context, Rule, RuleMeta, UnpairedFix};
 use crate::finding::{Applicability, Finding, FixIntent};
 use crate::transcript::{Conversation, Item, Loc, Role, ToolCall};
@@ -98,6 +98,18 @@ impl Rule for UnpairedToolCall {
                         before: call.id.as_ref().and_then(|_| next_turn_block(conv, pos.0)),
                     },
                 ),
+                // One per round when they are all their message holds (`removal_waits`).
+                UnpairedFix::RemoveCall
+                    if removal_waits(
+                        conv,
+                        pos,
+                        &call.message,
+                        |item| matches!(item, Item::Call(c) if c.is_client()),
+                        |p| cx.pairs().unanswered.binary_search(&p).is_ok(),
+                    ) =>
+                {
+                    finding
+                }
                 UnpairedFix::RemoveCall => finding.fix(
                     Applicability::Unsafe,
                     "remove the unanswered call",

@@ -1,0 +1,164 @@
+//! Provider limits and message shapes (issue 24 §2): too many tools, over-long Responses
+//! call ids, empty assistant messages; and fixes that never leave an empty message behind.
+//! Each case pairs a rejected fixture with an accepted control.
+
+mod common;
+
+use common::{toolcheck, toolcheck_stdin};
+
+/// `lint FILE --output-format concise` with the extra arguments, as one transcript.
+fn concise(file: &str, extra: &[&str]) -> String {
+    let mut args = vec!["lint", file, "--output-format", "concise"];
+    args.extend_from_slice(extra);
+    let out = toolcheck(&args);
+    format!(
+        "$ toolcheck lint {file} {}\n{}",
+        extra.join(" "),
+        out.transcript()
+    )
+}
+
+fn assert_clean(file: &str, extra: &[&str]) {
+    let mut args = vec!["lint", file, "--output-format", "concise"];
+    args.extend_from_slice(extra);
+    let out = toolcheck(&args);
+    assert_eq!(out.code, 0, "{file} {extra:?}: {}", out.transcript());
+}
+
+/// OpenAI takes at most 128 tools, Gemini 512 function declarations in one list: one more is
+/// an error naming the provider; exactly the limit is accepted, and a provider without the
+/// limit does not mind.
+#[test]
+fn too_many_tools_per_provider() {
+    let mut report = String::new();
+    report.push_str(&concise(
+        "fixtures/openai-chat/broken-too-many-tools.json",
+        &[],
+    ));
+    report.push_str(&concise(
+        "fixtures/gemini/broken-too-many-declarations.json",
+        &[],
+    ));
+    report.push_str(&concise(
+        "fixtures/openai-chat/broken-too-many-tools.json",
+        &["--target", "openai-responses,gemini"],
+    ));
+    insta::assert_snapshot!(report);
+    assert_clean("fixtures/openai-chat/clean-128-tools.json", &[]);
+    assert_clean("fixtures/gemini/clean-512-declarations.json", &[]);
+    assert_clean(
+        "fixtures/openai-chat/broken-too-many-tools.json",
+        &["--target", "anthropic"],
+    );
+}
+
+/// A Responses `call_id` longer than 64 characters is rejected; 64 is accepted.
+#[test]
+fn responses_call_id_longer_than_64() {
+    let report = concise("fixtures/openai-responses/broken-long-call-id.json", &[]);
+    insta::assert_snapshot!(report);
+    assert_clean("fixtures/openai-responses/clean-64-char-call-id.json", &[]);
+}
+
+/// `tool_calls: []` is an OpenAI error that Mistral accepts; an assistant message with
+/// neither content nor calls is a DeepSeek (and Mistral) error that OpenAI is not known to
+/// reject.
+#[test]
+fn empty_assistant_messages_per_provider() {
+    let mut report = String::new();
+    report.push_str(&concise(
+        "fixtures/openai-chat/broken-empty-tool-calls.json",
+        &[],
+    ));
+    report.push_str(&concise(
+        "fixtures/openai-chat/deepseek-contentless-assistant.json",
+        &["--target", "deepseek", "--select", "TC508"],
+    ));
+    insta::assert_snapshot!(report);
+    assert_clean(
+        "fixtures/openai-chat/broken-empty-tool-calls.json",
+        &["--target", "mistral"],
+    );
+    assert_clean(
+        "fixtures/openai-chat/deepseek-contentless-assistant.json",
+        &["--target", "openai", "--select", "TC508"],
+    );
+    assert_clean(
+        "fixtures/openai-chat/clean-deepseek-answered.json",
+        &["--target", "deepseek"],
+    );
+}
+
+fn fix_write(name: &str, text: &str, extra: &[&str]) -> String {
+    let mut args = vec!["fix", "-", "--stdin-filename", name, "--write"];
+    args.extend_from_slice(extra);
+    let out = toolcheck_stdin(&args, text);
+    assert_ne!(out.code, 2, "{}", out.transcript());
+    out.stdout
+}
+
+/// Removing every unanswered call of a message one round at a time: the last removal takes
+/// the message with it, so no `tool_calls: []` or empty assistant message is left; with one
+/// call answered, only the others go.
+#[test]
+fn remove_call_never_leaves_an_empty_call_list() {
+    let call = |id: &str| {
+        format!(
+            r#"{{"id": "{id}", "type": "function", "function": {{"name": "f", "arguments": "{{}}"}}}}"#
+        )
+    };
+    let two = format!(
+        r#"[{{"role": "user", "content": "go"}}, {{"role": "assistant", "content": null, "tool_calls": [{}, {}]}}, {{"role": "user", "content": "next"}}]"#,
+        call("c1"),
+        call("c2")
+    );
+    let fixed = fix_write(
+        "r.json",
+        &two,
+        &["--unpaired", "remove-call", "--unsafe-fixes"],
+    );
+    assert_eq!(
+        fixed,
+        r#"[{"role": "user", "content": "go"}, {"role": "user", "content": "next"}]"#
+    );
+    let answered = format!(
+        r#"[{{"role": "user", "content": "go"}}, {{"role": "assistant", "content": null, "tool_calls": [{}, {}, {}]}}, {{"role": "tool", "tool_call_id": "c2", "content": "ok"}}, {{"role": "user", "content": "next"}}]"#,
+        call("c1"),
+        call("c2"),
+        call("c3")
+    );
+    let fixed = fix_write(
+        "r.json",
+        &answered,
+        &["--unpaired", "remove-call", "--unsafe-fixes"],
+    );
+    assert!(
+        fixed.contains(r#""tool_calls": [{"id": "c2""#)
+            && !fixed.contains("\"c1\"")
+            && !fixed.contains("\"c3\""),
+        "{fixed}"
+    );
+}
+
+/// Removing orphaned results that are all a message holds leaves no empty message behind.
+#[test]
+fn remove_orphans_never_leaves_an_empty_message() {
+    let text = r#"{"messages": [{"role": "user", "content": "go"}, {"role": "assistant", "content": "ok"}, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "1"}, {"type": "tool_result", "tool_use_id": "toolu_b", "content": "2"}]}, {"role": "assistant", "content": "done"}]}"#;
+    let fixed = fix_write("a.json", text, &[]);
+    assert_eq!(
+        fixed,
+        r#"{"messages": [{"role": "user", "content": "go"}, {"role": "assistant", "content": "ok"}, {"role": "assistant", "content": "done"}]}"#
+    );
+}
+
+/// A result inserted for an unanswered Gemini call carries the call's own name, which
+/// Gemini checks against the call.
+#[test]
+fn inserted_gemini_result_carries_the_call_name() {
+    let text = r#"{"contents": [{"role": "user", "parts": [{"text": "go"}]}, {"role": "model", "parts": [{"functionCall": {"id": "c1", "name": "read_file", "args": {"path": "a"}}}]}, {"role": "user", "parts": [{"text": "next"}]}]}"#;
+    let fixed = fix_write("g.json", text, &[]);
+    assert!(
+        fixed.contains(r#""functionResponse": {"name": "read_file", "id": "c1""#),
+        "{fixed}"
+    );
+}
