@@ -162,3 +162,22 @@ fn inserted_gemini_result_carries_the_call_name() {
         "{fixed}"
     );
 }
+
+/// Gemini: two calls with one id inside one model Content, and a response naming another
+/// tool than its call, are errors; distinct ids and matching names are accepted, and other
+/// providers do not check the name.
+#[test]
+fn gemini_call_ids_and_response_names() {
+    let mut report = String::new();
+    report.push_str(&concise(
+        "fixtures/gemini/broken-duplicate-call-ids.json",
+        &[],
+    ));
+    report.push_str(&concise("fixtures/gemini/broken-response-name.json", &[]));
+    insta::assert_snapshot!(report);
+    assert_clean("fixtures/gemini/clean-distinct-call-ids.json", &[]);
+    assert_clean(
+        "fixtures/gemini/broken-response-name.json",
+        &["--target", "openai,anthropic,bedrock"],
+    );
+}

@@ -31,6 +31,7 @@ mod orphaned_tool_result;
 mod parse_error;
 mod repeated_failing_call;
 mod result_count_mismatch;
+mod result_name_mismatch;
 mod schema_violation;
 mod too_many_tools;
 mod unknown_format;
@@ -79,6 +80,7 @@ pub static RULES: &[&dyn Rule] = &[
     &empty_error_result::EmptyErrorResult,
     &user_after_tool_result::UserAfterToolResult,
     &empty_assistant_message::EmptyAssistantMessage,
+    &result_name_mismatch::ResultNameMismatch,
 ];
 
 /// The rule whose code or name is `key`.
