@@ -4,26 +4,7 @@
 
 mod common;
 
-use common::{toolcheck, toolcheck_stdin};
-
-/// `lint FILE --output-format concise` with the extra arguments, as one transcript.
-fn concise(file: &str, extra: &[&str]) -> String {
-    let mut args = vec!["lint", file, "--output-format", "concise"];
-    args.extend_from_slice(extra);
-    let out = toolcheck(&args);
-    format!(
-        "$ toolcheck lint {file} {}\n{}",
-        extra.join(" "),
-        out.transcript()
-    )
-}
-
-fn assert_clean(file: &str, extra: &[&str]) {
-    let mut args = vec!["lint", file, "--output-format", "concise"];
-    args.extend_from_slice(extra);
-    let out = toolcheck(&args);
-    assert_eq!(out.code, 0, "{file} {extra:?}: {}", out.transcript());
-}
+use common::{assert_lints_clean, concise_case, toolcheck_stdin};
 
 /// OpenAI takes at most 128 tools, Gemini 512 function declarations in one list: one more is
 /// an error naming the provider; exactly the limit is accepted, and a provider without the
@@ -31,22 +12,22 @@ fn assert_clean(file: &str, extra: &[&str]) {
 #[test]
 fn too_many_tools_per_provider() {
     let mut report = String::new();
-    report.push_str(&concise(
+    report.push_str(&concise_case(
         "fixtures/openai-chat/broken-too-many-tools.json",
         &[],
     ));
-    report.push_str(&concise(
+    report.push_str(&concise_case(
         "fixtures/gemini/broken-too-many-declarations.json",
         &[],
     ));
-    report.push_str(&concise(
+    report.push_str(&concise_case(
         "fixtures/openai-chat/broken-too-many-tools.json",
         &["--target", "openai-responses,gemini"],
     ));
     insta::assert_snapshot!(report);
-    assert_clean("fixtures/openai-chat/clean-128-tools.json", &[]);
-    assert_clean("fixtures/gemini/clean-512-declarations.json", &[]);
-    assert_clean(
+    assert_lints_clean("fixtures/openai-chat/clean-128-tools.json", &[]);
+    assert_lints_clean("fixtures/gemini/clean-512-declarations.json", &[]);
+    assert_lints_clean(
         "fixtures/openai-chat/broken-too-many-tools.json",
         &["--target", "anthropic"],
     );
@@ -55,9 +36,9 @@ fn too_many_tools_per_provider() {
 /// A Responses `call_id` longer than 64 characters is rejected; 64 is accepted.
 #[test]
 fn responses_call_id_longer_than_64() {
-    let report = concise("fixtures/openai-responses/broken-long-call-id.json", &[]);
+    let report = concise_case("fixtures/openai-responses/broken-long-call-id.json", &[]);
     insta::assert_snapshot!(report);
-    assert_clean("fixtures/openai-responses/clean-64-char-call-id.json", &[]);
+    assert_lints_clean("fixtures/openai-responses/clean-64-char-call-id.json", &[]);
 }
 
 /// `tool_calls: []` is an OpenAI error that Mistral accepts; an assistant message with
@@ -66,24 +47,24 @@ fn responses_call_id_longer_than_64() {
 #[test]
 fn empty_assistant_messages_per_provider() {
     let mut report = String::new();
-    report.push_str(&concise(
+    report.push_str(&concise_case(
         "fixtures/openai-chat/broken-empty-tool-calls.json",
         &[],
     ));
-    report.push_str(&concise(
+    report.push_str(&concise_case(
         "fixtures/openai-chat/deepseek-contentless-assistant.json",
         &["--target", "deepseek", "--select", "TC508"],
     ));
     insta::assert_snapshot!(report);
-    assert_clean(
+    assert_lints_clean(
         "fixtures/openai-chat/broken-empty-tool-calls.json",
         &["--target", "mistral"],
     );
-    assert_clean(
+    assert_lints_clean(
         "fixtures/openai-chat/deepseek-contentless-assistant.json",
         &["--target", "openai", "--select", "TC508"],
     );
-    assert_clean(
+    assert_lints_clean(
         "fixtures/openai-chat/clean-deepseek-answered.json",
         &["--target", "deepseek"],
     );
@@ -169,14 +150,17 @@ fn inserted_gemini_result_carries_the_call_name() {
 #[test]
 fn gemini_call_ids_and_response_names() {
     let mut report = String::new();
-    report.push_str(&concise(
+    report.push_str(&concise_case(
         "fixtures/gemini/broken-duplicate-call-ids.json",
         &[],
     ));
-    report.push_str(&concise("fixtures/gemini/broken-response-name.json", &[]));
+    report.push_str(&concise_case(
+        "fixtures/gemini/broken-response-name.json",
+        &[],
+    ));
     insta::assert_snapshot!(report);
-    assert_clean("fixtures/gemini/clean-distinct-call-ids.json", &[]);
-    assert_clean(
+    assert_lints_clean("fixtures/gemini/clean-distinct-call-ids.json", &[]);
+    assert_lints_clean(
         "fixtures/gemini/broken-response-name.json",
         &["--target", "openai,anthropic,bedrock"],
     );
