@@ -211,6 +211,15 @@ pub enum Item {
 }
 
 impl Item {
+    /// Where the item itself is (the block, part or message).
+    pub fn loc(&self) -> &Loc {
+        match self {
+            Item::Text(t) | Item::Thinking(t) => &t.loc,
+            Item::Call(c) => &c.loc,
+            Item::Result(r) => &r.loc,
+        }
+    }
+
     /// The message holding this item.
     pub fn message(&self) -> &Loc {
         match self {

@@ -165,3 +165,33 @@ fn gemini_call_ids_and_response_names() {
         &["--target", "openai,anthropic,bedrock"],
     );
 }
+
+/// Bedrock role alternation: consecutive same-role messages are a warning saying Bedrock has
+/// rejected and accepted them (both user messages of the example, including a tool result
+/// followed by text, the shape accepted in 2026-01); the merge fix (unsafe) joins them; other
+/// providers do not mind.
+#[test]
+fn bedrock_role_alternation_is_contested() {
+    let file = "fixtures/bedrock-converse/bedrock-consecutive-user.json";
+    insta::assert_snapshot!(concise_case(file, &["--select", "TC510"]));
+    assert_lints_clean(file, &["--target", "anthropic", "--select", "TC510"]);
+    let text = std::fs::read_to_string(common::root().join(file)).expect("fixture");
+    let out = toolcheck_stdin(
+        &[
+            "fix",
+            "-",
+            "--stdin-filename",
+            "b.json",
+            "--select",
+            "TC510",
+            "--unsafe-fixes",
+            "--write",
+        ],
+        &text,
+    );
+    assert!(
+        out.stdout.contains(r#"{"role": "user", "content": [{"text": "Summarise the incident report."}, {"text": "Keep it under five lines."}]}"#),
+        "{}",
+        out.transcript()
+    );
+}

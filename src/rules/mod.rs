@@ -32,6 +32,7 @@ mod parse_error;
 mod repeated_failing_call;
 mod result_count_mismatch;
 mod result_name_mismatch;
+mod role_alternation;
 mod schema_violation;
 mod too_many_tools;
 mod unknown_format;
@@ -81,6 +82,7 @@ pub static RULES: &[&dyn Rule] = &[
     &user_after_tool_result::UserAfterToolResult,
     &empty_assistant_message::EmptyAssistantMessage,
     &result_name_mismatch::ResultNameMismatch,
+    &role_alternation::RoleAlternation,
 ];
 
 /// The rule whose code or name is `key`.
