@@ -179,6 +179,9 @@ pub struct MessageShapes {
     pub empty_call_lists: Vec<Loc>,
     /// Assistant messages whose content is absent or null and that make no call.
     pub contentless: Vec<Loc>,
+    /// Each result's location with the location of its call-id value (OpenAI
+    /// `tool_call_id`), for formats where a fix may rewrite the id.
+    pub result_ids: Vec<(Loc, Loc)>,
 }
 
 /// Which direction of a wire capture is the only one there.

@@ -1,5 +1,6 @@
 //! Provider limits and message shapes (issue 24 §2): too many tools, over-long Responses
-//! call ids, empty assistant messages; and fixes that never leave an empty message behind.
+//! call ids, empty assistant messages, Bedrock role alternation, ids rewritten on one side;
+//! and fixes that never leave an empty message behind.
 //! Each case pairs a rejected fixture with an accepted control.
 
 mod common;
@@ -194,4 +195,23 @@ fn bedrock_role_alternation_is_contested() {
         "{}",
         out.transcript()
     );
+}
+
+/// Results whose ids were rewritten on one side (`functions.grep:0` answered as
+/// `functions_grep_0`) are orphans, with an unsafe fix giving each its call's id; the calls
+/// get no fix of their own (an inserted result would answer them twice), and once re-paired
+/// the history is clean.
+#[test]
+fn rewritten_call_ids_are_re_paired_by_an_unsafe_fix() {
+    let file = "fixtures/openai-chat/broken-rewritten-call-ids.json";
+    insta::assert_snapshot!(concise_case(file, &[]));
+    let text = std::fs::read_to_string(common::root().join(file)).expect("fixture");
+    let fixed = fix_write("k.json", &text, &["--unsafe-fixes"]);
+    assert!(
+        fixed.contains(r#""tool_call_id": "functions.grep:0""#)
+            && fixed.contains(r#""tool_call_id": "functions.read_file:1""#),
+        "{fixed}"
+    );
+    let safe_only = fix_write("k.json", &text, &[]);
+    assert_eq!(safe_only, text, "no safe fix applies");
 }

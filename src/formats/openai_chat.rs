@@ -139,6 +139,11 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
             Role::Tool => {
                 // Consecutive tool messages form one turn.
                 let call_id = str_at(message, "tool_call_id").map(str::to_string);
+                if call_id.is_some() {
+                    conv.shapes
+                        .result_ids
+                        .push((mloc.clone(), mloc.child("tool_call_id")));
+                }
                 let name = str_at(message, "name")
                     .or_else(|| str_at(message, "tool_name"))
                     .map(str::to_string);
