@@ -157,6 +157,32 @@ pub fn from_trace_name(name: &str) -> Option<Provider> {
     })
 }
 
+/// The provider an OpenAI-shaped request is sent to, from the `model` it names
+/// (`deepseek-chat`, `kimi-k2.5`, `mistral-small-latest`, `claude-sonnet-4-5`,
+/// `gemini-2.5-flash`): those names are served by their own provider's OpenAI-compatible
+/// endpoint, which holds the body to its own rules. A name with a router's prefix
+/// (`deepseek/deepseek-chat`) goes through a router that translates, so it names none.
+pub fn from_model(model: &str) -> Option<Provider> {
+    let model = model.trim().to_ascii_lowercase();
+    if model.contains('/') {
+        return None;
+    }
+    let starts = |prefixes: &[&str]| prefixes.iter().any(|p| model.starts_with(p));
+    Some(if starts(&["deepseek-"]) {
+        Provider::Deepseek
+    } else if starts(&["kimi-", "moonshot-"]) {
+        Provider::Moonshot
+    } else if starts(&["mistral-", "magistral-", "codestral-", "devstral-"]) {
+        Provider::Mistral
+    } else if starts(&["claude-"]) {
+        Provider::Anthropic
+    } else if starts(&["gemini-"]) {
+        Provider::Gemini
+    } else {
+        return None;
+    })
+}
+
 /// Whether a format's conversations reach a chat model as they stand. An MCP log is tool
 /// traffic between a client and a server: the model sees it through the client's own format,
 /// so the log is held to no chat provider, whatever `--target` names, and what rules find in

@@ -134,6 +134,54 @@ pub struct Conversation {
     /// none of the requests): calls and results cannot be paired, so pairing rules pass it
     /// over and `input-not-checked` says so once.
     pub one_sided: Option<OneSide>,
+    /// Message shapes that some providers reject and the turns do not show, as the file
+    /// holds them (an empty `tool_calls` array, an assistant message with nothing in it).
+    pub shapes: MessageShapes,
+    /// The model the request names (`model`), where the file says.
+    pub model: Option<String>,
+    /// Reasoning as the file holds it, for providers that require it passed back.
+    pub reasoning: ReasoningShapes,
+}
+
+/// How a format carries reasoning that a provider requires passed back with tool calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReasoningKind {
+    /// `reasoning_content` on assistant messages (DeepSeek, Kimi on OpenAI-compatible chat).
+    ReasoningContent,
+    /// A `thoughtSignature` on `functionCall` parts (Gemini).
+    ThoughtSignature,
+    /// `reasoning` items before the items they produced (OpenAI Responses).
+    ReasoningItems,
+}
+
+/// Reasoning as a request holds it: an adapter records what is there; rules decide whether
+/// the provider required it.
+#[derive(Debug, Clone, Default)]
+pub struct ReasoningShapes {
+    /// How this format carries reasoning; `None` for formats that do not read it.
+    pub kind: Option<ReasoningKind>,
+    /// What the request options say about thinking (`thinking.type`, `extra_body.thinking`,
+    /// `reasoning_effort`): `Some(true)` on, `Some(false)` off, `None` where they do not say.
+    pub requested: Option<bool>,
+    /// What carries reasoning: assistant messages with a `reasoning_content` string (even
+    /// empty), `functionCall` parts with a signature, `reasoning` items.
+    pub carried: Vec<Loc>,
+    /// Calls the provider links to the reasoning that produced them (Responses
+    /// `function_call` items with an item `id`).
+    pub linked_calls: Vec<Loc>,
+}
+
+/// What an adapter records about messages beyond their items: shapes only, which rules judge
+/// per provider. Formats that cannot tell leave them empty.
+#[derive(Debug, Clone, Default)]
+pub struct MessageShapes {
+    /// Each `tool_calls: []` of an assistant message (the empty array's location).
+    pub empty_call_lists: Vec<Loc>,
+    /// Assistant messages whose content is absent or null and that make no call.
+    pub contentless: Vec<Loc>,
+    /// Each result's location with the location of its call-id value (OpenAI
+    /// `tool_call_id`), for formats where a fix may rewrite the id.
+    pub result_ids: Vec<(Loc, Loc)>,
 }
 
 /// Which direction of a wire capture is the only one there.
@@ -166,6 +214,15 @@ pub enum Item {
 }
 
 impl Item {
+    /// Where the item itself is (the block, part or message).
+    pub fn loc(&self) -> &Loc {
+        match self {
+            Item::Text(t) | Item::Thinking(t) => &t.loc,
+            Item::Call(c) => &c.loc,
+            Item::Result(r) => &r.loc,
+        }
+    }
+
     /// The message holding this item.
     pub fn message(&self) -> &Loc {
         match self {
@@ -405,6 +462,9 @@ impl Conversation {
             provider: None,
             accepted: false,
             one_sided: None,
+            shapes: MessageShapes::default(),
+            model: None,
+            reasoning: ReasoningShapes::default(),
         }
     }
 

@@ -23,8 +23,8 @@ use serde_json::{json, Value as Json};
 
 use super::{array_at, field, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
-    pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role,
-    SchemaDialect, Text, ToolCall, ToolDef, ToolResult,
+    pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, ReasoningKind,
+    Role, SchemaDialect, Text, ToolCall, ToolDef, ToolResult,
 };
 use crate::tree::Value as Tree;
 
@@ -34,6 +34,7 @@ const FUNCTION_CALL: &[&str] = &["functionCall", "function_call"];
 const FUNCTION_RESPONSE: &[&str] = &["functionResponse", "function_response"];
 const DECLARATIONS: &[&str] = &["functionDeclarations", "function_declarations"];
 const JSON_SCHEMA: &[&str] = &["parametersJsonSchema", "parameters_json_schema"];
+const THOUGHT_SIGNATURE: &[&str] = &["thoughtSignature", "thought_signature"];
 
 impl Dialect for Gemini {
     fn interrupted_block(&self, site: &CallSite<'_, '_>, text: &str) -> Option<Json> {
@@ -141,7 +142,9 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Vec<Conversation>, String> {
                 doc.value.get(&prefix[1..]).unwrap_or(doc.value)
             };
             read_tools(container, &root, &mut conv);
+            conv.model = str_at(container, "model").map(str::to_string);
         }
+        conv.reasoning.kind = Some(ReasoningKind::ThoughtSignature);
         let mut previous = None;
         for (i, content) in contents.iter().enumerate() {
             push_content(&mut conv, content, &contents_loc.child(i))?;
@@ -207,7 +210,15 @@ fn push_content(conv: &mut Conversation, content: &Tree, cloc: &Loc) -> Result<(
     conv.start_turn(role, cloc.clone());
     for (j, part) in parts.iter().enumerate() {
         let loc = cloc.child("parts").child(j);
-        conv.push_to_last(part_item(part, loc, cloc));
+        let item = part_item(part, loc, cloc);
+        // The signature is the part's, beside `functionCall` (a sentinel such as
+        // `skip_thought_signature_validator` counts: the provider accepts it).
+        if let Item::Call(call) = &item {
+            if object_field(part, THOUGHT_SIGNATURE).is_some() {
+                conv.reasoning.carried.push(call.loc.clone());
+            }
+        }
+        conv.push_to_last(item);
     }
     Ok(())
 }

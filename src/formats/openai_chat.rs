@@ -19,7 +19,7 @@ use super::{
 };
 use crate::transcript::{
     looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc,
-    Pairing, Role, Text, ToolCall, ToolDef, ToolResult,
+    Pairing, ReasoningKind, Role, Text, ToolCall, ToolDef, ToolResult,
 };
 use crate::tree::Value as Tree;
 
@@ -121,7 +121,9 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
             doc.value.get(&prefix[1..]).unwrap_or(doc.value)
         };
         read_tools(container, &root, &mut conv);
+        read_options(container, &mut conv);
     }
+    conv.reasoning.kind = Some(ReasoningKind::ReasoningContent);
 
     // Legacy `function_call`s and id-less calls (Ollama) are answered by name and order.
     let mut pending_by_name: Vec<(String, String)> = Vec::new();
@@ -137,6 +139,11 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
             Role::Tool => {
                 // Consecutive tool messages form one turn.
                 let call_id = str_at(message, "tool_call_id").map(str::to_string);
+                if call_id.is_some() {
+                    conv.shapes
+                        .result_ids
+                        .push((mloc.clone(), mloc.child("tool_call_id")));
+                }
                 let name = str_at(message, "name")
                     .or_else(|| str_at(message, "tool_name"))
                     .map(str::to_string);
@@ -174,6 +181,12 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
                 if role != Role::Assistant {
                     continue;
                 }
+                if message
+                    .get("reasoning_content")
+                    .is_some_and(Tree::is_string)
+                {
+                    conv.reasoning.carried.push(mloc.clone());
+                }
                 for (j, call) in array_at(message, "tool_calls")
                     .into_iter()
                     .flatten()
@@ -182,7 +195,16 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
                     let call = read_tool_call(call, &mloc, j, &mut pending_by_name);
                     conv.push_to_last(Item::Call(call));
                 }
-                if let Some(fc) = message.get("function_call").filter(|v| v.is_object()) {
+                let calls = array_at(message, "tool_calls");
+                if calls.is_some_and(|c| c.is_empty()) {
+                    conv.shapes.empty_call_lists.push(mloc.child("tool_calls"));
+                }
+                let function_call = message.get("function_call").filter(|v| v.is_object());
+                let no_content = matches!(message.get("content"), None | Some(Tree::Null));
+                if no_content && calls.is_none_or(|c| c.is_empty()) && function_call.is_none() {
+                    conv.shapes.contentless.push(mloc.clone());
+                }
+                if let Some(fc) = function_call {
                     let loc = mloc.child("function_call");
                     let name = str_at(fc, "name").unwrap_or_default().to_string();
                     let key = pairing_key(None, &loc);
@@ -278,6 +300,25 @@ pub(crate) fn read_tool_call(
         args_loc,
         message: mloc.clone(),
     }
+}
+
+/// Reads the model and what the request options say about thinking: `thinking: {type}`
+/// (DeepSeek, Kimi; under `extra_body` as the OpenAI SDK sends it) and `reasoning_effort`.
+fn read_options(container: &Tree, conv: &mut Conversation) {
+    conv.model = str_at(container, "model").map(str::to_string);
+    let thinking = container
+        .get("thinking")
+        .or_else(|| container.get("extra_body").and_then(|b| b.get("thinking")))
+        .and_then(|t| str_at(t, "type"));
+    conv.reasoning.requested = match thinking {
+        Some("enabled") => Some(true),
+        Some("disabled") => Some(false),
+        _ => match str_at(container, "reasoning_effort") {
+            Some("none") => Some(false),
+            Some(_) => Some(true),
+            None => None,
+        },
+    };
 }
 
 /// Reads `tools` (function and custom tools) and legacy `functions`.

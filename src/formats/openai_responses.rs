@@ -28,7 +28,7 @@ use super::{
 };
 use crate::transcript::{
     looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc,
-    Pairing, Role, Text, ToolCall, ToolDef, ToolResult,
+    Pairing, ReasoningKind, Role, Text, ToolCall, ToolDef, ToolResult,
 };
 use crate::tree::Value as Tree;
 
@@ -118,6 +118,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
     let value = doc.value;
     let root = Loc::new(doc.base, "");
     let mut conv = Conversation::new(Format::OpenAiResponses, root.clone(), Pairing::AnyLater);
+    conv.reasoning.kind = Some(ReasoningKind::ReasoningItems);
 
     if let Some(items) = value.as_array() {
         read_items(items, &root, &mut conv);
@@ -163,6 +164,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
             .any(|k| v.get(k).is_some_and(|x| !x.is_null()))
     };
     conv.server_history = chained(request) || chained(response);
+    conv.model = str_at(request, "model").map(str::to_string);
 
     if let Some(items) = input.and_then(Tree::as_array) {
         read_items(items, &request_loc.child("input"), &mut conv);
@@ -178,6 +180,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
 pub fn normalise_items(docs: &[Doc<'_>]) -> Conversation {
     let root = Loc::new(docs.first().map_or(0, |d| d.base), "");
     let mut conv = Conversation::new(Format::OpenAiResponses, root, Pairing::AnyLater);
+    conv.reasoning.kind = Some(ReasoningKind::ReasoningItems);
     for doc in docs {
         read_item(doc.value, Loc::new(doc.base, ""), &mut conv);
     }
@@ -213,12 +216,19 @@ pub(crate) fn read_item(item: &Tree, loc: Loc, conv: &mut Conversation) {
             };
             push_text(conv, role, text_loc, &loc);
         }
-        "reasoning" => push_text(conv, Role::Assistant, loc.clone(), &loc),
+        "reasoning" => {
+            conv.reasoning.carried.push(loc.clone());
+            push_text(conv, Role::Assistant, loc.clone(), &loc);
+        }
         // Remote compaction summaries (Responses `compaction`, Codex `compaction_summary`).
         "compaction" | "compaction_summary" => push_text(conv, Role::System, loc.clone(), &loc),
         // Points at an item stored on the server, which may be a call this file never shows.
         "item_reference" => conv.server_history = true,
         "function_call" => {
+            // An item id (`fc_…`) ties the call to the reasoning item that produced it.
+            if str_at(item, "id").is_some() {
+                conv.reasoning.linked_calls.push(loc.clone());
+            }
             let args = item.get("arguments");
             let arguments = match args {
                 None | Some(Tree::Null) => Arguments::Absent,

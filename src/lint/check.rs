@@ -203,10 +203,23 @@ pub fn check_conversation(
     jsonl: bool,
 ) -> Vec<Finding> {
     let recorded = conv.provider.map(|p| [p]);
-    let targets: &[crate::provider::Provider] = match (&opts.targets, &recorded) {
-        (Some(targets), _) => targets,
-        (None, Some(recorded)) => recorded,
-        (None, None) => crate::provider::Provider::native(conv.format),
+    // An OpenAI-shaped request naming another provider's model is sent to that provider.
+    let by_model = match (&opts.targets, &recorded, conv.format) {
+        (
+            None,
+            None,
+            crate::format::Format::OpenAiChat | crate::format::Format::OpenAiResponses,
+        ) => conv
+            .model
+            .as_deref()
+            .and_then(|m| crate::provider::from_model(m).map(|p| ([p], m))),
+        _ => None,
+    };
+    let targets: &[crate::provider::Provider] = match (&opts.targets, &recorded, &by_model) {
+        (Some(targets), _, _) => targets,
+        (None, Some(recorded), _) => recorded,
+        (None, None, Some((inferred, _))) => inferred,
+        (None, None, None) => crate::provider::Provider::native(conv.format),
     };
     let cx = Context::new(
         conv,
@@ -215,7 +228,8 @@ pub fn check_conversation(
         &opts.rule_options,
         targets,
         Some(source),
-    );
+    )
+    .targeted(opts.targets.is_some());
     let mut findings = Vec::new();
     for rule in rules::RULES {
         if opts.selection.is_enabled(rule.meta().code) {
@@ -242,6 +256,16 @@ pub fn check_conversation(
                 finding.severity = crate::finding::Severity::Warning;
             }
             None => {}
+        }
+    }
+    if let Some(([provider], model)) = &by_model {
+        for finding in findings
+            .iter_mut()
+            .filter(|f| f.providers.contains(provider))
+        {
+            finding.message.push_str(&format!(
+                " (held to {provider}: the request's model is `{model}`)"
+            ));
         }
     }
     if conv.repaired_pairing {

@@ -4,6 +4,7 @@ use foldhash::{HashMap, HashMapExt};
 
 use super::{declare_rule, Context, Rule, RuleMeta};
 use crate::finding::{Finding, Severity};
+use crate::provider::Provider;
 use crate::transcript::{Conversation, ToolCall};
 
 declare_rule! {
@@ -17,7 +18,11 @@ declare_rule! {
     /// ## Why it matters
     /// Results are paired with calls by id, so a repeated id makes the pairing ambiguous.
     /// Anthropic rejects duplicates in one message ("`tool_use` ids must be unique"), and
-    /// Responses rejects duplicate items. Across turns, providers are inconsistent: some
+    /// Responses rejects duplicate items. Gemini 3 rejects two `functionCall` parts with the
+    /// same id inside one `model` Content with a bare "Request contains an invalid argument."
+    /// and accepts the same id in different model turns (watt-mind/coach PR #280, 2026-07,
+    /// bisected against the live API on gemini-3-flash-preview and
+    /// gemini-3.1-flash-lite-preview). Across turns, providers are inconsistent: some
     /// accept it (Gemini's short ids replayed through other providers), Claude Code sessions
     /// have failed on it. Streaming bugs and id generators with few bits cause it.
     ///
@@ -87,11 +92,14 @@ fn same_turn(cx: &Context<'_>, id: &str, calls: &[(usize, &ToolCall)], out: &mut
                 cx.describe(&first.loc)
             ),
         };
-        out.push(
-            Finding::about_call(&DuplicateToolCallId::META, second, &second.loc, message)
-                .severity(Severity::Error)
-                .help(HELP),
-        );
+        let finding = Finding::about_call(&DuplicateToolCallId::META, second, &second.loc, message)
+            .severity(Severity::Error)
+            .help(HELP);
+        // Gemini rejects a repeated id inside one model Content, not across turns.
+        out.push(match cx.judge(&[Provider::Anthropic, Provider::Gemini]) {
+            Some(verdict) => finding.rejected_by(verdict),
+            None => finding,
+        });
     }
 }
 

@@ -89,6 +89,11 @@ pub struct Context<'a> {
     /// Whether the conversation reaches a chat model at all (`provider::sent_to_a_model`):
     /// when not, no provider rejects anything in it.
     to_a_model: bool,
+    /// Whether the user named the targets (`--target`, `target` in the config), rather than
+    /// toolcheck taking them from the format, a trace or the model: where a history cannot
+    /// show a setting (whether thinking was on), a named target holds it to the stricter
+    /// behaviour.
+    pub named_targets: bool,
 }
 
 impl<'a> Context<'a> {
@@ -113,7 +118,14 @@ impl<'a> Context<'a> {
             to_a_model: crate::provider::sent_to_a_model(conv.format),
             conv,
             source,
+            named_targets: false,
         }
+    }
+
+    /// Records whether the user named the targets (see `named_targets`).
+    pub fn targeted(mut self, named: bool) -> Self {
+        self.named_targets = named;
+        self
     }
 
     /// Whether a finding that `rejecting` providers reject matters here, and how much: an

@@ -12,6 +12,12 @@ declare_rule! {
     /// - OpenAI Chat Completions: at most 40 characters: "Invalid
     ///   'messages[2].tool_calls[0].id': string too long. Expected a string with maximum length
     ///   40, but got a string with length 43 instead." (vercel/ai#5171, agno-agi/agno#5382);
+    /// - OpenAI Responses: a `call_id` of at most 64 characters: "Invalid
+    ///   'input[95].call_id': string too long. Expected a string with maximum length 64, but
+    ///   got a string with length 116 instead." (code `string_above_max_length`;
+    ///   AnswerDotAI/fastllm#45, 2026-06; decolua/9router#393, 2026-03; also from the Codex
+    ///   backend, V1ki/dsh-plugin-subscriptions#29, 2026-08, where ids the backend returned
+    ///   itself were too long to send back);
     /// - Mistral: exactly nine letters or digits: "Tool call id was call_0fypS1hVX but must be
     ///   a-z, A-Z, 0-9, with a length of 9." (jackmpcollins/magentic#276,
     ///   langchain-ai/langchain#24668).
@@ -53,6 +59,10 @@ fn violation(provider: Provider, id: &str) -> Option<String> {
         }
         Provider::Openai if id.chars().count() > 40 => Some(format!(
             "at most 40 characters, this one has {}",
+            id.chars().count()
+        )),
+        Provider::OpenaiResponses if id.chars().count() > 64 => Some(format!(
+            "at most 64 characters, this one has {}",
             id.chars().count()
         )),
         Provider::Mistral if id.chars().count() != 9 || !safe_chars(&[]) => {

@@ -17,6 +17,7 @@ mod content_after_tool_use;
 mod duplicate_tool_call_id;
 mod duplicate_tool_result;
 mod empty_arguments;
+mod empty_assistant_message;
 mod empty_error_result;
 mod input_not_checked;
 mod invalid_arguments_json;
@@ -30,7 +31,10 @@ mod orphaned_tool_result;
 mod parse_error;
 mod repeated_failing_call;
 mod result_count_mismatch;
+mod result_name_mismatch;
+mod role_alternation;
 mod schema_violation;
+mod too_many_tools;
 mod unknown_format;
 mod unknown_tool;
 mod unpaired_tool_call;
@@ -67,6 +71,7 @@ pub static RULES: &[&dyn Rule] = &[
     &unknown_tool::UnknownTool,
     &invalid_tool_schema::InvalidToolSchema,
     &invalid_tool_name::InvalidToolName,
+    &too_many_tools::TooManyTools,
     &repeated_failing_call::RepeatedFailingCall,
     &content_after_tool_use::ContentAfterToolUse,
     &missing_thinking_block::MissingThinkingBlock,
@@ -75,6 +80,9 @@ pub static RULES: &[&dyn Rule] = &[
     &missing_tool_config::MissingToolConfig,
     &empty_error_result::EmptyErrorResult,
     &user_after_tool_result::UserAfterToolResult,
+    &empty_assistant_message::EmptyAssistantMessage,
+    &result_name_mismatch::ResultNameMismatch,
+    &role_alternation::RoleAlternation,
 ];
 
 /// The rule whose code or name is `key`.

@@ -1,7 +1,7 @@
-use super::pairing::{result_at, ResultStatus};
+use super::pairing::{call_at, removal_waits, result_at, rewritten_ids, ResultStatus};
 use super::{declare_rule, id_list, Context, Rule, RuleMeta};
 use crate::finding::{Applicability, Finding, FixIntent};
-use crate::transcript::Conversation;
+use crate::transcript::{Conversation, Item, ToolCall, ToolResult};
 
 declare_rule! {
     /// ## What it does
@@ -31,7 +31,16 @@ declare_rule! {
     ///
     /// ## Fix
     /// Safe: remove the orphaned result (and its message, if that leaves it empty). The call
-    /// it answered is gone, so the model never sees a result it cannot place.
+    /// it answered is gone, so the model never sees a result it cannot place. When a
+    /// message's results are all removed, they go one per fix round, so the last takes the
+    /// message with it and no empty message is left.
+    ///
+    /// A result whose id is its call's rewritten on one side only (Kimi's
+    /// `functions.read_file:0` answered as `functions_read_file_0` by a gateway that made the
+    /// ids match Anthropic's pattern) is reported with the call it belongs to: the call is
+    /// unanswered, in the turn right before, at the same place among its calls, and the ids
+    /// are equal once every character but letters and digits reads as `_`. Its fix is unsafe
+    /// (the pairing is inferred): give the result its call's id (OpenAI Chat histories).
     pub struct OrphanedToolResult {
         code: "TC101",
         name: "orphaned-tool-result",
@@ -66,6 +75,14 @@ impl Rule for OrphanedToolResult {
                 }
             }
         }
+        let orphans: std::collections::HashSet<(usize, usize)> = cx
+            .pairs()
+            .results
+            .iter()
+            .filter(|(_, status)| *status == ResultStatus::Orphan)
+            .map(|&(pos, _)| pos)
+            .collect();
+        let rewritten = rewritten_ids(conv, cx.pairs());
         for &(pos, status) in &cx.pairs().results {
             if status != ResultStatus::Orphan {
                 continue;
@@ -95,23 +112,75 @@ impl Rule for OrphanedToolResult {
                 ),
                 None => "remove the result, or restore the tool call it answers (a memory window, compaction or truncation may have dropped it)".to_string(),
             };
-            out.push(
-                Finding::about_result(
-                    &Self::META,
-                    result,
-                    &result.loc,
-                    format!("{} has no matching tool call; {context}", result.subject()),
-                )
-                .help(help)
-                .fix(
-                    Applicability::Safe,
-                    "remove the orphaned tool result",
-                    FixIntent::RemoveResult {
-                        result: result.loc.clone(),
-                        message: result.message.clone(),
-                    },
-                ),
+            let finding = Finding::about_result(
+                &Self::META,
+                result,
+                &result.loc,
+                format!("{} has no matching tool call; {context}", result.subject()),
+            )
+            .help(help);
+            // One per round when they are all their message holds (`removal_waits`).
+            let waits = removal_waits(
+                conv,
+                pos,
+                &result.message,
+                |item| matches!(item, Item::Result(_)),
+                |p| orphans.contains(&p),
             );
+            if let Some(call) = rewritten
+                .iter()
+                .find(|(r, _)| *r == pos)
+                .and_then(|&(_, c)| call_at(conv, c))
+            {
+                out.push(repair(cx, conv, finding, result, call));
+                continue;
+            }
+            if waits {
+                out.push(finding);
+                continue;
+            }
+            out.push(finding.fix(
+                Applicability::Safe,
+                "remove the orphaned tool result",
+                FixIntent::RemoveResult {
+                    result: result.loc.clone(),
+                    message: result.message.clone(),
+                },
+            ));
         }
+    }
+}
+
+/// An orphaned result whose id is its call's rewritten on one side: it says so, and where the
+/// format lets a fix rewrite the id, offers to give the result its call's id (unsafe: the
+/// pairing is inferred from the ids' shape and the results' order).
+fn repair(
+    cx: &Context<'_>,
+    conv: &Conversation,
+    finding: Finding,
+    result: &ToolResult,
+    call: &ToolCall,
+) -> Finding {
+    let Some(id) = call.id.as_deref() else {
+        return finding;
+    };
+    let finding = finding.help(format!(
+        "its id looks like the id of {} at {}, rewritten on one side only; give the result its call's id",
+        call.subject(),
+        cx.describe(&call.loc)
+    ));
+    let at = conv
+        .shapes
+        .result_ids
+        .iter()
+        .find(|(r, _)| *r == result.loc)
+        .map(|(_, at)| at.clone());
+    match (at, serde_json::to_string(id)) {
+        (Some(at), Ok(text)) => finding.fix(
+            Applicability::Unsafe,
+            format!("rename the result's id to \"{id}\", its call's"),
+            FixIntent::Replace { at, text },
+        ),
+        _ => finding,
     }
 }

@@ -5,7 +5,7 @@
 // flood resistance buys nothing there and costs a few percent of a lint.
 use foldhash::{HashMap, HashMapExt};
 
-use crate::transcript::{Conversation, Item, Pairing, Role, ToolCall, ToolResult};
+use crate::transcript::{Conversation, Item, Loc, Pairing, Role, ToolCall, ToolResult};
 
 /// Position of an item: (turn index, item index within the turn). Ordered as in the log.
 pub(crate) type Pos = (usize, usize);
@@ -202,4 +202,86 @@ pub(crate) fn next_turn_block(conv: &Conversation, turn: usize) -> Option<crate:
             .rsplit_once('/')
             .is_some_and(|(_, last)| last.parse::<usize>().is_ok());
     is_block.then(|| loc.clone())
+}
+
+/// Whether removing the item at `pos` waits for a later round of the fix loop: the items of
+/// its kind (`kind`) in its message are all being removed (`removed`) and it is not the first
+/// of them. Removed all at once they would leave the message with an empty list
+/// (`tool_calls: []`, which OpenAI rejects, or `content: []`); one per round, the last one
+/// takes its message with it.
+pub(crate) fn removal_waits(
+    conv: &Conversation,
+    pos: Pos,
+    message: &Loc,
+    kind: impl Fn(&Item) -> bool,
+    removed: impl Fn(Pos) -> bool,
+) -> bool {
+    let Some(turn) = conv.turns.get(pos.0) else {
+        return false;
+    };
+    let mut siblings = turn
+        .items
+        .iter()
+        .enumerate()
+        .filter(|(_, item)| item.message() == message && kind(item))
+        .map(|(i, _)| i);
+    let Some(first) = siblings.next() else {
+        return false;
+    };
+    first != pos.1 && removed((pos.0, first)) && siblings.all(|i| removed((pos.0, i)))
+}
+
+/// Orphaned results whose id is their call's rewritten on one side only (Kimi's
+/// `functions.read_file:0` answered as `functions_read_file_0` after a gateway made ids
+/// match `^[a-zA-Z0-9_-]+$`): each result's position with its call's. The call is unanswered,
+/// in the turn right before the result's, at the same place among its calls as the result
+/// among its results, and the two ids are equal once every character but letters and digits
+/// is read as `_`.
+pub(crate) fn rewritten_ids(conv: &Conversation, pairs: &Pairs) -> Vec<(Pos, Pos)> {
+    let fold = |id: &str| -> String {
+        id.chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect()
+    };
+    let mut out = Vec::new();
+    for &(pos, status) in &pairs.results {
+        let (ResultStatus::Orphan, Some(result), Some(call_turn)) =
+            (status, result_at(conv, pos), pos.0.checked_sub(1))
+        else {
+            continue;
+        };
+        let (Some(id), Some(turn), Some(calls)) = (
+            result.call_id.as_deref(),
+            conv.turns.get(pos.0),
+            conv.turns.get(call_turn),
+        ) else {
+            continue;
+        };
+        let rank = turn
+            .items
+            .iter()
+            .take(pos.1)
+            .filter(|i| matches!(i, Item::Result(_)))
+            .count();
+        let Some((index, call)) = calls
+            .items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| match item {
+                Item::Call(c) if c.is_client() => Some((i, c)),
+                _ => None,
+            })
+            .nth(rank)
+        else {
+            continue;
+        };
+        let rewritten = call
+            .id
+            .as_deref()
+            .is_some_and(|cid| cid != id && fold(cid) == fold(id));
+        if rewritten && pairs.unanswered.binary_search(&(call_turn, index)).is_ok() {
+            out.push((pos, (call_turn, index)));
+        }
+    }
+    out
 }

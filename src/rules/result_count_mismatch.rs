@@ -237,11 +237,7 @@ fn gather(
         .filter_map(|&pos| result_at(conv, pos))
         .map(|r| r.loc.clone())
         .collect();
-    let into = match into {
-        Item::Text(t) | Item::Thinking(t) => t.loc.clone(),
-        Item::Call(c) => c.loc.clone(),
-        Item::Result(r) => r.loc.clone(),
-    };
+    let into = into.loc().clone();
     Some(FixIntent::GatherResults {
         into,
         results,

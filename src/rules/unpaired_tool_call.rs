@@ -1,4 +1,4 @@
-use super::pairing::{call_at, next_turn_block};
+use super::pairing::{call_at, next_turn_block, removal_waits, rewritten_ids};
 use super::{declare_rule, Context, Rule, RuleMeta, UnpairedFix};
 use crate::finding::{Applicability, Finding, FixIntent};
 use crate::transcript::{Conversation, Item, Loc, Role, ToolCall};
@@ -57,6 +57,11 @@ impl Rule for UnpairedToolCall {
 
     fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
         let last_turn = conv.turns.len().saturating_sub(1);
+        // Calls answered under a rewritten id: `orphaned-tool-result` re-pairs them.
+        let rewritten: Vec<_> = rewritten_ids(conv, cx.pairs())
+            .into_iter()
+            .map(|(_, call)| call)
+            .collect();
         for &pos in &cx.pairs().unanswered {
             let Some(call) = call_at(conv, pos) else {
                 continue;
@@ -87,7 +92,7 @@ impl Rule for UnpairedToolCall {
                 .get(pos.0)
                 .is_some_and(|t| t.role == Role::Assistant);
             let finding = match cx.options.unpaired {
-                _ if !by_assistant => finding,
+                _ if !by_assistant || rewritten.contains(&pos) => finding,
                 UnpairedFix::InsertResult => finding.fix(
                     Applicability::Safe,
                     "insert an error result saying the call was interrupted",
@@ -98,6 +103,18 @@ impl Rule for UnpairedToolCall {
                         before: call.id.as_ref().and_then(|_| next_turn_block(conv, pos.0)),
                     },
                 ),
+                // One per round when they are all their message holds (`removal_waits`).
+                UnpairedFix::RemoveCall
+                    if removal_waits(
+                        conv,
+                        pos,
+                        &call.message,
+                        |item| matches!(item, Item::Call(c) if c.is_client()),
+                        |p| cx.pairs().unanswered.binary_search(&p).is_ok(),
+                    ) =>
+                {
+                    finding
+                }
                 UnpairedFix::RemoveCall => finding.fix(
                     Applicability::Unsafe,
                     "remove the unanswered call",

@@ -124,6 +124,27 @@ impl Output {
     }
 }
 
+/// `lint FILE --output-format concise` with `extra` arguments, headed by the command line:
+/// one case of a snapshot that holds several.
+pub fn concise_case(file: &str, extra: &[&str]) -> String {
+    let mut args = vec!["lint", file, "--output-format", "concise"];
+    args.extend_from_slice(extra);
+    let out = toolcheck(&args);
+    format!(
+        "$ toolcheck lint {file} {}\n{}",
+        extra.join(" "),
+        out.transcript()
+    )
+}
+
+/// `lint FILE` with `extra` arguments finds nothing.
+pub fn assert_lints_clean(file: &str, extra: &[&str]) {
+    let mut args = vec!["lint", file, "--output-format", "concise"];
+    args.extend_from_slice(extra);
+    let out = toolcheck(&args);
+    assert_eq!(out.code, 0, "{file} {extra:?}: {}", out.transcript());
+}
+
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
