@@ -132,6 +132,14 @@ def main() -> None:
         return run
 
     many2, many1 = many(2), many(1)
+    fix_child = (
+        "import sys, toolcheck\n"
+        "recs = open(sys.argv[1], encoding='utf-8').read().splitlines()\n"
+        "toolcheck.fix_many(recs, threads=1)\n"
+    )
+
+    def fix1() -> None:
+        subprocess.run([sys.executable, "-c", fix_child, str(jsonl)], check=True)
 
     def parse_all() -> None:
         for r in records:
@@ -140,7 +148,12 @@ def main() -> None:
             except ValueError:
                 pass
 
-    runs = [("lint_many, 2 threads", many2), ("lint_many, 1 thread", many1), ("json.loads loop (parse only)", parse_all)]
+    runs = [
+        ("lint_many, 2 threads", many2),
+        ("lint_many, 1 thread", many1),
+        ("fix_many, 1 thread (safe fixes)", fix1),
+        ("json.loads loop (parse only)", parse_all),
+    ]
     cli = shutil.which(args.cli) or (args.cli if os.path.exists(args.cli) else None)
     run_cli = None
     if cli:
@@ -152,6 +165,12 @@ def main() -> None:
             cli_out.append(subprocess.run(cmd, stdout=subprocess.PIPE, check=True).stdout)
 
         runs.append(("CLI on the same JSONL (json output, 2 threads)", run_cli))
+        cmd1 = [cli, "lint", "--no-config", "--output-format", "json", "--quiet", "--exit-zero", "-j1", str(jsonl)]
+
+        def run_cli1() -> None:
+            subprocess.run(cmd1, stdout=subprocess.DEVNULL, check=True)
+
+        runs.append(("CLI on the same JSONL (json output, 1 thread)", run_cli1))
 
     # Round-robin repeats, best of each: on a shared machine the load drifts over minutes, and
     # interleaving exposes every run to the same drift.
@@ -192,6 +211,14 @@ def main() -> None:
     print(f"lint_many 1 thread / 2 threads:           wall {t_many1 / t_many2:.2f}x")
     if t_ray1 and t_ray2:
         print(f"Ray 1 CPU / 2 CPUs:                      {t_ray1 / t_ray2:.2f}x  (target >= 1.7)")
+    # Issue 25's targets, per record on one core against Python's parse alone.
+    us = lambda fn: c(fn) / n * 1e6  # noqa: E731
+    print(f"CPU per record: json.loads {us(parse_all):.1f} µs, lint_many {us(many1):.1f} µs "
+          f"({us(many1) / us(parse_all):.2f}x, target <= 1.0), fix_many {us(fix1):.1f} µs")
+    if run_cli:
+        print(f"CPU per record: CLI, 1 thread {us(run_cli1):.1f} µs ({us(run_cli1) / us(parse_all):.2f}x json.loads, target <= 0.7), "
+              f"{total_bytes / c(run_cli1) / 1e6:.1f} MB/s per core")
+    print(f"per-core throughput (fix_many, 1 thread): {n / c(fix1):,.0f} records/s of CPU")
     print(f"per-core throughput (lint_many, 1 thread): {n / t_many1:,.0f} records/s wall, {n / c(many1):,.0f} records/s of CPU, {total_bytes / c(many1) / 1e6:.1f} MB/s of CPU")
     print(
         f"peak RSS: {rss_before / 1024:.0f} MB with the records loaded; +{(rss_batch - rss_before) / 1024:.0f} MB "
