@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+# The installed package, not the source folder beside this script (it has no extension).
+sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(Path(__file__).parent / "tests"))
 
 import gen  # noqa: E402

@@ -271,3 +271,26 @@ def test_arrow_input_is_read_through_the_capsule_interface():
     found = toolcheck._toolcheck.lint_arrow_capsules(opts, schema, array, "record.jsonl")
     assert [[d["code"] for d in row] for row in found] == [[f.code for f in r] for r in toolcheck.lint_many(["{}"])]
     assert not hasattr(toolcheck._toolcheck, "lint_arrow_buffers")
+
+
+def test_every_fixture_gives_the_command_lines_findings():
+    """Issue 27: the Python API reports what `toolcheck lint` does, file by file, on every
+    bundled fixture (each file named, so none is skipped; read as text, and by path)."""
+    root = Path(__file__).resolve().parents[2]
+    files = sorted(p for p in (root / "fixtures").rglob("*") if p.is_file() and p.suffix in (".json", ".jsonl"))
+    assert len(files) > 100
+    proc = subprocess.run(
+        toolcheck_command() + ["lint", "--no-config", "--output-format", "json", "--quiet", *map(str, files)],
+        capture_output=True,
+        cwd=root,
+    )
+    assert proc.returncode == 1, proc.stderr.decode()
+    by_path: dict = {}
+    for d in json.loads(proc.stdout):
+        by_path.setdefault(Path(root, d["path"]).resolve(), []).append(d)
+    key = lambda d: (d["code"], d["pointer"], d["line"], d["column"], d["message"])  # noqa: E731
+    for path in files:
+        expected = [key(d) for d in by_path.get(path.resolve(), [])]
+        assert [key(f.to_dict()) for f in toolcheck.lint_path(path)] == expected, path
+        via_text = toolcheck.lint(path.read_bytes(), name=str(path))
+        assert [key(f.to_dict()) for f in via_text] == expected, path
