@@ -48,6 +48,8 @@ FORMATS = [
     "otel",
     "openinference",
     "pydantic-ai",
+    "langfuse",
+    "langsmith",
 ]
 # Byte offsets (as fractions of the length) where JSON files are cut.
 CUTS = [i / 17 for i in range(1, 17)]

@@ -30,10 +30,12 @@ pub enum Format {
     Otel,
     OpenInference,
     PydanticAi,
+    Langfuse,
+    Langsmith,
 }
 
 impl Format {
-    pub const ALL: [Format; 26] = [
+    pub const ALL: [Format; 28] = [
         Format::OpenAiChat,
         Format::OpenAiResponses,
         Format::Anthropic,
@@ -60,6 +62,8 @@ impl Format {
         Format::Otel,
         Format::OpenInference,
         Format::PydanticAi,
+        Format::Langfuse,
+        Format::Langsmith,
     ];
 
     pub fn name(self) -> &'static str {
@@ -90,6 +94,8 @@ impl Format {
             Format::Otel => "otel",
             Format::OpenInference => "openinference",
             Format::PydanticAi => "pydantic-ai",
+            Format::Langfuse => "langfuse",
+            Format::Langsmith => "langsmith",
         }
     }
 

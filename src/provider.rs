@@ -135,7 +135,7 @@ impl Provider {
             Format::Crush => &[],
             // A trace names the provider each request went to (`Conversation::provider`);
             // one that does not is held to the rules every provider shares.
-            Format::Otel | Format::OpenInference => &[],
+            Format::Otel | Format::OpenInference | Format::Langfuse | Format::Langsmith => &[],
             // Pydantic AI replays its history to whichever provider the agent's model uses.
             Format::PydanticAi => &[],
         }

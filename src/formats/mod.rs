@@ -35,7 +35,9 @@ mod gemini;
 mod gemini_cli;
 mod goose;
 mod langchain;
+mod langfuse;
 mod langgraph_stream;
+mod langsmith;
 mod mcp;
 mod moltis;
 mod openai_chat;
@@ -79,6 +81,8 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &otel::Otel,
     &openinference::OpenInference,
     &pydantic_ai::PydanticAi,
+    &langfuse::Langfuse,
+    &langsmith::Langsmith,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.
