@@ -50,6 +50,7 @@ FORMATS = [
     "pydantic-ai",
     "langfuse",
     "langsmith",
+    "langgraph-checkpoint",
 ]
 # Byte offsets (as fractions of the length) where JSON files are cut.
 CUTS = [i / 17 for i in range(1, 17)]

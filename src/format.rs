@@ -32,10 +32,11 @@ pub enum Format {
     PydanticAi,
     Langfuse,
     Langsmith,
+    LanggraphCheckpoint,
 }
 
 impl Format {
-    pub const ALL: [Format; 28] = [
+    pub const ALL: [Format; 29] = [
         Format::OpenAiChat,
         Format::OpenAiResponses,
         Format::Anthropic,
@@ -64,6 +65,7 @@ impl Format {
         Format::PydanticAi,
         Format::Langfuse,
         Format::Langsmith,
+        Format::LanggraphCheckpoint,
     ];
 
     pub fn name(self) -> &'static str {
@@ -96,6 +98,7 @@ impl Format {
             Format::PydanticAi => "pydantic-ai",
             Format::Langfuse => "langfuse",
             Format::Langsmith => "langsmith",
+            Format::LanggraphCheckpoint => "langgraph-checkpoint",
         }
     }
 

@@ -101,7 +101,7 @@ impl Provider {
             Format::Anthropic | Format::ClaudeCode => &[Provider::Anthropic],
             Format::Gemini => &[Provider::Gemini],
             Format::BedrockConverse => &[Provider::Bedrock],
-            Format::VercelAi | Format::Langchain => &[],
+            Format::VercelAi | Format::Langchain | Format::LanggraphCheckpoint => &[],
             // Moltis replays a session to whichever provider it is configured with.
             Format::Moltis => &[],
             // An MCP log is tool traffic: the client's model sees it through its own format.

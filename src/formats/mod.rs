@@ -16,6 +16,8 @@ mod shape;
 
 pub use adapter::{plan, Adapter, Planned};
 pub(crate) use adapter::{removal, remove_only};
+/// A LangGraph checkpoint column as JSON text (for the store layer).
+pub(crate) use langgraph_checkpoint::decode as decode_checkpoint;
 #[cfg(test)]
 pub(crate) use shape::session_docs;
 pub(crate) use shape::{
@@ -36,6 +38,7 @@ mod gemini_cli;
 mod goose;
 mod langchain;
 mod langfuse;
+mod langgraph_checkpoint;
 mod langgraph_stream;
 mod langsmith;
 mod mcp;
@@ -83,6 +86,7 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &pydantic_ai::PydanticAi,
     &langfuse::Langfuse,
     &langsmith::Langsmith,
+    &langgraph_checkpoint::LanggraphCheckpoint,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.

@@ -221,7 +221,7 @@ pub fn lint_text(
                 &crate::rules::UnknownFormat::META,
                 0,
                 0,
-                "SQLite database has no session table toolcheck reads (OpenAI Agents SDK `agent_messages`, Google ADK `events`, Goose `messages`, opencode `part`, Crush `messages`)",
+                "SQLite database has no session table toolcheck reads (OpenAI Agents SDK `agent_messages`, Google ADK `events`, Goose `messages`, opencode `part`, Crush `messages`, LangGraph `checkpoints`)",
             ));
         }
         Outcome::Checked(formats)
