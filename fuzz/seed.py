@@ -51,6 +51,7 @@ FORMATS = [
     "langfuse",
     "langsmith",
     "langgraph-checkpoint",
+    "letta",
 ]
 # Byte offsets (as fractions of the length) where JSON files are cut.
 CUTS = [i / 17 for i in range(1, 17)]

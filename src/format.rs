@@ -33,10 +33,11 @@ pub enum Format {
     Langfuse,
     Langsmith,
     LanggraphCheckpoint,
+    Letta,
 }
 
 impl Format {
-    pub const ALL: [Format; 29] = [
+    pub const ALL: [Format; 30] = [
         Format::OpenAiChat,
         Format::OpenAiResponses,
         Format::Anthropic,
@@ -66,6 +67,7 @@ impl Format {
         Format::Langfuse,
         Format::Langsmith,
         Format::LanggraphCheckpoint,
+        Format::Letta,
     ];
 
     pub fn name(self) -> &'static str {
@@ -99,6 +101,7 @@ impl Format {
             Format::Langfuse => "langfuse",
             Format::Langsmith => "langsmith",
             Format::LanggraphCheckpoint => "langgraph-checkpoint",
+            Format::Letta => "letta",
         }
     }
 

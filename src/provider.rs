@@ -136,6 +136,8 @@ impl Provider {
             // A trace names the provider each request went to (`Conversation::provider`);
             // one that does not is held to the rules every provider shares.
             Format::Otel | Format::OpenInference | Format::Langfuse | Format::Langsmith => &[],
+            // A Letta agent names its model endpoint (`llm_config.model_endpoint_type`).
+            Format::Letta => &[],
             // Pydantic AI replays its history to whichever provider the agent's model uses.
             Format::PydanticAi => &[],
         }

@@ -20,7 +20,7 @@
 //! are one conversation, checked at its last call. `level: "ERROR"` is a failed call. A trace
 //! records requests already sent: findings only.
 
-use super::otlp::{self, Message, ModelCall};
+use super::otlp::{self, Message, ModelCall, Place};
 use super::{array_at, str_at, Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
@@ -167,23 +167,6 @@ pub(crate) fn from_model(model: &str) -> Option<Provider> {
         Some(Provider::Mistral)
     } else {
         None
-    }
-}
-
-/// Where the parts of an `input`/`output` value are: their own pointers when it is JSON, the
-/// string's when it is JSON inside a string.
-struct Place {
-    loc: Loc,
-    precise: bool,
-}
-
-impl Place {
-    fn child(&self, key: impl crate::pointer::Token) -> Loc {
-        if self.precise {
-            self.loc.child(key)
-        } else {
-            self.loc.clone()
-        }
     }
 }
 

@@ -41,6 +41,7 @@ mod langfuse;
 mod langgraph_checkpoint;
 mod langgraph_stream;
 mod langsmith;
+mod letta;
 mod mcp;
 mod moltis;
 mod openai_chat;
@@ -87,6 +88,7 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &langfuse::Langfuse,
     &langsmith::Langsmith,
     &langgraph_checkpoint::LanggraphCheckpoint,
+    &letta::Letta,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.

@@ -653,6 +653,23 @@ pub(crate) fn json_message(message: &Json, at: Loc) -> Message {
     }
 }
 
+/// Where the parts of a value are: their own pointers when it is JSON in the file, the
+/// string's when it is JSON inside a string (Langfuse's v2 API, double-encoded Letta files).
+pub(crate) struct Place {
+    pub loc: Loc,
+    pub precise: bool,
+}
+
+impl Place {
+    pub fn child(&self, key: impl crate::pointer::Token) -> Loc {
+        if self.precise {
+            self.loc.child(key)
+        } else {
+            self.loc.clone()
+        }
+    }
+}
+
 /// Nanoseconds since year 0 (near enough: only the order matters) of an ISO 8601 timestamp
 /// as trace APIs write them (`2025-03-01T10:00:00.123456Z`, with or without the zone); 0
 /// when it is not one.
