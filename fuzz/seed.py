@@ -52,6 +52,7 @@ FORMATS = [
     "langsmith",
     "langgraph-checkpoint",
     "letta",
+    "strands",
 ]
 # Byte offsets (as fractions of the length) where JSON files are cut.
 CUTS = [i / 17 for i in range(1, 17)]

@@ -213,6 +213,14 @@ pub fn discover(paths: &[String], walk_opts: &WalkOptions, stdin_name: Option<&s
                 path: arg.clone(),
                 message: e.to_string(),
             }),
+            // A session folder named itself is one input.
+            Ok(meta) if meta.is_dir() && crate::folder::messages_dir(root).is_some() => {
+                found.inputs.push(Input {
+                    name: arg.trim_end_matches('/').to_string(),
+                    path: Some(root.to_path_buf()),
+                    explicit: true,
+                });
+            }
             Ok(meta) if meta.is_dir() => {
                 found.walked.push(arg.clone());
                 walk(root, walk_opts, &mut found);
@@ -225,6 +233,18 @@ pub fn discover(paths: &[String], walk_opts: &WalkOptions, stdin_name: Option<&s
                 explicit: true,
             }),
         }
+    }
+    // A session folder's files are one input: the folder (`folder.rs`).
+    for input in &mut found.inputs {
+        let Some(dir) = input.path.as_deref().and_then(crate::folder::messages_dir) else {
+            continue;
+        };
+        if input.path.as_deref() != Some(dir.as_path()) {
+            input.name = Path::new(&input.name)
+                .parent()
+                .map_or_else(|| dir.display().to_string(), |p| p.display().to_string());
+        }
+        input.path = Some(dir);
     }
     found.inputs.sort();
     found

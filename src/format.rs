@@ -34,10 +34,11 @@ pub enum Format {
     Langsmith,
     LanggraphCheckpoint,
     Letta,
+    Strands,
 }
 
 impl Format {
-    pub const ALL: [Format; 30] = [
+    pub const ALL: [Format; 31] = [
         Format::OpenAiChat,
         Format::OpenAiResponses,
         Format::Anthropic,
@@ -68,6 +69,7 @@ impl Format {
         Format::Langsmith,
         Format::LanggraphCheckpoint,
         Format::Letta,
+        Format::Strands,
     ];
 
     pub fn name(self) -> &'static str {
@@ -102,6 +104,7 @@ impl Format {
             Format::Langsmith => "langsmith",
             Format::LanggraphCheckpoint => "langgraph-checkpoint",
             Format::Letta => "letta",
+            Format::Strands => "strands",
         }
     }
 

@@ -101,6 +101,8 @@ impl Provider {
             Format::Anthropic | Format::ClaudeCode => &[Provider::Anthropic],
             Format::Gemini => &[Provider::Gemini],
             Format::BedrockConverse => &[Provider::Bedrock],
+            // Strands keeps Converse messages; Bedrock is its default model provider.
+            Format::Strands => &[Provider::Bedrock],
             Format::VercelAi | Format::Langchain | Format::LanggraphCheckpoint => &[],
             // Moltis replays a session to whichever provider it is configured with.
             Format::Moltis => &[],

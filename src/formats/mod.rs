@@ -54,6 +54,7 @@ mod pi;
 mod pydantic_ai;
 mod qwen_code;
 mod spring_ai;
+mod strands;
 mod vercel_ai;
 
 /// Every adapter, one per format, in detection-priority order (ties go to the earlier one).
@@ -89,6 +90,7 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &langsmith::Langsmith,
     &langgraph_checkpoint::LanggraphCheckpoint,
     &letta::Letta,
+    &strands::Strands,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.

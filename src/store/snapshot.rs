@@ -93,7 +93,7 @@ impl Snapshot {
 /// Appends a row's JSON to the store's text, raw line breaks replaced so the row stays one
 /// line and every byte keeps its offset: a space between tokens, U+0001 inside a string
 /// (still invalid there, as the raw break was). Returns where the breaks were.
-fn push_flat(text: &mut String, json: &str) -> Vec<(usize, u8)> {
+pub(crate) fn push_flat(text: &mut String, json: &str) -> Vec<(usize, u8)> {
     let mut breaks = Vec::new();
     if !json.contains(['\n', '\r']) {
         text.push_str(json);
