@@ -53,6 +53,7 @@ FORMATS = [
     "langgraph-checkpoint",
     "letta",
     "strands",
+    "atif",
 ]
 # Byte offsets (as fractions of the length) where JSON files are cut.
 CUTS = [i / 17 for i in range(1, 17)]

@@ -35,10 +35,11 @@ pub enum Format {
     LanggraphCheckpoint,
     Letta,
     Strands,
+    Atif,
 }
 
 impl Format {
-    pub const ALL: [Format; 31] = [
+    pub const ALL: [Format; 32] = [
         Format::OpenAiChat,
         Format::OpenAiResponses,
         Format::Anthropic,
@@ -70,6 +71,7 @@ impl Format {
         Format::LanggraphCheckpoint,
         Format::Letta,
         Format::Strands,
+        Format::Atif,
     ];
 
     pub fn name(self) -> &'static str {
@@ -105,6 +107,7 @@ impl Format {
             Format::LanggraphCheckpoint => "langgraph-checkpoint",
             Format::Letta => "letta",
             Format::Strands => "strands",
+            Format::Atif => "atif",
         }
     }
 

@@ -140,6 +140,8 @@ impl Provider {
             Format::Otel | Format::OpenInference | Format::Langfuse | Format::Langsmith => &[],
             // A Letta agent names its model endpoint (`llm_config.model_endpoint_type`).
             Format::Letta => &[],
+            // ATIF is converted from many agents and providers: the rules they share.
+            Format::Atif => &[],
             // Pydantic AI replays its history to whichever provider the agent's model uses.
             Format::PydanticAi => &[],
         }

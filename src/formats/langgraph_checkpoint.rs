@@ -206,4 +206,32 @@ mod tests {
         assert!(decode(Some("pickle"), b"x").is_err());
         assert!(decode(Some("msgpack"), &[0xdc, 0xff]).is_err());
     }
+
+    /// Nesting far past the limit (arrays, and extensions holding extensions) is refused or
+    /// cut short, never followed to the end of the stack.
+    #[test]
+    fn deep_nesting_stays_bounded() {
+        let deep = [0x91u8; 100_000];
+        assert!(decode(Some("msgpack"), &deep).is_err());
+        let mut value = Mp::Nil;
+        for _ in 0..200 {
+            value = ext(5, vec!["m".into(), "C".into(), Mp::Array(vec![value])]);
+        }
+        let bytes = {
+            let mut b = Vec::new();
+            rmpv::encode::write_value(&mut b, &value).expect("encode");
+            b
+        };
+        assert!(decode(Some("msgpack"), &bytes).is_ok());
+    }
+
+    proptest::proptest! {
+        /// Any bytes decode to JSON text or an error, without panicking.
+        #[test]
+        fn any_bytes_decode_or_fail(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..256)) {
+            if let Ok(text) = decode(Some("msgpack"), &bytes) {
+                proptest::prop_assert!(crate::json::parse_value(&text).is_ok());
+            }
+        }
+    }
 }

@@ -27,6 +27,7 @@ pub(crate) use shape::{
 mod adk;
 mod agentscope;
 mod anthropic;
+mod atif;
 mod bedrock_converse;
 mod claude_code;
 mod cline;
@@ -91,6 +92,7 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &langgraph_checkpoint::LanggraphCheckpoint,
     &letta::Letta,
     &strands::Strands,
+    &atif::Atif,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.
