@@ -54,6 +54,7 @@ FORMATS = [
     "letta",
     "strands",
     "atif",
+    "openhands",
 ]
 # Byte offsets (as fractions of the length) where JSON files are cut.
 CUTS = [i / 17 for i in range(1, 17)]

@@ -36,10 +36,11 @@ pub enum Format {
     Letta,
     Strands,
     Atif,
+    OpenHands,
 }
 
 impl Format {
-    pub const ALL: [Format; 32] = [
+    pub const ALL: [Format; 33] = [
         Format::OpenAiChat,
         Format::OpenAiResponses,
         Format::Anthropic,
@@ -72,6 +73,7 @@ impl Format {
         Format::Letta,
         Format::Strands,
         Format::Atif,
+        Format::OpenHands,
     ];
 
     pub fn name(self) -> &'static str {
@@ -108,6 +110,7 @@ impl Format {
             Format::Letta => "letta",
             Format::Strands => "strands",
             Format::Atif => "atif",
+            Format::OpenHands => "openhands",
         }
     }
 

@@ -142,6 +142,8 @@ impl Provider {
             Format::Letta => &[],
             // ATIF is converted from many agents and providers: the rules they share.
             Format::Atif => &[],
+            // OpenHands replays its history through LiteLLM to any provider.
+            Format::OpenHands => &[],
             // Pydantic AI replays its history to whichever provider the agent's model uses.
             Format::PydanticAi => &[],
         }

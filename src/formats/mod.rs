@@ -48,6 +48,7 @@ mod moltis;
 mod openai_chat;
 mod openai_responses;
 mod opencode;
+mod openhands;
 mod openinference;
 mod otel;
 mod otlp;
@@ -93,6 +94,7 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &letta::Letta,
     &strands::Strands,
     &atif::Atif,
+    &openhands::OpenHands,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.
