@@ -25,8 +25,7 @@ fn old_agent_reads_the_in_context_list() {
 }
 
 /// A current agent file: arguments that break the tool's `json_schema`, a call left
-/// unanswered when the user spoke again, a result for a call the context does not hold; an
-/// in-context id outside the export is left out, not reported.
+/// unanswered when the user spoke again, a result for a call the context does not hold.
 #[test]
 fn current_agent_broken() {
     let out = toolcheck(&[

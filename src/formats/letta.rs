@@ -12,7 +12,8 @@
 //!
 //! The conversation the model is sent is the in-context list, not `messages` (which keeps
 //! superseded system messages): the ids, indices or flags in that order. The export lists at
-//! most 50 messages, so in-context ids may point outside the file; those are left out.
+//! most 50 messages, so in-context ids may point outside the file; those are left out, and
+//! a result whose call is among them is not an orphan (the history goes on, on the server).
 //! Messages are OpenAI Chat: `{role, content:[{type:"text", text}], tool_calls:[{id,
 //! function:{name, arguments: S}}], tool_call_id}`; a tool message failed when its
 //! `tool_returns[].status` is `"error"` or its packaged result says `"status": "Failed"`
@@ -137,6 +138,22 @@ fn tools(doc: &Json, place: &Place) -> Vec<crate::transcript::ToolDef> {
         .collect()
 }
 
+/// Whether some in-context ids name messages the export left out (it lists at most 50):
+/// the history goes on before the file, on the Letta server.
+fn truncated(agent: &Json) -> bool {
+    let messages = agent.get("messages").and_then(Json::as_array);
+    let known = |id: &str| {
+        messages
+            .into_iter()
+            .flatten()
+            .any(|m| m.get("id").and_then(Json::as_str) == Some(id))
+    };
+    agent
+        .get("in_context_message_ids")
+        .and_then(Json::as_array)
+        .is_some_and(|ids| ids.iter().filter_map(Json::as_str).any(|id| !known(id)))
+}
+
 /// The messages of an agent in the order its context holds them, with their indices.
 fn in_context(agent: &Json) -> Vec<(usize, &Json)> {
     let messages = agent
@@ -206,13 +223,16 @@ fn agent_conversation(
         order: 0,
     };
     let mut convs = otlp::rebuild(Format::Letta, vec![call], &[]);
-    convs.pop().unwrap_or_else(|| {
+    let mut conv = convs.pop().unwrap_or_else(|| {
         Conversation::new(
             Format::Letta,
             place.loc.clone(),
             crate::transcript::Pairing::NextTurn,
         )
-    })
+    });
+    // A result whose call the export left out is expected, not an orphan.
+    conv.server_history = truncated(agent);
+    conv
 }
 
 /// One message: OpenAI Chat, with Letta's text parts and failure markers.
@@ -306,5 +326,7 @@ mod tests {
             .collect();
         assert_eq!(turns, ["/agents/0/messages/2", "/agents/0/messages/0"]);
         assert_eq!(convs[0].provider, Some(crate::provider::Provider::Openai));
+        // "message-9" is not in the export: the history goes on before the file.
+        assert!(convs[0].server_history);
     }
 }
