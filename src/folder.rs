@@ -221,6 +221,7 @@ impl Folder {
             (d.end_line, d.end_column) =
                 crate::source::line_col(&line.text, inside(d.end.max(d.start)));
             d.path.clone_from(&line.name);
+            d.base = line.start;
             d.fix = None;
             // Rules name other records by their line: here each is a file.
             d.message = crate::store::name_lines(&d.message, |i| {

@@ -77,3 +77,32 @@ fn fix_leaves_the_files_alone() {
         );
     }
 }
+
+/// SARIF names the message file, with the line, column and byte offset in that file.
+#[test]
+fn sarif_names_the_message_file() {
+    let out = toolcheck(&[
+        "lint",
+        "--output-format",
+        "sarif",
+        "fixtures/strands/session_broken",
+    ]);
+    let sarif: serde_json::Value = serde_json::from_str(&out.stdout).expect("SARIF is JSON");
+    let first = &sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"];
+    let uri = first["artifactLocation"]["uri"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(uri.ends_with("messages/message_2.json"), "{uri}");
+    let offset = first["region"]["byteOffset"].as_u64().unwrap_or_default();
+    let text = std::fs::read_to_string(
+        "fixtures/strands/session_broken/agents/agent_default/messages/message_2.json",
+    )
+    .expect("fixture");
+    let at = usize::try_from(offset).unwrap_or_default();
+    assert!(
+        text.get(at..)
+            .is_some_and(|t| t.starts_with("{\n        \"toolUse\"")),
+        "{offset}"
+    );
+    assert_eq!(first["region"]["startLine"], 14);
+}
