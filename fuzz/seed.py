@@ -48,6 +48,13 @@ FORMATS = [
     "otel",
     "openinference",
     "pydantic-ai",
+    "langfuse",
+    "langsmith",
+    "langgraph-checkpoint",
+    "letta",
+    "strands",
+    "atif",
+    "openhands",
 ]
 # Byte offsets (as fractions of the length) where JSON files are cut.
 CUTS = [i / 17 for i in range(1, 17)]

@@ -38,6 +38,10 @@ pub struct Diagnostic {
     pub start: usize,
     #[serde(skip)]
     pub end: usize,
+    /// Where `path`'s bytes start in the text `start` and `end` count in: 0, but for a file
+    /// of a session folder, whose findings are found in the folder's text (`folder.rs`).
+    #[serde(skip)]
+    pub base: usize,
 }
 
 impl Diagnostic {
@@ -125,6 +129,7 @@ impl Placed {
             providers: finding.providers,
             start: self.start,
             end: self.end,
+            base: 0,
         }
     }
 }

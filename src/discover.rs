@@ -69,8 +69,8 @@ pub struct WalkOptions {
     pub record_skipped: bool,
 }
 
-/// Extensions a directory walk picks up.
-const EXTENSIONS: [&str; 3] = ["json", "jsonl", "ndjson"];
+/// Extensions a directory walk picks up (`.af`: Letta agent files, JSON documents).
+const EXTENSIONS: [&str; 4] = ["json", "jsonl", "ndjson", "af"];
 
 /// `exclude` globs. A glob without a `/` matches a file or directory name anywhere; one
 /// with a `/` matches a path relative to its base: the config file's directory for the
@@ -194,8 +194,8 @@ fn normalize(path: &Path) -> PathBuf {
     out
 }
 
-/// Expands `paths` into inputs, sorted by name. Directory walks take `.json`, `.jsonl` and
-/// `.ndjson` files; see the module documentation for what they skip.
+/// Expands `paths` into inputs, sorted by name. Directory walks take `.json`, `.jsonl`,
+/// `.ndjson` and `.af` files; see the module documentation for what they skip.
 pub fn discover(paths: &[String], walk_opts: &WalkOptions, stdin_name: Option<&str>) -> Discovered {
     let mut found = Discovered::default();
     for arg in paths {
@@ -213,6 +213,14 @@ pub fn discover(paths: &[String], walk_opts: &WalkOptions, stdin_name: Option<&s
                 path: arg.clone(),
                 message: e.to_string(),
             }),
+            // A session folder named itself is one input.
+            Ok(meta) if meta.is_dir() && crate::folder::messages_dir(root).is_some() => {
+                found.inputs.push(Input {
+                    name: arg.trim_end_matches('/').to_string(),
+                    path: Some(root.to_path_buf()),
+                    explicit: true,
+                });
+            }
             Ok(meta) if meta.is_dir() => {
                 found.walked.push(arg.clone());
                 walk(root, walk_opts, &mut found);
@@ -225,6 +233,18 @@ pub fn discover(paths: &[String], walk_opts: &WalkOptions, stdin_name: Option<&s
                 explicit: true,
             }),
         }
+    }
+    // A session folder's files are one input: the folder (`folder.rs`).
+    for input in &mut found.inputs {
+        let Some(dir) = input.path.as_deref().and_then(crate::folder::messages_dir) else {
+            continue;
+        };
+        if input.path.as_deref() != Some(dir.as_path()) {
+            input.name = Path::new(&input.name)
+                .parent()
+                .map_or_else(|| dir.display().to_string(), |p| p.display().to_string());
+        }
+        input.path = Some(dir);
     }
     found.inputs.sort();
     found
@@ -447,7 +467,7 @@ pub fn report(found: &Discovered, quiet: bool) -> bool {
     if found.inputs.is_empty() && !found.walked.is_empty() && !quiet {
         eprintln!(
             "warning: no conversation files found in {} (hidden directories, symbolic \
-             links, ignored or excluded files and files without a .json, .jsonl or .ndjson \
+             links, ignored or excluded files and files without a .json, .jsonl, .ndjson or .af \
              extension are skipped; -v lists what was skipped)",
             crate::escape::value(&found.walked.join(", "))
         );

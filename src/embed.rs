@@ -130,7 +130,7 @@ pub fn lint_record(name: &str, bytes: Vec<u8>, opts: &LintOptions) -> Vec<Diagno
 }
 
 /// Lints files and folders as `toolcheck lint PATH...` does with these options (directory
-/// walks pick the same files: `.json`, `.jsonl`, `.ndjson` and session databases, skipping
+/// walks pick the same files: `.json`, `.jsonl`, `.ndjson`, `.af` and session databases, skipping
 /// hidden and ignored entries; config files are not read, `opts` is the whole setting).
 /// Returns every finding, files in name order; files met in a walk that hold no
 /// conversation are skipped, as on the command line. An error names a path that could not

@@ -30,10 +30,17 @@ pub enum Format {
     Otel,
     OpenInference,
     PydanticAi,
+    Langfuse,
+    Langsmith,
+    LanggraphCheckpoint,
+    Letta,
+    Strands,
+    Atif,
+    OpenHands,
 }
 
 impl Format {
-    pub const ALL: [Format; 26] = [
+    pub const ALL: [Format; 33] = [
         Format::OpenAiChat,
         Format::OpenAiResponses,
         Format::Anthropic,
@@ -60,6 +67,13 @@ impl Format {
         Format::Otel,
         Format::OpenInference,
         Format::PydanticAi,
+        Format::Langfuse,
+        Format::Langsmith,
+        Format::LanggraphCheckpoint,
+        Format::Letta,
+        Format::Strands,
+        Format::Atif,
+        Format::OpenHands,
     ];
 
     pub fn name(self) -> &'static str {
@@ -90,6 +104,13 @@ impl Format {
             Format::Otel => "otel",
             Format::OpenInference => "openinference",
             Format::PydanticAi => "pydantic-ai",
+            Format::Langfuse => "langfuse",
+            Format::Langsmith => "langsmith",
+            Format::LanggraphCheckpoint => "langgraph-checkpoint",
+            Format::Letta => "letta",
+            Format::Strands => "strands",
+            Format::Atif => "atif",
+            Format::OpenHands => "openhands",
         }
     }
 

@@ -1,5 +1,6 @@
 //! An input once opened, whatever it is: text read whole (a JSON or JSONL file, a stream,
-//! stdin), or a SQLite store read in place. The commands lint, fix, diff and write an input
+//! stdin), a SQLite store read in place, or a session folder (`folder.rs`) whose files are
+//! one conversation. The commands lint, fix, diff and write an input
 //! through this module, and never ask which kind it is.
 
 use std::path::Path;
@@ -22,6 +23,7 @@ pub enum Opened<'a> {
     Text(Loaded),
     Store(&'a Path),
     Lines { path: &'a Path, limit: u64 },
+    Folder(crate::folder::Folder),
 }
 
 /// Opens the input at `path` (stdin, already read, when `None`): a regular file with the
@@ -36,6 +38,9 @@ pub fn open<'a>(
     let cannot = |e: std::io::Error| format!("cannot read {name}: {e}");
     let loaded = match path {
         Some(path) => {
+            if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+                return crate::folder::read(path, name, limit).map(Opened::Folder);
+            }
             let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
             if regular && crate::store::has_sqlite_header(path) {
                 let size = crate::store::size(path).map_err(cannot)?;
@@ -76,6 +81,8 @@ pub fn open<'a>(
 pub struct Linted {
     pub report: FileReport,
     pub rows: Option<Rows>,
+    /// For a session folder: the files its lines come from.
+    pub folder: Option<crate::folder::Folder>,
 }
 
 impl Linted {
@@ -88,6 +95,9 @@ impl Linted {
         let mut placed = place(&self.report.source, self.report.findings);
         if let Some(rows) = &self.rows {
             rows.relocate(&self.report.source, &mut placed);
+        }
+        if let Some(folder) = &self.folder {
+            folder.relocate(&mut placed);
         }
         (placed, self.report.source)
     }
@@ -157,15 +167,23 @@ pub fn lint(
             Linted {
                 report,
                 rows: Some(rows),
+                folder: None,
             }
         }
+        Ready::Folder(folder) => Linted {
+            report: folder.lint(name, opts),
+            rows: None,
+            folder: Some(folder),
+        },
         Ready::Text(Loaded::Bytes(bytes, _)) => Linted {
             report: crate::lint::lint_bytes(name, bytes, explicit, opts),
             rows: None,
+            folder: None,
         },
         Ready::Text(Loaded::TooLarge { size, limit }) => Linted {
             report: crate::lint::too_large(name, size, limit),
             rows: None,
+            folder: None,
         },
     })
 }
@@ -174,12 +192,14 @@ pub fn lint(
 enum Ready<'a> {
     Text(Loaded),
     Store(&'a Path),
+    Folder(crate::folder::Folder),
 }
 
 fn ready<'a>(opened: Opened<'a>, name: &str) -> Result<Ready<'a>, String> {
     Ok(match opened {
         Opened::Text(loaded) => Ready::Text(loaded),
         Opened::Store(path) => Ready::Store(path),
+        Opened::Folder(folder) => Ready::Folder(folder),
         Opened::Lines { path, limit } => Ready::Text(
             crate::read::read_path(path, limit).map_err(|e| format!("cannot read {name}: {e}"))?,
         ),
@@ -192,6 +212,7 @@ pub struct Fixed {
     pub file: FileFix,
     stamp: Option<FileStamp>,
     store: Option<Snapshot>,
+    folder: Option<crate::folder::Folder>,
 }
 
 /// Fixes an opened input (an input over the size limit cannot be fixed).
@@ -212,6 +233,30 @@ pub fn fix(
                 file,
                 stamp: None,
                 store: Some(snapshot),
+                folder: None,
+            })
+        }
+        // Findings only: the folder's lint offers no fixes, so the loop ends at once.
+        Ready::Folder(folder) => {
+            let lint = |_text: String| {
+                let name = SourceName {
+                    name: name.name.clone(),
+                    path: name.path.clone(),
+                };
+                folder.lint(name, opts)
+            };
+            let file = crate::fix::fix_text(
+                folder.text().to_string(),
+                crate::encoding::Encoding::Utf8,
+                &lint,
+                unsafe_fixes,
+            )
+            .map_err(failed)?;
+            Ok(Fixed {
+                file,
+                stamp: None,
+                store: None,
+                folder: Some(folder),
             })
         }
         Ready::Text(Loaded::Bytes(bytes, stamp)) => {
@@ -221,6 +266,7 @@ pub fn fix(
                 file,
                 stamp,
                 store: None,
+                folder: None,
             })
         }
         Ready::Text(Loaded::TooLarge { size, limit }) => Err(format!(
@@ -264,8 +310,17 @@ impl Fixed {
                 let linted = Linted {
                     report,
                     rows: Some(rows),
+                    folder: None,
                 };
                 linted.place(place).0
+            }
+            None if self.folder.is_some() => {
+                let findings = std::mem::take(&mut file.report.findings);
+                let mut placed = place(&file.report.source, findings);
+                if let Some(folder) = &self.folder {
+                    folder.relocate(&mut placed);
+                }
+                placed
             }
             // The fix's own report: its findings move out, its text stays for the write.
             None if after || file.report_of_original().is_some() => {
@@ -290,6 +345,8 @@ impl Fixed {
                 .iter()
                 .map(|(row, old, new)| diff_of(row, old, new))
                 .collect(),
+            // A folder is never changed (its lint offers no fixes).
+            None if self.folder.is_some() => String::new(),
             None => diff_of(name, self.file.original_text(), fixed),
         }
     }
@@ -300,6 +357,7 @@ impl Fixed {
         let fixed = self.file.fixed_text();
         match &self.store {
             Some(snapshot) => crate::store::write(path, name, snapshot, fixed).map_err(WriteError),
+            None if self.folder.is_some() => Ok(()),
             None => {
                 let encoding = self.file.encoding;
                 crate::fix::write::write_atomic(

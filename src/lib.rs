@@ -41,6 +41,7 @@ mod docs;
 mod encoding;
 mod escape;
 mod finding;
+mod folder;
 mod format;
 mod input;
 mod pointer;

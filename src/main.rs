@@ -13,4 +13,3 @@ fn main() -> ExitCode {
     let cli = toolcheck::cli::Cli::parse();
     toolcheck::app::run(cli.command)
 }
-

@@ -101,7 +101,9 @@ impl Provider {
             Format::Anthropic | Format::ClaudeCode => &[Provider::Anthropic],
             Format::Gemini => &[Provider::Gemini],
             Format::BedrockConverse => &[Provider::Bedrock],
-            Format::VercelAi | Format::Langchain => &[],
+            // Strands keeps Converse messages; Bedrock is its default model provider.
+            Format::Strands => &[Provider::Bedrock],
+            Format::VercelAi | Format::Langchain | Format::LanggraphCheckpoint => &[],
             // Moltis replays a session to whichever provider it is configured with.
             Format::Moltis => &[],
             // An MCP log is tool traffic: the client's model sees it through its own format.
@@ -135,7 +137,13 @@ impl Provider {
             Format::Crush => &[],
             // A trace names the provider each request went to (`Conversation::provider`);
             // one that does not is held to the rules every provider shares.
-            Format::Otel | Format::OpenInference => &[],
+            Format::Otel | Format::OpenInference | Format::Langfuse | Format::Langsmith => &[],
+            // A Letta agent names its model endpoint (`llm_config.model_endpoint_type`).
+            Format::Letta => &[],
+            // ATIF is converted from many agents and providers: the rules they share.
+            Format::Atif => &[],
+            // OpenHands replays its history through LiteLLM to any provider.
+            Format::OpenHands => &[],
             // Pydantic AI replays its history to whichever provider the agent's model uses.
             Format::PydanticAi => &[],
         }

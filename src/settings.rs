@@ -155,6 +155,7 @@ impl Settings {
                     providers: Vec::new(),
                     start: 0,
                     end: 0,
+                    base: 0,
                 }
             })
             .collect()

@@ -144,3 +144,42 @@ fn forced_format_on_other_files() {
     assert_eq!(out.code, 1);
     insta::assert_snapshot!(out.transcript());
 }
+
+/// A Langfuse trace (`GET /api/public/traces/{id}`) from the OpenAI integration: two chained
+/// GENERATIONs (`{messages, tools}` input), one conversation, clean.
+#[test]
+fn langfuse_clean_trace() {
+    let out = toolcheck(&["lint", "-v", "fixtures/langfuse/clean-trace.json"]);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    insta::assert_snapshot!(out.transcript());
+}
+
+/// A Langfuse observation list from the LangChain handler: tool definitions appended to the
+/// input as tool messages are read as definitions (so the schema check runs), two traces
+/// interleaved stay apart, input written as a JSON string is read, and a GENERATION at
+/// `level: ERROR` keeps its rejection an error.
+#[test]
+fn langfuse_langchain_broken() {
+    let out = concise("fixtures/langfuse/broken-langchain.json");
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.transcript());
+}
+
+/// A LangSmith run tree (`read_run(..., load_child_runs=True)`): LangChain `dumpd` messages
+/// in `inputs.messages[0]` and `outputs.generations[0][0].message`, tools from
+/// `extra.invocation_params.tools`; one conversation, clean.
+#[test]
+fn langsmith_clean_run_tree() {
+    let out = toolcheck(&["lint", "-v", "fixtures/langsmith/clean-run-tree.json"]);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    insta::assert_snapshot!(out.transcript());
+}
+
+/// `wrap_openai` runs, one per line: truncated arguments, and a result sent twice in the
+/// run that failed.
+#[test]
+fn langsmith_wrap_openai_broken() {
+    let out = concise("fixtures/langsmith/broken-wrap-openai.jsonl");
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.transcript());
+}

@@ -12,7 +12,11 @@
 //!   `INTEGER`;
 //! * `o % 3` picks the file name (`fuzz.db`, `fuzz.sqlite`, `fuzz.sqlite3`), `(o / 3) % 9` the
 //!   fix options as the `fix` target reads them, and `(o / 27) % 4` the table names: as the
-//!   libraries name them, with a double quote, with a space and brackets, non-ASCII;
+//!   libraries name them, with a double quote, with a space and brackets, non-ASCII; `o >= 216`
+//!   makes the first table a LangGraph `checkpoints(thread_id, checkpoint_ns, checkpoint_id,
+//!   parent_checkpoint_id, type, checkpoint, metadata)` instead, each row's bytes its
+//!   checkpoint blob (bits 2–4 pick the `type`: msgpack, JSON, pickle or NULL; bit 6 orders
+//!   its `checkpoint_id` backwards; bit 7 puts it in a subgraph namespace);
 //! * the rest is rows separated by `0xFF` (a byte UTF-8 never holds). A row's first byte `c`
 //!   says how it is stored, the bytes after it are its JSON column: bits 0–1 pick one of four
 //!   sessions; bits 2–4 the cell's type (`0..=4` text, `5` blob, `6` NULL, `7` a number
@@ -77,6 +81,7 @@ const FILE_NAMES: [&str; 3] = ["fuzz.db", "fuzz.sqlite", "fuzz.sqlite3"];
 enum Kind {
     Agents,
     Adk,
+    Langgraph,
 }
 
 /// What the schema byte decides.
@@ -95,7 +100,11 @@ struct Schema {
 impl Schema {
     fn new(s: u8, o: u8) -> Schema {
         Schema {
-            kind: if s & 1 == 0 { Kind::Agents } else { Kind::Adk },
+            kind: match (o >= 216, s & 1) {
+                (true, _) => Kind::Langgraph,
+                (false, 0) => Kind::Agents,
+                (false, _) => Kind::Adk,
+            },
             both: s & 2 != 0,
             without_rowid: s & 4 != 0,
             rowid_column: s & 8 != 0,
@@ -109,7 +118,7 @@ impl Schema {
     fn kinds(&self) -> Vec<Kind> {
         let other = match self.kind {
             Kind::Agents => Kind::Adk,
-            Kind::Adk => Kind::Agents,
+            Kind::Adk | Kind::Langgraph => Kind::Agents,
         };
         if self.both {
             vec![self.kind, other]
@@ -120,8 +129,9 @@ impl Schema {
 
     fn name(&self, kind: Kind) -> &'static str {
         match kind {
+            // The LangGraph table takes the ADK table's name (the two are never both made).
             Kind::Agents => self.names[0],
-            Kind::Adk => self.names[1],
+            Kind::Adk | Kind::Langgraph => self.names[1],
         }
     }
 
@@ -144,6 +154,7 @@ fn json_index(kind: Kind) -> usize {
     match kind {
         Kind::Agents => 2,
         Kind::Adk => 7,
+        Kind::Langgraph => 5,
     }
 }
 
@@ -232,6 +243,12 @@ fn build(path: &Path, schema: &Schema, rows: &[InputRow<'_>]) -> rusqlite::Resul
                  author TEXT, timestamp REAL NOT NULL, event_data {json_type}{rowid}, \
                  PRIMARY KEY (app_name, user_id, session_id, id)){without}"
             ),
+            Kind::Langgraph => format!(
+                "CREATE TABLE {name} (thread_id TEXT NOT NULL, \
+                 checkpoint_ns TEXT NOT NULL DEFAULT '', checkpoint_id TEXT NOT NULL, \
+                 parent_checkpoint_id TEXT, type TEXT, checkpoint {json_type}, metadata BLOB{rowid}, \
+                 PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)){without}"
+            ),
         };
         conn.execute(&sql, [])?;
     }
@@ -276,6 +293,33 @@ fn build(path: &Path, schema: &Schema, rows: &[InputRow<'_>]) -> rusqlite::Resul
                         [Value::Integer(id), Value::Text(session), json]
                             .into_iter()
                             .chain(schema.rowid_column.then_some(Value::Integer(user_rowid))),
+                    ),
+                )
+            }
+            Kind::Langgraph => {
+                let id = if reorder { 1000 - i } else { i + 1 };
+                let ns = if row.ctrl & 128 != 0 { "sub:1" } else { "" };
+                let kind = match (row.ctrl >> 2) & 7 {
+                    0..=2 => Value::Text("msgpack".into()),
+                    3 => Value::Text("json".into()),
+                    4 => Value::Text("pickle".into()),
+                    _ => Value::Null,
+                };
+                conn.execute(
+                    &format!(
+                        "INSERT INTO {name} (thread_id, checkpoint_ns, checkpoint_id, type, \
+                         checkpoint{rowid_col}) VALUES (?1, ?2, ?3, ?5, ?6{rowid_sql})"
+                    ),
+                    rusqlite::params_from_iter(
+                        [
+                            Value::Text(session),
+                            Value::Text(ns.into()),
+                            Value::Text(format!("{id:08}")),
+                        ]
+                        .into_iter()
+                        .chain(schema.rowid_column.then_some(Value::Integer(user_rowid)))
+                        .chain((!schema.rowid_column).then_some(Value::Null))
+                        .chain([kind, Value::Blob(row.json.to_vec())]),
                     ),
                 )
             }

@@ -184,7 +184,8 @@ pub(super) fn lint_command(common: &CommonArgs) -> u8 {
         }
     }
     if !common.quiet && format.is_human() {
-        let mut line = totals.summary();
+        let reasons: Vec<&str> = skipped.iter().map(|(_, r)| r.as_str()).collect();
+        let mut line = totals.summary_naming(&reasons);
         if let Some(hint) = totals.fix_hint() {
             line.push(' ');
             line.push_str(&hint);

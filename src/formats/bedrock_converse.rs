@@ -128,7 +128,12 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
     Ok(conv)
 }
 
-fn push_message(conv: &mut Conversation, message: &Tree, mloc: &Loc) -> Result<(), String> {
+/// One Converse message as a turn of its own (also Strands session files).
+pub(crate) fn push_message(
+    conv: &mut Conversation,
+    message: &Tree,
+    mloc: &Loc,
+) -> Result<(), String> {
     let role = match str_at(message, "role") {
         Some("assistant") => Role::Assistant,
         Some("user") => Role::User,

@@ -146,6 +146,11 @@ fn classify<'a>(message: &'a Tree<'a>) -> Option<(Kind, &'a Tree<'a>, Option<&'s
     Some((kind, body, body_key))
 }
 
+/// Whether a value is a LangChain message in one of the three serialisations.
+pub(crate) fn is_message(message: &Tree) -> bool {
+    classify(message).is_some()
+}
+
 fn normalise_doc(doc: &Doc<'_>) -> Result<Vec<Conversation>, String> {
     let (prefix, messages) = locate_messages(doc.value).ok_or(
         "expected an array of LangChain messages (`messages_to_dict` or `dumpd`), or a `messages` array",
@@ -183,43 +188,67 @@ pub(crate) fn conversation(messages: &[Tree], messages_loc: Loc) -> Result<Conve
     for (i, message) in messages.iter().enumerate() {
         let mloc = messages_loc.child(i);
         // Anything else (`RemoveMessage`, unknown classes) is not sent to a model.
-        let Some((kind, body, body_key)) = classify(message) else {
+        let Some((role, items)) = message_items(message, &mloc, &mut pending) else {
             continue;
         };
-        let bloc = body_key.map_or_else(|| mloc.clone(), |key| mloc.child(key));
-        let role = match kind {
-            Kind::Human => Role::User,
-            Kind::Ai => Role::Assistant,
-            Kind::System => Role::System,
-            Kind::Tool | Kind::Function => Role::Tool,
-            Kind::Chat => match str_at(body, "role") {
-                Some("assistant" | "ai") => Role::Assistant,
-                Some("user" | "human") => Role::User,
-                _ => Role::System,
-            },
-        };
         if role == Role::Tool {
-            let result = read_result(kind, body, &mloc, &mut pending);
-            conv.push(Role::Tool, &mloc, Item::Result(result));
+            for item in items {
+                conv.push(Role::Tool, &mloc, item);
+            }
             continue;
         }
         conv.start_turn(role, mloc.clone());
-        if role == Role::Assistant {
-            pending.clear();
-        }
-        if has_text(body.get("content")) {
-            conv.push_to_last(Item::Text(Text {
-                loc: bloc.child("content"),
-                message: mloc.clone(),
-            }));
-        }
-        if role == Role::Assistant {
-            for call in read_calls(body, &bloc, &mloc, &mut pending) {
-                conv.push_to_last(Item::Call(call));
-            }
+        for item in items {
+            conv.push_to_last(item);
         }
     }
     Ok(conv)
+}
+
+/// One LangChain message at `mloc` (any of the three serialisations): its role and items,
+/// `None` for what is not sent to a model (`RemoveMessage`, unknown classes). `pending`
+/// carries id-less calls to the results that answer them by name and order (also LangSmith
+/// runs).
+pub(crate) fn message_items(
+    message: &Tree,
+    mloc: &Loc,
+    pending: &mut Vec<(String, String)>,
+) -> Option<(Role, Vec<Item>)> {
+    let (kind, body, body_key) = classify(message)?;
+    let bloc = body_key.map_or_else(|| mloc.clone(), |key| mloc.child(key));
+    let role = match kind {
+        Kind::Human => Role::User,
+        Kind::Ai => Role::Assistant,
+        Kind::System => Role::System,
+        Kind::Tool | Kind::Function => Role::Tool,
+        Kind::Chat => match str_at(body, "role") {
+            Some("assistant" | "ai") => Role::Assistant,
+            Some("user" | "human") => Role::User,
+            _ => Role::System,
+        },
+    };
+    if role == Role::Tool {
+        let result = read_result(kind, body, mloc, pending);
+        return Some((role, vec![Item::Result(result)]));
+    }
+    let mut items = Vec::new();
+    if role == Role::Assistant {
+        pending.clear();
+    }
+    if has_text(body.get("content")) {
+        items.push(Item::Text(Text {
+            loc: bloc.child("content"),
+            message: mloc.clone(),
+        }));
+    }
+    if role == Role::Assistant {
+        items.extend(
+            read_calls(body, &bloc, mloc, pending)
+                .into_iter()
+                .map(Item::Call),
+        );
+    }
+    Some((role, items))
 }
 
 fn read_result(

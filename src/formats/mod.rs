@@ -16,6 +16,8 @@ mod shape;
 
 pub use adapter::{plan, Adapter, Planned};
 pub(crate) use adapter::{removal, remove_only};
+/// A LangGraph checkpoint column as JSON text (for the store layer).
+pub(crate) use langgraph_checkpoint::decode as decode_checkpoint;
 #[cfg(test)]
 pub(crate) use shape::session_docs;
 pub(crate) use shape::{
@@ -25,6 +27,7 @@ pub(crate) use shape::{
 mod adk;
 mod agentscope;
 mod anthropic;
+mod atif;
 mod bedrock_converse;
 mod claude_code;
 mod cline;
@@ -35,12 +38,17 @@ mod gemini;
 mod gemini_cli;
 mod goose;
 mod langchain;
+mod langfuse;
+mod langgraph_checkpoint;
 mod langgraph_stream;
+mod langsmith;
+mod letta;
 mod mcp;
 mod moltis;
 mod openai_chat;
 mod openai_responses;
 mod opencode;
+mod openhands;
 mod openinference;
 mod otel;
 mod otlp;
@@ -48,6 +56,7 @@ mod pi;
 mod pydantic_ai;
 mod qwen_code;
 mod spring_ai;
+mod strands;
 mod vercel_ai;
 
 /// Every adapter, one per format, in detection-priority order (ties go to the earlier one).
@@ -79,6 +88,13 @@ static ADAPTERS: &[&dyn Adapter] = &[
     &otel::Otel,
     &openinference::OpenInference,
     &pydantic_ai::PydanticAi,
+    &langfuse::Langfuse,
+    &langsmith::Langsmith,
+    &langgraph_checkpoint::LanggraphCheckpoint,
+    &letta::Letta,
+    &strands::Strands,
+    &atif::Atif,
+    &openhands::OpenHands,
 ];
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.

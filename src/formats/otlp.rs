@@ -641,10 +641,72 @@ pub(crate) fn json_items(role: Role, message: &Json, at: &Loc) -> Vec<Item> {
     items
 }
 
-/// A call written as JSON (`{name, arguments}`): a string `arguments` is JSON text, anything
-/// else the value itself. Every part of it sits at `at`.
+/// One message written in a provider's own JSON (see `json_items`), every item at `at`;
+/// `print` is what it says, for telling whether one request extends another.
+pub(crate) fn json_message(message: &Json, at: Loc) -> Message {
+    let role = role(message.get("role").and_then(Json::as_str).unwrap_or("user"));
+    Message {
+        role,
+        items: json_items(role, message, &at),
+        print: message.to_string(),
+        loc: at,
+    }
+}
+
+/// Where the parts of a value are: their own pointers when it is JSON in the file, the
+/// string's when it is JSON inside a string (Langfuse's v2 API, double-encoded Letta files).
+pub(crate) struct Place {
+    pub loc: Loc,
+    pub precise: bool,
+}
+
+impl Place {
+    pub fn child(&self, key: impl crate::pointer::Token) -> Loc {
+        if self.precise {
+            self.loc.child(key)
+        } else {
+            self.loc.clone()
+        }
+    }
+}
+
+/// Nanoseconds since year 0 (near enough: only the order matters) of an ISO 8601 timestamp
+/// as trace APIs write them (`2025-03-01T10:00:00.123456Z`, with or without the zone); 0
+/// when it is not one.
+pub(crate) fn iso_nanos(text: &str) -> u128 {
+    let mut whole: u128 = 0;
+    let mut digits = 0;
+    let mut chars = text.chars();
+    for c in chars.by_ref() {
+        if let Some(d) = c.to_digit(10) {
+            whole = whole * 10 + u128::from(d);
+            digits += 1;
+            if digits == 14 {
+                break;
+            }
+        } else if !matches!(c, '-' | ':' | 'T' | 't' | ' ') {
+            return 0;
+        }
+    }
+    if digits < 14 {
+        return 0;
+    }
+    let mut fraction: u128 = 0;
+    let mut places = 0;
+    if chars.next() == Some('.') {
+        for d in chars.map_while(|c| c.to_digit(10)).take(9) {
+            fraction = fraction * 10 + u128::from(d);
+            places += 1;
+        }
+    }
+    fraction *= 10u128.pow(9 - places);
+    whole * 1_000_000_000 + fraction
+}
+
+/// A call written as JSON (`{name, arguments}`, LangChain's `{name, args}`): a string is
+/// JSON text, anything else the value itself. Every part of it sits at `at`.
 pub(crate) fn json_call(key: String, id: Option<&str>, call: &Json, at: &Loc) -> Item {
-    let arguments = match call.get("arguments") {
+    let arguments = match call.get("arguments").or_else(|| call.get("args")) {
         Some(Json::String(text)) => Arguments::Encoded(text.clone()),
         Some(value) => Arguments::Value(value.clone()),
         None => Arguments::Absent,

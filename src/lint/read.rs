@@ -414,6 +414,13 @@ fn describe_json_error(e: &json::JsonError, what: &str) -> String {
 fn describe_shape(doc: &crate::tree::Value<'_>) -> String {
     match doc {
         Tree::Object(map) if map.is_empty() => "an empty object".to_string(),
+        // Strands `FileSessionManager` records beside the messages folder.
+        Tree::Object(map) if map.contains_key("session_id") && map.contains_key("session_type") => {
+            "a Strands session record (`session.json`); its conversations are the `agents/agent_<id>/messages/` folders".to_string()
+        }
+        Tree::Object(map) if map.contains_key("agent_id") && map.contains_key("conversation_manager_state") => {
+            "a Strands agent record (`agent.json`); its conversation is the `messages/` folder beside it".to_string()
+        }
         Tree::Object(map) if map.contains_key("resourceSpans") || map.contains_key("resourceLogs") => {
             "an OpenTelemetry (OTLP) export with no GenAI or OpenInference model-call spans, so no conversation".to_string()
         }

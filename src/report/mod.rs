@@ -57,6 +57,63 @@ impl OutputFormat {
     }
 }
 
+/// What skipped files are, from their skip reasons, for the summary line:
+/// `": 2 Strands agent records, 1 other JSON"` (empty without reasons).
+fn skipped_kinds(reasons: &[&str]) -> String {
+    // (how the reason opens, one, several)
+    const KINDS: [(&str, &str, &str); 6] = [
+        (
+            "a Strands session record",
+            "Strands session record",
+            "Strands session records",
+        ),
+        (
+            "a Strands agent record",
+            "Strands agent record",
+            "Strands agent records",
+        ),
+        (
+            "an OpenTelemetry (OTLP) export",
+            "OTLP export without model calls",
+            "OTLP exports without model calls",
+        ),
+        (
+            "a SQLite database",
+            "SQLite database without session tables",
+            "SQLite databases without session tables",
+        ),
+        ("an empty", "empty document", "empty documents"),
+        ("nothing", "empty file", "empty files"),
+    ];
+    let mut counts: Vec<(usize, usize)> = Vec::new();
+    for reason in reasons {
+        let k = KINDS
+            .iter()
+            .position(|(prefix, _, _)| reason.starts_with(prefix))
+            .unwrap_or(KINDS.len());
+        match counts.iter_mut().find(|(kind, _)| *kind == k) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((k, 1)),
+        }
+    }
+    if counts.is_empty() {
+        return String::new();
+    }
+    counts.sort_unstable();
+    let named: Vec<String> = counts
+        .iter()
+        .map(|&(k, n)| {
+            let name = match KINDS.get(k) {
+                Some((_, one, _)) if n == 1 => one,
+                Some((_, _, several)) => several,
+                None => &"other JSON",
+            };
+            format!("{n} {name}")
+        })
+        .collect();
+    format!(": {}", named.join(", "))
+}
+
 /// Counts for the summary line.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Totals {
@@ -104,13 +161,19 @@ impl Totals {
     }
 
     pub fn summary(&self) -> String {
+        self.summary_naming(&[])
+    }
+
+    /// The summary line, naming what the skipped files are (`skipped`: each skip's reason).
+    pub fn summary_naming(&self, skipped: &[&str]) -> String {
+        let kinds = skipped_kinds(skipped);
         let files = format!(
             "{} {} checked{}",
             self.files_checked,
             plural(self.files_checked, "file", "files"),
             if self.files_skipped > 0 {
                 format!(
-                    ", {} skipped (not a conversation format; -v lists them)",
+                    ", {} skipped (not a conversation format{kinds}; -v lists them)",
                     self.files_skipped
                 )
             } else {

@@ -60,7 +60,7 @@ pub fn write(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::Result<()> 
                             "startColumn": d.column,
                             "endLine": d.end_line,
                             "endColumn": d.end_column,
-                            "byteOffset": d.start,
+                            "byteOffset": d.start.saturating_sub(d.base),
                             "byteLength": d.end - d.start
                         }
                     },

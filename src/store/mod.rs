@@ -32,7 +32,9 @@ mod table;
 mod write;
 
 pub use open::size;
+pub(crate) use rows::name_lines;
 pub use rows::{Row, RowKey, Rows};
+pub(crate) use snapshot::push_flat;
 pub use snapshot::Snapshot;
 pub use write::write;
 
@@ -221,7 +223,7 @@ pub fn lint_text(
                 &crate::rules::UnknownFormat::META,
                 0,
                 0,
-                "SQLite database has no session table toolcheck reads (OpenAI Agents SDK `agent_messages`, Google ADK `events`, Goose `messages`, opencode `part`, Crush `messages`)",
+                "SQLite database has no session table toolcheck reads (OpenAI Agents SDK `agent_messages`, Google ADK `events`, Goose `messages`, opencode `part`, Crush `messages`, LangGraph `checkpoints`)",
             ));
         }
         Outcome::Checked(formats)

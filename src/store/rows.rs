@@ -62,6 +62,18 @@ impl Rows {
     /// Rules name other records of a session by their line (`line 6`); in a store's text the
     /// line is a row, named as `table[rowid=N]`.
     fn name_lines(&self, message: &str) -> String {
+        name_lines(message, |i| {
+            self.rows
+                .get(i)
+                .map(|row| format!("{}[{}]", row.table, row.key))
+        })
+    }
+}
+
+/// `message` with each `line N` (a record of a session, as rules name it) replaced by what
+/// `name_of(N - 1)` calls it, where it names it (store rows, a session folder's files).
+pub(crate) fn name_lines(message: &str, name_of: impl Fn(usize) -> Option<String>) -> String {
+    {
         let mut out = String::with_capacity(message.len());
         let mut rest = message;
         while let Some(at) = rest.find("line ") {
@@ -76,12 +88,10 @@ impl Rows {
             let number = after
                 .get(5..5 + digits)
                 .and_then(|n| n.parse::<usize>().ok());
-            let row = number
-                .and_then(|n| n.checked_sub(1))
-                .and_then(|i| self.rows.get(i));
-            match row {
-                Some(row) if digits > 0 => {
-                    out.push_str(&format!("{}[{}]", row.table, row.key));
+            let named = number.and_then(|n| n.checked_sub(1)).and_then(&name_of);
+            match named {
+                Some(named) if digits > 0 => {
+                    out.push_str(&named);
                     rest = after.get(5 + digits..).unwrap_or_default();
                 }
                 _ => {
@@ -93,7 +103,9 @@ impl Rows {
         out.push_str(rest);
         out
     }
+}
 
+impl Rows {
     /// Names each diagnostic's row: `location` is `db:table[rowid=N]/pointer`, and line,
     /// column and the edits of a fix inside the row count in the row's JSON (one line).
     pub fn relocate(&self, source: &SourceFile, diagnostics: &mut [Diagnostic]) {

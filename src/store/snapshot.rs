@@ -93,7 +93,7 @@ impl Snapshot {
 /// Appends a row's JSON to the store's text, raw line breaks replaced so the row stays one
 /// line and every byte keeps its offset: a space between tokens, U+0001 inside a string
 /// (still invalid there, as the raw break was). Returns where the breaks were.
-fn push_flat(text: &mut String, json: &str) -> Vec<(usize, u8)> {
+pub(crate) fn push_flat(text: &mut String, json: &str) -> Vec<(usize, u8)> {
     let mut breaks = Vec::new();
     if !json.contains(['\n', '\r']) {
         text.push_str(json);
@@ -168,7 +168,8 @@ pub(super) struct RawRow<'a> {
     pub table: &'a Table,
     pub session: Option<String>,
     pub key: RowKey,
-    pub json: Result<&'a str, String>,
+    /// The JSON column's text, or (`TableKind::decode`) the JSON it decodes to.
+    pub json: Result<std::borrow::Cow<'a, str>, String>,
     /// The wrapper its line opens with (`table::Wrap`), empty for tables without one.
     pub wrapper: String,
 }
@@ -176,7 +177,7 @@ pub(super) struct RawRow<'a> {
 impl RawRow<'_> {
     /// Whether `line` (a row's line as read earlier) still stands for this row.
     pub fn is_line(&self, line: &str, breaks: &[(usize, u8)]) -> bool {
-        let Ok(json) = self.json else {
+        let Ok(json) = &self.json else {
             return false;
         };
         let flat = if self.wrapper.is_empty() {
@@ -186,8 +187,8 @@ impl RawRow<'_> {
                 .and_then(|l| l.strip_suffix('}'))
         };
         match flat {
-            Some(flat) if breaks.is_empty() => flat == json,
-            Some(flat) => restore(flat, breaks) == json,
+            Some(flat) if breaks.is_empty() => flat == json.as_ref(),
+            Some(flat) => restore(flat, breaks) == json.as_ref(),
             None => false,
         }
     }
@@ -252,10 +253,13 @@ pub(super) fn scan(
             .iter()
             .map(|(_, c)| format!(", {}", c.as_deref().unwrap_or("NULL")))
             .collect();
+        let decode = table.kind().decode.as_ref();
+        let kind_column = decode.map_or(String::new(), |d| format!(", t.{}", d.kind));
         let session: Vec<String> = table.session.iter().map(|c| format!("t.{c}")).collect();
         let sql = format!(
-            "SELECT {key}, {rowid}, t.{column}{wrapped} FROM \"{quoted}\" AS t{} ORDER BY {}, {}",
+            "SELECT {key}, {rowid}, t.{column}{wrapped}{kind_column} FROM \"{quoted}\" AS t{}{} ORDER BY {}, {}",
             table.join,
+            table.only,
             session.join(", "),
             table.order
         );
@@ -268,17 +272,21 @@ pub(super) fn scan(
                 (Some(_), ValueRef::Integer(id)) => RowKey::Rowid(id),
                 _ => RowKey::Ordinal(ordinal),
             };
-            let json = match r.get_ref(2)? {
-                ValueRef::Text(b) | ValueRef::Blob(b) => std::str::from_utf8(b)
+            let json = match (r.get_ref(2)?, decode) {
+                (ValueRef::Text(b) | ValueRef::Blob(b), Some(d)) => {
+                    let kind = r.get_ref(3 + table.wrap.len())?;
+                    (d.decode)(kind.as_str().ok(), b).map(std::borrow::Cow::Owned)
+                }
+                (ValueRef::Text(b) | ValueRef::Blob(b), None) => std::str::from_utf8(b)
                     .map_err(|_| "the column is not valid UTF-8".to_string())
                     .and_then(|s| {
                         if s.trim().is_empty() {
                             Err("the column is empty".to_string())
                         } else {
-                            Ok(s)
+                            Ok(std::borrow::Cow::Borrowed(s))
                         }
                     }),
-                ValueRef::Null => Err("the column is NULL".to_string()),
+                (ValueRef::Null, _) => Err("the column is NULL".to_string()),
                 _ => Err("the column holds a number, not JSON text".to_string()),
             };
             each(RawRow {
@@ -308,7 +316,7 @@ pub(super) fn snapshot(conn: &Connection) -> rusqlite::Result<Snapshot> {
             }
             last = Some(id);
         }
-        let (problem, breaks, wrap) = match row.json {
+        let (problem, breaks, wrap) = match &row.json {
             Ok(json) if row.wrapper.is_empty() => (None, push_flat(&mut text, json), 0),
             Ok(json) => {
                 text.push_str(&row.wrapper);
@@ -316,7 +324,7 @@ pub(super) fn snapshot(conn: &Connection) -> rusqlite::Result<Snapshot> {
                 text.push('}');
                 (None, breaks, row.wrapper.len())
             }
-            Err(problem) => (Some(problem), Vec::new(), 0),
+            Err(problem) => (Some(problem.clone()), Vec::new(), 0),
         };
         text.push('\n');
         lines.push(Origin {

@@ -12,8 +12,16 @@ use crate::format::Format;
 pub(super) struct TableKind {
     /// The format whose adapter reads a session's rows, one document each, in order.
     pub format: Format,
-    /// The column holding each row's JSON.
+    /// The column holding each row's JSON (or what [`Decode`] turns into JSON).
     pub json: &'static str,
+    /// The column naming a session.
+    pub session: &'static str,
+    /// Where only some rows are the live history (LangGraph keeps every checkpoint; the
+    /// latest of a thread is the one resumed): an SQL condition on the row `t`, `{table}`
+    /// standing for the quoted table name.
+    pub only: Option<&'static str>,
+    /// Where the column is not JSON text: how to read it. Such rows are read, never written.
+    pub decode: Option<Decode>,
     /// Columns the table must also have (besides `session_id` and `json`) to be this kind.
     pub requires: &'static [&'static str],
     /// Columns that name a session with `session_id` where the table has them (ADK keys
@@ -33,6 +41,13 @@ pub(super) struct TableKind {
     /// A table each row belongs to (opencode keeps a part's role and order on its message):
     /// joined for ordering and for wrapped columns (`Wrap::column` `j.<name>`).
     pub join: Option<Join>,
+}
+
+/// A column holding something other than JSON text, and how to turn it into JSON.
+pub(super) struct Decode {
+    /// The column naming the serialisation (LangGraph's `type`).
+    pub kind: &'static str,
+    pub decode: fn(Option<&str>, &[u8]) -> Result<String, String>,
 }
 
 /// The table a row belongs to, joined as `j`.
@@ -59,6 +74,9 @@ pub(super) static KINDS: &[TableKind] = &[
     // OpenAI Agents SDK `SQLiteSession`: `agent_messages(id, session_id, message_data)`,
     // one Responses input item per row, read back by `id`.
     TableKind {
+        session: "session_id",
+        only: None,
+        decode: None,
         format: Format::OpenAiResponses,
         json: "message_data",
         requires: &[],
@@ -71,6 +89,9 @@ pub(super) static KINDS: &[TableKind] = &[
     // Google ADK `SqliteSessionService`: `events(app_name, user_id, session_id, timestamp,
     // event_data)`, one event per row (snake_case), read back by `timestamp`.
     TableKind {
+        session: "session_id",
+        only: None,
+        decode: None,
         format: Format::Adk,
         json: "event_data",
         requires: &["timestamp"],
@@ -85,6 +106,9 @@ pub(super) static KINDS: &[TableKind] = &[
     // `content_json` an array of content items and its role a column; read back by
     // `(created_timestamp, id)` (`session_manager.rs`).
     TableKind {
+        session: "session_id",
+        only: None,
+        decode: None,
         format: Format::Goose,
         json: "content_json",
         requires: &["role", "created_timestamp"],
@@ -111,6 +135,9 @@ pub(super) static KINDS: &[TableKind] = &[
     // messages by `(time_created, id)`, each with its parts by `id`
     // (`session/session.sql.ts`, `session/message-v2.ts`).
     TableKind {
+        session: "session_id",
+        only: None,
+        decode: None,
         format: Format::Opencode,
         json: "data",
         requires: &["message_id", "id"],
@@ -142,6 +169,9 @@ pub(super) static KINDS: &[TableKind] = &[
     // `created_at`; a summarised session starts at `sessions.summary_message_id`
     // (`internal/db/migrations/20250424200609_initial.sql`, `internal/db/sql/messages.sql`).
     TableKind {
+        session: "session_id",
+        only: None,
+        decode: None,
         format: Format::Crush,
         json: "parts",
         requires: &["role", "created_at", "id"],
@@ -172,6 +202,27 @@ pub(super) static KINDS: &[TableKind] = &[
             order: &[],
         }),
     },
+    // LangGraph `SqliteSaver` (`langgraph-checkpoint-sqlite`): `checkpoints(thread_id,
+    // checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, checkpoint, metadata)`, every
+    // checkpoint of every thread; the live history is the latest root checkpoint of each
+    // (`get_tuple`: `checkpoint_ns = ''`, `ORDER BY checkpoint_id DESC LIMIT 1`), msgpack or
+    // JSON by `type`. See `formats/langgraph_checkpoint.rs`.
+    TableKind {
+        session: "thread_id",
+        only: Some("t.checkpoint_ns = '' AND t.checkpoint_id = (SELECT max(c.checkpoint_id) FROM {table} AS c WHERE c.thread_id = t.thread_id AND c.checkpoint_ns = '')"),
+        decode: Some(Decode {
+            kind: "type",
+            decode: crate::formats::decode_checkpoint,
+        }),
+        format: Format::LanggraphCheckpoint,
+        json: "checkpoint",
+        requires: &["checkpoint_ns", "checkpoint_id", "type"],
+        session_keys: &[],
+        order: &["checkpoint_id"],
+        forbids: &[],
+        wrap: &[],
+        join: None,
+    },
 ];
 
 /// A session table: its name, kind, and the SQL that keys and orders its rows.
@@ -191,6 +242,8 @@ pub(super) struct Table {
     pub wrap: Vec<(&'static Wrap, Option<String>)>,
     /// The `LEFT JOIN` of the kind's joined table, if any.
     pub join: String,
+    /// The `WHERE` clause of the rows read (`TableKind::only`), if any.
+    pub only: String,
 }
 
 impl Table {
@@ -233,8 +286,11 @@ fn kind_of(
     has: &dyn Fn(&str) -> bool,
 ) -> rusqlite::Result<Option<(usize, Vec<String>)>> {
     for (index, k) in KINDS.iter().enumerate() {
-        let fits =
-            has(k.json) && k.requires.iter().all(|c| has(c)) && !k.forbids.iter().any(|c| has(c));
+        let fits = has(k.session)
+            && has(k.json)
+            && k.decode.as_ref().is_none_or(|d| has(d.kind))
+            && k.requires.iter().all(|c| has(c))
+            && !k.forbids.iter().any(|c| has(c));
         if !fits {
             continue;
         }
@@ -264,9 +320,6 @@ pub(super) fn tables(conn: &Connection) -> rusqlite::Result<Vec<Table>> {
     for name in names {
         let columns = columns(conn, &name)?;
         let has = |c: &str| columns.iter().any(|x| x == c);
-        if !has("session_id") {
-            continue;
-        }
         let Some((index, joined)) = kind_of(conn, &has)? else {
             continue;
         };
@@ -278,7 +331,7 @@ pub(super) fn tables(conn: &Connection) -> rusqlite::Result<Vec<Table>> {
             .copied()
             .filter(|c| has(c))
             .collect();
-        session.push("session_id");
+        session.push(kind.session);
         // All SQL names the row's table `t` and the joined one `j`.
         let mut order: Vec<String> = kind
             .join
@@ -293,7 +346,7 @@ pub(super) fn tables(conn: &Connection) -> rusqlite::Result<Vec<Table>> {
             .chain(rowid.map(|r| format!("t.{r}")))
             .collect();
         if order.is_empty() {
-            order.push("t.session_id".into());
+            order.push(format!("t.{}", kind.session));
         }
         let wrap = kind
             .wrap
@@ -312,7 +365,12 @@ pub(super) fn tables(conn: &Connection) -> rusqlite::Result<Vec<Table>> {
                 j.table, j.key, j.column
             )
         });
+        let only = kind.only.map_or(String::new(), |o| {
+            let quoted = format!("\"{}\"", name.replace('"', "\"\""));
+            format!(" WHERE {}", o.replace("{table}", &quoted))
+        });
         found.push(Table {
+            only,
             name,
             kind: index,
             session,

@@ -86,6 +86,11 @@ pub fn write(path: &Path, name: &str, snapshot: &Snapshot, fixed: &str) -> Resul
                 "internal error: {place} has no rowid to find it by; it was left unchanged"
             ));
         };
+        if super::table::kind(origin.kind).decode.is_some() {
+            return Err(format!(
+                "internal error: {place} is decoded from another serialisation and cannot be written; it was left unchanged"
+            ));
+        }
         let quoted = origin.table.replace('"', "\"\"");
         let changed = if new.is_empty() {
             tx.execute(

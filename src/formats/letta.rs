@@ -1,0 +1,332 @@
+//! Letta agent files (`.af`): an agent exported with its messages, tools and memory
+//! (letta-ai/letta `letta/schemas/agent_file.py`: `AgentFileSchema`, `AgentSchema`,
+//! `MessageSchema`; samples in letta-ai/agent-file).
+//!
+//! Two generations:
+//! - current: `{agents:[{id, messages, in_context_message_ids, llm_config, …}], tools,
+//!   blocks, groups, files, sources, mcp_servers, …}`;
+//! - 0.6/0.7: one flat agent `{agent_type, llm_config, core_memory, messages, tools, system,
+//!   version, in_context_message_indices}` (0.6.43 marks each message `in_context: true`
+//!   instead). These were read as OpenAI Chat before, and a re-rendered system message that
+//!   sits between a call and its result in `messages` looked like a misplaced result.
+//!
+//! The conversation the model is sent is the in-context list, not `messages` (which keeps
+//! superseded system messages): the ids, indices or flags in that order. The export lists at
+//! most 50 messages, so in-context ids may point outside the file; those are left out, and
+//! a result whose call is among them is not an orphan (the history goes on, on the server).
+//! Messages are OpenAI Chat: `{role, content:[{type:"text", text}], tool_calls:[{id,
+//! function:{name, arguments: S}}], tool_call_id}`; a tool message failed when its
+//! `tool_returns[].status` is `"error"` or its packaged result says `"status": "Failed"`
+//! (`package_function_response`). Tools are `tools[].json_schema` (`{name, description,
+//! parameters}`), the provider `llm_config.model_endpoint_type`. Some files are a JSON
+//! string holding the JSON: read through the string.
+//!
+//! Fixes would edit two places (the message and its id in the in-context list): findings
+//! only for now.
+
+use serde_json::Value as Json;
+
+use super::otlp::{self, Message, ModelCall, Place};
+use super::{Adapter, Dialect, Doc, Format, Planned};
+use crate::edit::plan::EditContext;
+use crate::finding::FixIntent;
+use crate::transcript::{Conversation, Item, Loc, Role};
+use crate::tree::Value as Tree;
+
+pub struct Letta;
+
+impl Dialect for Letta {}
+
+/// Whether a value is a current agent file (`agents` of agents with in-context ids).
+fn is_current(doc: &Json) -> bool {
+    doc.get("agents")
+        .and_then(Json::as_array)
+        .is_some_and(|agents| {
+            !agents.is_empty()
+                && agents.iter().all(|a| {
+                    a.get("messages").is_some_and(Json::is_array)
+                        && a.get("in_context_message_ids").is_some_and(Json::is_array)
+                })
+        })
+}
+
+/// Whether a value is a 0.6/0.7 flat agent.
+fn is_flat(doc: &Json) -> bool {
+    doc.get("messages").is_some_and(Json::is_array)
+        && doc.get("llm_config").is_some_and(Json::is_object)
+        && (doc.get("agent_type").is_some() || doc.get("core_memory").is_some())
+}
+
+/// The document as JSON, and where its parts are: a file that is a JSON string holding the
+/// JSON is read through the string (every part then at the string).
+fn document(value: &Tree, base: usize) -> Option<(Json, Place)> {
+    let loc = Loc::new(base, "");
+    match value {
+        Tree::String(text) => {
+            let inner = text.as_str();
+            // Cheap refusal before parsing a string that cannot be an agent file.
+            if !(inner.contains("\"agents\"") || inner.contains("\"llm_config\"")) {
+                return None;
+            }
+            let json = crate::json::parse_value(inner).ok()?;
+            Some((
+                json,
+                Place {
+                    loc,
+                    precise: false,
+                },
+            ))
+        }
+        Tree::Object(map) if map.contains_key("agents") || map.contains_key("llm_config") => {
+            Some((value.to_serde(), Place { loc, precise: true }))
+        }
+        _ => None,
+    }
+}
+
+impl Adapter for Letta {
+    fn format(&self) -> Format {
+        Format::Letta
+    }
+
+    /// Above OpenAI Chat, which an old flat agent's `messages` also fit.
+    fn sniff(&self, doc: &Tree) -> Option<u8> {
+        let (json, _) = document(doc, 0)?;
+        (is_current(&json) || is_flat(&json)).then_some(95)
+    }
+
+    fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
+        let mut out = Vec::new();
+        for doc in docs {
+            let (json, place) = document(doc.value, doc.base)
+                .filter(|(j, _)| is_current(j) || is_flat(j))
+                .ok_or("expected a Letta agent file (`agents` with `in_context_message_ids`, or a 0.6 agent with `llm_config` and `messages`)")?;
+            let tools = tools(&json, &place);
+            if is_current(&json) {
+                let agents = json.get("agents").and_then(Json::as_array);
+                for (i, agent) in agents.into_iter().flatten().enumerate() {
+                    let at = Place {
+                        loc: place.child("agents").child(i),
+                        precise: place.precise,
+                    };
+                    out.push(agent_conversation(agent, &at, tools.clone()));
+                }
+            } else {
+                out.push(agent_conversation(&json, &place, tools));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Findings only: a fix edits the message and the in-context list together.
+    fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
+        Planned::Unsupported
+    }
+}
+
+/// `tools[].json_schema`, each at its tool.
+fn tools(doc: &Json, place: &Place) -> Vec<crate::transcript::ToolDef> {
+    let list = doc.get("tools").and_then(Json::as_array);
+    list.into_iter()
+        .flatten()
+        .enumerate()
+        .filter_map(|(n, tool)| {
+            let loc = place.child("tools");
+            let loc = if place.precise { loc.child(n) } else { loc };
+            otlp::tool_def(tool.get("json_schema").unwrap_or(tool), &loc)
+        })
+        .collect()
+}
+
+/// Whether some in-context ids name messages the export left out (it lists at most 50):
+/// the history goes on before the file, on the Letta server.
+fn truncated(agent: &Json) -> bool {
+    let messages = agent.get("messages").and_then(Json::as_array);
+    let known = |id: &str| {
+        messages
+            .into_iter()
+            .flatten()
+            .any(|m| m.get("id").and_then(Json::as_str) == Some(id))
+    };
+    agent
+        .get("in_context_message_ids")
+        .and_then(Json::as_array)
+        .is_some_and(|ids| ids.iter().filter_map(Json::as_str).any(|id| !known(id)))
+}
+
+/// The messages of an agent in the order its context holds them, with their indices.
+fn in_context(agent: &Json) -> Vec<(usize, &Json)> {
+    let messages = agent
+        .get("messages")
+        .and_then(Json::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    if let Some(ids) = agent.get("in_context_message_ids").and_then(Json::as_array) {
+        return ids
+            .iter()
+            .filter_map(|id| {
+                let id = id.as_str()?;
+                messages
+                    .iter()
+                    .enumerate()
+                    .find(|(_, m)| m.get("id").and_then(Json::as_str) == Some(id))
+            })
+            .collect();
+    }
+    if let Some(indices) = agent
+        .get("in_context_message_indices")
+        .and_then(Json::as_array)
+    {
+        return indices
+            .iter()
+            .filter_map(|i| {
+                let i = usize::try_from(i.as_u64()?).ok()?;
+                Some((i, messages.get(i)?))
+            })
+            .collect();
+    }
+    let flagged = messages
+        .iter()
+        .any(|m| m.get("in_context").is_some_and(Json::is_boolean));
+    messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| !flagged || m.get("in_context").and_then(Json::as_bool) == Some(true))
+        .collect()
+}
+
+fn agent_conversation(
+    agent: &Json,
+    place: &Place,
+    tools: Vec<crate::transcript::ToolDef>,
+) -> Conversation {
+    let input: Vec<Message> = in_context(agent)
+        .into_iter()
+        .map(|(i, message)| {
+            let loc = place.child("messages");
+            let loc = if place.precise { loc.child(i) } else { loc };
+            letta_message(message, loc)
+        })
+        .collect();
+    let provider = agent
+        .get("llm_config")
+        .and_then(|c| c.get("model_endpoint_type"))
+        .and_then(Json::as_str)
+        .and_then(crate::provider::from_trace_name);
+    let call = ModelCall {
+        input,
+        output: Vec::new(),
+        tools,
+        provider,
+        failed: false,
+        loc: place.loc.clone(),
+        start: 0,
+        order: 0,
+    };
+    let mut convs = otlp::rebuild(Format::Letta, vec![call], &[]);
+    let mut conv = convs.pop().unwrap_or_else(|| {
+        Conversation::new(
+            Format::Letta,
+            place.loc.clone(),
+            crate::transcript::Pairing::NextTurn,
+        )
+    });
+    // A result whose call the export left out is expected, not an orphan.
+    conv.server_history = truncated(agent);
+    conv
+}
+
+/// One message: OpenAI Chat, with Letta's text parts and failure markers.
+fn letta_message(message: &Json, loc: Loc) -> Message {
+    let mut plain = message.clone();
+    // Letta content is `[{type:"text", text}]` (0.6 files may keep `text` instead).
+    let text: String = match message.get("content") {
+        Some(Json::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Json::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Some(Json::String(s)) => s.clone(),
+        _ => message
+            .get("text")
+            .and_then(Json::as_str)
+            .unwrap_or_default()
+            .to_string(),
+    };
+    if let Some(map) = plain.as_object_mut() {
+        map.insert("content".into(), Json::String(text.clone()));
+    }
+    let mut out = otlp::json_message(&plain, loc);
+    if out.role == Role::Tool {
+        let failed_return = message
+            .get("tool_returns")
+            .and_then(Json::as_array)
+            .is_some_and(|r| {
+                r.iter()
+                    .any(|t| t.get("status").and_then(Json::as_str) == Some("error"))
+            });
+        let failed_package = crate::json::parse_value(&text)
+            .ok()
+            .and_then(|v| {
+                v.get("status")
+                    .and_then(Json::as_str)
+                    .map(|s| s == "Failed")
+            })
+            .unwrap_or(false);
+        for item in &mut out.items {
+            if let Item::Result(r) = item {
+                r.is_error |= failed_return || failed_package;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::session_docs;
+    use crate::tree_json as json;
+
+    #[test]
+    fn sniffs_both_generations_and_double_encoding() {
+        let current = json!({"agents": [{"id": "agent-0", "messages": [], "in_context_message_ids": []}], "tools": []});
+        let flat = json!({"agent_type": "memgpt_agent", "llm_config": {"model": "gpt-4"}, "messages": [{"role": "user", "content": []}]});
+        assert_eq!(Letta.sniff(&current), Some(95));
+        assert_eq!(Letta.sniff(&flat), Some(95));
+        assert_eq!(
+            crate::formats::detect(&flat).map(|a| a.format()),
+            Some(Format::Letta)
+        );
+        let text = current.to_serde().to_string();
+        let encoded = crate::tree::Value::from_serde(&Json::String(text));
+        assert_eq!(Letta.sniff(&encoded), Some(95));
+        assert_eq!(
+            Letta.sniff(&json!({"messages": [{"role": "user", "content": "hi"}]})),
+            None
+        );
+    }
+
+    /// The in-context ids choose and order the messages; ids outside the export are left out.
+    #[test]
+    fn in_context_ids_order_the_conversation() {
+        let doc = json!({"agents": [{"id": "agent-0", "llm_config": {"model_endpoint_type": "openai"},
+        "in_context_message_ids": ["message-2", "message-9", "message-0"],
+        "messages": [
+            {"id": "message-0", "role": "user", "content": [{"type": "text", "text": "later"}]},
+            {"id": "message-1", "role": "system", "content": [{"type": "text", "text": "old"}]},
+            {"id": "message-2", "role": "system", "content": [{"type": "text", "text": "new"}]}
+        ]}]});
+        let convs = Letta
+            .normalise(&session_docs(std::slice::from_ref(&doc)))
+            .unwrap_or_default();
+        let turns: Vec<&str> = convs[0]
+            .turns
+            .iter()
+            .map(|t| t.loc.pointer.as_str())
+            .collect();
+        assert_eq!(turns, ["/agents/0/messages/2", "/agents/0/messages/0"]);
+        assert_eq!(convs[0].provider, Some(crate::provider::Provider::Openai));
+        // "message-9" is not in the export: the history goes on before the file.
+        assert!(convs[0].server_history);
+    }
+}
