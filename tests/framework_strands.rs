@@ -106,3 +106,23 @@ fn sarif_names_the_message_file() {
     );
     assert_eq!(first["region"]["startLine"], 14);
 }
+
+#[test]
+fn the_full_report_names_the_message_file_line_and_column() {
+    let dir = "fixtures/strands/session_broken";
+    let concise = toolcheck(&["lint", "--no-config", "--output-format", "concise", dir]);
+    let full = toolcheck(&["lint", "--no-config", dir]);
+    let expected: Vec<String> = concise
+        .stdout
+        .lines()
+        .filter_map(|l| l.split(": TC").next())
+        .filter(|at| at.ends_with(|c: char| c.is_ascii_digit()))
+        .map(|at| format!("[{at}]"))
+        .collect();
+    let headers: Vec<String> = full
+        .stdout
+        .lines()
+        .filter_map(|l| l.split_once("╭─").map(|(_, h)| h.to_string()))
+        .collect();
+    assert_eq!(headers, expected, "{}", full.transcript());
+}

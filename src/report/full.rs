@@ -84,7 +84,14 @@ impl FullRenderer {
         first_line: usize,
     ) -> String {
         let mut snippet = Snippet::new(source, d, cursor);
-        if d.location.is_none() {
+        if d.location.is_none() && d.path != source.name {
+            // Placed in another file than the text it was read from (a session folder's
+            // message file): the header names that file, its line and its column.
+            snippet.name = escape::value(&d.path).into_owned();
+            snippet.line = d.line.saturating_sub(1);
+            let shown = snippet.column_at(snippet.label.0);
+            snippet.shift_columns(d.column.saturating_sub(1), shown);
+        } else if d.location.is_none() {
             snippet.line += first_line;
         }
         let report = Report {
@@ -223,6 +230,15 @@ impl Snippet {
             column: first.saturating_sub(usize::from(first > 0)),
             columns,
             label: (label_start, label_end),
+        }
+    }
+
+    /// Moves the columns shown so that the one now `from` reads `to`.
+    fn shift_columns(&mut self, to: usize, from: usize) {
+        let shift = |c: usize| (c + to).saturating_sub(from);
+        self.column = shift(self.column);
+        for entry in &mut self.columns {
+            entry.1 = shift(entry.1);
         }
     }
 
