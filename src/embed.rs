@@ -304,24 +304,6 @@ pub fn fix_record(
     }
 }
 
-/// mimalloc's `mi_option_arena_eager_commit` and `mi_option_purge_delay` (the order of
-/// `mi_option_e` in the bundled v3 `mimalloc.h`; libmimalloc-sys leaves them unnamed).
-const ARENA_EAGER_COMMIT: libmimalloc_sys::mi_option_t = 4;
-const PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
-
-/// For a program that allocates with mimalloc (the binary, the Python and Node modules):
-/// keeps peak memory near the system allocator's. By default mimalloc holds freed pages for a
-/// second and commits whole arenas, which doubled the peak of a run over small records for no
-/// speed; freed pages are returned at once (the arena option is read before `main`, so it is
-/// set only for arenas made later). Call it once, early.
-pub fn tune_allocator() {
-    // SAFETY: plain integer options, set before the program's other threads start.
-    unsafe {
-        libmimalloc_sys::mi_option_set(ARENA_EAGER_COMMIT, 0);
-        libmimalloc_sys::mi_option_set(PURGE_DELAY, 0);
-    }
-}
-
 fn source_name(name: &str) -> SourceName {
     SourceName {
         name: name.to_string(),
@@ -356,20 +338,6 @@ mod tests {
             ..Options::default()
         })
         .contains("not valid JSON"));
-    }
-
-    #[test]
-    fn the_allocator_options_are_the_ones_meant() {
-        // The defaults identify the options (`options.c`): a 1000 ms purge delay, and arenas
-        // committed eagerly only on overcommit systems (2). Nothing here set them.
-        // SAFETY: reading integer options.
-        let (purge, eager) = unsafe {
-            (
-                libmimalloc_sys::mi_option_get(PURGE_DELAY),
-                libmimalloc_sys::mi_option_get(ARENA_EAGER_COMMIT),
-            )
-        };
-        assert_eq!((purge, eager), (1000, 2));
     }
 
     #[test]

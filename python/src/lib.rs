@@ -600,7 +600,6 @@ fn run_cli(py: Python<'_>, argv: Vec<String>) -> u8 {
 
 #[pymodule]
 fn _toolcheck(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    embed::tune_allocator();
     m.add_class::<Options>()?;
     m.add_function(wrap_pyfunction!(lint_text, m)?)?;
     m.add_function(wrap_pyfunction!(lint_many, m)?)?;
