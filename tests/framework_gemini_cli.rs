@@ -44,11 +44,83 @@ fn broken_session() {
     insta::assert_snapshot!(out.transcript());
 }
 
-/// Lint only: no fix is offered, and the file is left alone.
+/// What `fix` would append: a cancelled version of the unanswered call's message and the
+/// durable user message without its orphaned response; the duplicate is unsafe.
 #[test]
-fn fix_offers_nothing() {
-    let out = common::fix_leaves_alone("gemini-cli/broken-session.jsonl", "session.jsonl");
+fn fix_dry_run() {
+    let out = toolcheck(&["fix", "fixtures/gemini-cli/broken-session.jsonl"]);
+    assert_eq!(out.code, 1);
     insta::assert_snapshot!(out.transcript());
+}
+
+/// Parallel calls each storing both responses (gemini-cli#29365), an unanswered call the
+/// user moved past, a rewound exchange, an orphaned durable response: `fix --write
+/// --unsafe-fixes` only appends lines, each call keeps its own response, the session lints
+/// clean, and a second fix finds nothing.
+#[test]
+fn fix_write_appends_versions_and_lints_clean() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("session.jsonl");
+    let original =
+        std::fs::read_to_string(common::root().join("fixtures/gemini-cli/broken-fixable.jsonl"))
+            .expect("fixture");
+    std::fs::write(&path, &original).expect("copy");
+    let fixed = common::toolcheck_in(
+        dir.path(),
+        &["fix", "session.jsonl", "--write", "--unsafe-fixes"],
+        None,
+    );
+    assert_eq!(fixed.code, 0, "{}", fixed.transcript());
+    let after = std::fs::read_to_string(&path).expect("file");
+    // Every original byte stays: the versions are appended.
+    assert!(after.starts_with(&original), "{after}");
+    assert_eq!(after.lines().count(), original.lines().count() + 4);
+    // The rewound call is not touched.
+    assert!(!after[original.len()..].contains("call-test-1"));
+    let lint = common::toolcheck_in(dir.path(), &["lint", "session.jsonl"], None);
+    assert_eq!(lint.code, 0, "{}", lint.transcript());
+    let again = common::toolcheck_in(
+        dir.path(),
+        &["fix", "session.jsonl", "--write", "--unsafe-fixes"],
+        None,
+    );
+    assert_eq!(again.code, 0, "{}", again.transcript());
+    assert_eq!(std::fs::read_to_string(&path).expect("file"), after);
+    insta::assert_snapshot!(&after[original.len()..]);
+}
+
+/// Controls left alone: a `messages` checkpoint (the loader would ignore an appended line)
+/// and a legacy whole-file record, each with an unanswered call the user moved past.
+#[test]
+fn checkpoints_and_legacy_records_get_no_fix() {
+    let messages = r#"[{"id":"u1","timestamp":"t","type":"user","content":[{"text":"go"}]},{"id":"g1","timestamp":"t","type":"gemini","content":[{"functionCall":{"id":"c1","name":"ls","args":{}}}],"toolCalls":[{"id":"c1","name":"ls","args":{},"status":"executing","timestamp":"t"}]},{"id":"u2","timestamp":"t","type":"user","content":[{"text":"next"}]}]"#;
+    let jsonl = format!(
+        "{}\n{}\n",
+        r#"{"sessionId":"s","projectHash":"p","startTime":"t","lastUpdated":"t"}"#,
+        format_args!(r#"{{"$set":{{"messages":{messages}}}}}"#)
+    );
+    let legacy = format!(
+        r#"{{"sessionId":"s","projectHash":"p","startTime":"t","lastUpdated":"t","messages":{messages}}}"#
+    );
+    for (name, text) in [("session-a.jsonl", jsonl), ("session-b.json", legacy)] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join(name), &text).expect("write");
+        let out = common::toolcheck_in(
+            dir.path(),
+            &["fix", name, "--write", "--unsafe-fixes"],
+            None,
+        );
+        assert_eq!(out.code, 1, "{}", out.transcript());
+        assert!(
+            out.transcript().contains("no automatic fix"),
+            "{}",
+            out.transcript()
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(name)).expect("file"),
+            text
+        );
+    }
 }
 
 /// Forced, the format reads the session the same way; other sessions forced to it do not fit.

@@ -28,11 +28,96 @@ fn broken_session_concise() {
     insta::assert_snapshot!(out.transcript());
 }
 
-/// Lint only: no fix is offered, and the file is left alone.
+/// What `fix` would change: a failed `tool_result` record for the unanswered call, linked in
+/// after its turn, and the stray result record removed with its child re-parented.
 #[test]
-fn fix_offers_nothing() {
-    let out = common::fix_leaves_alone("qwen-code/broken-session.jsonl", "session.jsonl");
+fn fix_dry_run() {
+    let out = toolcheck(&["fix", "fixtures/qwen-code/broken-session.jsonl"]);
+    assert_eq!(out.code, 1);
     insta::assert_snapshot!(out.transcript());
+}
+
+/// Every `parentUuid` names a record of the file, and the leaf's chain reaches the root.
+fn assert_chain_whole(text: &str) {
+    let records: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("record"))
+        .collect();
+    let uuids: Vec<&str> = records.iter().filter_map(|r| r["uuid"].as_str()).collect();
+    for r in &records {
+        if let Some(parent) = r["parentUuid"].as_str() {
+            assert!(uuids.contains(&parent), "dangling parent in {r}");
+        }
+    }
+    let mut current = records.last().and_then(|r| r["uuid"].as_str());
+    let mut steps = 0;
+    while let Some(uuid) = current {
+        steps += 1;
+        assert!(steps <= records.len(), "cycle at {uuid}");
+        let record = records.iter().find(|r| r["uuid"] == uuid).expect("on file");
+        current = record["parentUuid"].as_str();
+    }
+}
+
+/// An unanswered parallel call after a compression checkpoint (with an unanswered call
+/// before it, not replayed), an abandoned branch, a stray result: `fix --write` inserts one
+/// record and removes one, the chain stays whole, the session lints clean, and a second fix
+/// finds nothing.
+#[test]
+fn fix_write_round_trip_lints_clean_and_keeps_the_chain() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("session.jsonl");
+    let original =
+        std::fs::read_to_string(common::root().join("fixtures/qwen-code/broken-fixable.jsonl"))
+            .expect("fixture");
+    std::fs::write(&path, &original).expect("copy");
+    let fixed = common::toolcheck_in(dir.path(), &["fix", "session.jsonl", "--write"], None);
+    assert_eq!(fixed.code, 0, "{}", fixed.transcript());
+    let after = std::fs::read_to_string(&path).expect("file");
+    assert_chain_whole(&after);
+    assert_eq!(after.lines().count(), original.lines().count());
+    assert!(after.contains(r#""type":"tool_result","cwd":"/home/dev/app","version":"0.6.1","gitBranch":"main","message":{"role":"user","parts":[{"functionResponse":{"id":"call-wf-1","name":"read_file","response":{"error":"Synthetic result written by toolcheck"#), "{after}");
+    // Before the checkpoint and off the path: untouched.
+    assert!(!after.contains(r#""id":"call-old-1","name":"run_shell_command","response""#));
+    assert!(after.contains("call-abandoned-1"));
+    let lint = common::toolcheck_in(dir.path(), &["lint", "session.jsonl"], None);
+    assert_eq!(lint.code, 0, "{}", lint.transcript());
+    let again = common::toolcheck_in(dir.path(), &["fix", "session.jsonl", "--write"], None);
+    assert_eq!(again.code, 0, "{}", again.transcript());
+    assert_eq!(std::fs::read_to_string(&path).expect("file"), after);
+    insta::assert_snapshot!(after);
+}
+
+/// Control left alone: an unanswered call inside a compression checkpoint's history (the
+/// checkpoint is one record; its history is not edited).
+#[test]
+fn calls_in_a_compressed_history_get_no_fix() {
+    let record = |uuid: &str, parent: &str, rest: &str| {
+        format!(
+            r#"{{"uuid":"{uuid}","parentUuid":{parent},"sessionId":"s","timestamp":"t","cwd":"/w","version":"0.6.1",{rest}}}"#
+        )
+    };
+    let text = [
+        record("u1", "null", r#""type":"user","message":{"role":"user","parts":[{"text":"go"}]}"#),
+        record("c1", r#""u1""#, r#""type":"system","subtype":"chat_compression","systemPayload":{"info":{},"compressedHistory":[{"role":"user","parts":[{"text":"go"}]},{"role":"model","parts":[{"functionCall":{"id":"k1","name":"ls","args":{}}}]},{"role":"user","parts":[{"text":"next"}]}]}"#),
+        record("u2", r#""c1""#, r#""type":"user","message":{"role":"user","parts":[{"text":"and?"}]}"#),
+        record("a2", r#""u2""#, r#""type":"assistant","message":{"role":"model","parts":[{"text":"done"}]}"#),
+    ]
+    .join("\n")
+        + "\n";
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("s.jsonl"), &text).expect("write");
+    let out = common::toolcheck_in(dir.path(), &["fix", "s.jsonl", "--write"], None);
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert!(
+        out.transcript().contains("no automatic fix"),
+        "{}",
+        out.transcript()
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("s.jsonl")).expect("file"),
+        text
+    );
 }
 
 /// Claude Code sessions share the record envelope and keep their format; Qwen Code sessions

@@ -29,18 +29,29 @@
 //! drop duplicated responses (google-gemini/gemini-cli#29365): those reach Gemini, which
 //! rejects a response count that differs from the call count. The session is held to
 //! Gemini's rules. A failed call is `status` `error`/`cancelled` or a response with
-//! `response.error`. A call the file ends on is still running. No fixes are offered: the
-//! CLI's upsert would allow appending a corrected same-id message, but a checkpoint makes
-//! the loader ignore appended lines, and the edit has not been run against the CLI.
+//! `response.error`. A call the file ends on is still running.
+//!
+//! Fixes use the loader's upsert: a corrected version of the message (same `id`) is appended
+//! at the end of the file, so every original byte stays and the message keeps its place. An
+//! unanswered call's version has it `cancelled` with an error `functionResponse`; a removed
+//! response's version leaves it out of `toolCalls[i].result` or of the durable user message.
+//! The version is made from the message's last live line, the one the loader keeps. Messages
+//! a `messages` checkpoint stands for get no fix (the loader ignores appended lines then),
+//! nor do legacy `.json` records. Inferred from the loader, not run against the CLI.
 
 // foldhash: ids the run compares itself, no flood resistance needed.
 use foldhash::{HashMap, HashMapExt};
 
+use serde_json::{json, Map, Value as Json};
+
 use super::gemini::{pair_idless, part_item};
+use super::links;
 use super::{array_at, str_at, Adapter, Dialect, Doc, Format, Planned};
-use crate::edit::plan::EditContext;
-use crate::finding::FixIntent;
-use crate::transcript::{pairing_key, Conversation, Item, Loc, Pairing, Role, Text, ToolResult};
+use crate::edit::plan::{insert_record_after, EditContext};
+use crate::finding::{Edit, FixIntent};
+use crate::transcript::{
+    pairing_key, Conversation, Item, Loc, Pairing, Role, Text, ToolCall, ToolResult,
+};
 use crate::tree::Value as Tree;
 
 pub struct GeminiCli;
@@ -134,9 +145,166 @@ impl Adapter for GeminiCli {
         Some(self.normalise(docs))
     }
 
-    /// Lint only: see the module documentation.
-    fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
-        Planned::Unsupported
+    /// A corrected version of the message, appended (see the module documentation).
+    fn plan_edits(&self, intent: &FixIntent, cx: &EditContext<'_>) -> Planned {
+        if !cx.jsonl {
+            return Planned::Unsupported;
+        }
+        let planned = match intent {
+            FixIntent::InsertResult { call, .. } => cancel_call(cx, call),
+            FixIntent::RemoveResult { result, message } => drop_response(cx, result, message),
+            _ => None,
+        };
+        links::planned(planned)
+    }
+}
+
+/// What the error response of a cancelled call says.
+const NEVER_RETURNED: &str = "Synthetic result written by toolcheck: the tool call never returned, so no result was recorded; it is marked cancelled.";
+
+/// A version of `call`'s message with the call `cancelled` and an error response.
+fn cancel_call(cx: &EditContext<'_>, call: &ToolCall) -> Option<Vec<Edit>> {
+    let id = call.id.as_deref()?;
+    append_version(cx, &call.message, |message| {
+        let response = json!([{"functionResponse": {
+            "id": id,
+            "name": call.name,
+            "response": {"error": NEVER_RETURNED},
+        }}]);
+        let calls = message
+            .entry("toolCalls")
+            .or_insert_with(|| Json::Array(Vec::new()))
+            .as_array_mut()?;
+        let found = calls
+            .iter_mut()
+            .filter_map(Json::as_object_mut)
+            .find(|c| c.get("id").and_then(Json::as_str) == Some(id));
+        match found {
+            Some(entry) => {
+                // A result is there and still answers nothing: not ours to overwrite.
+                if entry.get("result").is_some_and(json_truthy) {
+                    return None;
+                }
+                entry.insert("status".into(), "cancelled".into());
+                entry.insert("result".into(), response);
+            }
+            // A modern call recorded only in `content`.
+            None => {
+                let mut entry = Map::new();
+                entry.insert("id".into(), id.into());
+                entry.insert("name".into(), call.name.clone().into());
+                let args = call_args(cx, call).unwrap_or_else(|| json!({}));
+                entry.insert("args".into(), args);
+                entry.insert("result".into(), response);
+                entry.insert("status".into(), "cancelled".into());
+                calls.push(Json::Object(entry));
+            }
+        }
+        Some(())
+    })
+}
+
+/// The call's `args` as recorded.
+fn call_args(cx: &EditContext<'_>, call: &ToolCall) -> Option<Json> {
+    let pointer = if call.loc.pointer.starts_with("/content") {
+        format!("{}/functionCall/args", call.loc.pointer)
+    } else {
+        format!("{}/args", call.loc.pointer)
+    };
+    let raw = crate::edit::json_edit::value_text(&cx.source.text, call.loc.base, &pointer)?;
+    serde_json::from_str(raw).ok()
+}
+
+/// A version of the message without the response at `result`: an element of a
+/// `toolCalls[i].result` list, or a part of a durable user message.
+fn drop_response(cx: &EditContext<'_>, result: &Loc, message: &Loc) -> Option<Vec<Edit>> {
+    if result.base != message.base {
+        return None;
+    }
+    let index = |s: &str| -> Option<usize> {
+        // `usize::from_str` takes a `+`; a pointer index never has one.
+        s.bytes()
+            .all(|b| b.is_ascii_digit())
+            .then(|| s.parse().ok())?
+    };
+    let steps: Vec<&str> = result.pointer.split('/').skip(1).collect();
+    append_version(cx, message, |record| {
+        let (list, j) = match steps.as_slice() {
+            ["toolCalls", i, "result", j] => {
+                let calls = record.get_mut("toolCalls")?.as_array_mut()?;
+                let (i, j) = own_copy_kept(calls, index(i)?, index(j)?)?;
+                let entry = calls.get_mut(i)?;
+                (entry.get_mut("result")?.as_array_mut()?, j)
+            }
+            ["content", j] if record.get("type").and_then(Json::as_str) == Some("user") => {
+                (record.get_mut("content")?.as_array_mut()?, index(j)?)
+            }
+            _ => return None,
+        };
+        (j < list.len()).then(|| list.remove(j))?;
+        Some(())
+    })
+}
+
+/// Which copy of a response in `toolCalls[i].result[j]` goes. Parallel calls may each store
+/// every sibling's response (gemini-cli#29365): when the one named is the call's own
+/// response and an identical copy sits in a sibling's `result`, the sibling's copy goes, so
+/// each call keeps the response whose `id` is its own.
+fn own_copy_kept(calls: &[Json], i: usize, j: usize) -> Option<(usize, usize)> {
+    let result = |k: usize| calls.get(k)?.get("result")?.as_array();
+    let target = result(i)?.get(j)?;
+    let response_id = target.get("functionResponse")?.get("id")?.as_str();
+    let call_id = |k: usize| calls.get(k)?.get("id")?.as_str();
+    if response_id.is_none() || response_id != call_id(i) {
+        return Some((i, j));
+    }
+    let sibling = (0..calls.len())
+        .filter(|&k| k != i && call_id(k) != response_id)
+        .find_map(|k| Some((k, result(k)?.iter().position(|r| r == target)?)));
+    Some(sibling.unwrap_or((i, j)))
+}
+
+/// Appends at the end of the file a version of the message whose last live line is at
+/// `message`, changed by `change`. The message's `id`, rewritten as itself, is claimed too:
+/// two fixes of one message then land in separate rounds, each acting on the version before.
+fn append_version(
+    cx: &EditContext<'_>,
+    message: &Loc,
+    change: impl FnOnce(&mut Map<String, Json>) -> Option<()>,
+) -> Option<Vec<Edit>> {
+    // A message of a `messages` checkpoint, or one sharing its line with another record.
+    let start = links::line_start(cx, message.base);
+    if !message.pointer.is_empty() || start != message.base {
+        return None;
+    }
+    let mut record = links::record(cx, start)?;
+    change(record.as_object_mut()?)?;
+    let line = serde_json::to_string(&record).ok()?;
+    let text = cx.source.text.as_str();
+    let last = (0..cx.source.line_count()).rev().find(|&l| {
+        let (s, e) = cx.source.line_range(l);
+        text.get(s..e).is_some_and(|t| !t.trim().is_empty())
+    })?;
+    let end_of_file = Loc::new(cx.source.line_range(last).0, "");
+    let (s, e) = crate::pointer::locate(text, start, "/id")?;
+    Some(vec![
+        Edit {
+            start: s,
+            end: e,
+            content: text.get(s..e)?.to_string(),
+        },
+        insert_record_after(cx, &end_of_file, &line)?,
+    ])
+}
+
+/// JavaScript truthiness of a parsed JSON value.
+fn json_truthy(value: &Json) -> bool {
+    match value {
+        Json::Null => false,
+        Json::Bool(b) => *b,
+        Json::String(s) => !s.is_empty(),
+        Json::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        _ => true,
     }
 }
 

@@ -31,6 +31,14 @@ impl Links for IdParent {
     const PARENT: &'static str = "/parentId";
 }
 
+/// Records linked by `uuid` and `parentUuid` (Qwen Code chat records).
+pub(crate) struct UuidParent;
+
+impl Links for UuidParent {
+    const ID: &'static str = "/uuid";
+    const PARENT: &'static str = "/parentUuid";
+}
+
 /// A whole-line fix's answer to the planner: its edits, unless there are none or two of them
 /// overlap (the fix engine would never take such a fix).
 pub(crate) fn planned(edits: Option<Vec<Edit>>) -> super::Planned {

@@ -23,16 +23,29 @@
 //! whichever provider it is configured with (mostly OpenAI-compatible endpoints), so the
 //! session is held to the rules every provider shares, and adjacent same-role contents (one
 //! `tool_result` record per parallel call) count as one turn. A call the file ends on is
-//! still running. No fixes are offered: Qwen Code writes through a session-writer lease and
-//! its newer builds re-derive history from more record kinds than this reader follows.
+//! still running.
+//!
+//! Fixes keep the `parentUuid` chain whole (`formats/links.rs`), as for Claude Code: an
+//! unanswered call gets a `tool_result` record (a failed `functionResponse` with the call's id
+//! and name, a uuid derived from the session and the call) right after the call's turn,
+//! hanging from it, and what hung there hangs from it instead; a stray `tool_result` record
+//! holding only an orphaned or duplicated response is removed and its children re-parented.
+//! Only records on the replayed path after the last compression get fixes (never the
+//! `compressedHistory` itself), never the last record (the leaf), nor a record whose uuid
+//! other lines share. Inferred from the resume code, not run against the CLI; fix only a
+//! session Qwen Code is not writing (it holds a session-writer lease).
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
+use serde_json::{json, Value as Json};
+
 use super::gemini::{pair_idless, part_item};
+use super::links::{self, derived_uuid, insert_linked_after, mentions_id, UuidParent};
 use super::{array_at, str_at, Adapter, Dialect, Doc, Format, Planned};
+use crate::edit::json_edit;
 use crate::edit::plan::EditContext;
-use crate::finding::FixIntent;
-use crate::transcript::{Conversation, Loc, Pairing, Role};
+use crate::finding::{Edit, FixIntent};
+use crate::transcript::{Conversation, Loc, Pairing, Role, ToolCall};
 use crate::tree::Value as Tree;
 
 pub struct QwenCode;
@@ -86,10 +99,123 @@ impl Adapter for QwenCode {
         Ok(vec![read_session(docs)])
     }
 
-    /// Lint only: see the module documentation.
-    fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
-        Planned::Unsupported
+    /// Whole-record edits that keep the `parentUuid` chain whole (see the module
+    /// documentation).
+    fn plan_edits(&self, intent: &FixIntent, cx: &EditContext<'_>) -> Planned {
+        if !cx.jsonl {
+            return Planned::Unsupported;
+        }
+        let planned = match intent {
+            FixIntent::InsertResult { call, after, .. } => insert_result(cx, call, after),
+            FixIntent::RemoveResult { result, message } => remove_result(cx, result, message),
+            _ => None,
+        };
+        links::planned(planned)
     }
+}
+
+/// What the inserted response says.
+const NEVER_RETURNED: &str = "Synthetic result written by toolcheck: the tool call never returned, so no result was recorded.";
+
+/// Envelope fields an inserted record copies from its call's record, in this order.
+const ENVELOPE: [&str; 5] = ["sessionId", "timestamp", "cwd", "version", "gitBranch"];
+
+/// A `tool_result` record answering `call` with an error, after the record `after` (the last
+/// of the call's turn) and hanging from it.
+fn insert_result(cx: &EditContext<'_>, call: &ToolCall, after: &Loc) -> Option<Vec<Edit>> {
+    let call_id = call.id.as_deref()?;
+    // A call of a compression checkpoint's history, or a record sharing its line.
+    if !call.message.pointer.is_empty() || !after.pointer.is_empty() {
+        return None;
+    }
+    let after_start = whole_record(cx, after.base)?;
+    if is_last_record(cx, after_start) {
+        return None;
+    }
+    let holder = links::record(cx, call.message.base)?;
+    let holder = holder.as_object()?;
+    let session = holder.get("sessionId").and_then(Json::as_str);
+    let uuid = derived_uuid(session.unwrap_or_default(), call_id);
+    if mentions_id::<UuidParent>(cx, &uuid) {
+        // Inserted before and still not answering: write nothing.
+        return None;
+    }
+    let after_uuid = links::string_at(cx, after_start, "/uuid")?;
+    let mut line = serde_json::Map::new();
+    line.insert("uuid".into(), uuid.clone().into());
+    line.insert("parentUuid".into(), after_uuid.into());
+    for key in ENVELOPE {
+        if let Some(value) = holder.get(key) {
+            line.insert(key.into(), value.clone());
+        }
+        if key == "timestamp" {
+            line.insert("type".into(), "tool_result".into());
+        }
+    }
+    line.insert(
+        "message".into(),
+        json!({"role": "user", "parts": [{"functionResponse": {
+            "id": call_id,
+            "name": call.name,
+            "response": {"error": NEVER_RETURNED},
+        }}]}),
+    );
+    let rendered = serde_json::to_string(&Json::Object(line)).ok()?;
+    insert_linked_after::<UuidParent>(cx, after, &uuid, &rendered)
+}
+
+/// Removes a record whose message is nothing but the response at `result`.
+fn remove_result(cx: &EditContext<'_>, result: &Loc, message: &Loc) -> Option<Vec<Edit>> {
+    if result.base != message.base || result.pointer != "/message/parts/0" {
+        return None;
+    }
+    let start = whole_record(cx, message.base)?;
+    if is_last_record(cx, start) {
+        return None;
+    }
+    let text = cx.source.text.as_str();
+    let parts = crate::pointer::locate(text, start, "/message/parts")
+        .and_then(|(s, e)| json_edit::elements(text, s, e))?;
+    if parts.len() != 1 {
+        return None;
+    }
+    links::remove_line::<UuidParent>(cx, &Loc::new(start, ""))
+}
+
+/// The start of the record at `base` when it is its line's only record and its uuid is on
+/// no other line (a shared uuid is one message over several records).
+fn whole_record(cx: &EditContext<'_>, base: usize) -> Option<usize> {
+    let start = links::line_start(cx, base);
+    if start != base {
+        return None;
+    }
+    let uuid = links::string_at(cx, start, "/uuid")?;
+    let counts = cx.source.derived(|source| {
+        let mut counts = UuidLines(HashMap::new());
+        for line in 0..source.line_count() {
+            let (s, _) = source.line_range(line);
+            let uuid = json_edit::value_text(&source.text, s, "/uuid")
+                .and_then(|raw| serde_json::from_str::<String>(raw).ok());
+            if let Some(uuid) = uuid {
+                *counts.0.entry(uuid).or_insert(0) += 1;
+            }
+        }
+        counts
+    });
+    (counts.0.get(&uuid) == Some(&1)).then_some(start)
+}
+
+/// How many lines carry each uuid, counted once per file.
+struct UuidLines(HashMap<String, usize>);
+
+/// Whether the line at `start` is the last record, the leaf Qwen Code resumes from.
+fn is_last_record(cx: &EditContext<'_>, start: usize) -> bool {
+    let text = cx.source.text.as_str();
+    let line = cx.source.line_index(start);
+    (line + 1..cx.source.line_count()).all(|l| {
+        let (s, e) = cx.source.line_range(l);
+        text.get(s..e).is_none_or(|t| t.trim().is_empty())
+    })
 }
 
 /// The session as `SessionService.loadSession` and `buildApiHistoryFromConversation` rebuild it.
