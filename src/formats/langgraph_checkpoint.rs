@@ -35,21 +35,34 @@ impl Dialect for LanggraphCheckpoint {}
 /// nesting, short of the stack's limit.
 const MAX_DEPTH: usize = 96;
 
+/// Why a checkpoint column gave no JSON text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Undecoded {
+    /// The column does not decode as the serialisation it names: broken.
+    Broken(String),
+    /// A serialisation toolcheck does not read (pickle, encrypted): not checked, not broken.
+    NotRead(String),
+}
+
 /// A checkpoint column as JSON text, by the serialisation its `type` column names.
-pub(crate) fn decode(kind: Option<&str>, blob: &[u8]) -> Result<String, String> {
+pub(crate) fn decode(kind: Option<&str>, blob: &[u8]) -> Result<String, Undecoded> {
     match kind {
         Some("msgpack") => {
             let value = rmpv::decode::read_value_with_max_depth(&mut &blob[..], MAX_DEPTH)
-                .map_err(|e| format!("the msgpack checkpoint does not decode: {e}"))?;
+                .map_err(|e| {
+                    Undecoded::Broken(format!("the msgpack checkpoint does not decode: {e}"))
+                })?;
             Ok(to_json(&value, MAX_DEPTH).to_string())
         }
         Some("json") => std::str::from_utf8(blob)
             .map(str::to_string)
-            .map_err(|_| "the JSON checkpoint is not valid UTF-8".to_string()),
-        Some(other) => Err(format!(
+            .map_err(|_| Undecoded::Broken("the JSON checkpoint is not valid UTF-8".to_string())),
+        Some(other) => Err(Undecoded::NotRead(format!(
             "the checkpoint is serialised as `{other}` (pickle and encrypted checkpoints are not read)"
+        ))),
+        None => Err(Undecoded::Broken(
+            "the checkpoint has no serialisation type".to_string(),
         )),
-        None => Err("the checkpoint has no serialisation type".to_string()),
     }
 }
 
@@ -203,7 +216,10 @@ mod tests {
             json,
             r#"{"messages":[{"content":"hi","type":"human"}],"ts":"2025-01-01T00:00:00","3":"<msgpack extension 42>","raw":"<3 bytes>"}"#
         );
-        assert!(decode(Some("pickle"), b"x").is_err());
+        assert!(matches!(
+            decode(Some("pickle"), b"x"),
+            Err(Undecoded::NotRead(_))
+        ));
         assert!(decode(Some("msgpack"), &[0xdc, 0xff]).is_err());
     }
 

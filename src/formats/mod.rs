@@ -17,7 +17,7 @@ mod shape;
 pub use adapter::{plan, Adapter, Planned};
 pub(crate) use adapter::{removal, remove_only};
 /// A LangGraph checkpoint column as JSON text (for the store layer).
-pub(crate) use langgraph_checkpoint::decode as decode_checkpoint;
+pub(crate) use langgraph_checkpoint::{decode as decode_checkpoint, Undecoded};
 #[cfg(test)]
 pub(crate) use shape::session_docs;
 pub(crate) use shape::{

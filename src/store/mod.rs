@@ -150,14 +150,26 @@ pub fn lint_text(
             let (Some(row), Some(origin)) = (rows.rows.get(i), snapshot.lines.get(i)) else {
                 continue;
             };
-            if let Some(problem) = &origin.problem {
-                findings.push(Finding::at_span(
-                    &crate::rules::ParseError::META,
-                    row.start,
-                    row.start,
-                    format!("row holds no JSON: {problem}"),
-                ));
-                continue;
+            match &origin.problem {
+                Some(snapshot::RowProblem::Broken(why)) => {
+                    findings.push(Finding::at_span(
+                        &crate::rules::ParseError::META,
+                        row.start,
+                        row.start,
+                        format!("row holds no JSON: {why}"),
+                    ));
+                    continue;
+                }
+                Some(snapshot::RowProblem::NotRead(why)) => {
+                    findings.push(Finding::at_span(
+                        &crate::rules::InputNotChecked::META,
+                        row.start,
+                        row.start,
+                        format!("row was not checked: {why}"),
+                    ));
+                    continue;
+                }
+                None => {}
             }
             let json = source.text.get(row.start..row.end).unwrap_or_default();
             if json.is_empty() {

@@ -7,6 +7,21 @@ use super::rows::RowKey;
 use super::table::{tables, Table};
 
 /// Where one line of a store's text comes from.
+/// Why a row holds no JSON text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum RowProblem {
+    /// Broken, empty or not text: a parse error.
+    Broken(String),
+    /// Something toolcheck does not read (a pickled checkpoint): not checked, not broken.
+    NotRead(String),
+}
+
+impl RowProblem {
+    fn broken(why: &str) -> RowProblem {
+        RowProblem::Broken(why.to_string())
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Origin {
     pub table: String,
@@ -16,7 +31,7 @@ pub(super) struct Origin {
     /// The session, as an index in reading order.
     pub session: usize,
     /// Why the row holds no JSON text, if it does not.
-    pub problem: Option<String>,
+    pub problem: Option<RowProblem>,
     /// The raw line breaks of the row's JSON (offset in the row, the byte), which the
     /// store's text holds as other bytes of the same length.
     pub breaks: Vec<(usize, u8)>,
@@ -169,7 +184,7 @@ pub(super) struct RawRow<'a> {
     pub session: Option<String>,
     pub key: RowKey,
     /// The JSON column's text, or (`TableKind::decode`) the JSON it decodes to.
-    pub json: Result<std::borrow::Cow<'a, str>, String>,
+    pub json: Result<std::borrow::Cow<'a, str>, RowProblem>,
     /// The wrapper its line opens with (`table::Wrap`), empty for tables without one.
     pub wrapper: String,
 }
@@ -275,19 +290,24 @@ pub(super) fn scan(
             let json = match (r.get_ref(2)?, decode) {
                 (ValueRef::Text(b) | ValueRef::Blob(b), Some(d)) => {
                     let kind = r.get_ref(3 + table.wrap.len())?;
-                    (d.decode)(kind.as_str().ok(), b).map(std::borrow::Cow::Owned)
+                    (d.decode)(kind.as_str().ok(), b)
+                        .map(std::borrow::Cow::Owned)
+                        .map_err(|e| match e {
+                            crate::formats::Undecoded::Broken(why) => RowProblem::Broken(why),
+                            crate::formats::Undecoded::NotRead(why) => RowProblem::NotRead(why),
+                        })
                 }
                 (ValueRef::Text(b) | ValueRef::Blob(b), None) => std::str::from_utf8(b)
-                    .map_err(|_| "the column is not valid UTF-8".to_string())
+                    .map_err(|_| RowProblem::broken("the column is not valid UTF-8"))
                     .and_then(|s| {
                         if s.trim().is_empty() {
-                            Err("the column is empty".to_string())
+                            Err(RowProblem::broken("the column is empty"))
                         } else {
                             Ok(std::borrow::Cow::Borrowed(s))
                         }
                     }),
-                (ValueRef::Null, _) => Err("the column is NULL".to_string()),
-                _ => Err("the column holds a number, not JSON text".to_string()),
+                (ValueRef::Null, _) => Err(RowProblem::broken("the column is NULL")),
+                _ => Err(RowProblem::broken("the column holds a number, not JSON text")),
             };
             each(RawRow {
                 table,

@@ -47,7 +47,7 @@ pub(super) struct TableKind {
 pub(super) struct Decode {
     /// The column naming the serialisation (LangGraph's `type`).
     pub kind: &'static str,
-    pub decode: fn(Option<&str>, &[u8]) -> Result<String, String>,
+    pub decode: fn(Option<&str>, &[u8]) -> Result<String, crate::formats::Undecoded>,
 }
 
 /// The table a row belongs to, joined as `j`.
