@@ -307,7 +307,9 @@ pub(super) fn scan(
                         }
                     }),
                 (ValueRef::Null, _) => Err(RowProblem::broken("the column is NULL")),
-                _ => Err(RowProblem::broken("the column holds a number, not JSON text")),
+                _ => Err(RowProblem::broken(
+                    "the column holds a number, not JSON text",
+                )),
             };
             each(RawRow {
                 table,
