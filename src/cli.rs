@@ -59,6 +59,9 @@ pub enum Command {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
+    /// Work with the tool definitions recorded in logs and traces.
+    #[command(subcommand)]
+    Tools(ToolsCommand),
     /// Run a language server over stdio: findings as diagnostics, fixes as code actions,
     /// rule documentation on hover (see the README for editor setup).
     Server,
@@ -262,6 +265,24 @@ pub enum DoctorFormat {
     Text,
     /// One JSON array, one object per session (README, "doctor").
     Json,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ToolsCommand {
+    /// Print the tool definitions found in logs and traces as a `--tools` file (JSON), so
+    /// a team can commit the contract it runs with.
+    Extract(ToolsExtractArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ToolsExtractArgs {
+    /// Files or directories to read (directories are walked as `lint` walks them).
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<String>,
+
+    /// Read every file as this format instead of detecting it [default: auto].
+    #[arg(long, value_name = "FORMAT", value_parser = input_formats())]
+    pub input_format: Option<String>,
 }
 
 #[derive(Debug, Args)]

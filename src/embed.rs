@@ -91,6 +91,7 @@ impl Options {
             rule_options,
             schemas: Default::default(),
             targets,
+            tools_found: None,
         })
     }
 }

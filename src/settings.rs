@@ -417,6 +417,7 @@ impl<'a> Resolver<'a> {
                 },
                 schemas: self.schemas.clone(),
                 targets,
+                tools_found: None,
             },
             limit,
             config_path: config.path.clone(),

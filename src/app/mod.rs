@@ -13,6 +13,7 @@ mod lint;
 mod output;
 mod prepare;
 mod server;
+mod tools;
 
 use fix::FixMode;
 
@@ -53,6 +54,7 @@ pub fn run_code(command: Command) -> u8 {
         Command::Rules(args) => catalog::rules_command(&args),
         Command::Explain { rule } => catalog::explain_command(&rule),
         Command::Completions { shell } => catalog::completions_command(shell),
+        Command::Tools(command) => tools::tools_command(&command),
         Command::Server => server::server_command(),
         Command::Man { command } => catalog::man_command(command.as_deref()),
         Command::GenerateDocs { dir } => catalog::generate_docs_command(&dir),

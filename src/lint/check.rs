@@ -145,6 +145,11 @@ pub(super) fn check_read(
             conversations,
             unread,
         } => {
+            if let Some(sink) = &opts.tools_found {
+                for conv in &conversations {
+                    sink.add(&source.name, &conv.tools);
+                }
+            }
             let mut findings: Vec<Finding> = conversations
                 .iter()
                 .flat_map(|conv| check_conversation(conv, adapter, source, opts, jsonl))

@@ -32,6 +32,39 @@ pub struct LintOptions {
     /// `--target`: hold every conversation to these providers' rules instead of its own
     /// format's.
     pub targets: Option<Vec<crate::provider::Provider>>,
+    /// Where the tool definitions of every conversation read go (`toolcheck tools extract`);
+    /// `None` in a lint.
+    pub tools_found: Option<std::sync::Arc<ToolsFound>>,
+}
+
+/// The tool definitions conversations declared, each with the file it was read from, in the
+/// order read (files are read in parallel: sort by file for a stable order).
+#[derive(Debug, Default)]
+pub struct ToolsFound {
+    found: std::sync::Mutex<Vec<(String, ToolDef)>>,
+}
+
+impl ToolsFound {
+    pub(crate) fn add(&self, file: &str, tools: &[ToolDef]) {
+        if tools.is_empty() {
+            return;
+        }
+        let mut found = self
+            .found
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        found.extend(tools.iter().map(|t| (file.to_string(), t.clone())));
+    }
+
+    /// Everything found so far, taken out.
+    pub fn take(&self) -> Vec<(String, ToolDef)> {
+        std::mem::take(
+            &mut *self
+                .found
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
+    }
 }
 
 /// What happened to one file.
