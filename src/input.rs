@@ -14,7 +14,7 @@ use crate::read::{FileStamp, Loaded};
 use crate::source::SourceFile;
 use crate::store::{Rows, Snapshot};
 
-pub use crate::stream::{Place, Render};
+pub use crate::stream::{Place, Placed, Render};
 
 /// An input as found: loaded text, a SQLite store (never loaded whole), or a JSONL file too
 /// big to be read as one chunk, which is linted a chunk at a time when its records are
@@ -103,17 +103,6 @@ impl Linted {
     }
 }
 
-/// An input's findings placed, with their full-report rendering when one was asked for.
-pub struct Placed {
-    pub diagnostics: Vec<Diagnostic>,
-    /// Each finding rendered for the full report (only when `render` was given).
-    pub rendered: Vec<String>,
-    pub outcome: crate::lint::Outcome,
-    pub read: crate::coverage::ReadCounts,
-    /// Bytes of text read (for progress).
-    pub bytes: u64,
-}
-
 /// Lints an opened input and places its findings with `place`, rendering them with `render`
 /// for the full report: a JSONL dataset too big for one chunk is read a chunk at a time, its
 /// findings placed and rendered while their chunk is in memory.
@@ -126,14 +115,10 @@ pub fn lint_placed(
     render: Option<Render<'_>>,
 ) -> Result<Placed, String> {
     if let Opened::Lines { path, limit } = opened {
-        if let Some(s) = crate::stream::lint(path, &name, explicit, opts, limit, place, render)? {
-            return Ok(Placed {
-                diagnostics: s.diagnostics,
-                rendered: s.rendered,
-                outcome: s.outcome,
-                read: s.read,
-                bytes: s.bytes,
-            });
+        if let Some(placed) =
+            crate::stream::lint(path, &name, explicit, opts, limit, place, render)?
+        {
+            return Ok(placed);
         }
     }
     let linted = lint(opened, name, explicit, opts)?;

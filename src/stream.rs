@@ -38,15 +38,17 @@ pub fn is_candidate(path: &Path, size: u64) -> bool {
     jsonl && size > CHUNK_BYTES as u64
 }
 
-/// A file linted a chunk at a time.
-pub struct Streamed {
+/// An input's findings placed, with their full-report rendering when one was asked for:
+/// what linting a file a chunk at a time gives, and what `input::lint_placed` gives for any
+/// input.
+pub struct Placed {
     /// Every finding, placed in the file.
     pub diagnostics: Vec<Diagnostic>,
     /// The full report's rendering of each finding, when a renderer was given.
     pub rendered: Vec<String>,
     pub outcome: Outcome,
     pub read: ReadCounts,
-    /// Bytes read.
+    /// Bytes of text read (for progress).
     pub bytes: u64,
 }
 
@@ -61,7 +63,7 @@ pub fn lint(
     limit: u64,
     place: Place<'_>,
     render: Option<Render<'_>>,
-) -> Result<Option<Streamed>, String> {
+) -> Result<Option<Placed>, String> {
     let cannot = |e: std::io::Error| format!("cannot read {}: {e}", name.name);
     let file = std::fs::File::open(path).map_err(cannot)?;
     let mut chunks = Chunks::new(file, CHUNK_BYTES, limit);
@@ -75,7 +77,7 @@ pub fn lint(
     if !opens_per_record {
         return Ok(None);
     }
-    let mut out = Streamed {
+    let mut out = Placed {
         diagnostics: Vec::new(),
         rendered: Vec::new(),
         outcome: Outcome::Checked(Vec::new()),
@@ -116,7 +118,7 @@ fn check_chunk(
     opts: &LintOptions,
     place: Place<'_>,
     render: Option<Render<'_>>,
-    out: &mut Streamed,
+    out: &mut Placed,
     formats: &mut Vec<Format>,
 ) {
     let source_name = SourceName {
