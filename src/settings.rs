@@ -346,7 +346,7 @@ impl<'a> Resolver<'a> {
         shown.push((
             "target",
             targets.as_ref().map_or_else(
-                || "each format's own provider".to_string(),
+                || "each format's own provider, or the one a request's `model` names".to_string(),
                 |t| crate::provider::list(t),
             ),
             origin(!cli.target.is_empty(), config.target.is_some()),

@@ -80,19 +80,13 @@ fn fix_write(name: &str, text: &str, extra: &[&str]) -> String {
 }
 
 /// Removing every unanswered call of a message one round at a time: the last removal takes
-/// the message with it, so no `tool_calls: []` or empty assistant message is left; with one
-/// call answered, only the others go.
+/// the message with it, so no `tool_calls: []` or empty assistant message is left.
 #[test]
 fn remove_call_never_leaves_an_empty_call_list() {
-    let call = |id: &str| {
-        format!(
-            r#"{{"id": "{id}", "type": "function", "function": {{"name": "f", "arguments": "{{}}"}}}}"#
-        )
-    };
     let two = format!(
         r#"[{{"role": "user", "content": "go"}}, {{"role": "assistant", "content": null, "tool_calls": [{}, {}]}}, {{"role": "user", "content": "next"}}]"#,
-        call("c1"),
-        call("c2")
+        chat_call("c1"),
+        chat_call("c2")
     );
     let fixed = fix_write(
         "r.json",
@@ -103,23 +97,93 @@ fn remove_call_never_leaves_an_empty_call_list() {
         fixed,
         r#"[{"role": "user", "content": "go"}, {"role": "user", "content": "next"}]"#
     );
+}
+
+fn chat_call(id: &str) -> String {
+    format!(
+        r#"{{"id": "{id}", "type": "function", "function": {{"name": "f", "arguments": "{{}}"}}}}"#
+    )
+}
+
+/// Removing calls never splits a parallel batch: with one call of three answered, the
+/// others are answered with inserted error results instead of removed, and the fix says so.
+#[test]
+fn remove_call_never_splits_a_parallel_batch() {
     let answered = format!(
         r#"[{{"role": "user", "content": "go"}}, {{"role": "assistant", "content": null, "tool_calls": [{}, {}, {}]}}, {{"role": "tool", "tool_call_id": "c2", "content": "ok"}}, {{"role": "user", "content": "next"}}]"#,
-        call("c1"),
-        call("c2"),
-        call("c3")
+        chat_call("c1"),
+        chat_call("c2"),
+        chat_call("c3")
     );
-    let fixed = fix_write(
-        "r.json",
-        &answered,
-        &["--unpaired", "remove-call", "--unsafe-fixes"],
-    );
+    let args = ["--unpaired", "remove-call", "--unsafe-fixes"];
+    let fixed = fix_write("r.json", &answered, &args);
     assert!(
-        fixed.contains(r#""tool_calls": [{"id": "c2""#)
-            && !fixed.contains("\"c1\"")
-            && !fixed.contains("\"c3\""),
+        fixed.contains(&format!(
+            r#""tool_calls": [{}, {}, {}]"#,
+            chat_call("c1"),
+            chat_call("c2"),
+            chat_call("c3")
+        )),
         "{fixed}"
     );
+    for id in ["c1", "c3"] {
+        assert!(
+            fixed.contains(&format!(r#""tool_call_id": "{id}""#)),
+            "{fixed}"
+        );
+    }
+    let lint = ["lint", "-", "--stdin-filename", "r.json"];
+    let out = toolcheck_stdin(
+        &[
+            "fix",
+            "-",
+            "--stdin-filename",
+            "r.json",
+            "--unpaired",
+            "remove-call",
+            "--output-format",
+            "json",
+        ],
+        &answered,
+    );
+    assert!(
+        out.stdout.contains(
+            "removing the call would split a parallel batch whose other calls were answered"
+        ),
+        "{}",
+        out.transcript()
+    );
+    assert_eq!(toolcheck_stdin(&lint, &fixed).code, 0, "{fixed}");
+}
+
+/// Removing calls never splits a thinking-signed tool loop (Anthropic requires the loop
+/// passed back whole) nor leaves a Responses reasoning item without what followed it: such
+/// calls are answered instead, and the repaired history lints clean.
+#[test]
+fn remove_call_keeps_reasoning_turns_whole() {
+    let args = ["--unpaired", "remove-call", "--unsafe-fixes"];
+    let anthropic = r#"{"model": "claude-sonnet-4-5", "max_tokens": 1024, "thinking": {"type": "enabled", "budget_tokens": 2048}, "messages": [{"role": "user", "content": "Check c."}, {"role": "assistant", "content": [{"type": "thinking", "thinking": "Read c.", "signature": "sig"}, {"type": "tool_use", "id": "toolu_c", "name": "read", "input": {"p": "c"}}]}, {"role": "user", "content": "Stop, summarise."}]}"#;
+    let fixed = fix_write("a.json", anthropic, &args);
+    assert!(
+        fixed.contains(r#"{"type": "thinking", "thinking": "Read c.", "signature": "sig"}, {"type": "tool_use", "id": "toolu_c""#)
+            && fixed.contains(r#""tool_use_id": "toolu_c""#),
+        "{fixed}"
+    );
+    let responses = r#"{"model": "gpt-5", "input": [{"role": "user", "content": "Read c."}, {"type": "reasoning", "id": "rs_1", "summary": []}, {"type": "function_call", "id": "fc_1", "call_id": "call_c", "name": "read", "arguments": "{}"}, {"role": "user", "content": "Stop."}]}"#;
+    let fixed = fix_write("r.json", responses, &args);
+    assert!(
+        fixed.contains(
+            r#"{"type": "reasoning", "id": "rs_1", "summary": []}, {"type": "function_call""#
+        ) && fixed.contains(r#""type": "function_call_output", "call_id": "call_c""#),
+        "{fixed}"
+    );
+    for (name, text) in [
+        ("r.json", fixed),
+        ("a.json", fix_write("a.json", anthropic, &args)),
+    ] {
+        let lint = ["lint", "-", "--stdin-filename", name];
+        assert_eq!(toolcheck_stdin(&lint, &text).code, 0, "{text}");
+    }
 }
 
 /// Removing orphaned results that are all a message holds leaves no empty message behind.

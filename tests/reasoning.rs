@@ -79,6 +79,20 @@ fn reasoning_items_dialect() {
     );
 }
 
+/// DeepSeek's `/responses`: a reasoning item between two `function_call` items of one turn is
+/// rejected; the same items with the reasoning first are accepted, and OpenAI accepts the
+/// interleaved order it produces itself.
+#[test]
+fn deepseek_responses_reasoning_order() {
+    let broken = "fixtures/openai-responses/broken-deepseek-interleaved-reasoning.json";
+    insta::assert_snapshot!(concise_case(broken, &[]));
+    assert_lints_clean(
+        "fixtures/openai-responses/clean-deepseek-reasoning-first.json",
+        &["--target", "deepseek"],
+    );
+    assert_lints_clean(broken, &["--target", "openai-responses"]);
+}
+
 /// A `model` naming a provider holds an OpenAI-shaped body to that provider, and findings
 /// say so; a router's `vendor/model` name does not.
 #[test]

@@ -57,6 +57,11 @@ declare_rule! {
     ///   gpt-5.5); and a `reasoning` item with nothing after it in its turn: "Item 'rs_…' of
     ///   type 'reasoning' was provided without its required following item."
     ///   (continuedev/continue#8933, 2025-11; vercel/ai#7099).
+    /// - **DeepSeek `/responses`**: the reasoning items of a turn come before its
+    ///   `function_call` items; a `reasoning` item between two calls of one turn was rejected
+    ///   (recorded traffic, pydantic-ai's DeepSeek Responses cassette, issue 24; DeepSeek
+    ///   publishes no text for it). OpenAI's own output interleaves them, and OpenAI accepts
+    ///   that order back.
     ///
     /// Whether thinking was on is read from the history: the model (`deepseek-reasoner`, a
     /// Kimi `…thinking` model), the request options (`thinking: {"type": "enabled"}`, also

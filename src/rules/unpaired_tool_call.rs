@@ -40,7 +40,11 @@ declare_rule! {
     /// Safe: insert an error result for the call, in the provider's shape, right where the
     /// provider expects it, saying the call was interrupted before a result was recorded.
     /// With `--unpaired remove-call` the call is removed instead (unsafe: the model's
-    /// action disappears from the history).
+    /// action disappears from the history) — unless removing it would split its turn: a
+    /// parallel batch whose other calls were answered, or a turn carrying the model's
+    /// reasoning (Anthropic requires a thinking-signed tool loop passed back whole; a
+    /// Responses reasoning item must keep what followed it). Such a call is answered with the
+    /// inserted error result instead, and the fix says why.
     pub struct UnpairedToolCall {
         code: "TC102",
         name: "unpaired-tool-call",
@@ -91,17 +95,18 @@ impl Rule for UnpairedToolCall {
                 .turns
                 .get(pos.0)
                 .is_some_and(|t| t.role == Role::Assistant);
+            let insert = || FixIntent::InsertResult {
+                call: Box::new(call.clone()),
+                after: insertion_point(conv, pos.0, call),
+                // Calls without ids are answered by order: their result goes last.
+                before: call.id.as_ref().and_then(|_| next_turn_block(conv, pos.0)),
+            };
             let finding = match cx.options.unpaired {
                 _ if !by_assistant || rewritten.contains(&pos) => finding,
                 UnpairedFix::InsertResult => finding.fix(
                     Applicability::Safe,
                     "insert an error result saying the call was interrupted",
-                    FixIntent::InsertResult {
-                        call: Box::new(call.clone()),
-                        after: insertion_point(conv, pos.0, call),
-                        // Calls without ids are answered by order: their result goes last.
-                        before: call.id.as_ref().and_then(|_| next_turn_block(conv, pos.0)),
-                    },
+                    insert(),
                 ),
                 // One per round when they are all their message holds (`removal_waits`).
                 UnpairedFix::RemoveCall
@@ -115,18 +120,57 @@ impl Rule for UnpairedToolCall {
                 {
                     finding
                 }
-                UnpairedFix::RemoveCall => finding.fix(
-                    Applicability::Unsafe,
-                    "remove the unanswered call",
-                    FixIntent::RemoveCall {
-                        call: call.loc.clone(),
-                        message: call.message.clone(),
-                    },
-                ),
+                UnpairedFix::RemoveCall => match removal_splits(conv, pos, |p| {
+                    cx.pairs().unanswered.binary_search(&p).is_ok()
+                }) {
+                    // The turn stays whole: the call is answered instead.
+                    Some(why) => finding.fix(
+                        Applicability::Safe,
+                        format!("insert an error result saying the call was interrupted (removing the call would split {why})"),
+                        insert(),
+                    ),
+                    None => finding.fix(
+                        Applicability::Unsafe,
+                        "remove the unanswered call",
+                        FixIntent::RemoveCall {
+                            call: call.loc.clone(),
+                            message: call.message.clone(),
+                        },
+                    ),
+                },
             };
             out.push(finding);
         }
     }
+}
+
+/// What removing the unanswered call at `pos` would split, if anything: a parallel batch
+/// whose other calls were answered (the model made them at once, and its next turn read
+/// those results), or a turn that carries the model's reasoning (a thinking block, a
+/// signature, a reasoning item), which providers require passed back whole with the calls
+/// it produced (Anthropic keeps a thinking-signed tool loop whole; a Responses reasoning item
+/// must be followed by what it produced).
+fn removal_splits(
+    conv: &Conversation,
+    pos: (usize, usize),
+    unanswered: impl Fn((usize, usize)) -> bool,
+) -> Option<&'static str> {
+    let turn = conv.turns.get(pos.0)?;
+    let reasoning = turn.items.iter().any(|item| match item {
+        Item::Thinking(_) => true,
+        Item::Text(t) => conv.reasoning.carried.contains(&t.loc),
+        Item::Call(c) => {
+            conv.reasoning.carried.contains(&c.loc) || conv.reasoning.carried.contains(&c.message)
+        }
+        Item::Result(_) => false,
+    });
+    if reasoning {
+        return Some("a turn that carries the model's reasoning");
+    }
+    let answered_sibling = turn.items.iter().enumerate().any(|(i, item)| {
+        i != pos.1 && matches!(item, Item::Call(c) if c.is_client()) && !unanswered((pos.0, i))
+    });
+    answered_sibling.then_some("a parallel batch whose other calls were answered")
 }
 
 /// Where an inserted result goes: right after the call's turn; but a call without an id is

@@ -159,6 +159,7 @@ pub(super) fn reasoning_items(cx: &Context<'_>, conv: &Conversation, out: &mut V
     if conv.server_history || conv.reasoning.carried.is_empty() {
         return;
     }
+    reasoning_between_calls(cx, conv, out);
     let Some(verdict) = cx.judge(&[Provider::OpenaiResponses]) else {
         return;
     };
@@ -201,6 +202,47 @@ pub(super) fn reasoning_items(cx: &Context<'_>, conv: &Conversation, out: &mut V
                     ),
                 )
                 .help("send the reasoning item the response returned right before this call, unchanged")
+                .rejected_by(verdict.clone()),
+            );
+        }
+    }
+}
+
+/// DeepSeek's `/responses`: a turn's reasoning items come before its `function_call` items,
+/// never between two of them.
+fn reasoning_between_calls(cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
+    let Some(verdict) = cx.judge(&[Provider::Deepseek]) else {
+        return;
+    };
+    let is_reasoning =
+        |item: &Item| matches!(item, Item::Text(t) if conv.reasoning.carried.contains(&t.loc));
+    let is_call = |item: &Item| matches!(item, Item::Call(c) if c.is_client());
+    for turn in conv.turns.iter().filter(|t| t.role == Role::Assistant) {
+        let items = &turn.items;
+        let Some(first_call) = items.iter().position(is_call) else {
+            continue;
+        };
+        let Some(last_call) = items.iter().rposition(is_call) else {
+            continue;
+        };
+        let between = items
+            .iter()
+            .enumerate()
+            .filter(|(i, item)| *i > first_call && *i < last_call && is_reasoning(item));
+        for (_, item) in between {
+            let Item::Text(reasoning) = item else {
+                continue;
+            };
+            out.push(
+                Finding::at(
+                    &MissingThinkingBlock::META,
+                    &reasoning.loc,
+                    format!(
+                        "`reasoning` item sits between two `function_call` items of one turn, which {} rejects on its `/responses` endpoint",
+                        provider::list(&verdict.1)
+                    ),
+                )
+                .help("move the turn's reasoning items before its first `function_call` item, keeping their order")
                 .rejected_by(verdict.clone()),
             );
         }
