@@ -361,6 +361,10 @@ pub struct RulesArgs {
     /// How to print the catalog.
     #[arg(long, value_enum, default_value_t = CatalogFormat::Table)]
     pub output_format: CatalogFormat,
+
+    /// Only the rules whose findings these providers reject (comma-separated or repeated).
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "PROVIDER")]
+    pub target: Vec<crate::provider::Provider>,
 }
 
 fn input_formats() -> clap::builder::PossibleValuesParser {

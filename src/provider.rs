@@ -268,3 +268,39 @@ pub fn rejected_by(code: &str) -> &'static [Provider] {
         _ => &[],
     }
 }
+
+/// Every provider a finding of rule `code` can name as rejecting it: [`rejected_by`] for the
+/// rules judged alike for every finding, and each dialect of the rules that judge their own
+/// findings (a test holds the findings of every fixture, under every target, to this list).
+/// What `toolcheck rules` and `explain` list; Gemini on Vertex AI is listed with Gemini.
+pub fn enforced_by(code: &str) -> Vec<Provider> {
+    use Provider::*;
+    let own: &[Provider] = match code {
+        "TC104" => &[Anthropic, Gemini],
+        "TC106" => &[Openai, OpenaiResponses, Anthropic, Mistral],
+        "TC304" => &[Openai, Anthropic, Gemini, Bedrock],
+        "TC305" => &[Openai, OpenaiResponses, Gemini],
+        "TC501" => &[Anthropic, Bedrock],
+        "TC502" => &[
+            Anthropic,
+            Bedrock,
+            Deepseek,
+            Moonshot,
+            Gemini,
+            OpenaiResponses,
+        ],
+        "TC503" => &[Gemini, Bedrock],
+        "TC504" | "TC509" => &[Gemini],
+        "TC505" | "TC506" | "TC510" => &[Bedrock],
+        "TC507" => &[Mistral],
+        "TC508" => &[Openai, Deepseek, Mistral],
+        _ => rejected_by(code),
+    };
+    let mut providers: Vec<Provider> = Provider::ALL
+        .iter()
+        .copied()
+        .filter(|p| own.contains(p) || (*p == GeminiVertex && own.contains(&Gemini)))
+        .collect();
+    providers.dedup();
+    providers
+}

@@ -259,3 +259,64 @@ fn deepseek_and_kimi_are_targets() {
         assert_eq!(finding["providers"], serde_json::json!([named]), "{target}");
     }
 }
+
+/// What `toolcheck rules` says each rule's findings are rejected by is true of every finding:
+/// under each target, every provider a fixture's finding names is listed for its rule.
+#[test]
+fn rules_catalog_lists_every_provider_a_finding_names() {
+    let catalog = toolcheck(&["rules", "--output-format", "json"]);
+    let catalog: Vec<serde_json::Value> =
+        serde_json::from_str(&catalog.stdout).expect("the catalog is JSON");
+    let listed = |code: &str| -> Vec<String> {
+        catalog
+            .iter()
+            .find(|r| r["code"] == code)
+            .and_then(|r| r["rejected_by"].as_array())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|p| p.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let targets = [
+        None,
+        Some("openai"),
+        Some("openai-responses"),
+        Some("anthropic"),
+        Some("gemini"),
+        Some("gemini-vertex"),
+        Some("bedrock"),
+        Some("mistral"),
+        Some("deepseek"),
+        Some("moonshot"),
+    ];
+    let mut named = 0;
+    for target in targets {
+        let mut args = vec!["lint", "--no-config", "--output-format", "json"];
+        if let Some(t) = target {
+            args.extend(["--target", t]);
+        }
+        args.push("fixtures");
+        let out = toolcheck(&args);
+        let findings: Vec<serde_json::Value> =
+            serde_json::from_str(&out.stdout).expect("findings are JSON");
+        for f in &findings {
+            let code = f["code"].as_str().unwrap_or_default();
+            for p in f["providers"].as_array().into_iter().flatten() {
+                let p = p.as_str().unwrap_or_default();
+                named += 1;
+                assert!(
+                    listed(code).iter().any(|l| l == p),
+                    "{code} names {p} (target {target:?}) but `toolcheck rules` does not list it: {f}"
+                );
+            }
+        }
+    }
+    assert!(named > 100, "only {named} provider names seen");
+    // And a provider filter keeps exactly the rules that list it.
+    let kimi = toolcheck(&["rules", "--target", "kimi", "--output-format", "json"]);
+    let kimi: Vec<serde_json::Value> = serde_json::from_str(&kimi.stdout).expect("JSON");
+    let codes: Vec<&str> = kimi.iter().filter_map(|r| r["code"].as_str()).collect();
+    assert_eq!(codes, ["TC102", "TC502"]);
+}

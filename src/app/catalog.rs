@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use crate::cli::{CatalogFormat, RulesArgs};
+use crate::provider::Provider;
 use crate::rules;
 use crate::settings::Resolver;
 use crate::{docs, escape};
@@ -12,19 +13,25 @@ use super::output::{print, usage_error};
 use super::EXIT_CLEAN;
 
 pub(super) fn rules_command(args: &RulesArgs) -> u8 {
-    let metas: Vec<&rules::RuleMeta> = rules::RULES.iter().map(|r| r.meta()).collect();
+    let rows: Vec<(&rules::RuleMeta, Vec<Provider>)> = rules::RULES
+        .iter()
+        .map(|r| (r.meta(), crate::provider::enforced_by(r.meta().code)))
+        .filter(|(_, by)| args.target.is_empty() || args.target.iter().any(|t| by.contains(t)))
+        .collect();
+    let names = |by: &[Provider]| -> Vec<&'static str> { by.iter().map(|p| p.name()).collect() };
     let mut text;
     match args.output_format {
         CatalogFormat::Json => {
-            let rows: Vec<serde_json::Value> = metas
+            let rows: Vec<serde_json::Value> = rows
                 .iter()
-                .map(|m| {
+                .map(|(m, by)| {
                     serde_json::json!({
                         "code": m.code,
                         "name": m.name,
                         "severity": m.severity,
                         "fix": m.fix.as_str(),
                         "summary": m.summary,
+                        "rejected_by": names(by),
                     })
                 })
                 .collect();
@@ -32,12 +39,12 @@ pub(super) fn rules_command(args: &RulesArgs) -> u8 {
             text.push('\n');
         }
         CatalogFormat::Table => {
-            let name_width = metas.iter().map(|m| m.name.len()).max().unwrap_or(0);
+            let name_width = rows.iter().map(|(m, _)| m.name.len()).max().unwrap_or(0);
             text = format!(
                 "{:<6} {:<name_width$} {:<8} {:<9} summary\n",
                 "code", "name", "severity", "fix"
             );
-            for m in metas {
+            for (m, by) in &rows {
                 text.push_str(&format!(
                     "{:<6} {:<name_width$} {:<8} {:<9} {}\n",
                     m.code,
@@ -46,6 +53,16 @@ pub(super) fn rules_command(args: &RulesArgs) -> u8 {
                     m.fix.as_str(),
                     m.summary
                 ));
+                if !by.is_empty() {
+                    text.push_str(&format!(
+                        "{:<6} {:<name_width$} {:<8} {:<9} rejected by: {}\n",
+                        "",
+                        "",
+                        "",
+                        "",
+                        names(by).join(", ")
+                    ));
+                }
             }
         }
     }
@@ -56,8 +73,17 @@ pub(super) fn explain_command(key: &str) -> u8 {
     match rules::find(key) {
         Some(rule) => {
             let m = rule.meta();
+            let by = crate::provider::enforced_by(m.code);
+            let rejected = if by.is_empty() {
+                "Rejected by: no provider known".to_string()
+            } else {
+                format!(
+                    "Rejected by: {}",
+                    by.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ")
+                )
+            };
             let text = format!(
-                "# {} ({})\n\nSeverity: {}. Fix: {}.\n\n{}\n",
+                "# {} ({})\n\nSeverity: {}. Fix: {}. {rejected}.\n\n{}\n",
                 m.name,
                 m.code,
                 m.severity.as_str(),

@@ -264,9 +264,11 @@ pub fn check_conversation(
         }
     }
     if let Some(([provider], model)) = &by_model {
+        let said = format!("the request's model is `{model}`");
+        // A dialect that already gave the model as its reason says it once.
         for finding in findings
             .iter_mut()
-            .filter(|f| f.providers.contains(provider))
+            .filter(|f| f.providers.contains(provider) && !f.message.contains(&said))
         {
             finding.message.push_str(&format!(
                 " (held to {provider}: the request's model is `{model}`)"
