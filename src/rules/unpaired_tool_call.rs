@@ -17,7 +17,9 @@ declare_rule! {
     /// (camel-ai/camel#1467, 2025-01; mistralai/client-ts#106, 2025-06), DeepSeek and Kimi
     /// with OpenAI's text followed by "(insufficient tool messages following tool_calls
     /// message)" (zed-industries/zed#51944, 2026-03; bytedance/deer-flow#2706, 2026-05, on
-    /// DeepSeek and, in a comment, Kimi 2.6). It happens when a run is interrupted while a tool executes, or when a
+    /// DeepSeek and, in a comment, Kimi 2.6); Kimi's own clients hit it with the ids listed
+    /// ("The following tool_call_ids did not have response messages: Shell:58",
+    /// MoonshotAI/kimi-cli#1977; MoonshotAI/kimi-code#705, 2026-06). It happens when a run is interrupted while a tool executes, or when a
     /// framework drops the result of one call of a parallel batch.
     ///
     /// A call that ends the conversation is not reported for requests and fine-tuning
