@@ -553,13 +553,22 @@ pub fn pairing_key(id: Option<&str>, loc: &Loc) -> String {
 /// Text of a result for error comparison: trimmed and bounded.
 pub fn result_text(value: &Tree<'_>) -> String {
     const MAX: usize = 400;
+    // The first `MAX` bytes of `text`, cut at a character boundary: a long output is never
+    // copied whole only to be cut.
+    let head = |text: &str| -> String {
+        let mut cut = text.len().min(MAX);
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.get(..cut).unwrap_or_default().to_string()
+    };
     let mut text = match value {
         Tree::String(s) => {
             // Long outputs are decoded only as far as the text kept.
-            let head = s.prefix(MAX);
-            match head.trim_start() {
-                t if t.len() >= MAX => t.to_string(),
-                _ => s.trim().to_string(),
+            let prefix = s.prefix(MAX);
+            match prefix.trim_start() {
+                t if t.len() >= MAX => head(t),
+                _ => head(s.trim()),
             }
         }
         Tree::Array(parts) => parts
