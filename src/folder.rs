@@ -283,7 +283,9 @@ impl Folder {
             d.path.clone_from(&file.name);
             d.base = start;
             // A fix edits one file, not always the finding's (a result put in the next
-            // message): its edits count in that file, which its message names.
+            // message): its edits then name no offsets of the finding's file, which a reader
+            // of the output (SARIF `artifactChanges`) would apply there; its message names
+            // the file instead, which `toolcheck fix` edits.
             if let Some(fix) = &mut d.fix {
                 let at = fix
                     .edits
@@ -301,7 +303,10 @@ impl Folder {
                         }
                         if let (true, Some(other)) = (k != i, self.files.get(k)) {
                             let short = other.name.rsplit('/').next().unwrap_or(&other.name);
-                            fix.message.push_str(&format!(" (in {short})"));
+                            fix.message.push_str(&format!(
+                                " (an edit of {short}, which `toolcheck fix` applies)"
+                            ));
+                            fix.edits.clear();
                         }
                     }
                     _ => d.fix = None,
@@ -338,6 +343,13 @@ impl Folder {
     /// atomically too; only if that fails as well does a file keep its fix, and the error
     /// names it.
     pub fn write(&self, fixed: &str) -> Result<(), WriteError> {
+        self.write_with(fixed, &|path, read, stamp, new| {
+            crate::fix::write::write_atomic(path, read, stamp, new)
+        })
+    }
+
+    /// [`Folder::write`], each file written by `write_one` (a test makes one fail).
+    fn write_with(&self, fixed: &str, write_one: &WriteOne<'_>) -> Result<(), WriteError> {
         let changed = self.changed(fixed);
         let file = |name: &str| self.files.iter().find(|f| f.name == name);
         for &(name, before, _) in &changed {
@@ -347,14 +359,10 @@ impl Folder {
         let mut written: Vec<(&File, &str, &str)> = Vec::new();
         for &(name, before, after) in &changed {
             let Some(f) = file(name) else { continue };
-            if let Err(e) =
-                crate::fix::write::write_atomic(&f.path, before.as_bytes(), f.stamp.as_ref(), after)
-            {
+            if let Err(e) = write_one(&f.path, before.as_bytes(), f.stamp.as_ref(), after) {
                 let kept: Vec<&str> = written
                     .iter()
-                    .filter(|(w, b, a)| {
-                        crate::fix::write::write_atomic(&w.path, a.as_bytes(), None, b).is_err()
-                    })
+                    .filter(|(w, b, a)| write_one(&w.path, a.as_bytes(), None, b).is_err())
                     .map(|(w, _, _)| w.name.as_str())
                     .collect();
                 let rest = if written.is_empty() {
@@ -372,6 +380,9 @@ impl Folder {
     }
 }
 
+/// Writes one file: its path, its bytes as read, its stamp then, the new text.
+type WriteOne<'a> = dyn Fn(&Path, &[u8], Option<&FileStamp>, &str) -> Result<(), WriteError> + 'a;
+
 /// The checks `write_atomic` makes before it writes, made for every file before any is
 /// written.
 fn check_unchanged(file: &File, before: &str) -> Result<(), WriteError> {
@@ -380,6 +391,10 @@ fn check_unchanged(file: &File, before: &str) -> Result<(), WriteError> {
     let meta = std::fs::metadata(&file.path).map_err(|e| fail(format!("cannot stat it: {e}")))?;
     if meta.permissions().readonly() {
         return Err(fail("the file is read-only".into()));
+    }
+    #[cfg(unix)]
+    if std::os::unix::fs::MetadataExt::nlink(&meta) > 1 {
+        return Err(fail("the file has more than one hard link".into()));
     }
     let current =
         std::fs::read(&file.path).map_err(|e| fail(format!("cannot read it again: {e}")))?;
@@ -392,4 +407,78 @@ fn check_unchanged(file: &File, before: &str) -> Result<(), WriteError> {
         return Err(fail("the file changed on disk since it was read".into()));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A messages folder with two files in a temporary directory, read.
+    fn two_files() -> (tempfile::TempDir, Folder) {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("agent_a/messages");
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        for n in [0, 1] {
+            let text = format!("{{\n  \"message\": {{\"role\": \"user\", \"content\": [{{\"text\": \"old {n}\"}}]}},\n  \"message_id\": {n},\n  \"redact_message\": null\n}}");
+            std::fs::write(dir.join(format!("message_{n}.json")), text).expect("write");
+        }
+        let folder = read(&dir, "messages", 1 << 20).expect("read");
+        (tmp, folder)
+    }
+
+    #[test]
+    fn each_file_is_found_again_in_a_fixed_text() {
+        let (_tmp, folder) = two_files();
+        let fixed = folder.text().replace("old 1", "new one");
+        let changed = folder.changed(&fixed);
+        assert_eq!(changed.len(), 1);
+        assert_eq!(changed[0].0, "messages/message_1.json");
+        assert!(changed[0].2.contains("new one"));
+    }
+
+    /// The second write fails after the first was made: the first file is put back as it
+    /// was read, and the error says so.
+    #[test]
+    fn a_failed_second_write_puts_the_first_back() {
+        let (tmp, folder) = two_files();
+        let dir = tmp.path().join("agent_a/messages");
+        let before: Vec<Vec<u8>> = [0, 1]
+            .iter()
+            .map(|n| std::fs::read(dir.join(format!("message_{n}.json"))).expect("read"))
+            .collect();
+        let fixed = folder.text().replace("old", "new");
+        let calls = std::cell::Cell::new(0);
+        let err = folder
+            .write_with(&fixed, &|path, read, stamp, new| {
+                calls.set(calls.get() + 1);
+                if calls.get() == 2 {
+                    return Err(WriteError("cannot replace the file: disk full".into()));
+                }
+                crate::fix::write::write_atomic(path, read, stamp, new)
+            })
+            .expect_err("refused");
+        assert!(err.0.contains("put back as they were read"), "{}", err.0);
+        // Two writes and the one putting the first file back.
+        assert_eq!(calls.get(), 3);
+        for (n, bytes) in before.iter().enumerate() {
+            let now = std::fs::read(dir.join(format!("message_{n}.json"))).expect("read");
+            assert_eq!(&now, bytes);
+        }
+    }
+
+    /// A file changed since it was read stops every write, the first file's included.
+    #[test]
+    fn a_changed_file_stops_every_write() {
+        let (tmp, folder) = two_files();
+        let dir = tmp.path().join("agent_a/messages");
+        let first = std::fs::read(dir.join("message_0.json")).expect("read");
+        std::fs::write(dir.join("message_1.json"), "{}").expect("write");
+        let fixed = folder.text().replace("old", "new");
+        let err = folder.write(&fixed).expect_err("refused");
+        assert!(err.0.contains("changed on disk"), "{}", err.0);
+        assert_eq!(
+            std::fs::read(dir.join("message_0.json")).expect("read"),
+            first
+        );
+    }
 }

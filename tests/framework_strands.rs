@@ -250,3 +250,47 @@ fn the_full_report_names_the_message_file_line_and_column() {
         .collect();
     assert_eq!(headers, expected, "{}", full.transcript());
 }
+
+/// In JSON output a fix's edits count in the finding's file; the unanswered call's fix edits
+/// the next message's file instead, so it carries no edits and names that file, while the
+/// stray result's removal counts its bytes in its own file.
+#[test]
+fn json_fixes_count_in_the_file_they_edit() {
+    let out = toolcheck(&[
+        "lint",
+        "--output-format",
+        "json",
+        "fixtures/strands/session_broken",
+    ]);
+    let found: Vec<serde_json::Value> = serde_json::from_str(&out.stdout).expect("JSON");
+    let fix_of = |code: &str| {
+        found
+            .iter()
+            .find(|d| d["code"] == code)
+            .map(|d| d["fix"].clone())
+            .unwrap_or_default()
+    };
+    let insert = fix_of("TC102");
+    assert_eq!(insert["edits"], serde_json::json!([]), "{insert}");
+    assert!(
+        insert["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("an edit of message_3.json")),
+        "{insert}"
+    );
+    let remove = fix_of("TC101");
+    let edit = &remove["edits"][0];
+    let text = std::fs::read_to_string(
+        "fixtures/strands/session_broken/agents/agent_default/messages/message_11.json",
+    )
+    .expect("fixture");
+    let (start, end) = (
+        usize::try_from(edit["start"].as_u64().unwrap_or_default()).unwrap_or_default(),
+        usize::try_from(edit["end"].as_u64().unwrap_or_default()).unwrap_or_default(),
+    );
+    assert!(
+        text.get(start..end)
+            .is_some_and(|removed| removed.contains("tooluse_Ghost")),
+        "{remove}"
+    );
+}
