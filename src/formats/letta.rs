@@ -441,4 +441,35 @@ mod tests {
         // "message-9" is not in the export: the history goes on before the file.
         assert!(convs[0].server_history);
     }
+
+    /// A 0.6.43 file marks each message `in_context`: the orphan's flag turns `false`, one
+    /// edit, and the fixed file lints clean.
+    #[test]
+    fn an_orphan_leaves_the_context_by_its_flag() {
+        let text = r#"{"agent_type": "memgpt_agent", "llm_config": {"model_endpoint_type": "openai"}, "messages": [
+  {"role": "user", "in_context": true, "content": [{"type": "text", "text": "hi"}]},
+  {"role": "tool", "in_context": true, "tool_call_id": "call_x", "content": [{"type": "text", "text": "done"}]},
+  {"role": "assistant", "in_context": true, "content": [{"type": "text", "text": "ok"}]}
+]}"#;
+        let name = crate::lint::SourceName {
+            name: "agent.af".into(),
+            path: None,
+        };
+        let opts = crate::lint::LintOptions::default();
+        let fixed = crate::fix::fix_bytes(&name, text.as_bytes().to_vec(), true, &opts, false)
+            .expect("fixed");
+        assert_eq!(
+            fixed.fixed_text(),
+            text.replacen(
+                r#""role": "tool", "in_context": true"#,
+                r#""role": "tool", "in_context": false"#,
+                1
+            )
+        );
+        assert!(
+            fixed.report.findings.is_empty(),
+            "{:?}",
+            fixed.report.findings
+        );
+    }
 }
