@@ -97,7 +97,7 @@ impl Linted {
             rows.relocate(&self.report.source, &mut placed);
         }
         if let Some(folder) = &self.folder {
-            folder.relocate(&mut placed);
+            folder.relocate(&self.report.source.text, &mut placed);
         }
         (placed, self.report.source)
     }
@@ -156,7 +156,7 @@ pub fn lint(
             }
         }
         Ready::Folder(folder) => Linted {
-            report: folder.lint(name, opts),
+            report: folder.lint(name, folder.text().to_string(), opts),
             rows: None,
             folder: Some(folder),
         },
@@ -221,14 +221,14 @@ pub fn fix(
                 folder: None,
             })
         }
-        // Findings only: the folder's lint offers no fixes, so the loop ends at once.
+        // The fix loop on the folder's text; each fix edits inside one message file.
         Ready::Folder(folder) => {
-            let lint = |_text: String| {
+            let lint = |text: String| {
                 let name = SourceName {
                     name: name.name.clone(),
                     path: name.path.clone(),
                 };
-                folder.lint(name, opts)
+                folder.lint(name, text, opts)
             };
             let file = crate::fix::fix_text(
                 folder.text().to_string(),
@@ -300,12 +300,21 @@ impl Fixed {
                 linted.place(place).0
             }
             None if self.folder.is_some() => {
-                let findings = std::mem::take(&mut file.report.findings);
-                let mut placed = place(&file.report.source, findings);
-                if let Some(folder) = &self.folder {
-                    folder.relocate(&mut placed);
+                let Some(folder) = &self.folder else {
+                    return Vec::new();
+                };
+                if after || file.report_of_original().is_some() {
+                    let findings = std::mem::take(&mut file.report.findings);
+                    let mut placed = place(&file.report.source, findings);
+                    folder.relocate(&file.report.source.text, &mut placed);
+                    placed
+                } else {
+                    let text = file.original_text().to_string();
+                    let report = folder.lint(same_name(), text, opts);
+                    let mut placed = place(&report.source, report.findings);
+                    folder.relocate(&report.source.text, &mut placed);
+                    placed
                 }
-                placed
             }
             // The fix's own report: its findings move out, its text stays for the write.
             None if after || file.report_of_original().is_some() => {
@@ -330,19 +339,28 @@ impl Fixed {
                 .iter()
                 .map(|(row, old, new)| diff_of(row, old, new))
                 .collect(),
-            // A folder is never changed (its lint offers no fixes).
-            None if self.folder.is_some() => String::new(),
+            // A folder: one diff per changed message file, named by its path.
+            None if self.folder.is_some() => self
+                .folder
+                .iter()
+                .flat_map(|folder| folder.changed(fixed))
+                .map(|(file, old, new)| diff_of(file, old, new))
+                .collect(),
             None => diff_of(name, self.file.original_text(), fixed),
         }
     }
 
     /// Writes the fix back to `path`: a text file atomically, refused if it changed since it
-    /// was read; a store in one transaction.
+    /// was read; a store in one transaction; a session folder file by file, each checked
+    /// before any is written (`folder::Folder::write`).
     pub fn write(&self, path: &Path, name: &str) -> Result<(), WriteError> {
         let fixed = self.file.fixed_text();
         match &self.store {
             Some(snapshot) => crate::store::write(path, name, snapshot, fixed).map_err(WriteError),
-            None if self.folder.is_some() => Ok(()),
+            None if self.folder.is_some() => match &self.folder {
+                Some(folder) => folder.write(fixed),
+                None => Ok(()),
+            },
             None => {
                 let encoding = self.file.encoding;
                 crate::fix::write::write_atomic(

@@ -79,6 +79,9 @@ pub enum Planned {
     Edits(Vec<Edit>),
     /// This format cannot make that repair.
     Unsupported,
+    /// This format cannot make that repair, for this reason (a note the finding carries:
+    /// the repair would need what the format's files cannot take as a minimal edit).
+    Withheld(&'static str),
 }
 
 /// The node a removal intent takes out and the message holding it (`RemoveResult`,
@@ -120,11 +123,17 @@ pub(crate) fn read_rows(adapter: &dyn Adapter, rows: &[&'static str]) -> Convers
         .expect("one conversation")
 }
 
-/// The edits that carry out `intent` in a file of `adapter`'s format.
-pub fn plan(adapter: &dyn Adapter, intent: &FixIntent, cx: &EditContext<'_>) -> Option<Vec<Edit>> {
+/// The edits that carry out `intent` in a file of `adapter`'s format, or why there are none
+/// when the adapter says so.
+pub fn plan(
+    adapter: &dyn Adapter,
+    intent: &FixIntent,
+    cx: &EditContext<'_>,
+) -> Result<Vec<Edit>, Option<&'static str>> {
     match adapter.plan_edits(intent, cx) {
-        Planned::Generic => crate::edit::plan::generic(adapter, intent, cx),
-        Planned::Edits(edits) => Some(edits),
-        Planned::Unsupported => None,
+        Planned::Generic => crate::edit::plan::generic(adapter, intent, cx).ok_or(None),
+        Planned::Edits(edits) => Ok(edits),
+        Planned::Unsupported => Err(None),
+        Planned::Withheld(why) => Err(Some(why)),
     }
 }

@@ -21,15 +21,24 @@
 //! parameters}`), the provider `llm_config.model_endpoint_type`. Some files are a JSON
 //! string holding the JSON: read through the string.
 //!
-//! Fixes would edit two places (the message and its id in the in-context list): findings
-//! only for now.
+//! Fixes: a result the context holds no call for (an orphaned tool message) is taken out of
+//! the context, not out of the file: its id leaves `in_context_message_ids` (its index
+//! leaves `in_context_message_indices`, or its `in_context` flag turns `false` in 0.6.43
+//! files), one edit, and the message stays in `messages` as history, as Letta keeps
+//! messages it evicts. Nothing is renumbered: Letta builds the context from those ids
+//! (`agent_serialization_manager.py` `import_file`) or indices (`agent_manager.py`
+//! `deserialize`), and the messages keep their places. Other repairs are withheld with a note:
+//! inserting a result means a new message with a new id in two lists; a call is located
+//! only to its message here, so nothing inside one is edited; and in a file that is a JSON
+//! string holding the agent file, every edit would be inside that string.
 
 use serde_json::Value as Json;
 
 use super::otlp::{self, Message, ModelCall, Place};
-use super::{Adapter, Dialect, Doc, Format, Planned};
+use super::{str_at, Adapter, Dialect, Doc, Format, Planned};
+use crate::edit::json_edit::{self, split_index};
 use crate::edit::plan::EditContext;
-use crate::finding::FixIntent;
+use crate::finding::{Edit, FixIntent};
 use crate::transcript::{Conversation, Item, Loc, Role};
 use crate::tree::Value as Tree;
 
@@ -118,10 +127,92 @@ impl Adapter for Letta {
         Ok(out)
     }
 
-    /// Findings only: a fix edits the message and the in-context list together.
-    fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
-        Planned::Unsupported
+    /// An orphaned tool message leaves the context (one edit in the in-context list); every
+    /// other repair is withheld, with the reason.
+    fn plan_edits(&self, intent: &FixIntent, cx: &EditContext<'_>) -> Planned {
+        if anchor(intent).is_some_and(|at| encoded(&cx.source.text, at.base)) {
+            return Planned::Withheld(ENCODED);
+        }
+        match intent {
+            FixIntent::RemoveResult { result, message } if result == message => {
+                out_of_context(cx, message)
+                    .map_or(Planned::Unsupported, |e| Planned::Edits(vec![e]))
+            }
+            FixIntent::InsertResult { .. } | FixIntent::GatherResults { .. } => {
+                Planned::Withheld(NEW_MESSAGE)
+            }
+            FixIntent::RemoveCall { .. } | FixIntent::Replace { .. } => Planned::Withheld(INSIDE),
+            _ => Planned::Unsupported,
+        }
     }
+}
+
+/// Why fixes are withheld in a file that is a JSON string holding the agent file.
+const ENCODED: &str = "the file is a JSON string holding the agent file, and an edit would have to be made inside that string; fix a decoded copy instead";
+
+/// Why a fix that adds a message is withheld.
+const NEW_MESSAGE: &str = "a result is a message of its own in a Letta agent file, with a new id in `messages` and in the in-context list; answer the call in Letta";
+
+/// Why a fix inside a message is withheld.
+const INSIDE: &str =
+    "toolcheck locates a Letta tool call only to its message, so it edits nothing inside one";
+
+/// A location a fix intent names, to tell which document it is in.
+fn anchor(intent: &FixIntent) -> Option<&Loc> {
+    Some(match intent {
+        FixIntent::RemoveResult { result, .. } => result,
+        FixIntent::RemoveCall { call, .. } => call,
+        FixIntent::InsertResult { after, .. } => after,
+        FixIntent::MoveResult { result, .. } => result,
+        FixIntent::GatherResults { into, .. } => into,
+        FixIntent::FillErrorResult { content } => content,
+        FixIntent::Replace { at, .. } => at,
+        FixIntent::MoveBlocks { before, .. } => before,
+    })
+}
+
+/// Whether the document at `base` is a JSON string (a double-encoded agent file).
+fn encoded(text: &str, base: usize) -> bool {
+    text.get(base..)
+        .map(str::trim_start)
+        .is_some_and(|t| t.starts_with('"'))
+}
+
+/// The edit taking the message at `message` (`…/messages/<i>`) out of its agent's context:
+/// its one entry in `in_context_message_ids` or `in_context_message_indices` removed, or its
+/// `in_context` flag set to `false`. `None` when the context names it other than once.
+fn out_of_context(cx: &EditContext<'_>, message: &Loc) -> Option<Edit> {
+    let text = cx.source.text.as_str();
+    let (list, i) = split_index(&message.pointer)?;
+    let agent_at = list.strip_suffix("/messages")?;
+    let agent = cx.value_at(&Loc::new(message.base, agent_at))?;
+    let entry = agent.get("messages")?.at(i)?;
+    let once = |key: &str, is_it: &dyn Fn(&Tree) -> bool| -> Option<Edit> {
+        let list = agent.get(key)?.as_array()?;
+        let mut at = list
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| is_it(v))
+            .map(|(k, _)| k);
+        let (Some(k), None) = (at.next(), at.next()) else {
+            return None;
+        };
+        json_edit::remove_element(text, message.base, &format!("{agent_at}/{key}/{k}"))
+    };
+    if agent.get("in_context_message_ids").is_some() {
+        let id = str_at(entry, "id")?;
+        return once("in_context_message_ids", &|v| v.as_str() == Some(id));
+    }
+    if agent.get("in_context_message_indices").is_some() {
+        return once("in_context_message_indices", &|v| {
+            v.as_u64().and_then(|n| usize::try_from(n).ok()) == Some(i)
+        });
+    }
+    if entry.get("in_context").and_then(Tree::as_bool) == Some(true) {
+        let flag = format!("{}/in_context", message.pointer);
+        return json_edit::replace_value(text, message.base, &flag, "false".into());
+    }
+    None
 }
 
 /// `tools[].json_schema`, each at its tool.
@@ -199,7 +290,27 @@ fn agent_conversation(
     place: &Place,
     tools: Vec<crate::transcript::ToolDef>,
 ) -> Conversation {
-    let input: Vec<Message> = in_context(agent)
+    let context = in_context(agent);
+    // Messages out of context are history the model is not sent: left out on purpose.
+    let excluded: Vec<Loc> = if place.precise {
+        let count = agent
+            .get("messages")
+            .and_then(Json::as_array)
+            .map_or(0, Vec::len);
+        let mut sent = vec![false; count];
+        for (k, _) in &context {
+            if let Some(flag) = sent.get_mut(*k) {
+                *flag = true;
+            }
+        }
+        (0..count)
+            .filter(|&i| sent.get(i) == Some(&false))
+            .map(|i| place.child("messages").child(i))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let input: Vec<Message> = context
         .into_iter()
         .map(|(i, message)| {
             let loc = place.child("messages");
@@ -232,6 +343,7 @@ fn agent_conversation(
     });
     // A result whose call the export left out is expected, not an orphan.
     conv.server_history = truncated(agent);
+    conv.excluded.extend(excluded);
     conv
 }
 
@@ -328,5 +440,36 @@ mod tests {
         assert_eq!(convs[0].provider, Some(crate::provider::Provider::Openai));
         // "message-9" is not in the export: the history goes on before the file.
         assert!(convs[0].server_history);
+    }
+
+    /// A 0.6.43 file marks each message `in_context`: the orphan's flag turns `false`, one
+    /// edit, and the fixed file lints clean.
+    #[test]
+    fn an_orphan_leaves_the_context_by_its_flag() {
+        let text = r#"{"agent_type": "memgpt_agent", "llm_config": {"model_endpoint_type": "openai"}, "messages": [
+  {"role": "user", "in_context": true, "content": [{"type": "text", "text": "hi"}]},
+  {"role": "tool", "in_context": true, "tool_call_id": "call_x", "content": [{"type": "text", "text": "done"}]},
+  {"role": "assistant", "in_context": true, "content": [{"type": "text", "text": "ok"}]}
+]}"#;
+        let name = crate::lint::SourceName {
+            name: "agent.af".into(),
+            path: None,
+        };
+        let opts = crate::lint::LintOptions::default();
+        let fixed = crate::fix::fix_bytes(&name, text.as_bytes().to_vec(), true, &opts, false)
+            .expect("fixed");
+        assert_eq!(
+            fixed.fixed_text(),
+            text.replacen(
+                r#""role": "tool", "in_context": true"#,
+                r#""role": "tool", "in_context": false"#,
+                1
+            )
+        );
+        assert!(
+            fixed.report.findings.is_empty(),
+            "{:?}",
+            fixed.report.findings
+        );
     }
 }

@@ -9,10 +9,19 @@
 //! in numeric order as the records of one session. Blocks are Bedrock Converse
 //! (`toolUse {toolUseId, name, input}`, `toolResult {toolUseId, status, content}`), read as
 //! the `bedrock-converse` format reads them; a result belongs in the message after its call.
-//! Findings only for now: a repair would edit or renumber message files.
+//!
+//! Fixes edit one message file each, inside the `content` array of the message Strands
+//! replays (`redact_message` when set): a block removed (never the last one), a result block
+//! put in the next message, arguments or an empty error result replaced, blocks reordered.
+//! A repair that would need a message file added, removed or renumbered is withheld with a
+//! note: Strands names each file by its `message_id` and continues from the last one's, so
+//! a file toolcheck added or took out of the sequence is one Strands did not write.
 
-use super::bedrock_converse::push_message;
+use serde_json::Value as Json;
+
+use super::bedrock_converse::{push_message, BedrockConverse};
 use super::{str_at, Adapter, Dialect, Doc, Format, Planned};
+use crate::edit::json_edit::{self, split_index};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
 use crate::transcript::{Conversation, Loc, Pairing, Role};
@@ -20,7 +29,29 @@ use crate::tree::Value as Tree;
 
 pub struct Strands;
 
-impl Dialect for Strands {}
+/// Blocks are Bedrock Converse blocks. Results inserted are planned here (`plan_edits`): a
+/// result never gets a message of its own, which would be a new message file.
+impl Dialect for Strands {
+    fn error_content(&self, text: &str) -> Option<Json> {
+        BedrockConverse.error_content(text)
+    }
+}
+
+/// Why a fix that would add or remove a message is not offered.
+const WHOLE_MESSAGE: &str = "it would add or remove a whole message, that is a `message_<n>.json` file, and Strands numbers those files itself (`message_id`, continued from the last file); edit the session with Strands, or fix the block by hand";
+
+/// Why a move between messages is not offered.
+const MOVE: &str =
+    "it would move a block from one message file to another; a fix here edits one message file";
+
+/// Whether `node` is the only element of the array holding it.
+fn only_element(cx: &EditContext<'_>, node: &Loc) -> bool {
+    let text = cx.source.text.as_str();
+    split_index(&node.pointer)
+        .and_then(|(parent, _)| crate::pointer::locate(text, node.base, parent))
+        .and_then(|(s, e)| json_edit::elements(text, s, e))
+        .is_some_and(|els| els.len() == 1)
+}
 
 /// Whether a value is one message file: `message` with a role beside an integer
 /// `message_id` and the `redact_message` key.
@@ -75,9 +106,50 @@ impl Adapter for Strands {
         Some(self.normalise(docs))
     }
 
-    /// Findings only: message files are not edited yet.
-    fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
-        Planned::Unsupported
+    /// Edits inside one message's `content` array; never a whole message (file) added or
+    /// removed, nor a JSONL-style line edit (the generic planner's fallback for records).
+    fn plan_edits(&self, intent: &FixIntent, cx: &EditContext<'_>) -> Planned {
+        match intent {
+            FixIntent::RemoveResult {
+                result: node,
+                message,
+            }
+            | FixIntent::RemoveCall {
+                call: node,
+                message,
+            } => {
+                if node == message || only_element(cx, node) {
+                    return Planned::Withheld(WHOLE_MESSAGE);
+                }
+                super::adapter::remove_only(cx, node)
+            }
+            FixIntent::InsertResult {
+                call,
+                before: Some(before),
+                ..
+            } => {
+                // Into the message that answers the call's turn, ahead of its blocks.
+                let Some(id) = call.id.as_deref() else {
+                    return Planned::Unsupported;
+                };
+                let block = serde_json::json!({"toolResult": {
+                    "toolUseId": id,
+                    "content": [{"text": crate::edit::plan::INTERRUPTED}],
+                    "status": "error"
+                }});
+                let edit = split_index(&before.pointer).and_then(|(parent, index)| {
+                    json_edit::insert_element(&cx.source.text, before.base, parent, index, &block)
+                });
+                edit.map_or(Planned::Unsupported, |e| Planned::Edits(vec![e]))
+            }
+            FixIntent::InsertResult { before: None, .. } | FixIntent::GatherResults { .. } => {
+                Planned::Withheld(WHOLE_MESSAGE)
+            }
+            FixIntent::MoveResult { .. } => Planned::Withheld(MOVE),
+            FixIntent::Replace { .. }
+            | FixIntent::FillErrorResult { .. }
+            | FixIntent::MoveBlocks { .. } => Planned::Generic,
+        }
     }
 }
 

@@ -313,13 +313,28 @@ pub fn check_conversation(
                     message,
                     intent,
                 } = *plan;
-                finding.fix = formats::plan(adapter, &intent, &edit_cx).map(|edits| Fix {
-                    applicability,
-                    message,
-                    edits,
-                });
+                match formats::plan(adapter, &intent, &edit_cx) {
+                    Ok(edits) => {
+                        finding.fix = Some(Fix {
+                            applicability,
+                            message,
+                            edits,
+                        })
+                    }
+                    Err(Some(why)) => note_withheld(finding, why),
+                    Err(None) => {}
+                }
             }
         }
     });
     findings
+}
+
+/// Says in a finding's help why the fix its rule offers is not offered in this format.
+pub(crate) fn note_withheld(finding: &mut Finding, why: &str) {
+    let note = format!("no automatic fix here: {why}");
+    finding.help = Some(match finding.help.take() {
+        Some(help) => format!("{help}; {note}"),
+        None => note,
+    });
 }

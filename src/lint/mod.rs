@@ -10,7 +10,7 @@ mod read;
 pub use crate::rules::Selection;
 pub use check::check_conversation;
 // For `store.rs`, whose rows are normalised by its own reader.
-pub(crate) use check::check_session;
+pub(crate) use check::{check_session, note_withheld};
 
 use crate::finding::Finding;
 use crate::format::Format;

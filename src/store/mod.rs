@@ -34,7 +34,6 @@ mod write;
 pub use open::size;
 pub(crate) use rows::name_lines;
 pub use rows::{Row, RowKey, Rows};
-pub(crate) use snapshot::push_flat;
 pub use snapshot::Snapshot;
 pub use write::write;
 
