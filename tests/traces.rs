@@ -204,3 +204,14 @@ fn otel_span_message_events_broken() {
     assert_eq!(out.code, 1);
     insta::assert_snapshot!(out.transcript());
 }
+
+/// Langfuse `TOOL` observations carry no call id: matched to the calls of the GENERATION
+/// before them by name and order, their `level: "ERROR"` marks the results the history
+/// carries (and supplies the last call's result), so three identical failing deploys are a
+/// repeated failing call although no result text says it failed.
+#[test]
+fn langfuse_tool_observations_supply_errors() {
+    let out = concise("fixtures/langfuse/broken-tool-observations.json");
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.transcript());
+}
