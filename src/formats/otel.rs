@@ -298,7 +298,9 @@ fn has_events(doc: &Tree) -> bool {
         .filter_map(|s| super::array_at(s, "logRecords"))
         .flatten()
         .any(|record| {
-            let named = super::str_at(record, "eventName").is_some_and(|n| EVENTS.contains(&n));
+            // A choice alone is what content recording off leaves: no request.
+            let request = |n: &str| EVENTS.contains(&n) && n != "gen_ai.choice";
+            let named = super::str_at(record, "eventName").is_some_and(request);
             named
                 || super::array_at(record, "attributes")
                     .into_iter()
@@ -307,7 +309,7 @@ fn has_events(doc: &Tree) -> bool {
                         super::str_at(a, "key") == Some("event.name")
                             && a.get("value")
                                 .and_then(|v| super::str_at(v, "stringValue"))
-                                .is_some_and(|n| EVENTS.contains(&n))
+                                .is_some_and(request)
                     })
         })
 }
@@ -346,6 +348,10 @@ fn event_calls(docs: &[Doc<'_>], spans: &[otlp::Span<'_>]) -> Vec<ModelCall> {
                         input.push(message);
                     }
                 }
+            }
+            // A choice alone (content recording off): no request, nothing to check.
+            if input.is_empty() {
+                return None;
             }
             let named = |attrs: &[Attr<'_>]| {
                 ["gen_ai.provider.name", "gen_ai.system"]
@@ -413,7 +419,8 @@ fn is_span_event(name: &str) -> bool {
     CONTENT_EVENTS.contains(&name) || EVENTS.contains(&name)
 }
 
-/// Whether any span of an export carries message span events.
+/// Whether any span of an export carries a request in span events (a choice alone is what
+/// instrumentations write with content recording off: not a conversation).
 fn has_span_events(doc: &Tree) -> bool {
     super::array_at(doc, "resourceSpans")
         .into_iter()
@@ -424,7 +431,11 @@ fn has_span_events(doc: &Tree) -> bool {
         .flatten()
         .filter_map(|span| super::array_at(span, "events"))
         .flatten()
-        .any(|e| super::str_at(e, "name").is_some_and(is_span_event))
+        .any(|e| {
+            super::str_at(e, "name").is_some_and(|n| {
+                is_span_event(n) && !matches!(n, "gen_ai.choice" | "gen_ai.content.completion")
+            })
+        })
 }
 
 /// The model call a span records in its events, if it records one there (and not in
@@ -480,7 +491,9 @@ fn span_event_call(span: &otlp::Span<'_>) -> Option<ModelCall> {
             }
         }
     }
-    if input.is_empty() && output.is_empty() {
+    // Without content recording only the choice is written, its calls stripped of names and
+    // arguments: no request, nothing to check.
+    if input.is_empty() {
         return None;
     }
     Some(ModelCall {
@@ -682,6 +695,11 @@ mod tests {
         assert_eq!(Otel.sniff(&message), Some(90));
         let exception = with_events(json!([]), json!([{"name": "exception", "attributes": []}]));
         assert_eq!(Otel.sniff(&exception), None);
+        let choice = with_events(
+            json!([]),
+            json!([{"name": "gen_ai.choice", "attributes": []}]),
+        );
+        assert_eq!(Otel.sniff(&choice), None);
     }
 
     /// The ≤ 1.27 shapes early OpenAI instrumentations wrote: an assistant message as the
@@ -736,5 +754,18 @@ mod tests {
             .unwrap_or_default();
         assert_eq!(convs.len(), 1);
         assert_eq!(convs.first().map(|c| c.turns.len()), Some(1));
+    }
+
+    /// Without content recording only a choice is written, its calls without names: not a
+    /// model call to check.
+    #[test]
+    fn choice_without_request_is_no_call() {
+        let doc = with_events(
+            json!([]),
+            json!([{"name": "gen_ai.choice", "attributes": [{"key": "gen_ai.event.content", "value": {"stringValue": "{\"index\":0,\"message\":{\"tool_calls\":[{\"id\":\"c\",\"type\":\"function\"}]}}"}}]}]),
+        );
+        assert!(Otel
+            .normalise(&session_docs(std::slice::from_ref(&doc)))
+            .is_err());
     }
 }
