@@ -49,7 +49,8 @@ fn v1_clean_folder_is_one_conversation() {
 
 /// The first SDK releases' `event-NNNNN.json` names: truncated arguments answered by an
 /// `AgentErrorEvent`, an observation recorded after the user spoke, an error for a call the
-/// log does not hold (a warning: the SDK drops it before sending); each finding in its file.
+/// log does not hold and a call the user moved on from (warnings: the SDK drops both before
+/// sending), an observation recorded twice; each finding in its file.
 #[test]
 fn v1_broken_folder() {
     let out = toolcheck(&["lint", "--output-format", "concise", V1_BROKEN]);
@@ -71,12 +72,12 @@ fn v1_a_named_file_reads_its_folder() {
         assert_eq!(out.code, 1, "{}", out.transcript());
         assert!(
             out.stderr.contains(&format!(
-                "checked {dir} (openhands): 1 conversation, 3 calls, 4 results"
+                "checked {dir} (openhands): 1 conversation, 5 calls, 6 results"
             )),
             "{}",
             out.transcript()
         );
-        assert_eq!(out.stdout.lines().filter(|l| l.contains(": TC")).count(), 3);
+        assert_eq!(out.stdout.lines().filter(|l| l.contains(": TC")).count(), 5);
     }
 }
 
