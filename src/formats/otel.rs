@@ -341,13 +341,7 @@ fn event_calls(docs: &[Doc<'_>], spans: &[otlp::Span<'_>]) -> Vec<ModelCall> {
             let mut input = Vec::new();
             let mut output = Vec::new();
             for record in &list {
-                if let Some((is_output, message)) = event_message(record) {
-                    if is_output {
-                        output.push(message);
-                    } else {
-                        input.push(message);
-                    }
-                }
+                sort_into(event_message(record), &mut input, &mut output);
             }
             // A choice alone (content recording off): no request, nothing to check.
             if input.is_empty() {
@@ -371,6 +365,15 @@ fn event_calls(docs: &[Doc<'_>], spans: &[otlp::Span<'_>]) -> Vec<ModelCall> {
             })
         })
         .collect()
+}
+
+/// Puts a message event's message in the request or the response.
+fn sort_into(found: Option<(bool, Message)>, input: &mut Vec<Message>, output: &mut Vec<Message>) {
+    match found {
+        Some((true, message)) => output.push(message),
+        Some((false, message)) => input.push(message),
+        None => {}
+    }
 }
 
 /// One message event: whether it is the response, and the message.
@@ -481,13 +484,7 @@ fn span_event_call(span: &otlp::Span<'_>) -> Option<ModelCall> {
                     ),
                 };
                 let at = content.map_or(loc, otlp::Attr::inner);
-                if let Some((is_output, message)) = message_event(name, &body, at) {
-                    if is_output {
-                        output.push(message);
-                    } else {
-                        input.push(message);
-                    }
-                }
+                sort_into(message_event(name, &body, at), &mut input, &mut output);
             }
         }
     }
