@@ -1,11 +1,13 @@
 //! Session folders: a directory whose files together are one conversation, read as one
 //! input. Strands Agents keeps each message in a file of its own
-//! (`session_<id>/agents/agent_<id>/messages/message_<n>.json`); read one file at a time,
-//! no file is a conversation, and a walk over the folder used to check nothing.
+//! (`session_<id>/agents/agent_<id>/messages/message_<n>.json`), the OpenHands V1 SDK each
+//! event (`<conversation>/events/event-NNNNN-<event id>.json` beside `base_state.json`,
+//! `openhands/sdk/conversation/persistence_const.py`); read one file at a time, no file is a
+//! conversation, and a walk over the folder used to check nothing.
 //!
-//! The folder is read as one text: the message files in numeric order, each as written,
-//! with a separator line between them that JSON cannot hold ([`SEP`]); that text is read as
-//! the records of one session by the Strands adapter. Every byte keeps its offset inside its
+//! The folder is read as one text: its files in numeric order, each as written, with a
+//! separator line between them that JSON cannot hold ([`SEP`]); that text is read as the
+//! records of one session by the folder kind's adapter. Every byte keeps its offset inside its
 //! file, so a finding is placed back in the file it is in (`relocate`), and the fix loop
 //! runs on the text as on any file's: a fix may only edit inside one message file (the
 //! adapter plans nothing else, and `keep_file_fixes` holds every fix to it), so the
@@ -32,36 +34,96 @@ use crate::source::SourceFile;
 /// holding U+001E, a control character JSON never holds raw, so no fix makes or moves one.
 const SEP: &str = "\n\u{1e}\n";
 
-/// The prefix and suffix of a message file's name.
-const PREFIX: &str = "message_";
-const SUFFIX: &str = ".json";
-
-/// The message index a file name carries (`message_12.json` → 12).
-fn index(name: &str) -> Option<u64> {
-    name.strip_prefix(PREFIX)?
-        .strip_suffix(SUFFIX)?
-        .parse()
-        .ok()
+/// Which library wrote a session folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// Strands `messages/`: `message_<n>.json`.
+    Strands,
+    /// OpenHands V1 `events/`: `event-<n, 5 digits or more>-<event id>.json`, or
+    /// `event-<n>.json` as the first SDK releases wrote.
+    OpenHands,
 }
 
-/// The Strands `messages` folder a path is, or is a message file of: a folder named
-/// `messages` inside an `agent_<id>` folder.
+impl Kind {
+    const ALL: [Kind; 2] = [Kind::Strands, Kind::OpenHands];
+
+    /// The order index a file name carries (`message_12.json` → 12,
+    /// `event-00012-4f1c….json` → 12).
+    fn index(self, name: &str) -> Option<u64> {
+        match self {
+            Kind::Strands => name
+                .strip_prefix("message_")?
+                .strip_suffix(".json")?
+                .parse()
+                .ok(),
+            Kind::OpenHands => {
+                let rest = name.strip_prefix("event-")?.strip_suffix(".json")?;
+                let (digits, id) = rest.split_once('-').unwrap_or((rest, ""));
+                let id_ok = id.is_empty()
+                    || (id.len() >= 8 && id.chars().all(|c| c.is_ascii_hexdigit() || c == '-'));
+                (digits.len() >= 5 && id_ok && digits.chars().all(|c| c.is_ascii_digit()))
+                    .then(|| digits.parse().ok())
+                    .flatten()
+            }
+        }
+    }
+
+    /// Whether `dir` is a folder of this kind: `messages` inside `agent_<id>`; `events`
+    /// beside `base_state.json`, or holding event files.
+    fn is_folder(self, dir: &Path) -> bool {
+        let named = |n: &str| dir.file_name().is_some_and(|d| d == n);
+        match self {
+            Kind::Strands => {
+                named("messages")
+                    && dir
+                        .parent()
+                        .and_then(Path::file_name)
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with("agent_"))
+            }
+            Kind::OpenHands => {
+                named("events")
+                    && (dir
+                        .parent()
+                        .is_some_and(|p| p.join("base_state.json").is_file())
+                        || std::fs::read_dir(dir).is_ok_and(|mut entries| {
+                            entries.any(|e| {
+                                e.ok()
+                                    .and_then(|e| {
+                                        e.file_name().to_str().and_then(|n| self.index(n))
+                                    })
+                                    .is_some()
+                            })
+                        }))
+            }
+        }
+    }
+
+    fn format(self) -> Format {
+        match self {
+            Kind::Strands => Format::Strands,
+            Kind::OpenHands => Format::OpenHands,
+        }
+    }
+}
+
+/// The kind of session folder `dir` is, if it is one.
+fn kind_of(dir: &Path) -> Option<Kind> {
+    Kind::ALL.into_iter().find(|k| k.is_folder(dir))
+}
+
+/// The session folder a path is, or is a file of: a Strands `messages` folder, an OpenHands
+/// V1 `events` folder.
 pub fn messages_dir(path: &Path) -> Option<PathBuf> {
-    let is_messages = |dir: &Path| {
-        dir.file_name().is_some_and(|n| n == "messages")
-            && dir
-                .parent()
-                .and_then(Path::file_name)
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("agent_"))
-    };
     if path.is_dir() {
-        return is_messages(path).then(|| path.to_path_buf());
+        return kind_of(path).map(|_| path.to_path_buf());
     }
     let name = path.file_name()?.to_str()?;
-    index(name)?;
     let dir = path.parent()?;
-    is_messages(dir).then(|| dir.to_path_buf())
+    Kind::ALL
+        .into_iter()
+        .any(|k| k.index(name).is_some() && k.is_folder(dir))
+        .then(|| dir.to_path_buf())
 }
 
 /// One message file of the folder.
@@ -80,6 +142,7 @@ struct File {
 /// its files.
 #[derive(Debug)]
 pub struct Folder {
+    kind: Kind,
     text: String,
     files: Vec<File>,
 }
@@ -106,15 +169,20 @@ fn removed(dir: &Path) -> u64 {
 /// Reads the message files of the folder `dir` (named `name`), at most `limit` bytes in all.
 pub fn read(dir: &Path, name: &str, limit: u64) -> Result<Folder, String> {
     let cannot = |e: std::io::Error| format!("cannot read {name}: {e}");
+    let kind = kind_of(dir).unwrap_or(Kind::Strands);
     let mut listed: Vec<(u64, PathBuf)> = std::fs::read_dir(dir)
         .map_err(cannot)?
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .filter_map(|e| Some((index(e.file_name().to_str()?)?, e.path())))
+        .filter_map(|e| Some((kind.index(e.file_name().to_str()?)?, e.path())))
         .collect();
     listed.sort();
-    // `list_messages(offset=removed_message_count)` skips files by position, not by index.
-    let skip = usize::try_from(removed(dir)).unwrap_or(usize::MAX);
+    // Strands' `list_messages(offset=removed_message_count)` skips files by position, not
+    // by index.
+    let skip = match kind {
+        Kind::Strands => usize::try_from(removed(dir)).unwrap_or(usize::MAX),
+        Kind::OpenHands => 0,
+    };
     let mut total: u64 = 0;
     let mut text = String::new();
     let mut files = Vec::with_capacity(listed.len());
@@ -150,7 +218,7 @@ pub fn read(dir: &Path, name: &str, limit: u64) -> Result<Folder, String> {
             problem: problem.map(str::to_string),
         });
     }
-    Ok(Folder { text, files })
+    Ok(Folder { kind, text, files })
 }
 
 /// Why a fix that would edit more than one message file is not offered.
@@ -173,7 +241,7 @@ impl Folder {
     }
 
     /// Lints `text` (the folder's text as read, or as a fix round left it) as one session of
-    /// the Strands adapter.
+    /// the folder kind's adapter.
     pub fn lint(&self, name: SourceName, text: String, opts: &LintOptions) -> FileReport {
         let source = SourceFile::new(name.path, name.name, text);
         let spans = self.spans(&source.text);
@@ -210,7 +278,7 @@ impl Folder {
             .collect();
         let mut formats = Vec::new();
         let mut read = crate::coverage::ReadCounts::default();
-        if let (false, Some(adapter)) = (docs.is_empty(), Format::Strands.adapter()) {
+        if let (false, Some(adapter)) = (docs.is_empty(), self.kind.format().adapter()) {
             let (found, format, counts) =
                 crate::lint::check_session(adapter, &docs, &source, opts, lossy);
             findings.extend(found);

@@ -183,3 +183,35 @@ fn langsmith_wrap_openai_broken() {
     assert_eq!(out.code, 1);
     insta::assert_snapshot!(out.transcript());
 }
+
+/// The semconv ≤ 1.27 span events (`gen_ai.content.prompt` / `.completion` with a JSON
+/// string in `gen_ai.prompt` / `gen_ai.completion`) as early OpenAI instrumentations wrote
+/// them: the assistant message that made calls as the bare list of its calls, a completion
+/// whose content is its calls. Two chained calls, one conversation, clean.
+#[test]
+fn otel_span_events_clean() {
+    let out = toolcheck(&["lint", "-v", "fixtures/otel/clean-span-events.json"]);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    insta::assert_snapshot!(out.transcript());
+}
+
+/// The 1.28–1.36 message events recorded as span events (the body in
+/// `gen_ai.event.content`) rather than log records: truncated arguments, a call left
+/// unanswered, a result sent twice.
+#[test]
+fn otel_span_message_events_broken() {
+    let out = concise("fixtures/otel/broken-span-message-events.json");
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.transcript());
+}
+
+/// Langfuse `TOOL` observations carry no call id: matched to the calls of the GENERATION
+/// before them by name and order, their `level: "ERROR"` marks the results the history
+/// carries (and supplies the last call's result), so three identical failing deploys are a
+/// repeated failing call although no result text says it failed.
+#[test]
+fn langfuse_tool_observations_supply_errors() {
+    let out = concise("fixtures/langfuse/broken-tool-observations.json");
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.transcript());
+}

@@ -19,6 +19,16 @@
 //! Rebuilt as the OTLP traces are (`otlp::rebuild`): calls whose inputs extend each other
 //! are one conversation, checked at its last call. `level: "ERROR"` is a failed call. A trace
 //! records requests already sent: findings only.
+//!
+//! Tool executions are `type: "TOOL"` observations (the LangChain handler's `on_tool_start`,
+//! `as_type="tool"`), or `SPAN`s named as the tool, with no call id: `input` the tool input,
+//! `output` what it returned, `level: "ERROR"` and `statusMessage` when it raised. They are
+//! matched to the calls a GENERATION's output makes by name and order: those of the same
+//! trace (and parent, when both name one) that start after it and before the trace's next
+//! GENERATION, paired in order when a name has as many executions as calls, never when the
+//! counts differ. A matched failure marks the call's result as an error wherever the history
+//! carries it, and a matched execution supplies the result of a call the trace's last model
+//! output leaves open.
 
 use super::otlp::{self, Message, ModelCall, Place};
 use super::{array_at, str_at, Adapter, Dialect, Doc, Format, Planned};
@@ -84,6 +94,8 @@ impl Adapter for Langfuse {
 
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
         let mut calls = Vec::new();
+        let mut generations = Vec::new();
+        let mut runs = Vec::new();
         for doc in docs {
             let (prefix, list) = if is_observation(doc.value) {
                 ("", std::slice::from_ref(doc.value))
@@ -100,7 +112,10 @@ impl Adapter for Langfuse {
                     root.child(i)
                 };
                 if is_generation(observation) {
+                    generations.push(Step::of(observation, loc.clone()));
                     calls.push(model_call(observation, loc, calls.len()));
+                } else if matches!(str_at(observation, "type"), Some("TOOL" | "SPAN")) {
+                    runs.push((Step::of(observation, loc), observation));
                 }
             }
         }
@@ -110,7 +125,8 @@ impl Adapter for Langfuse {
         {
             return Err("the export holds no GENERATION observation with messages".into());
         }
-        Ok(otlp::rebuild(Format::Langfuse, calls, &[]))
+        let failed = match_runs(&mut calls, &generations, &runs);
+        Ok(otlp::rebuild(Format::Langfuse, calls, &failed))
     }
 
     fn normalise_records(&self, docs: &[Doc<'_>]) -> Option<Result<Vec<Conversation>, String>> {
@@ -148,6 +164,133 @@ fn model_call(observation: &Tree, loc: Loc, order: usize) -> ModelCall {
         loc,
         order,
     }
+}
+
+/// Where an observation sits in its trace: what tool executions are matched by.
+struct Step<'a> {
+    trace: Option<&'a str>,
+    parent: Option<&'a str>,
+    name: Option<&'a str>,
+    start: u128,
+    loc: Loc,
+}
+
+impl<'a> Step<'a> {
+    fn of(observation: &'a Tree<'a>, loc: Loc) -> Self {
+        Step {
+            trace: str_at(observation, "traceId"),
+            parent: str_at(observation, "parentObservationId"),
+            name: str_at(observation, "name"),
+            start: str_at(observation, "startTime").map_or(0, otlp::iso_nanos),
+            loc,
+        }
+    }
+}
+
+/// Matches tool executions to the calls of the GENERATION before them (see the module
+/// comment): each matched execution's result is appended to that GENERATION's output (read
+/// only where it is the last of its conversation), and the ids of the calls whose execution
+/// failed are returned.
+fn match_runs(
+    calls: &mut [ModelCall],
+    generations: &[Step<'_>],
+    runs: &[(Step<'_>, &Tree<'_>)],
+) -> Vec<String> {
+    let mut failed = Vec::new();
+    let mut used = vec![false; runs.len()];
+    for (g, (call, step)) in calls.iter_mut().zip(generations).enumerate() {
+        let next = generations
+            .iter()
+            .enumerate()
+            .filter(|(h, other)| *h != g && other.trace == step.trace && other.start > step.start)
+            .map(|(_, other)| other.start)
+            .min();
+        let window: Vec<usize> = (0..runs.len())
+            .filter(|&r| {
+                let Some((run, _)) = runs.get(r) else {
+                    return false;
+                };
+                run.trace == step.trace
+                    && run.start >= step.start
+                    && next.is_none_or(|n| run.start < n)
+                    && (run.parent.is_none() || step.parent.is_none() || run.parent == step.parent)
+            })
+            .collect();
+        let made: Vec<(String, Option<String>, String)> = call
+            .output
+            .iter()
+            .flat_map(|m| &m.items)
+            .filter_map(|i| match i {
+                Item::Call(c) => Some((c.key.clone(), c.id.clone(), c.name.clone())),
+                _ => None,
+            })
+            .collect();
+        let mut results = Vec::new();
+        let mut names: Vec<&str> = made.iter().map(|(_, _, n)| n.as_str()).collect();
+        names.dedup();
+        for name in names {
+            let wanted: Vec<&(String, Option<String>, String)> =
+                made.iter().filter(|(_, _, n)| n == name).collect();
+            // TOOL observations first; a SPAN named as the tool only where there is none.
+            let of_type = |kind: &str| -> Vec<usize> {
+                window
+                    .iter()
+                    .copied()
+                    .filter(|&r| {
+                        runs.get(r).is_some_and(|(run, value)| {
+                            run.name == Some(name)
+                                && str_at(value, "type") == Some(kind)
+                                && !used.get(r).copied().unwrap_or(true)
+                        })
+                    })
+                    .collect()
+            };
+            let mut found = of_type("TOOL");
+            if found.is_empty() {
+                found = of_type("SPAN");
+            }
+            // Ambiguous (more or fewer executions than calls): no pairing is invented.
+            if found.len() != wanted.len() {
+                continue;
+            }
+            found.sort_by_key(|&r| runs.get(r).map_or(0, |(run, _)| run.start));
+            for ((key, id, name), r) in wanted.into_iter().zip(found) {
+                let Some((run, value)) = runs.get(r) else {
+                    continue;
+                };
+                if let Some(slot) = used.get_mut(r) {
+                    *slot = true;
+                }
+                let error = str_at(value, "level") == Some("ERROR");
+                if error {
+                    failed.extend(id.clone());
+                }
+                let text = match value.get("output") {
+                    Some(Tree::Null) | None => str_at(value, "statusMessage")
+                        .unwrap_or_default()
+                        .to_string(),
+                    Some(Tree::String(s)) => s.as_str().to_string(),
+                    Some(other) => other.to_serde().to_string(),
+                };
+                let at = run.loc.child("output");
+                let mut item = otlp::result(id.as_deref(), Some(name), &text, at.clone(), &run.loc);
+                if let Item::Result(result) = &mut item {
+                    result.key.clone_from(key);
+                    result.is_error |= error;
+                }
+                results.push(item);
+            }
+        }
+        if !results.is_empty() {
+            call.output.push(Message {
+                role: Role::Tool,
+                loc: step.loc.clone(),
+                print: String::new(),
+                items: results,
+            });
+        }
+    }
+    failed
 }
 
 /// The provider a model name belongs to, by the families' own prefixes.
@@ -342,5 +485,40 @@ mod tests {
         let c = otlp::iso_nanos("2025-03-01T10:00:01");
         assert!(b < a && a < c, "{a} {b} {c}");
         assert_eq!(otlp::iso_nanos("soon"), 0);
+    }
+
+    /// The results a trace's last model output gets from tool executions: paired by name and
+    /// order when the counts agree (a SPAN named as the tool where there is no TOOL
+    /// observation), none when a name has more calls than executions.
+    #[test]
+    fn tool_observations_match_by_name_and_order() {
+        let output = json!({"role": "assistant", "content": null, "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "look", "arguments": "{}"}},
+            {"id": "b", "type": "function", "function": {"name": "look", "arguments": "{}"}},
+            {"id": "c", "type": "function", "function": {"name": "fetch", "arguments": "{}"}},
+            {"id": "d", "type": "function", "function": {"name": "ping", "arguments": "{}"}},
+            {"id": "e", "type": "function", "function": {"name": "ping", "arguments": "{}"}}
+        ]});
+        let doc = json!({"observations": [
+            {"id": "g", "traceId": "t", "type": "GENERATION", "name": "chat", "startTime": "2025-01-01T00:00:00Z", "parentObservationId": "run",
+                "input": [{"role": "user", "content": "hi"}], "output": output},
+            {"id": "t1", "traceId": "t", "type": "TOOL", "name": "look", "startTime": "2025-01-01T00:00:01Z", "parentObservationId": "run", "output": "one"},
+            {"id": "t2", "traceId": "t", "type": "TOOL", "name": "look", "startTime": "2025-01-01T00:00:02Z", "parentObservationId": "run",
+                "output": null, "level": "ERROR", "statusMessage": "boom"},
+            {"id": "s1", "traceId": "t", "type": "SPAN", "name": "fetch", "startTime": "2025-01-01T00:00:03Z", "parentObservationId": "run", "output": {"ok": true}},
+            {"id": "t3", "traceId": "t", "type": "TOOL", "name": "ping", "startTime": "2025-01-01T00:00:04Z", "parentObservationId": "run", "output": "pong"}
+        ]});
+        let convs = Langfuse
+            .normalise(&session_docs(std::slice::from_ref(&doc)))
+            .unwrap_or_default();
+        let conv = convs.first().expect("one conversation");
+        let results: Vec<(Option<&str>, bool)> = conv
+            .results()
+            .map(|(_, r)| (r.call_id.as_deref(), r.is_error))
+            .collect();
+        assert_eq!(
+            results,
+            [(Some("a"), false), (Some("b"), true), (Some("c"), false)]
+        );
     }
 }

@@ -26,13 +26,25 @@
 //! answered) and `gen_ai.choice` (`{index, finish_reason, message}`), with the body a
 //! `kvlistValue`; the events of one `spanId` are one model call, and `arguments` is the
 //! string the provider sent (as the spec recommends), so a string is normal there.
+//!
+//! Span events, the oldest generation (semconv ≤ 1.27 `docs/gen-ai/llm-spans.md`): a
+//! `gen_ai.content.prompt` event whose `gen_ai.prompt` attribute is the request's messages as
+//! a JSON string (OpenAI style), and `gen_ai.content.completion` with `gen_ai.completion`, the
+//! choices. Early `opentelemetry-instrumentation-openai-v2` (`patch.py`, `utils.py`) writes an
+//! assistant message that made calls as the bare list of its calls, and a completion that
+//! made calls as `{role, content: [calls]}`; Mirascope writes one message, not a list;
+//! OpenLIT plain text. The 1.28–1.36 message events may also be span events instead of log
+//! records (Azure AI Inference `_add_request_chat_message_events`): the body is then the
+//! JSON string in the `gen_ai.event.content` attribute, or the event's attributes. Span
+//! events are read only on spans without content attributes (libraries record both).
+//!
 //! A trace records requests already sent: there is nothing to repair, so no fixes.
 
 use super::otlp::{self, Attr, FlatKeys, Message, ModelCall};
 use super::{Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
-use crate::transcript::{Item, Role, Text};
+use crate::transcript::{Item, Loc, Role, Text};
 use crate::tree::Value as Tree;
 use serde_json::Value as Json;
 
@@ -68,8 +80,9 @@ impl Adapter for Otel {
     }
 
     fn sniff(&self, doc: &Tree) -> Option<u8> {
-        (otlp::is_export(doc) && (otlp::any_attribute(doc, is_content) || has_events(doc)))
-            .then_some(90)
+        (otlp::is_export(doc)
+            && (otlp::any_attribute(doc, is_content) || has_events(doc) || has_span_events(doc)))
+        .then_some(90)
     }
 
     fn sniff_record(&self, record: &Tree) -> Option<u8> {
@@ -110,6 +123,7 @@ impl Adapter for Otel {
             })
             .collect();
         calls.extend(event_calls(docs, &spans));
+        calls.extend(spans.iter().filter_map(span_event_call));
         if calls.is_empty() {
             return Err(NO_CALLS.into());
         }
@@ -284,7 +298,9 @@ fn has_events(doc: &Tree) -> bool {
         .filter_map(|s| super::array_at(s, "logRecords"))
         .flatten()
         .any(|record| {
-            let named = super::str_at(record, "eventName").is_some_and(|n| EVENTS.contains(&n));
+            // A choice alone is what content recording off leaves: no request.
+            let request = |n: &str| EVENTS.contains(&n) && n != "gen_ai.choice";
+            let named = super::str_at(record, "eventName").is_some_and(request);
             named
                 || super::array_at(record, "attributes")
                     .into_iter()
@@ -293,7 +309,7 @@ fn has_events(doc: &Tree) -> bool {
                         super::str_at(a, "key") == Some("event.name")
                             && a.get("value")
                                 .and_then(|v| super::str_at(v, "stringValue"))
-                                .is_some_and(|n| EVENTS.contains(&n))
+                                .is_some_and(request)
                     })
         })
 }
@@ -325,13 +341,11 @@ fn event_calls(docs: &[Doc<'_>], spans: &[otlp::Span<'_>]) -> Vec<ModelCall> {
             let mut input = Vec::new();
             let mut output = Vec::new();
             for record in &list {
-                if let Some((is_output, message)) = event_message(record) {
-                    if is_output {
-                        output.push(message);
-                    } else {
-                        input.push(message);
-                    }
-                }
+                sort_into(event_message(record), &mut input, &mut output);
+            }
+            // A choice alone (content recording off): no request, nothing to check.
+            if input.is_empty() {
+                return None;
             }
             let named = |attrs: &[Attr<'_>]| {
                 ["gen_ai.provider.name", "gen_ai.system"]
@@ -353,11 +367,25 @@ fn event_calls(docs: &[Doc<'_>], spans: &[otlp::Span<'_>]) -> Vec<ModelCall> {
         .collect()
 }
 
+/// Puts a message event's message in the request or the response.
+fn sort_into(found: Option<(bool, Message)>, input: &mut Vec<Message>, output: &mut Vec<Message>) {
+    match found {
+        Some((true, message)) => output.push(message),
+        Some((false, message)) => input.push(message),
+        None => {}
+    }
+}
+
 /// One message event: whether it is the response, and the message.
 fn event_message(record: &otlp::LogRecord<'_>) -> Option<(bool, Message)> {
     let name = record.event_name()?;
     let body = record.value.get("body").map_or(Json::Null, otlp::any_value);
-    let at = record.loc.child("body");
+    message_event(name, &body, record.loc.child("body"))
+}
+
+/// A message event's body (a log record's, or a span event's) as a message: whether it is
+/// the response, and the message.
+fn message_event(name: &str, body: &Json, at: Loc) -> Option<(bool, Message)> {
     let (role, message, is_output) = match name {
         "gen_ai.system.message" => (Role::System, body.clone(), false),
         "gen_ai.user.message" => (Role::User, body.clone(), false),
@@ -385,6 +413,171 @@ fn event_message(record: &otlp::LogRecord<'_>) -> Option<(bool, Message)> {
             print: format!("{name}:{}", serde_json::to_string(&message).ok()?),
         },
     ))
+}
+
+/// The span events of semconv ≤ 1.27 that carry a whole request or response.
+const CONTENT_EVENTS: [&str; 2] = ["gen_ai.content.prompt", "gen_ai.content.completion"];
+
+fn is_span_event(name: &str) -> bool {
+    CONTENT_EVENTS.contains(&name) || EVENTS.contains(&name)
+}
+
+/// Whether any span of an export carries a request in span events (a choice alone is what
+/// instrumentations write with content recording off: not a conversation).
+fn has_span_events(doc: &Tree) -> bool {
+    super::array_at(doc, "resourceSpans")
+        .into_iter()
+        .flatten()
+        .filter_map(|r| super::array_at(r, "scopeSpans"))
+        .flatten()
+        .filter_map(|s| super::array_at(s, "spans"))
+        .flatten()
+        .filter_map(|span| super::array_at(span, "events"))
+        .flatten()
+        .any(|e| {
+            super::str_at(e, "name").is_some_and(|n| {
+                is_span_event(n) && !matches!(n, "gen_ai.choice" | "gen_ai.content.completion")
+            })
+        })
+}
+
+/// The model call a span records in its events, if it records one there (and not in
+/// content attributes, which libraries writing both would have counted twice).
+fn span_event_call(span: &otlp::Span<'_>) -> Option<ModelCall> {
+    if span.attrs.iter().any(|a| is_content(a.key)) {
+        return None;
+    }
+    let events = super::array_at(span.value, "events")?;
+    let mut input = Vec::new();
+    let mut output = Vec::new();
+    let mut provider = None;
+    for (j, event) in events.iter().enumerate() {
+        let Some(name) = super::str_at(event, "name").filter(|n| is_span_event(n)) else {
+            continue;
+        };
+        let loc = span.loc.child("events").child(j);
+        let attrs = otlp::attributes(event, &loc);
+        provider = provider.or_else(|| {
+            otlp::attr_str(&attrs, "gen_ai.system").and_then(crate::provider::from_trace_name)
+        });
+        match name {
+            "gen_ai.content.prompt" => {
+                if let Some(attr) = otlp::attr(&attrs, "gen_ai.prompt") {
+                    input.extend(legacy_messages(attr, "user"));
+                }
+            }
+            "gen_ai.content.completion" => {
+                // One message per choice: the first is what the conversation went on with.
+                if let Some(attr) = otlp::attr(&attrs, "gen_ai.completion") {
+                    output.extend(legacy_messages(attr, "assistant").into_iter().take(1));
+                }
+            }
+            _ => {
+                let content = otlp::attr(&attrs, "gen_ai.event.content");
+                let body = match content.map(|a| a.json(true)) {
+                    Some(body @ Json::Object(_)) => body,
+                    _ => Json::Object(
+                        attrs
+                            .iter()
+                            .map(|a| (a.key.to_string(), otlp::any_value(a.value)))
+                            .collect(),
+                    ),
+                };
+                let at = content.map_or(loc, otlp::Attr::inner);
+                sort_into(message_event(name, &body, at), &mut input, &mut output);
+            }
+        }
+    }
+    // Without content recording only the choice is written, its calls stripped of names and
+    // arguments: no request, nothing to check.
+    if input.is_empty() {
+        return None;
+    }
+    Some(ModelCall {
+        input,
+        output,
+        tools: Vec::new(),
+        provider: ["gen_ai.provider.name", "gen_ai.system"]
+            .iter()
+            .find_map(|k| otlp::attr_str(&span.attrs, k))
+            .and_then(crate::provider::from_trace_name)
+            .or(provider),
+        failed: span.failed(),
+        loc: span.loc.clone(),
+        start: span.start,
+        order: span.order,
+    })
+}
+
+/// The messages of a ≤ 1.27 `gen_ai.prompt` / `gen_ai.completion` attribute: a JSON list of
+/// OpenAI-style messages (or one message), every item at the attribute's string; text that
+/// is not JSON (OpenLIT, Python reprs) is one message of `role`.
+fn legacy_messages(attr: &Attr<'_>, role: &str) -> Vec<Message> {
+    let at = attr.inner();
+    let list = match attr.json(true) {
+        Json::Array(list) => list,
+        message @ Json::Object(_) => vec![message],
+        _ => {
+            let text = attr.as_str().unwrap_or_default();
+            if text.trim().is_empty() {
+                return Vec::new();
+            }
+            vec![serde_json::json!({"role": role, "content": text})]
+        }
+    };
+    list.iter()
+        .enumerate()
+        .map(|(k, m)| {
+            let mut message = otlp::json_message(&legacy_message(m, role), at.clone());
+            // Calls without ids are told apart by their message: all sit at one string.
+            for item in &mut message.items {
+                if let Item::Call(call) = item {
+                    if call.id.is_none() {
+                        call.key = format!("{}#{k}", call.key);
+                    }
+                }
+            }
+            message
+        })
+        .collect()
+}
+
+/// One element of a ≤ 1.27 message list as an OpenAI message: a bare list of calls is the
+/// assistant message that made them; calls written as the content (`[{id, type, function}]`,
+/// or a legacy `{name, arguments}` function call) become its `tool_calls`.
+fn legacy_message(m: &Json, role: &str) -> Json {
+    let mut message = match m {
+        Json::Array(calls) => serde_json::json!({"role": "assistant", "tool_calls": calls}),
+        Json::Object(_) => m.clone(),
+        other => serde_json::json!({"role": role, "content": other}),
+    };
+    let Some(object) = message.as_object_mut() else {
+        return message;
+    };
+    object
+        .entry("role")
+        .or_insert_with(|| Json::String(role.to_string()));
+    let calls: Option<Vec<Json>> = match object.get("content") {
+        Some(Json::Array(items))
+            if !items.is_empty() && items.iter().all(|c| c.get("function").is_some()) =>
+        {
+            Some(items.clone())
+        }
+        Some(Json::Object(call)) if call.contains_key("name") && call.contains_key("arguments") => {
+            Some(vec![serde_json::json!({"function": call})])
+        }
+        _ => None,
+    };
+    if let Some(calls) = calls {
+        object.remove("content");
+        match object.get_mut("tool_calls") {
+            Some(Json::Array(existing)) => existing.extend(calls),
+            _ => {
+                object.insert("tool_calls".into(), Json::Array(calls));
+            }
+        }
+    }
+    message
 }
 
 #[cfg(test)]
@@ -475,5 +668,101 @@ mod tests {
         assert_eq!(conv.provider, Some(crate::provider::Provider::Anthropic));
         // No output recorded: nothing shows the provider accepted it.
         assert!(!conv.accepted);
+    }
+
+    fn with_events(
+        attributes: crate::tree::Value<'static>,
+        events: crate::tree::Value<'static>,
+    ) -> crate::tree::Value<'static> {
+        json!({"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "t", "spanId": "s", "name": "chat", "attributes": attributes, "events": events, "status": {"code": 1}}]}]}]})
+    }
+
+    /// Span events are recognised; other span events (an exception) are not message events.
+    #[test]
+    fn sniffs_span_events() {
+        let prompt = with_events(
+            json!([]),
+            json!([{"name": "gen_ai.content.prompt", "attributes": [{"key": "gen_ai.prompt", "value": {"stringValue": "[]"}}]}]),
+        );
+        assert_eq!(Otel.sniff(&prompt), Some(90));
+        let message = with_events(
+            json!([]),
+            json!([{"name": "gen_ai.user.message", "attributes": []}]),
+        );
+        assert_eq!(Otel.sniff(&message), Some(90));
+        let exception = with_events(json!([]), json!([{"name": "exception", "attributes": []}]));
+        assert_eq!(Otel.sniff(&exception), None);
+        let choice = with_events(
+            json!([]),
+            json!([{"name": "gen_ai.choice", "attributes": []}]),
+        );
+        assert_eq!(Otel.sniff(&choice), None);
+    }
+
+    /// The ≤ 1.27 shapes early OpenAI instrumentations wrote: an assistant message as the
+    /// bare list of its calls, a completion whose content is the calls, one message instead
+    /// of a list, and text that is not JSON.
+    #[test]
+    fn legacy_prompt_shapes() {
+        let prompt = r#"[{"role":"user","content":"hi"},[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}],{"role":"tool","content":"ok","tool_call_id":"c1"}]"#;
+        let completion = r#"[{"role":"assistant","content":[{"id":"c2","type":"function","function":{"name":"g","arguments":"{}"}}]}]"#;
+        let doc = with_events(
+            json!([{"key": "gen_ai.system", "value": {"stringValue": "openai"}}]),
+            json!([
+                {"name": "gen_ai.content.prompt", "attributes": [{"key": "gen_ai.prompt", "value": {"stringValue": prompt}}]},
+                {"name": "gen_ai.content.completion", "attributes": [{"key": "gen_ai.completion", "value": {"stringValue": completion}}]}
+            ]),
+        );
+        let convs = Otel
+            .normalise(&session_docs(std::slice::from_ref(&doc)))
+            .unwrap_or_default();
+        let conv = convs.first().expect("one conversation");
+        let calls: Vec<&str> = conv.calls().map(|(_, c)| c.name.as_str()).collect();
+        assert_eq!(calls, ["f", "g"]);
+        assert_eq!(conv.results().count(), 1);
+        assert_eq!(conv.provider, Some(crate::provider::Provider::Openai));
+        assert!(conv.accepted);
+        let one = legacy_message(&serde_json::json!({"name": "f", "arguments": "{}"}), "user");
+        assert_eq!(one.get("role").and_then(Json::as_str), Some("user"));
+        let call = legacy_message(
+            &serde_json::json!({"role": "assistant", "content": {"name": "f", "arguments": "{}"}}),
+            "assistant",
+        );
+        assert!(call.get("tool_calls").is_some() && call.get("content").is_none());
+        let text = with_events(
+            json!([]),
+            json!([{"name": "gen_ai.content.prompt", "attributes": [{"key": "gen_ai.prompt", "value": {"stringValue": "user: hello"}}]}]),
+        );
+        let convs = Otel
+            .normalise(&session_docs(std::slice::from_ref(&text)))
+            .unwrap_or_default();
+        assert_eq!(convs.len(), 1);
+    }
+
+    /// A span with content attributes and events is read once, from its attributes.
+    #[test]
+    fn attributes_win_over_events() {
+        let doc = with_events(
+            json!([{"key": "gen_ai.input.messages", "value": {"stringValue": "[{\"role\":\"user\",\"parts\":[{\"type\":\"text\",\"content\":\"a\"}]}]"}}]),
+            json!([{"name": "gen_ai.user.message", "attributes": [{"key": "gen_ai.event.content", "value": {"stringValue": "{\"role\":\"user\",\"content\":\"a\"}"}}]}]),
+        );
+        let convs = Otel
+            .normalise(&session_docs(std::slice::from_ref(&doc)))
+            .unwrap_or_default();
+        assert_eq!(convs.len(), 1);
+        assert_eq!(convs.first().map(|c| c.turns.len()), Some(1));
+    }
+
+    /// Without content recording only a choice is written, its calls without names: not a
+    /// model call to check.
+    #[test]
+    fn choice_without_request_is_no_call() {
+        let doc = with_events(
+            json!([]),
+            json!([{"name": "gen_ai.choice", "attributes": [{"key": "gen_ai.event.content", "value": {"stringValue": "{\"index\":0,\"message\":{\"tool_calls\":[{\"id\":\"c\",\"type\":\"function\"}]}}"}}]}]),
+        );
+        assert!(Otel
+            .normalise(&session_docs(std::slice::from_ref(&doc)))
+            .is_err());
     }
 }

@@ -421,6 +421,10 @@ fn describe_shape(doc: &crate::tree::Value<'_>) -> String {
         Tree::Object(map) if map.contains_key("agent_id") && map.contains_key("conversation_manager_state") => {
             "a Strands agent record (`agent.json`); its conversation is the `messages/` folder beside it".to_string()
         }
+        // OpenHands V1 `ConversationState` (`base_state.json`) beside the `events/` folder.
+        Tree::Object(map) if ["agent", "workspace", "execution_status"].iter().all(|k| map.contains_key(k)) => {
+            "an OpenHands conversation state (`base_state.json`); its conversation is the `events/` folder beside it".to_string()
+        }
         Tree::Object(map) if map.contains_key("resourceSpans") || map.contains_key("resourceLogs") => {
             "an OpenTelemetry (OTLP) export with no GenAI or OpenInference model-call spans, so no conversation".to_string()
         }

@@ -61,7 +61,7 @@ impl OutputFormat {
 /// `": 2 Strands agent records, 1 other JSON"` (empty without reasons).
 fn skipped_kinds(reasons: &[&str]) -> String {
     // (how the reason opens, one, several)
-    const KINDS: [(&str, &str, &str); 6] = [
+    const KINDS: [(&str, &str, &str); 7] = [
         (
             "a Strands session record",
             "Strands session record",
@@ -71,6 +71,11 @@ fn skipped_kinds(reasons: &[&str]) -> String {
             "a Strands agent record",
             "Strands agent record",
             "Strands agent records",
+        ),
+        (
+            "an OpenHands conversation state",
+            "OpenHands conversation state",
+            "OpenHands conversation states",
         ),
         (
             "an OpenTelemetry (OTLP) export",
