@@ -1,5 +1,7 @@
 //! Unified diffs of fixes, with long JSONL lines cropped to the part that changed.
 
+use std::borrow::Cow;
+
 use imara_diff::{Algorithm, Diff, InternedInput};
 use similar::{ChangeTag, DiffOp};
 
@@ -19,105 +21,105 @@ pub struct DiffStyle {
     pub crop: bool,
 }
 
-/// The lines of both texts (each with its line terminator) and the operations that turn the
-/// old lines into the new ones.
-struct LineDiff<'a> {
-    old: Vec<&'a str>,
-    new: Vec<&'a str>,
-    ops: Vec<DiffOp>,
-}
-
-impl<'a> LineDiff<'a> {
-    /// imara-diff's Myers, not similar's: similar's costs the lines times the changed lines
-    /// (a fix that inserts a result after each of 16,000 calls of a session took 8 s to
-    /// diff); imara-diff first sets aside lines that occur on one side only (each inserted
-    /// JSONL record) and bounds the search as git does, 5× faster there. Its histogram
-    /// algorithm was slower on such fixes.
-    fn new(old: &'a str, new: &'a str) -> LineDiff<'a> {
-        let input = InternedInput::new(old, new);
-        let mut diff = Diff::compute(Algorithm::Myers, &input);
-        diff.postprocess_lines(&input);
-        // The same lines imara-diff tokenised: each ends after its `\n`.
-        let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
-        let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
-        let mut ops = Vec::new();
-        let (mut at_old, mut at_new) = (0usize, 0usize);
-        for hunk in diff.hunks() {
-            let (old_start, old_end) = (hunk.before.start as usize, hunk.before.end as usize);
-            let (new_start, new_end) = (hunk.after.start as usize, hunk.after.end as usize);
-            if old_start > at_old {
-                ops.push(DiffOp::Equal {
-                    old_index: at_old,
-                    new_index: at_new,
-                    len: old_start - at_old,
-                });
-            }
-            let (old_len, new_len) = (old_end - old_start, new_end - new_start);
-            ops.push(match (old_len, new_len) {
-                (_, 0) => DiffOp::Delete {
-                    old_index: old_start,
-                    old_len,
-                    new_index: new_start,
-                },
-                (0, _) => DiffOp::Insert {
-                    old_index: old_start,
-                    new_index: new_start,
-                    new_len,
-                },
-                _ => DiffOp::Replace {
-                    old_index: old_start,
-                    old_len,
-                    new_index: new_start,
-                    new_len,
-                },
-            });
-            (at_old, at_new) = (old_end, new_end);
-        }
-        if old_lines.len() > at_old {
+/// imara-diff's Myers, not similar's: similar's costs the lines times the changed lines
+/// (a fix that inserts a result after each of 16,000 calls of a session took 8 s to
+/// diff); imara-diff first sets aside lines that occur on one side only (each inserted
+/// JSONL record) and bounds the search as git does, 5× faster there. Its histogram
+/// algorithm was slower on such fixes.
+/// The operations that turn the old lines (each with its terminator) into the new ones.
+fn line_ops(old: &str, new: &str) -> Vec<DiffOp> {
+    let input = InternedInput::new(old, new);
+    let mut diff = Diff::compute(Algorithm::Myers, &input);
+    diff.postprocess_lines(&input);
+    // The same lines imara-diff tokenised: each ends after its `\n`.
+    let old_lines = old.split_inclusive('\n').count();
+    let mut ops = Vec::new();
+    let (mut at_old, mut at_new) = (0usize, 0usize);
+    for hunk in diff.hunks() {
+        let (old_start, old_end) = (hunk.before.start as usize, hunk.before.end as usize);
+        let (new_start, new_end) = (hunk.after.start as usize, hunk.after.end as usize);
+        if old_start > at_old {
             ops.push(DiffOp::Equal {
                 old_index: at_old,
                 new_index: at_new,
-                len: old_lines.len() - at_old,
+                len: old_start - at_old,
             });
         }
-        LineDiff {
-            old: old_lines,
-            new: new_lines,
-            ops,
-        }
+        let (old_len, new_len) = (old_end - old_start, new_end - new_start);
+        ops.push(match (old_len, new_len) {
+            (_, 0) => DiffOp::Delete {
+                old_index: old_start,
+                old_len,
+                new_index: new_start,
+            },
+            (0, _) => DiffOp::Insert {
+                old_index: old_start,
+                new_index: new_start,
+                new_len,
+            },
+            _ => DiffOp::Replace {
+                old_index: old_start,
+                old_len,
+                new_index: new_start,
+                new_len,
+            },
+        });
+        (at_old, at_new) = (old_end, new_end);
     }
-
-    /// The operations in hunks, each with its lines of context; none when nothing changed.
-    fn hunks(&self) -> Vec<Vec<DiffOp>> {
-        if self.ops.iter().all(|op| matches!(op, DiffOp::Equal { .. })) {
-            return Vec::new();
-        }
-        similar::group_diff_ops(self.ops.clone(), CONTEXT_LINES)
+    if old_lines > at_old {
+        ops.push(DiffOp::Equal {
+            old_index: at_old,
+            new_index: at_new,
+            len: old_lines - at_old,
+        });
     }
+    ops
+}
 
-    /// The lines of one operation in the order a unified diff shows them, each with the
-    /// line it replaces or is replaced by (the same position on the other side of a
-    /// replacement), which a long line is cropped against.
-    fn lines(&self, op: &DiffOp) -> Vec<(ChangeTag, &'a str, Option<&'a str>)> {
-        let (olds, news) = (
-            self.old.get(op.old_range()).unwrap_or_default(),
-            self.new.get(op.new_range()).unwrap_or_default(),
-        );
-        match op {
-            DiffOp::Equal { .. } => olds.iter().map(|l| (ChangeTag::Equal, *l, None)).collect(),
-            DiffOp::Delete { .. } => olds.iter().map(|l| (ChangeTag::Delete, *l, None)).collect(),
-            DiffOp::Insert { .. } => news.iter().map(|l| (ChangeTag::Insert, *l, None)).collect(),
-            DiffOp::Replace { .. } => {
-                let deleted = olds
-                    .iter()
-                    .enumerate()
-                    .map(|(i, l)| (ChangeTag::Delete, *l, news.get(i).copied()));
-                let inserted = news
-                    .iter()
-                    .enumerate()
-                    .map(|(i, l)| (ChangeTag::Insert, *l, olds.get(i).copied()));
-                deleted.chain(inserted).collect()
-            }
+/// The lines of one operation in the order a unified diff shows them, each with the line it
+/// replaces or is replaced by (the same position on the other side of a replacement), which
+/// a long line is cropped against. `old` and `new` hold the lines from `from` (old, new).
+fn op_lines<'t>(
+    op: &DiffOp,
+    old: &'t [Cow<'_, str>],
+    new: &'t [Cow<'_, str>],
+    from: (usize, usize),
+) -> Vec<(ChangeTag, &'t str, Option<&'t str>)> {
+    let shift =
+        |r: std::ops::Range<usize>, by: usize| r.start.saturating_sub(by)..r.end.saturating_sub(by);
+    let (olds, news) = (
+        old.get(shift(op.old_range(), from.0)).unwrap_or_default(),
+        new.get(shift(op.new_range(), from.1)).unwrap_or_default(),
+    );
+    match op {
+        DiffOp::Equal { .. } => olds
+            .iter()
+            .map(|l| (ChangeTag::Equal, l.as_ref(), None))
+            .collect(),
+        DiffOp::Delete { .. } => olds
+            .iter()
+            .map(|l| (ChangeTag::Delete, l.as_ref(), None))
+            .collect(),
+        DiffOp::Insert { .. } => news
+            .iter()
+            .map(|l| (ChangeTag::Insert, l.as_ref(), None))
+            .collect(),
+        DiffOp::Replace { .. } => {
+            let deleted = olds.iter().enumerate().map(|(i, l)| {
+                (
+                    ChangeTag::Delete,
+                    l.as_ref(),
+                    news.get(i).map(|p| p.as_ref()),
+                )
+            });
+            let inserted = news.iter().enumerate().map(|(i, l)| {
+                (
+                    ChangeTag::Insert,
+                    l.as_ref(),
+                    olds.get(i).map(|p| p.as_ref()),
+                )
+            });
+            deleted.chain(inserted).collect()
         }
     }
 }
@@ -137,37 +139,325 @@ fn hunk_header(group: &[DiffOp]) -> Option<String> {
 /// A complete unified diff of `old` → `new`, uncropped and uncoloured, that `git apply` and
 /// `patch -p1` accept; empty when they are equal.
 pub fn patch(name: &str, old: &str, new: &str) -> String {
-    let mut out = String::new();
     if old == new {
-        return out;
+        return String::new();
     }
-    let diff = LineDiff::new(old, new);
-    let hunks = diff.hunks();
-    if hunks.is_empty() {
-        return out;
+    let mut diff = DiffStream::patch(name);
+    let mut out = diff.push(old, new);
+    out.push_str(&diff.finish());
+    out
+}
+
+/// A unified diff of `old` → `new` for the file `name`; empty when they are equal.
+pub fn unified(name: &str, old: &str, new: &str, style: &DiffStyle) -> String {
+    let mut diff = DiffStream::unified(name, style);
+    let mut out = diff.push(old, new);
+    out.push_str(&diff.finish());
+    out
+}
+
+/// A diff given a file a piece of whole lines at a time (a JSONL dataset fixed a chunk at a
+/// time), printing each hunk as soon as no later piece can touch it: the pieces' outputs
+/// and [`DiffStream::finish`]'s, concatenated, are the diff of the whole texts, hunk line
+/// numbers in the file's numbering and hunks that span pieces joined. It holds the lines of
+/// the hunk still open (a few lines of context, unless changes keep coming), not the file.
+pub struct DiffStream<'s> {
+    name: String,
+    style: Option<&'s DiffStyle>,
+    started: bool,
+    /// Operations since the last hunk printed, in the file's line numbers.
+    ops: Vec<DiffOp>,
+    /// The old and new lines from `from` on, which `ops` cover.
+    old: Vec<String>,
+    new: Vec<String>,
+    from: (usize, usize),
+    /// Lines given so far (old, new).
+    at: (usize, usize),
+}
+
+impl<'s> DiffStream<'s> {
+    /// A [`patch`], a piece at a time.
+    pub fn patch(name: &str) -> DiffStream<'s> {
+        DiffStream::new(name, None)
     }
-    let path = name.trim_start_matches('/');
-    out.push_str(&format!(
-        "--- {}\n+++ {}\n",
-        quote_path(&format!("a/{path}")),
-        quote_path(&format!("b/{path}"))
-    ));
-    for group in &hunks {
-        let Some(header) = hunk_header(group) else {
-            continue;
+
+    /// A [`unified`] diff, a piece at a time.
+    pub fn unified(name: &str, style: &'s DiffStyle) -> DiffStream<'s> {
+        DiffStream::new(name, Some(style))
+    }
+
+    fn new(name: &str, style: Option<&'s DiffStyle>) -> DiffStream<'s> {
+        DiffStream {
+            name: name.to_string(),
+            style,
+            started: false,
+            ops: Vec::new(),
+            old: Vec::new(),
+            new: Vec::new(),
+            from: (0, 0),
+            at: (0, 0),
+        }
+    }
+
+    /// The next piece of the file, as it was and as it is now (each whole lines, but for a
+    /// last line without its newline): the hunks it completes.
+    pub fn push(&mut self, old: &str, new: &str) -> String {
+        let (at_old, at_new) = self.at;
+        let local = if old == new {
+            // Nothing changed: no diff to compute, only lines to count.
+            let len = old.split_inclusive('\n').count();
+            let equal = DiffOp::Equal {
+                old_index: 0,
+                new_index: 0,
+                len,
+            };
+            (len > 0).then_some(equal).into_iter().collect()
+        } else {
+            line_ops(old, new)
         };
-        out.push_str(&header);
-        for op in group {
-            for (tag, line, _) in diff.lines(op) {
-                out.push_str(sign(tag));
-                out.push_str(line);
-                if !line.ends_with(['\n', '\r']) {
-                    out.push_str("\n\\ No newline at end of file\n");
+        let mut olds: Vec<Cow<'_, str>> = std::mem::take(&mut self.old)
+            .into_iter()
+            .map(Cow::Owned)
+            .collect();
+        let mut news: Vec<Cow<'_, str>> = std::mem::take(&mut self.new)
+            .into_iter()
+            .map(Cow::Owned)
+            .collect();
+        olds.extend(old.split_inclusive('\n').map(Cow::Borrowed));
+        news.extend(new.split_inclusive('\n').map(Cow::Borrowed));
+        for op in local {
+            let (o, n) = (op.old_range(), op.new_range());
+            self.append(op_of(
+                matches!(op, DiffOp::Equal { .. }),
+                o.start + at_old,
+                o.len(),
+                n.start + at_new,
+                n.len(),
+            ));
+        }
+        self.at = (
+            at_old + old.split_inclusive('\n').count(),
+            at_new + new.split_inclusive('\n').count(),
+        );
+        let mut out = String::new();
+        // The first operation, unchanged lines, is only ever shown as context.
+        if let Some(DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        }) = self.ops.first_mut()
+        {
+            let skip = len.saturating_sub(CONTEXT_LINES);
+            *old_index += skip;
+            *new_index += skip;
+            *len -= skip;
+        }
+        // Unchanged lines more than twice the context end a hunk, whatever comes next.
+        let boundary = self
+            .ops
+            .iter()
+            .rposition(|op| matches!(op, DiffOp::Equal { len, .. } if *len > 2 * CONTEXT_LINES));
+        if let Some(b) = boundary.filter(|&b| b > 0) {
+            let rest = self.ops.split_off(b + 1);
+            let done = std::mem::replace(&mut self.ops, rest);
+            if let Some(DiffOp::Equal {
+                old_index,
+                new_index,
+                len,
+            }) = done.last()
+            {
+                let skip = len - CONTEXT_LINES;
+                self.ops.insert(
+                    0,
+                    DiffOp::Equal {
+                        old_index: old_index + skip,
+                        new_index: new_index + skip,
+                        len: CONTEXT_LINES,
+                    },
+                );
+            }
+            self.render(done, &olds, &news, &mut out);
+        }
+        // Keep the lines the open operations cover.
+        let keep = self
+            .ops
+            .first()
+            .map_or(self.at, |op| (op.old_range().start, op.new_range().start));
+        self.old = olds
+            .into_iter()
+            .skip(keep.0.saturating_sub(self.from.0))
+            .map(Cow::into_owned)
+            .collect();
+        self.new = news
+            .into_iter()
+            .skip(keep.1.saturating_sub(self.from.1))
+            .map(Cow::into_owned)
+            .collect();
+        self.from = keep;
+        out
+    }
+
+    /// The hunks still open, once the last piece was given.
+    pub fn finish(&mut self) -> String {
+        let mut out = String::new();
+        let ops = std::mem::take(&mut self.ops);
+        let (olds, news): (Vec<Cow<'_, str>>, Vec<Cow<'_, str>>) = (
+            std::mem::take(&mut self.old)
+                .into_iter()
+                .map(Cow::Owned)
+                .collect(),
+            std::mem::take(&mut self.new)
+                .into_iter()
+                .map(Cow::Owned)
+                .collect(),
+        );
+        self.render(ops, &olds, &news, &mut out);
+        out
+    }
+
+    /// Adds one operation, joined to the last one when both are unchanged lines or both
+    /// changes (the diff of the whole text has one operation there).
+    fn append(&mut self, op: DiffOp) {
+        let equal = matches!(op, DiffOp::Equal { .. });
+        if let Some(last) = self.ops.last_mut() {
+            if matches!(last, DiffOp::Equal { .. }) == equal {
+                let (o, n) = (last.old_range(), last.new_range());
+                *last = op_of(
+                    equal,
+                    o.start,
+                    o.len() + op.old_range().len(),
+                    n.start,
+                    n.len() + op.new_range().len(),
+                );
+                return;
+            }
+        }
+        self.ops.push(op);
+    }
+
+    /// Prints the hunks of `ops`, whose lines are in `olds` and `news` (from `self.from`).
+    fn render(
+        &mut self,
+        ops: Vec<DiffOp>,
+        olds: &[Cow<'_, str>],
+        news: &[Cow<'_, str>],
+        out: &mut String,
+    ) {
+        if ops.iter().all(|op| matches!(op, DiffOp::Equal { .. })) {
+            return;
+        }
+        let groups = similar::group_diff_ops(ops, CONTEXT_LINES);
+        if groups.is_empty() {
+            return;
+        }
+        if !self.started {
+            self.started = true;
+            out.push_str(&file_header(&self.name, self.style));
+        }
+        for group in groups {
+            let Some(header) = hunk_header(&group) else {
+                continue;
+            };
+            match self.style {
+                Some(style) => out.push_str(&paint(&header, "36", style)),
+                None => out.push_str(&header),
+            }
+            for op in &group {
+                for (tag, line, partner) in op_lines(op, olds, news, self.from) {
+                    match self.style {
+                        Some(style) => unified_line(tag, line, partner, style, out),
+                        None => patch_line(tag, line, out),
+                    }
                 }
             }
         }
     }
-    out
+}
+
+fn op_of(
+    equal: bool,
+    old_index: usize,
+    old_len: usize,
+    new_index: usize,
+    new_len: usize,
+) -> DiffOp {
+    match (equal, old_len, new_len) {
+        (true, len, _) => DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        },
+        (false, _, 0) => DiffOp::Delete {
+            old_index,
+            old_len,
+            new_index,
+        },
+        (false, 0, _) => DiffOp::Insert {
+            old_index,
+            new_index,
+            new_len,
+        },
+        (false, _, _) => DiffOp::Replace {
+            old_index,
+            old_len,
+            new_index,
+            new_len,
+        },
+    }
+}
+
+/// The `---`/`+++` lines: a patch's paths quoted as git quotes them, a reader's escaped.
+fn file_header(name: &str, style: Option<&DiffStyle>) -> String {
+    let path = name.trim_start_matches('/');
+    match style {
+        None => format!(
+            "--- {}\n+++ {}\n",
+            quote_path(&format!("a/{path}")),
+            quote_path(&format!("b/{path}"))
+        ),
+        Some(style) => {
+            // `a/` and `b/` prefixes, as git writes them, also before absolute paths.
+            // The name and the lines come from the user's files: escape what a terminal
+            // acts on.
+            let path = escape::value(path);
+            paint(&format!("--- a/{path}\n+++ b/{path}\n"), "1", style)
+        }
+    }
+}
+
+fn patch_line(tag: ChangeTag, line: &str, out: &mut String) {
+    out.push_str(sign(tag));
+    out.push_str(line);
+    if !line.ends_with(['\n', '\r']) {
+        out.push_str("\n\\ No newline at end of file\n");
+    }
+}
+
+fn unified_line(
+    tag: ChangeTag,
+    line: &str,
+    partner: Option<&str>,
+    style: &DiffStyle,
+    out: &mut String,
+) {
+    let whole = line.trim_end_matches(['\n', '\r']);
+    let body = if style.crop {
+        crop(whole, partner.map(|p| p.trim_end_matches(['\n', '\r'])))
+    } else {
+        whole.to_string()
+    };
+    // Tabs indent pretty-printed JSON; anything else unsafe is escaped.
+    let body = escape::layout(&body);
+    let color = match tag {
+        ChangeTag::Delete => "31",
+        ChangeTag::Insert => "32",
+        ChangeTag::Equal => "",
+    };
+    out.push_str(&paint(&format!("{}{body}", sign(tag)), color, style));
+    out.push('\n');
+    if !line.ends_with('\n') {
+        out.push_str("\\ No newline at end of file\n");
+    }
 }
 
 /// A patch header's path as git writes it: as is, or, when it holds a character a terminal
@@ -204,49 +494,6 @@ fn sign(tag: ChangeTag) -> &'static str {
         ChangeTag::Insert => "+",
         ChangeTag::Equal => " ",
     }
-}
-
-/// A unified diff of `old` → `new` for the file `name`; empty when they are equal.
-pub fn unified(name: &str, old: &str, new: &str, style: &DiffStyle) -> String {
-    let diff = LineDiff::new(old, new);
-    let mut out = String::new();
-    let groups = diff.hunks();
-    if groups.is_empty() {
-        return out;
-    }
-    // `a/` and `b/` prefixes, as git writes them, also before absolute paths.
-    // The name and the lines come from the user's files: escape what a terminal acts on.
-    let path = escape::value(name.trim_start_matches('/'));
-    out.push_str(&paint(&format!("--- a/{path}\n+++ b/{path}\n"), "1", style));
-    for group in groups {
-        let Some(header) = hunk_header(&group) else {
-            continue;
-        };
-        out.push_str(&paint(&header, "36", style));
-        for op in &group {
-            for (tag, line, partner) in diff.lines(op) {
-                let whole = line.trim_end_matches(['\n', '\r']);
-                let body = if style.crop {
-                    crop(whole, partner.map(|p| p.trim_end_matches(['\n', '\r'])))
-                } else {
-                    whole.to_string()
-                };
-                // Tabs indent pretty-printed JSON; anything else unsafe is escaped.
-                let body = escape::layout(&body);
-                let color = match tag {
-                    ChangeTag::Delete => "31",
-                    ChangeTag::Insert => "32",
-                    ChangeTag::Equal => "",
-                };
-                out.push_str(&paint(&format!("{}{body}", sign(tag)), color, style));
-                out.push('\n');
-                if !line.ends_with('\n') {
-                    out.push_str("\\ No newline at end of file\n");
-                }
-            }
-        }
-    }
-    out
 }
 
 fn hunk_range(start: usize, len: usize) -> String {
@@ -370,5 +617,69 @@ mod tests {
             d.contains("-…[") && d.contains("\"b\": 1}") && d.contains("\"b\": 2}"),
             "{d}"
         );
+    }
+
+    /// Lines of a piece as fixed: each line kept, replaced, dropped or followed by a new
+    /// one, as `ops` (one digit per line) says.
+    fn fixed_piece(lines: &[String], ops: &[u8]) -> String {
+        let mut out = String::new();
+        for (line, op) in lines.iter().zip(ops.iter().chain(std::iter::repeat(&0))) {
+            match op % 5 {
+                1 => out.push_str(&line.replace('l', "m")),
+                2 => {}
+                3 => {
+                    out.push_str(line);
+                    out.push_str("new\n");
+                }
+                _ => out.push_str(line),
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// A diff given a piece at a time is the diff of the whole texts, however the file
+        /// is cut (at line ends), wherever the changes fall, with or without a last newline
+        /// and with CRLF lines.
+        #[test]
+        fn a_diff_in_pieces_is_the_whole_diff(
+            lines in 1usize..80,
+            changes in proptest::collection::vec(0u8..12, 0..80),
+            cuts in proptest::collection::vec(1usize..20, 1..10),
+            crlf: bool,
+            last_newline: bool,
+        ) {
+            let end = if crlf { "\r\n" } else { "\n" };
+            let mut all: Vec<String> = (0..lines).map(|i| format!("l{i}{end}")).collect();
+            if !last_newline {
+                if let Some(last) = all.last_mut() {
+                    *last = last.trim_end().to_string();
+                }
+            }
+            let style = DiffStyle { color: false, crop: false };
+            let mut pieces = Vec::new();
+            let (mut at, mut cut) = (0, 0);
+            while at < all.len() {
+                let len = cuts.get(cut % cuts.len()).copied().unwrap_or(1);
+                let to = (at + len).min(all.len());
+                let old: String = all[at..to].concat();
+                let new = fixed_piece(&all[at..to], changes.get(at..).unwrap_or_default());
+                pieces.push((old, new));
+                (at, cut) = (to, cut + 1);
+            }
+            let whole_old: String = pieces.iter().map(|p| p.0.as_str()).collect();
+            let whole_new: String = pieces.iter().map(|p| p.1.as_str()).collect();
+            let mut unified_pieces = DiffStream::unified("a.jsonl", &style);
+            let mut patch_pieces = DiffStream::patch("a.jsonl");
+            let (mut u, mut p) = (String::new(), String::new());
+            for (old, new) in &pieces {
+                u.push_str(&unified_pieces.push(old, new));
+                p.push_str(&patch_pieces.push(old, new));
+            }
+            u.push_str(&unified_pieces.finish());
+            p.push_str(&patch_pieces.finish());
+            proptest::prop_assert_eq!(u, unified("a.jsonl", &whole_old, &whole_new, &style));
+            proptest::prop_assert_eq!(p, patch("a.jsonl", &whole_old, &whole_new));
+        }
     }
 }

@@ -1,0 +1,314 @@
+//! `fix` of a JSONL dataset a chunk at a time, the counterpart of [`super::lint`]: the same
+//! files (a `.jsonl` or `.ndjson` over one chunk whose first records are one conversation
+//! each), each chunk fixed exactly as its records are fixed in the whole file, handed to the
+//! caller in file order (for its diff and findings) and, for `--write`, streamed into the
+//! temporary file `crate::fix::write` renames over the original. Memory holds the chunks
+//! being fixed, a few per thread, never the file.
+//!
+//! The write begins only at the first chunk that changed (the unchanged bytes before it are
+//! copied from the file), so a file with nothing to fix is never rewritten and leaves no
+//! temporary file. Before the rename, besides the size, modification time and inode, the file
+//! is read again and its hash compared with the hash of the bytes read the first time.
+
+use std::io::{Read, Seek, Write};
+use std::path::Path;
+
+use super::{Chunk, Chunks, Place, CHUNK_BYTES};
+use crate::diagnostic::Diagnostic;
+use crate::fix::write::{Pending, WriteError};
+use crate::fix::{FileFix, FixError};
+use crate::lint::{LintOptions, Outcome, SourceName};
+use crate::read::FileStamp;
+
+/// A file to fix a chunk at a time (see [`plan`]).
+pub struct Plan<'a> {
+    pub path: &'a Path,
+    pub limit: u64,
+}
+
+/// The file at `path` as a [`Plan`] when it is to be fixed a chunk at a time: the decision
+/// [`super::lint`] takes, on the same first chunk. `None`: fix it whole.
+pub fn plan<'a>(
+    path: &'a Path,
+    name: &str,
+    limit: u64,
+    opts: &LintOptions,
+) -> Result<Option<Plan<'a>>, String> {
+    let cannot = |e: std::io::Error| format!("cannot read {name}: {e}");
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    let mut chunks = Chunks::new(file, CHUNK_BYTES, limit);
+    let first = chunks.next_chunk().map_err(cannot)?;
+    Ok(first
+        .is_some_and(|first| super::opens_per_record(&first, opts))
+        .then_some(Plan { path, limit }))
+}
+
+/// How to fix the file.
+pub struct Job<'a> {
+    pub name: &'a SourceName,
+    pub explicit: bool,
+    pub opts: &'a LintOptions,
+    pub unsafe_fixes: bool,
+    /// Write the fixed file back.
+    pub write: bool,
+    /// Bytes of whole lines per chunk ([`CHUNK_BYTES`]; tests use tiny chunks).
+    pub chunk_bytes: usize,
+}
+
+/// One chunk fixed, handed to the caller in file order.
+pub struct FixedChunk {
+    fix: FileFix,
+    /// Where the chunk starts in the file as read and as fixed: 0-based line, byte offset.
+    old: (usize, usize),
+    new: (usize, usize),
+    /// The finding for a record over the size limit, which the chunk stands for unread.
+    oversized: Option<u64>,
+}
+
+impl FixedChunk {
+    /// The chunk's text as read and as fixed (an oversized record is an empty line here).
+    pub fn texts(&self) -> (&str, &str) {
+        (self.fix.original_text(), self.fix.fixed_text())
+    }
+
+    /// The findings of the chunk as fixed (`after`) or as read, each with its fix, placed by
+    /// `place` and moved to the file's lines and offsets: what `input::Fixed::findings`
+    /// gives for these records in the whole file.
+    pub fn findings(&mut self, job: &Job<'_>, after: bool, place: Place<'_>) -> Vec<Diagnostic> {
+        let file = &mut self.fix;
+        let mut placed = if after || file.report_of_original().is_some() {
+            let findings = std::mem::take(&mut file.report.findings);
+            place(&file.report.source, findings)
+        } else {
+            let name = SourceName {
+                name: job.name.name.clone(),
+                path: job.name.path.clone(),
+            };
+            let bytes = file.original_text().as_bytes().to_vec();
+            let report = crate::lint::lint_record_lines(name, bytes, job.opts);
+            place(&report.source, report.findings)
+        };
+        if let Some(limit) = self.oversized {
+            placed.push(super::oversized(&file.report.source, limit));
+        }
+        let (line, base) = if after { self.new } else { self.old };
+        super::relocate(&mut placed, line, base);
+        placed
+    }
+}
+
+/// What fixing the file came to.
+#[derive(Default)]
+pub struct Totals {
+    /// Fixes applied, over all chunks.
+    pub applied: usize,
+    /// Fixes left out because they are unsafe and were not asked for.
+    pub unsafe_left: usize,
+    /// Findings left that have no fix.
+    pub unfixable: usize,
+    pub changed: bool,
+    /// Why the fixed file was not written (it is untouched).
+    pub write_error: Option<WriteError>,
+    /// No record matched a conversation format and the file was named: the findings saying
+    /// so, as a whole file gets them (placed by the caller).
+    pub unrecognised: Option<crate::lint::FileReport>,
+}
+
+/// Fixes the file of `plan` a chunk at a time, calling `each` with every chunk in file
+/// order, and with `job.write` writes it back. `Err`: a chunk could not be fixed (or the
+/// file read, or `each` failed); nothing was written.
+pub fn run(
+    plan: &Plan<'_>,
+    job: &Job<'_>,
+    each: &mut dyn FnMut(&mut FixedChunk) -> Result<(), String>,
+) -> Result<Totals, String> {
+    let name = &job.name.name;
+    let cannot = |e: std::io::Error| format!("cannot read {name}: {e}");
+    let file = std::fs::File::open(plan.path).map_err(cannot)?;
+    let stamp = FileStamp::of(&file.metadata().map_err(cannot)?);
+    let mut chunks = Chunks::new(file, job.chunk_bytes, plan.limit);
+    chunks.hash = Some(Default::default());
+    let mut writer = Writer {
+        path: plan.path,
+        stamp,
+        pending: None,
+        error: None,
+    };
+    let mut totals = Totals::default();
+    let (mut formats, mut findings) = (false, false);
+    let mut new = (0usize, 0usize);
+    let batch = rayon::current_num_threads().max(1);
+    let mut next = read_batch(&mut chunks, batch).map_err(cannot)?;
+    while !next.is_empty() {
+        // The next chunks are read while these are fixed.
+        let (fixed, read) = rayon::join(
+            || {
+                use rayon::prelude::*;
+                next.into_par_iter()
+                    .map(|mut chunk| {
+                        let fix = crate::fix::engine::fix_record_lines(
+                            job.name,
+                            std::mem::take(&mut chunk.bytes),
+                            job.opts,
+                            job.unsafe_fixes,
+                        );
+                        (chunk, fix)
+                    })
+                    .collect::<Vec<_>>()
+            },
+            || read_batch(&mut chunks, batch),
+        );
+        for (chunk, fix) in fixed {
+            let fix = fix.map_err(|e: FixError| format!("{name}: {e}"))?;
+            totals.applied += fix.applied;
+            totals.unsafe_left += fix.unsafe_left;
+            totals.unfixable += fix
+                .report
+                .findings
+                .iter()
+                .filter(|f| f.fix.is_none())
+                .count()
+                + usize::from(chunk.oversized);
+            totals.changed |= fix.changed();
+            formats |= matches!(&fix.report.outcome, Outcome::Checked(f) if !f.is_empty());
+            findings |= !fix.report.findings.is_empty() || chunk.oversized;
+            let fixed_len = fix.encoding.encode(fix.fixed_text()).len();
+            let fixed_lines = line_count(fix.fixed_text());
+            if job.write {
+                writer.chunk(&chunk, &fix);
+            }
+            let mut fixed_chunk = FixedChunk {
+                fix,
+                old: (chunk.first_line, chunk.base),
+                new,
+                oversized: chunk.oversized.then_some(chunk.limit),
+            };
+            // An oversized record is kept as it is, in place of its empty line.
+            let span = if chunk.oversized {
+                chunk.span
+            } else {
+                fixed_len
+            };
+            new = (new.0 + fixed_lines, new.1 + span);
+            each(&mut fixed_chunk)?;
+        }
+        next = read.map_err(cannot)?;
+    }
+    if !formats && !findings && (job.explicit || job.opts.input_format.is_some()) {
+        let reason = "no record that matches a conversation format";
+        totals.unrecognised = Some(crate::lint::unrecognised_report(job.name, job.opts, reason));
+        totals.unfixable += 1;
+    }
+    let read_hash = chunks.hash.take().map(|h| std::hash::Hasher::finish(&h));
+    totals.write_error = writer.commit(chunks.base as u64, read_hash);
+    Ok(totals)
+}
+
+/// Lines of a chunk's text, as the diff and the findings count them.
+fn line_count(text: &str) -> usize {
+    memchr::memchr_iter(b'\n', text.as_bytes()).count()
+}
+
+/// Up to `n` chunks.
+fn read_batch<R: Read>(chunks: &mut Chunks<R>, n: usize) -> std::io::Result<Vec<Chunk>> {
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        match chunks.next_chunk()? {
+            Some(chunk) => out.push(chunk),
+            None => break,
+        }
+    }
+    Ok(out)
+}
+
+/// The write of the fixed file, begun at the first chunk that changed.
+struct Writer<'a> {
+    path: &'a Path,
+    stamp: FileStamp,
+    pending: Option<Pending>,
+    /// The first failure: nothing more is written, and the file is left as it is.
+    error: Option<WriteError>,
+}
+
+impl Writer<'_> {
+    /// Writes one fixed chunk (its original bytes for an oversized record), first beginning
+    /// the write if this is the first chunk that changed.
+    fn chunk(&mut self, chunk: &Chunk, fix: &FileFix) {
+        if self.error.is_some() || (self.pending.is_none() && !fix.changed()) {
+            return;
+        }
+        if let Err(e) = self.write_chunk(chunk, fix) {
+            self.error = Some(e);
+            // Dropped, the temporary file is removed.
+            self.pending = None;
+        }
+    }
+
+    fn write_chunk(&mut self, chunk: &Chunk, fix: &FileFix) -> Result<(), WriteError> {
+        let pending = match &mut self.pending {
+            Some(pending) => pending,
+            None => {
+                let mut pending = crate::fix::write::prepare(self.path, Some(&self.stamp))?;
+                // The unchanged chunks before this one, from the file.
+                copy_range(self.path, 0, chunk.base as u64, pending.file())?;
+                self.pending.insert(pending)
+            }
+        };
+        if chunk.oversized {
+            let (from, len) = (chunk.base as u64, chunk.span as u64);
+            return copy_range(self.path, from, len, pending.file());
+        }
+        pending
+            .file()
+            .write_all(&fix.encoding.encode(fix.fixed_text()))
+            .map_err(|e| WriteError(format!("cannot write the temporary file: {e}")))
+    }
+
+    /// Renames the written file over the original if it still holds the `read_len` bytes
+    /// whose hash was `read_hash`; what failed, if anything.
+    fn commit(self, read_len: u64, read_hash: Option<u64>) -> Option<WriteError> {
+        if let Some(e) = self.error {
+            return Some(e);
+        }
+        let pending = self.pending?;
+        pending
+            .commit(
+                read_len,
+                &|target| Ok(Some(hash_file(target)?) == read_hash),
+            )
+            .err()
+    }
+}
+
+/// Copies `len` bytes of the file at `path` from `from` into `out`.
+fn copy_range(path: &Path, from: u64, len: u64, out: &mut std::fs::File) -> Result<(), WriteError> {
+    let cannot = |e: std::io::Error| WriteError(format!("cannot copy it: {e}"));
+    let mut file = std::fs::File::open(path).map_err(cannot)?;
+    file.seek(std::io::SeekFrom::Start(from)).map_err(cannot)?;
+    let copied = std::io::copy(&mut file.take(len), out).map_err(cannot)?;
+    if copied != len {
+        return Err(WriteError(
+            "the file changed on disk since it was read; it was not written".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The hash of the file's bytes as they are now, read a buffer at a time.
+fn hash_file(path: &Path) -> Result<u64, WriteError> {
+    use std::hash::Hasher;
+    let cannot = |e: std::io::Error| WriteError(format!("cannot read it again: {e}"));
+    let mut file = std::fs::File::open(path).map_err(cannot)?;
+    let mut hash = std::collections::hash_map::DefaultHasher::default();
+    let mut buf = vec![0; 256 << 10];
+    loop {
+        let n = match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(cannot(e)),
+        };
+        hash.write(buf.get(..n).unwrap_or_default());
+    }
+    Ok(hash.finish())
+}
