@@ -312,3 +312,101 @@ fn hash_file(path: &Path) -> Result<u64, WriteError> {
     }
     Ok(hash.finish())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fix::diff::{unified, DiffStream, DiffStyle};
+    use proptest::strategy::Strategy;
+
+    /// Records of a fine-tuning set, `kinds` picking each: clean, orphaned result (safe
+    /// fix), truncated arguments (unsafe fix), cut off (no fix).
+    fn dataset(kinds: &[u8], crlf: bool) -> String {
+        let end = if crlf { "\r\n" } else { "\n" };
+        let mut out = String::new();
+        for (i, kind) in kinds.iter().enumerate() {
+            let record = match kind % 4 {
+                1 => format!(
+                    r#"{{"messages":[{{"role":"user","content":"r{i}"}},{{"role":"tool","tool_call_id":"gone_{i}","content":"x"}},{{"role":"assistant","content":"ok"}}]}}"#
+                ),
+                2 => format!(
+                    r#"{{"messages":[{{"role":"user","content":"r{i}"}},{{"role":"assistant","content":null,"tool_calls":[{{"id":"c{i}","type":"function","function":{{"name":"f","arguments":"{{\"q\": \"hel"}}}}]}},{{"role":"tool","tool_call_id":"c{i}","content":"x"}}]}}"#
+                ),
+                3 => format!(r#"{{"messages":[{{"role":"user","content":"r{i} cut"#),
+                _ => format!(
+                    r#"{{"messages":[{{"role":"user","content":"r{i}"}},{{"role":"assistant","content":"a{i}"}}]}}"#
+                ),
+            };
+            out.push_str(&record);
+            out.push_str(end);
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config::with_cases(48))]
+        /// Fixed in chunks of any size, a dataset gives the whole fix's text, diff and
+        /// findings (as read and as fixed), in the file's lines and offsets.
+        #[test]
+        fn chunked_fix_is_the_whole_fix(
+            // A clean first record: the file must open as one conversation per record.
+            kinds in proptest::collection::vec(0u8..4, 1..40).prop_map(|mut k| {
+                k.insert(0, 0);
+                k
+            }),
+            chunk_bytes in 1usize..600,
+            crlf: bool,
+            unsafe_fixes: bool,
+            last_newline: bool,
+        ) {
+            let mut text = dataset(&kinds, crlf);
+            if !last_newline {
+                text.truncate(text.trim_end().len());
+            }
+            let dir = tempfile::tempdir().expect("tempdir");
+            let path = dir.path().join("d.jsonl");
+            std::fs::write(&path, &text).expect("write");
+            let name = SourceName { name: "d.jsonl".into(), path: None };
+            let opts = LintOptions::default();
+            let whole = crate::fix::fix_bytes(&name, text.clone().into_bytes(), true, &opts, unsafe_fixes)
+                .expect("whole fix");
+            let style = DiffStyle { color: false, crop: false };
+            let place = |s: &crate::source::SourceFile, f| crate::diagnostic::place_all(s, f);
+            let json = |d: &[Diagnostic]| serde_json::to_string(d).unwrap_or_default();
+            let before = crate::lint::lint_bytes(
+                SourceName { name: "d.jsonl".into(), path: None },
+                text.clone().into_bytes(),
+                true,
+                &opts,
+            );
+            let whole_before = json(&place(&before.source, before.findings));
+            let whole_after = json(&place(&whole.report.source, whole.report.findings.clone()));
+            for write in [false, true] {
+                let job = Job { name: &name, explicit: true, opts: &opts, unsafe_fixes, write, chunk_bytes };
+                let mut diff = DiffStream::unified("d.jsonl", &style);
+                let (mut diffs, mut found) = (String::new(), Vec::new());
+                let totals = run(&Plan { path: &path, limit: 1 << 20 }, &job, &mut |chunk| {
+                    let (old, new) = chunk.texts();
+                    diffs.push_str(&diff.push(old, new));
+                    found.extend(chunk.findings(&job, write, &place));
+                    Ok(())
+                })
+                .expect("chunked fix");
+                diffs.push_str(&diff.finish());
+                proptest::prop_assert!(totals.write_error.is_none());
+                proptest::prop_assert_eq!(totals.applied, whole.applied);
+                proptest::prop_assert_eq!(totals.changed, whole.changed());
+                proptest::prop_assert_eq!(
+                    &diffs,
+                    &unified("d.jsonl", whole.original_text(), whole.fixed_text(), &style)
+                );
+                let whole_found = if write { &whole_after } else { &whole_before };
+                proptest::prop_assert_eq!(&json(&found), whole_found);
+                let on_disk = std::fs::read_to_string(&path).expect("read");
+                let expected = if write { whole.fixed_text() } else { text.as_str() };
+                proptest::prop_assert_eq!(on_disk.as_str(), expected);
+                std::fs::write(&path, &text).expect("write");
+            }
+        }
+    }
+}
