@@ -19,8 +19,8 @@ pub use crate::stream::CHUNK_BYTES;
 pub use crate::stream::{Place, Placed, Render};
 
 /// An input as found: loaded text, a SQLite store (never loaded whole), or a JSONL file too
-/// big to be read as one chunk, which is linted a chunk at a time when its records are
-/// conversations of their own (see [`crate::stream`]).
+/// big to be read as one chunk, which is linted and fixed a chunk at a time when its records
+/// are conversations of their own (see [`crate::stream`]).
 pub enum Opened<'a> {
     Text(Loaded),
     Store(&'a Path),
