@@ -409,4 +409,58 @@ mod tests {
             }
         }
     }
+
+    /// A file whose bytes change while it is fixed, its size, modification time and inode
+    /// kept, is not written: the hash of the bytes read tells.
+    #[test]
+    fn a_file_changed_in_place_is_not_written() {
+        let text = dataset(&[0, 1, 0, 1, 0, 1], false);
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("d.jsonl");
+        std::fs::write(&path, &text).expect("write");
+        let name = SourceName {
+            name: "d.jsonl".into(),
+            path: None,
+        };
+        let opts = LintOptions::default();
+        let job = Job {
+            name: &name,
+            explicit: true,
+            opts: &opts,
+            unsafe_fixes: false,
+            write: true,
+            chunk_bytes: 100,
+        };
+        let modified = std::fs::metadata(&path)
+            .and_then(|m| m.modified())
+            .expect("mtime");
+        let changed = text.replacen("r0", "R0", 1);
+        let mut first = true;
+        let totals = run(
+            &Plan {
+                path: &path,
+                limit: 1 << 20,
+            },
+            &job,
+            &mut |_| {
+                if std::mem::take(&mut first) {
+                    // The first chunk, read and written already: changed under the fix.
+                    let file = std::fs::OpenOptions::new().write(true).open(&path);
+                    let file = file.map_err(|e| e.to_string())?;
+                    (&file)
+                        .write_all(changed.as_bytes())
+                        .map_err(|e| e.to_string())?;
+                    file.set_modified(modified).map_err(|e| e.to_string())?;
+                }
+                Ok(())
+            },
+        )
+        .expect("fix");
+        assert!(totals.changed);
+        let error = totals.write_error.map(|e| e.0).unwrap_or_default();
+        assert!(error.contains("changed on disk"), "{error}");
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), changed);
+        let left = std::fs::read_dir(dir.path()).expect("dir").count();
+        assert_eq!(left, 1, "no temporary file left");
+    }
 }
