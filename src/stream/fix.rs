@@ -9,6 +9,11 @@
 //! copied from the file), so a file with nothing to fix is never rewritten and leaves no
 //! temporary file. Before the rename, besides the size, modification time and inode, the file
 //! is read again and its hash compared with the hash of the bytes read the first time.
+//!
+//! Where it differs from the whole file: a chunk that cannot be fixed (a byte that is not
+//! UTF-8, an internal error) stops the file with the error the whole file gets, after the
+//! diffs of the chunks before it were printed (a dry run prints as it goes); the fix loop's
+//! setting aside of fixes that undo one another, and its round bound, work per chunk.
 
 use std::io::{Read, Seek, Write};
 use std::path::Path;
@@ -146,6 +151,13 @@ pub fn run(
                 use rayon::prelude::*;
                 next.into_par_iter()
                     .map(|mut chunk| {
+                        // The bad byte's offset is the file's, not the chunk's.
+                        if let Err(e) = std::str::from_utf8(&chunk.bytes) {
+                            let at = e.valid_up_to();
+                            let byte = chunk.bytes.get(at).copied().unwrap_or_default();
+                            let why = crate::encoding::bad_utf8(byte, chunk.base + at);
+                            return (chunk, Err(FixError::Undecodable(why)));
+                        }
                         let fix = crate::fix::engine::fix_record_lines(
                             job.name,
                             std::mem::take(&mut chunk.bytes),
