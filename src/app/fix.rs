@@ -247,28 +247,31 @@ fn fix_streamed(
         _ => None,
     };
     let mut output_failed: Option<io::Error> = None;
-    let mut emit = |text: &str, out: &mut dyn Write| {
-        let written = match &mut spool {
-            Some(file) => file.write_all(text.as_bytes()),
-            None => out.write_all(text.as_bytes()),
-        };
-        if let Err(e) = written {
-            output_failed.get_or_insert(e);
-        }
-    };
     let mut each = |chunk: &mut crate::input::FixedChunk| {
         if how.findings_output {
             diagnostics_out.extend(chunk.findings(&job, mode.write, &place));
         }
         if let Some(diff) = &mut diff {
             let (old, new) = chunk.texts();
-            emit(&diff.push(old, new), out);
+            let target: &mut dyn Write = match &mut spool {
+                Some(file) => file,
+                None => &mut *out,
+            };
+            if let Err(e) = diff.push(old, new, target) {
+                output_failed.get_or_insert(e);
+            }
         }
         Ok(())
     };
     let totals = crate::input::fix_streamed(plan, &job, &mut each).map_err(Stop::Failed)?;
     if let Some(diff) = &mut diff {
-        emit(&diff.finish(), out);
+        let target: &mut dyn Write = match &mut spool {
+            Some(file) => file,
+            None => &mut *out,
+        };
+        if let Err(e) = diff.finish(target) {
+            output_failed.get_or_insert(e);
+        }
     }
     if let Some(e) = output_failed {
         return Err(Stop::Output(e));

@@ -1,6 +1,7 @@
 //! Unified diffs of fixes, with long JSONL lines cropped to the part that changed.
 
 use std::borrow::Cow;
+use std::io::{Seek, Write};
 
 use imara_diff::{Algorithm, Diff, InternedInput};
 use similar::{ChangeTag, DiffOp};
@@ -124,16 +125,13 @@ fn op_lines<'t>(
     }
 }
 
-/// The `@@ -a,b +c,d @@` line of a hunk.
-fn hunk_header(group: &[DiffOp]) -> Option<String> {
-    let (first, last) = (group.first()?, group.last()?);
-    let old = first.old_range().start..last.old_range().end;
-    let new = first.new_range().start..last.new_range().end;
-    Some(format!(
+/// The `@@ -a,b +c,d @@` line of a hunk covering these lines (old, new).
+fn hunk_header(old: std::ops::Range<usize>, new: std::ops::Range<usize>) -> String {
+    format!(
         "@@ -{} +{} @@\n",
         hunk_range(old.start, old.len()),
         hunk_range(new.start, new.len())
-    ))
+    )
 }
 
 /// A complete unified diff of `old` → `new`, uncropped and uncoloured, that `git apply` and
@@ -142,30 +140,34 @@ pub fn patch(name: &str, old: &str, new: &str) -> String {
     if old == new {
         return String::new();
     }
-    let mut diff = DiffStream::patch(name);
-    let mut out = diff.push(old, new);
-    out.push_str(&diff.finish());
-    out
+    whole(DiffStream::patch(name), old, new)
 }
 
 /// A unified diff of `old` → `new` for the file `name`; empty when they are equal.
 pub fn unified(name: &str, old: &str, new: &str, style: &DiffStyle) -> String {
-    let mut diff = DiffStream::unified(name, style);
-    let mut out = diff.push(old, new);
-    out.push_str(&diff.finish());
-    out
+    whole(DiffStream::unified(name, style), old, new)
+}
+
+/// The diff of whole texts: one piece.
+fn whole(mut diff: DiffStream<'_>, old: &str, new: &str) -> String {
+    let mut out = Vec::new();
+    // Writing to memory does not fail.
+    let _ = diff.push(old, new, &mut out);
+    let _ = diff.finish(&mut out);
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// A diff given a file a piece of whole lines at a time (a JSONL dataset fixed a chunk at a
-/// time), printing each hunk as soon as no later piece can touch it: the pieces' outputs
-/// and [`DiffStream::finish`]'s, concatenated, are the diff of the whole texts, hunk line
-/// numbers in the file's numbering and hunks that span pieces joined. It holds the lines of
-/// the hunk still open (a few lines of context, unless changes keep coming), not the file.
+/// time), writing each hunk once no later piece can change it: what the pieces and
+/// [`DiffStream::finish`] write is the diff of the whole texts, hunk line numbers in the
+/// file's numbering and hunks that span pieces joined. It holds the lines of the operation
+/// still open (a run of changed lines, or a few unchanged ones), not the file; the lines of
+/// a long hunk wait in a temporary file, since its header, which counts them, goes first.
 pub struct DiffStream<'s> {
     name: String,
     style: Option<&'s DiffStyle>,
     started: bool,
-    /// Operations since the last hunk printed, in the file's line numbers.
+    /// Operations not yet rendered, in the file's line numbers.
     ops: Vec<DiffOp>,
     /// The old and new lines from `from` on, which `ops` cover.
     old: Vec<String>,
@@ -173,6 +175,45 @@ pub struct DiffStream<'s> {
     from: (usize, usize),
     /// Lines given so far (old, new).
     at: (usize, usize),
+    /// The hunk begun: the lines it covers so far (old, new), and its lines rendered.
+    open: Option<(std::ops::Range<usize>, std::ops::Range<usize>)>,
+    body: Body,
+}
+
+/// A hunk's rendered lines: in memory, or past [`SPILL`] bytes in a temporary file.
+#[derive(Default)]
+struct Body {
+    text: String,
+    file: Option<std::fs::File>,
+}
+
+/// Bytes of one hunk's lines kept in memory before they go to a temporary file.
+const SPILL: usize = 1 << 20;
+
+impl Body {
+    fn push(&mut self, line: &str) -> std::io::Result<()> {
+        self.text.push_str(line);
+        if self.text.len() > SPILL {
+            let file = match &mut self.file {
+                Some(file) => file,
+                None => self.file.insert(tempfile::tempfile()?),
+            };
+            file.write_all(self.text.as_bytes())?;
+            self.text.clear();
+        }
+        Ok(())
+    }
+
+    /// Writes the lines to `out` and empties the body.
+    fn drain(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        if let Some(mut file) = self.file.take() {
+            file.seek(std::io::SeekFrom::Start(0))?;
+            std::io::copy(&mut file, out)?;
+        }
+        out.write_all(self.text.as_bytes())?;
+        self.text.clear();
+        Ok(())
+    }
 }
 
 impl<'s> DiffStream<'s> {
@@ -196,12 +237,14 @@ impl<'s> DiffStream<'s> {
             new: Vec::new(),
             from: (0, 0),
             at: (0, 0),
+            open: None,
+            body: Body::default(),
         }
     }
 
     /// The next piece of the file, as it was and as it is now (each whole lines, but for a
-    /// last line without its newline): the hunks it completes.
-    pub fn push(&mut self, old: &str, new: &str) -> String {
+    /// last line without its newline): writes the hunks it completes.
+    pub fn push(&mut self, old: &str, new: &str, out: &mut dyn Write) -> std::io::Result<()> {
         let (at_old, at_new) = self.at;
         let local = if old == new {
             // Nothing changed: no diff to compute, only lines to count.
@@ -239,46 +282,8 @@ impl<'s> DiffStream<'s> {
             at_old + old.split_inclusive('\n').count(),
             at_new + new.split_inclusive('\n').count(),
         );
-        let mut out = String::new();
-        // The first operation, unchanged lines, is only ever shown as context.
-        if let Some(DiffOp::Equal {
-            old_index,
-            new_index,
-            len,
-        }) = self.ops.first_mut()
-        {
-            let skip = len.saturating_sub(CONTEXT_LINES);
-            *old_index += skip;
-            *new_index += skip;
-            *len -= skip;
-        }
-        // Unchanged lines more than twice the context end a hunk, whatever comes next.
-        let boundary = self
-            .ops
-            .iter()
-            .rposition(|op| matches!(op, DiffOp::Equal { len, .. } if *len > 2 * CONTEXT_LINES));
-        if let Some(b) = boundary.filter(|&b| b > 0) {
-            let rest = self.ops.split_off(b + 1);
-            let done = std::mem::replace(&mut self.ops, rest);
-            if let Some(DiffOp::Equal {
-                old_index,
-                new_index,
-                len,
-            }) = done.last()
-            {
-                let skip = len - CONTEXT_LINES;
-                self.ops.insert(
-                    0,
-                    DiffOp::Equal {
-                        old_index: old_index + skip,
-                        new_index: new_index + skip,
-                        len: CONTEXT_LINES,
-                    },
-                );
-            }
-            self.render(done, &olds, &news, &mut out);
-        }
-        // Keep the lines the open operations cover.
+        let done = self.advance(&olds, &news, out, false);
+        // Keep the lines the operations still open cover.
         let keep = self
             .ops
             .first()
@@ -294,25 +299,136 @@ impl<'s> DiffStream<'s> {
             .map(Cow::into_owned)
             .collect();
         self.from = keep;
-        out
+        done
     }
 
-    /// The hunks still open, once the last piece was given.
-    pub fn finish(&mut self) -> String {
-        let mut out = String::new();
-        let ops = std::mem::take(&mut self.ops);
-        let (olds, news): (Vec<Cow<'_, str>>, Vec<Cow<'_, str>>) = (
-            std::mem::take(&mut self.old)
-                .into_iter()
-                .map(Cow::Owned)
-                .collect(),
-            std::mem::take(&mut self.new)
-                .into_iter()
-                .map(Cow::Owned)
-                .collect(),
-        );
-        self.render(ops, &olds, &news, &mut out);
-        out
+    /// Writes the hunk still open, once the last piece was given.
+    pub fn finish(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        let old = std::mem::take(&mut self.old);
+        let new = std::mem::take(&mut self.new);
+        let olds: Vec<Cow<'_, str>> = old.into_iter().map(Cow::Owned).collect();
+        let news: Vec<Cow<'_, str>> = new.into_iter().map(Cow::Owned).collect();
+        self.advance(&olds, &news, out, true)
+    }
+
+    /// Renders what no later piece can change: each hunk that ends (unchanged lines more
+    /// than twice the context follow it) is written; the operations of the hunk still open
+    /// but its last (which the next piece may extend) are rendered into its body. `last`:
+    /// there is no next piece.
+    fn advance(
+        &mut self,
+        olds: &[Cow<'_, str>],
+        news: &[Cow<'_, str>],
+        out: &mut dyn Write,
+        last: bool,
+    ) -> std::io::Result<()> {
+        let n = CONTEXT_LINES;
+        let mut ops: std::collections::VecDeque<DiffOp> = std::mem::take(&mut self.ops).into();
+        loop {
+            if self.open.is_none() {
+                // Unchanged lines before a hunk: only the last few are its context.
+                if let Some(DiffOp::Equal {
+                    old_index,
+                    new_index,
+                    len,
+                }) = ops.front_mut()
+                {
+                    let skip = len.saturating_sub(n);
+                    *old_index += skip;
+                    *new_index += skip;
+                    *len -= skip;
+                }
+                let Some(first) = ops.iter().find(|op| !matches!(op, DiffOp::Equal { .. })) else {
+                    self.ops = if last { Vec::new() } else { ops.into() };
+                    return Ok(());
+                };
+                let first = ops.front().unwrap_or(first);
+                let (o, n) = (first.old_range().start, first.new_range().start);
+                self.open = Some((o..o, n..n));
+            }
+            let Some(op) = ops.pop_front() else {
+                if last {
+                    self.close(out)?;
+                }
+                return Ok(());
+            };
+            let ends_hunk = matches!(op, DiffOp::Equal { len, .. } if len > 2 * n);
+            let is_last = ops.is_empty();
+            if is_last && !ends_hunk && !last {
+                // The next piece may extend it.
+                self.ops = vec![op];
+                return Ok(());
+            }
+            if !ends_hunk && !is_last {
+                self.render(&op, olds, news)?;
+                continue;
+            }
+            // The hunk ends here, with at most the context after it.
+            match op {
+                DiffOp::Equal {
+                    old_index,
+                    new_index,
+                    len,
+                } => {
+                    let shown = DiffOp::Equal {
+                        old_index,
+                        new_index,
+                        len: len.min(n),
+                    };
+                    self.render(&shown, olds, news)?;
+                    if ends_hunk {
+                        // The last few are the next hunk's context.
+                        ops.push_front(DiffOp::Equal {
+                            old_index: old_index + len - n,
+                            new_index: new_index + len - n,
+                            len: n,
+                        });
+                    }
+                }
+                change => self.render(&change, olds, news)?,
+            }
+            self.close(out)?;
+        }
+    }
+
+    /// Renders one operation's lines into the open hunk's body.
+    fn render(
+        &mut self,
+        op: &DiffOp,
+        olds: &[Cow<'_, str>],
+        news: &[Cow<'_, str>],
+    ) -> std::io::Result<()> {
+        if let Some((old, new)) = &mut self.open {
+            old.end = op.old_range().end;
+            new.end = op.new_range().end;
+        }
+        let mut line_out = String::new();
+        for (tag, line, partner) in op_lines(op, olds, news, self.from) {
+            line_out.clear();
+            match self.style {
+                Some(style) => unified_line(tag, line, partner, style, &mut line_out),
+                None => patch_line(tag, line, &mut line_out),
+            }
+            self.body.push(&line_out)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the open hunk: the file's header before the first, the hunk's, its lines.
+    fn close(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        let Some((old, new)) = self.open.take() else {
+            return Ok(());
+        };
+        if !self.started {
+            self.started = true;
+            out.write_all(file_header(&self.name, self.style).as_bytes())?;
+        }
+        let header = hunk_header(old, new);
+        match self.style {
+            Some(style) => out.write_all(paint(&header, "36", style).as_bytes())?,
+            None => out.write_all(header.as_bytes())?,
+        }
+        self.body.drain(out)
     }
 
     /// Adds one operation, joined to the last one when both are unchanged lines or both
@@ -333,44 +449,6 @@ impl<'s> DiffStream<'s> {
             }
         }
         self.ops.push(op);
-    }
-
-    /// Prints the hunks of `ops`, whose lines are in `olds` and `news` (from `self.from`).
-    fn render(
-        &mut self,
-        ops: Vec<DiffOp>,
-        olds: &[Cow<'_, str>],
-        news: &[Cow<'_, str>],
-        out: &mut String,
-    ) {
-        if ops.iter().all(|op| matches!(op, DiffOp::Equal { .. })) {
-            return;
-        }
-        let groups = similar::group_diff_ops(ops, CONTEXT_LINES);
-        if groups.is_empty() {
-            return;
-        }
-        if !self.started {
-            self.started = true;
-            out.push_str(&file_header(&self.name, self.style));
-        }
-        for group in groups {
-            let Some(header) = hunk_header(&group) else {
-                continue;
-            };
-            match self.style {
-                Some(style) => out.push_str(&paint(&header, "36", style)),
-                None => out.push_str(&header),
-            }
-            for op in &group {
-                for (tag, line, partner) in op_lines(op, olds, news, self.from) {
-                    match self.style {
-                        Some(style) => unified_line(tag, line, partner, style, out),
-                        None => patch_line(tag, line, out),
-                    }
-                }
-            }
-        }
     }
 }
 
@@ -637,6 +715,36 @@ mod tests {
         out
     }
 
+    /// The diff of whole texts as `similar` groups its operations into hunks.
+    fn reference(old: &str, new: &str, style: Option<&DiffStyle>) -> String {
+        let olds: Vec<Cow<'_, str>> = old.split_inclusive('\n').map(Cow::Borrowed).collect();
+        let news: Vec<Cow<'_, str>> = new.split_inclusive('\n').map(Cow::Borrowed).collect();
+        let groups = similar::group_diff_ops(line_ops(old, new), CONTEXT_LINES);
+        let mut out = String::new();
+        if groups.is_empty() {
+            return out;
+        }
+        out.push_str(&file_header("a.jsonl", style));
+        for group in groups {
+            let (Some(first), Some(last)) = (group.first(), group.last()) else {
+                continue;
+            };
+            out.push_str(&hunk_header(
+                first.old_range().start..last.old_range().end,
+                first.new_range().start..last.new_range().end,
+            ));
+            for op in &group {
+                for (tag, line, partner) in op_lines(op, &olds, &news, (0, 0)) {
+                    match style {
+                        Some(style) => unified_line(tag, line, partner, style, &mut out),
+                        None => patch_line(tag, line, &mut out),
+                    }
+                }
+            }
+        }
+        out
+    }
+
     proptest::proptest! {
         /// A diff given a piece at a time is the diff of the whole texts, however the file
         /// is cut (at line ends), wherever the changes fall, with or without a last newline
@@ -671,13 +779,18 @@ mod tests {
             let whole_new: String = pieces.iter().map(|p| p.1.as_str()).collect();
             let mut unified_pieces = DiffStream::unified("a.jsonl", &style);
             let mut patch_pieces = DiffStream::patch("a.jsonl");
-            let (mut u, mut p) = (String::new(), String::new());
+            let (mut u, mut p) = (Vec::new(), Vec::new());
             for (old, new) in &pieces {
-                u.push_str(&unified_pieces.push(old, new));
-                p.push_str(&patch_pieces.push(old, new));
+                unified_pieces.push(old, new, &mut u).expect("diff");
+                patch_pieces.push(old, new, &mut p).expect("diff");
             }
-            u.push_str(&unified_pieces.finish());
-            p.push_str(&patch_pieces.finish());
+            unified_pieces.finish(&mut u).expect("diff");
+            patch_pieces.finish(&mut p).expect("diff");
+            let (u, p) = (String::from_utf8(u).unwrap_or_default(), String::from_utf8(p).unwrap_or_default());
+            // The whole diff is itself a stream of one piece: both are held to similar's
+            // grouping of the whole text's operations.
+            proptest::prop_assert_eq!(&u, &reference(&whole_old, &whole_new, Some(&style)));
+            proptest::prop_assert_eq!(&p, &reference(&whole_old, &whole_new, None));
             proptest::prop_assert_eq!(u, unified("a.jsonl", &whole_old, &whole_new, &style));
             proptest::prop_assert_eq!(p, patch("a.jsonl", &whole_old, &whole_new));
         }

@@ -396,15 +396,16 @@ mod tests {
             for write in [false, true] {
                 let job = Job { name: &name, explicit: true, opts: &opts, unsafe_fixes, write, chunk_bytes };
                 let mut diff = DiffStream::unified("d.jsonl", &style);
-                let (mut diffs, mut found) = (String::new(), Vec::new());
+                let (mut diffs, mut found) = (Vec::new(), Vec::new());
                 let totals = run(&Plan { path: &path, limit: 1 << 20 }, &job, &mut |chunk| {
                     let (old, new) = chunk.texts();
-                    diffs.push_str(&diff.push(old, new));
+                    diff.push(old, new, &mut diffs).map_err(|e| e.to_string())?;
                     found.extend(chunk.findings(&job, write, &place));
                     Ok(())
                 })
                 .expect("chunked fix");
-                diffs.push_str(&diff.finish());
+                diff.finish(&mut diffs).expect("diff");
+                let diffs = String::from_utf8(diffs).unwrap_or_default();
                 proptest::prop_assert!(totals.write_error.is_none());
                 proptest::prop_assert_eq!(totals.applied, whole.applied);
                 proptest::prop_assert_eq!(totals.changed, whole.changed());
