@@ -56,9 +56,7 @@ impl Problem {
     /// The message a parse error shows.
     pub fn message(&self) -> String {
         match self {
-            Problem::BadUtf8 { at, byte, .. } => {
-                format!("file is not valid UTF-8: byte 0x{byte:02x} at offset {at}")
-            }
+            Problem::BadUtf8 { at, byte, .. } => bad_utf8(*byte, *at),
             Problem::Undecodable { message, .. } => message.clone(),
         }
     }
@@ -69,6 +67,11 @@ impl Problem {
             Problem::BadUtf8 { at, .. } | Problem::Undecodable { at, .. } => *at,
         }
     }
+}
+
+/// What is said of a file that is not valid UTF-8, at its first bad byte.
+pub fn bad_utf8(byte: u8, at: usize) -> String {
+    format!("file is not valid UTF-8: byte 0x{byte:02x} at offset {at}")
 }
 
 /// A file's text.

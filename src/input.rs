@@ -14,11 +14,13 @@ use crate::read::{FileStamp, Loaded};
 use crate::source::SourceFile;
 use crate::store::{Rows, Snapshot};
 
+pub use crate::stream::fix::{FixedChunk, Job, Plan, Totals};
+pub use crate::stream::CHUNK_BYTES;
 pub use crate::stream::{Place, Placed, Render};
 
 /// An input as found: loaded text, a SQLite store (never loaded whole), or a JSONL file too
-/// big to be read as one chunk, which is linted a chunk at a time when its records are
-/// conversations of their own (see [`crate::stream`]).
+/// big to be read as one chunk, which is linted and fixed a chunk at a time when its records
+/// are conversations of their own (see [`crate::stream`]).
 pub enum Opened<'a> {
     Text(Loaded),
     Store(&'a Path),
@@ -198,6 +200,39 @@ pub struct Fixed {
     stamp: Option<FileStamp>,
     store: Option<Snapshot>,
     folder: Option<crate::folder::Folder>,
+}
+
+/// An input's fix: done whole, or a JSONL dataset to fix a chunk at a time while its diff,
+/// findings and write are produced (see [`crate::stream::fix`]).
+pub enum Fixing<'a> {
+    Whole(Box<Fixed>),
+    Streamed(crate::stream::fix::Plan<'a>),
+}
+
+/// Fixes an opened input whole, or for a JSONL dataset whose records are conversations of
+/// their own, says to fix it a chunk at a time: the files [`lint_placed`] reads in chunks.
+pub fn fix_or_stream<'a>(
+    opened: Opened<'a>,
+    name: &SourceName,
+    explicit: bool,
+    opts: &LintOptions,
+    unsafe_fixes: bool,
+) -> Result<Fixing<'a>, String> {
+    if let Opened::Lines { path, limit } = opened {
+        if let Some(plan) = crate::stream::fix::plan(path, &name.name, limit, opts)? {
+            return Ok(Fixing::Streamed(plan));
+        }
+    }
+    fix(opened, name, explicit, opts, unsafe_fixes).map(|f| Fixing::Whole(Box::new(f)))
+}
+
+/// Fixes a dataset a chunk at a time (see [`crate::stream::fix::run`]).
+pub fn fix_streamed(
+    plan: &crate::stream::fix::Plan<'_>,
+    job: &Job<'_>,
+    each: &mut dyn FnMut(&mut FixedChunk) -> Result<(), String>,
+) -> Result<Totals, String> {
+    crate::stream::fix::run(plan, job, each)
 }
 
 /// Fixes an opened input (an input over the size limit cannot be fixed).

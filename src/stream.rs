@@ -19,6 +19,8 @@ use crate::format::Format;
 use crate::lint::{LintOptions, Outcome, SourceName};
 use crate::source::SourceFile;
 
+pub mod fix;
+
 /// How many bytes of whole lines one chunk holds (a longer record is a chunk of its own).
 pub const CHUNK_BYTES: usize = 4 << 20;
 
@@ -70,11 +72,7 @@ pub fn lint(
     let Some(first) = chunks.next_chunk().map_err(cannot)? else {
         return Ok(None);
     };
-    let opens_per_record = !first.bytes.starts_with(&[0xff, 0xfe])
-        && !first.bytes.starts_with(&[0xfe, 0xff])
-        && std::str::from_utf8(&first.bytes)
-            .is_ok_and(|text| crate::lint::opens_per_record_jsonl(text, opts));
-    if !opens_per_record {
+    if !opens_per_record(&first, opts) {
         return Ok(None);
     }
     let mut out = Placed {
@@ -111,6 +109,15 @@ pub fn lint(
     Ok(Some(out))
 }
 
+/// Whether a file whose first chunk is `first` holds one conversation per record (and is
+/// UTF-8, without a UTF-16 mark): the decision to read it a chunk at a time.
+fn opens_per_record(first: &Chunk, opts: &LintOptions) -> bool {
+    !first.bytes.starts_with(&[0xff, 0xfe])
+        && !first.bytes.starts_with(&[0xfe, 0xff])
+        && std::str::from_utf8(&first.bytes)
+            .is_ok_and(|text| crate::lint::opens_per_record_jsonl(text, opts))
+}
+
 /// Checks one chunk and moves its findings into `out`, in the file's lines and offsets.
 fn check_chunk(
     chunk: Chunk,
@@ -138,18 +145,24 @@ fn check_chunk(
         out.rendered
             .extend(render(&report.source, &placed, chunk.first_line));
     }
-    for mut d in placed {
-        d.line += chunk.first_line;
-        d.end_line += chunk.first_line;
-        d.start += chunk.base;
-        d.end += chunk.base;
+    relocate(&mut placed, chunk.first_line, chunk.base);
+    out.diagnostics.append(&mut placed);
+}
+
+/// Moves a chunk's placed findings to the file's lines and byte offsets: the chunk starts
+/// at line `first_line` (0-based), byte `base`.
+fn relocate(placed: &mut [Diagnostic], first_line: usize, base: usize) {
+    for d in placed {
+        d.line += first_line;
+        d.end_line += first_line;
+        d.start += base;
+        d.end += base;
         if let Some(fix) = &mut d.fix {
             for edit in &mut fix.edits {
-                edit.start += chunk.base;
-                edit.end += chunk.base;
+                edit.start += base;
+                edit.end += base;
             }
         }
-        out.diagnostics.push(d);
     }
 }
 
@@ -179,6 +192,9 @@ struct Chunks<R> {
     /// A record over the limit met after a chunk's first line: the next chunk is its own
     /// (bytes it took, whether a newline ended it).
     pending: Option<(usize, bool)>,
+    /// A hash of every byte read, when asked for (a fix written back checks with it that the
+    /// file still holds what was read).
+    hash: Option<std::collections::hash_map::DefaultHasher>,
 }
 
 struct Chunk {
@@ -189,6 +205,8 @@ struct Chunk {
     /// The chunk is one record over the limit, left out (an empty line stands for it).
     oversized: bool,
     limit: u64,
+    /// Bytes of the file the chunk stands for (an oversized record's, not its empty line's).
+    span: usize,
 }
 
 impl<R: Read> Chunks<R> {
@@ -200,6 +218,7 @@ impl<R: Read> Chunks<R> {
             base: 0,
             line: 0,
             pending: None,
+            hash: None,
         }
     }
 
@@ -214,6 +233,7 @@ impl<R: Read> Chunks<R> {
             first_line: self.line,
             oversized: false,
             limit: self.limit,
+            span: 0,
         };
         if let Some((taken, ended)) = self.pending.take() {
             self.oversized_chunk(&mut chunk, taken, ended);
@@ -246,6 +266,7 @@ impl<R: Read> Chunks<R> {
         }
         self.base += read;
         self.line += lines;
+        chunk.span = read;
         Ok(Some(chunk))
     }
 
@@ -255,6 +276,7 @@ impl<R: Read> Chunks<R> {
             chunk.bytes.push(b'\n');
         }
         chunk.oversized = true;
+        chunk.span = taken;
         self.base += taken;
         self.line += usize::from(ended);
     }
@@ -278,6 +300,9 @@ impl<R: Read> Chunks<R> {
                 None => (buf, false),
             };
             let n = part.len();
+            if let Some(hash) = &mut self.hash {
+                std::hash::Hasher::write(hash, part);
+            }
             if !over {
                 if (taken + n) as u64 > self.limit {
                     over = true;

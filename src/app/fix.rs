@@ -2,13 +2,14 @@
 //! write or its remaining findings; stdin passed through when `fix --write -` is a filter;
 //! the summary line and its tallies.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal, Seek, Write};
 
 use rayon::prelude::*;
 
 use crate::cli::CommonArgs;
 use crate::escape;
 use crate::fix::{self, diff::DiffStyle};
+use crate::input::Fixing;
 use crate::read::Loaded;
 use crate::report::{self, OutputFormat};
 use crate::rules::UnpairedFix;
@@ -43,12 +44,12 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
         Ok(run) => run,
         Err(code) => return code,
     };
-    let results: Vec<Result<crate::input::Fixed, String>> = inputs
+    let results: Vec<Result<Fixing<'_>, String>> = inputs
         .par_iter()
         .map(|(input, settings)| {
             let opened = open_input(input, stdin.as_ref(), settings.limit)?;
             let name = source_name(input);
-            crate::input::fix(
+            crate::input::fix_or_stream(
                 opened,
                 &name,
                 input.explicit,
@@ -73,7 +74,29 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
     for ((input, settings), result) in inputs.iter().zip(results) {
         let echo = filter && input.path.is_none();
         let mut fixed_input = match result {
-            Ok(file) => file,
+            Ok(Fixing::Whole(file)) => *file,
+            Ok(Fixing::Streamed(plan)) => {
+                let how = Streaming {
+                    mode,
+                    style: &style,
+                    findings_output,
+                    show_diffs,
+                };
+                match fix_streamed(&plan, input, settings, &how, &mut out, &mut diagnostics_out) {
+                    Ok((tally, failed)) => {
+                        if failed {
+                            exit = EXIT_ERROR;
+                        }
+                        summary.count(&tally, failed);
+                    }
+                    Err(Stop::Failed(message)) => {
+                        eprintln!("error: {}", escape::value(&message));
+                        exit = EXIT_ERROR;
+                    }
+                    Err(Stop::Output(e)) => return output_error(&e),
+                }
+                continue;
+            }
             Err(message) => {
                 eprintln!("error: {}", escape::value(&message));
                 exit = EXIT_ERROR;
@@ -172,6 +195,114 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
     } else {
         EXIT_CLEAN
     }
+}
+
+/// How a dataset fixed a chunk at a time is shown (as `fix_command` shows a whole file).
+struct Streaming<'a> {
+    mode: &'a FixMode,
+    style: &'a DiffStyle,
+    findings_output: bool,
+    show_diffs: bool,
+}
+
+/// Why a dataset fixed a chunk at a time stopped: a chunk not fixed (or the file not read),
+/// or the output gone.
+enum Stop {
+    Failed(String),
+    Output(io::Error),
+}
+
+/// Fixes a JSONL dataset a chunk at a time: its diff printed as the chunks are fixed (after
+/// `--write`, once the file is written, as for a whole file: the diff waits in a temporary
+/// file), its findings placed per chunk. The file's tally, and whether its write failed.
+fn fix_streamed(
+    plan: &crate::input::Plan<'_>,
+    input: &crate::discover::Input,
+    settings: &crate::settings::Settings,
+    how: &Streaming<'_>,
+    out: &mut impl Write,
+    diagnostics_out: &mut Vec<crate::diagnostic::Diagnostic>,
+) -> Result<(FileTally, bool), Stop> {
+    let mode = how.mode;
+    let name = source_name(input);
+    let job = crate::input::Job {
+        name: &name,
+        explicit: input.explicit,
+        opts: &settings.opts,
+        unsafe_fixes: mode.unsafe_fixes,
+        write: mode.write,
+        chunk_bytes: crate::input::CHUNK_BYTES,
+    };
+    let place =
+        |source: &crate::source::SourceFile, findings| diagnostics_of(source, findings, settings);
+    let wants_diff = !how.findings_output && (!mode.write || how.show_diffs);
+    let mut diff = match (wants_diff, mode.diff) {
+        (false, _) => None,
+        (true, true) => Some(fix::diff::DiffStream::patch(&input.name)),
+        (true, false) => Some(fix::diff::DiffStream::unified(&input.name, how.style)),
+    };
+    // After --write the diff is shown only once the file is written.
+    let mut spool = match (&diff, mode.write) {
+        (Some(_), true) => Some(tempfile::tempfile().map_err(Stop::Output)?),
+        _ => None,
+    };
+    let mut output_failed: Option<io::Error> = None;
+    let mut each = |chunk: &mut crate::input::FixedChunk| {
+        if how.findings_output {
+            diagnostics_out.extend(chunk.findings(&job, mode.write, &place));
+        }
+        if let Some(diff) = &mut diff {
+            let (old, new) = chunk.texts();
+            let target: &mut dyn Write = match &mut spool {
+                Some(file) => file,
+                None => &mut *out,
+            };
+            if let Err(e) = diff.push(old, new, target) {
+                output_failed.get_or_insert(e);
+            }
+        }
+        Ok(())
+    };
+    let totals = crate::input::fix_streamed(plan, &job, &mut each).map_err(Stop::Failed)?;
+    if let Some(diff) = &mut diff {
+        let target: &mut dyn Write = match &mut spool {
+            Some(file) => file,
+            None => &mut *out,
+        };
+        if let Err(e) = diff.finish(target) {
+            output_failed.get_or_insert(e);
+        }
+    }
+    if let Some(e) = output_failed {
+        return Err(Stop::Output(e));
+    }
+    if let Some(report) = totals.unrecognised {
+        if how.findings_output {
+            diagnostics_out.extend(place(&report.source, report.findings));
+        }
+    }
+    let tally = FileTally {
+        applied: totals.applied,
+        unsafe_left: totals.unsafe_left,
+        unfixable: totals.unfixable,
+        changed: totals.changed,
+    };
+    let failed = match totals.write_error {
+        Some(e) if totals.changed => {
+            eprintln!(
+                "error: cannot write {}: {}",
+                escape::value(&input.name),
+                escape::value(&e.to_string())
+            );
+            true
+        }
+        _ => false,
+    };
+    if let (Some(mut file), false) = (spool, failed) {
+        file.seek(io::SeekFrom::Start(0)).map_err(Stop::Output)?;
+        io::copy(&mut file, out).map_err(Stop::Output)?;
+    }
+    Ok((tally, failed))
 }
 
 /// Passes stdin through to `out` unchanged: the bytes read, or for an input over the size

@@ -110,10 +110,6 @@ pub fn fix_bytes(
     opts: &LintOptions,
     unsafe_fixes: bool,
 ) -> Result<FileFix, FixError> {
-    let decoded = crate::encoding::decode(bytes);
-    if let Some(problem) = decoded.problem {
-        return Err(FixError::Undecodable(problem.message()));
-    }
     let lint = |text: String| {
         lint_bytes(
             SourceName {
@@ -125,7 +121,40 @@ pub fn fix_bytes(
             opts,
         )
     };
-    fix_text(decoded.text, decoded.encoding, &lint, unsafe_fixes)
+    fix_decoded(bytes, &lint, unsafe_fixes)
+}
+
+/// Fixes whole lines of a JSONL file known to hold one conversation per record (a chunk of
+/// a dataset, see `crate::stream`), each record as [`fix_bytes`] fixes it in the whole file.
+pub(crate) fn fix_record_lines(
+    name: &SourceName,
+    bytes: Vec<u8>,
+    opts: &LintOptions,
+    unsafe_fixes: bool,
+) -> Result<FileFix, FixError> {
+    let lint = |text: String| {
+        crate::lint::lint_record_lines(
+            SourceName {
+                name: name.name.clone(),
+                path: name.path.clone(),
+            },
+            text.into_bytes(),
+            opts,
+        )
+    };
+    fix_decoded(bytes, &lint, unsafe_fixes)
+}
+
+fn fix_decoded(
+    bytes: Vec<u8>,
+    lint: &dyn Fn(String) -> FileReport,
+    unsafe_fixes: bool,
+) -> Result<FileFix, FixError> {
+    let decoded = crate::encoding::decode(bytes);
+    if let Some(problem) = decoded.problem {
+        return Err(FixError::Undecodable(problem.message()));
+    }
+    fix_text(decoded.text, decoded.encoding, lint, unsafe_fixes)
 }
 
 /// The fix loop on a text, with `lint` checking each round's text (a SQLite store lints its

@@ -2,8 +2,10 @@
 //! directory and a rename, keeping the file's permissions, owner and extended attributes,
 //! following a symlink to its target, and refusing whenever the write could lose data.
 //!
-//! "Changed since it was read" is checked twice: the content before the temporary file is
-//! written, and the size, modification time and inode again immediately before the rename,
+//! "Changed since it was read" is checked three times: the size, modification time and inode
+//! before the temporary file is created, the content once it is written (the bytes as read,
+//! or for a dataset written a chunk at a time a hash of them), and the stamp again
+//! immediately before the rename,
 //! so bytes an agent appends while toolcheck works are not overwritten. What remains is the
 //! interval between that last check and the rename (a few system calls): a filesystem offers
 //! no compare-and-swap rename, so an append landing exactly there is lost. Files with more
@@ -49,6 +51,32 @@ pub fn write_atomic(
     stamp: Option<&FileStamp>,
     new_contents: impl AsRef<[u8]>,
 ) -> Result<(), WriteError> {
+    let mut pending = prepare(path, stamp)?;
+    pending
+        .file()
+        .write_all(new_contents.as_ref())
+        .map_err(|e| err(format!("cannot write the temporary file: {e}")))?;
+    pending.commit(read_bytes.len() as u64, &|target| {
+        let current =
+            std::fs::read(target).map_err(|e| err(format!("cannot read it again: {e}")))?;
+        Ok(current == read_bytes)
+    })
+}
+
+/// A write begun: the temporary file beside the target, locked, that the new contents are
+/// written into before [`Pending::commit`] renames it over the target. Dropped without a
+/// commit, the temporary file is removed and the target is untouched.
+pub struct Pending {
+    target: PathBuf,
+    dir: PathBuf,
+    meta: std::fs::Metadata,
+    temp: tempfile::NamedTempFile,
+}
+
+/// Begins replacing the file at `path` (whose stamp was `stamp` when read): refuses a
+/// read-only or hard-linked file and one whose stamp changed, then creates the temporary
+/// file. A big file is streamed into [`Pending::file`] a chunk at a time.
+pub fn prepare(path: &Path, stamp: Option<&FileStamp>) -> Result<Pending, WriteError> {
     // A symlink stays a link: its target is what gets replaced.
     let target = std::fs::canonicalize(path).map_err(|e| err(format!("cannot resolve it: {e}")))?;
     let meta = std::fs::metadata(&target).map_err(|e| err(format!("cannot stat it: {e}")))?;
@@ -58,46 +86,82 @@ pub fn write_atomic(
         ));
     }
     refuse_hard_links(&meta)?;
-    let changed = || err("the file changed on disk since it was read; it was not written");
     if stamp.is_some_and(|s| *s != FileStamp::of(&meta)) {
-        return Err(changed());
-    }
-    let current = std::fs::read(&target).map_err(|e| err(format!("cannot read it again: {e}")))?;
-    if current != read_bytes {
         return Err(changed());
     }
     let dir = target
         .parent()
-        .ok_or_else(|| err("the file has no parent directory"))?;
-    remove_stale_temporaries_once(dir);
-    let mut temp = tempfile::Builder::new()
+        .ok_or_else(|| err("the file has no parent directory"))?
+        .to_path_buf();
+    remove_stale_temporaries_once(&dir);
+    let temp = tempfile::Builder::new()
         .prefix(TEMP_PREFIX)
         .suffix(TEMP_SUFFIX)
         .rand_bytes(TEMP_RANDOM)
-        .tempfile_in(dir)
+        .tempfile_in(&dir)
         .map_err(|e| err(format!("cannot create a temporary file beside it: {e}")))?;
     // Best effort: without locks, the age of a temporary alone keeps it from a later run.
     lock(temp.as_file());
-    temp.write_all(new_contents.as_ref())
-        .map_err(|e| err(format!("cannot write the temporary file: {e}")))?;
-    std::fs::set_permissions(temp.path(), meta.permissions())
-        .map_err(|e| err(format!("cannot keep the file's permissions: {e}")))?;
-    keep_owner_and_attributes(temp.as_file(), &target, &meta)?;
-    temp.as_file()
-        .sync_all()
-        .map_err(|e| err(format!("cannot flush the temporary file: {e}")))?;
-    // The last look before the rename: an append since the first check shows here.
-    let now = std::fs::metadata(&target).map_err(|e| err(format!("cannot stat it: {e}")))?;
-    if FileStamp::of(&now) != FileStamp::of(&meta) || now.len() != read_bytes.len() as u64 {
-        return Err(changed());
+    Ok(Pending {
+        target,
+        dir,
+        meta,
+        temp,
+    })
+}
+
+fn changed() -> WriteError {
+    err("the file changed on disk since it was read; it was not written")
+}
+
+impl Pending {
+    /// The temporary file, to write the new contents into.
+    pub fn file(&mut self) -> &mut std::fs::File {
+        self.temp.as_file_mut()
     }
-    temp.persist(&target)
-        .map_err(|e| err(format!("cannot replace the file: {}", e.error)))?;
-    // The rename is durable once the directory is flushed; a failure here loses nothing.
-    if let Ok(d) = std::fs::File::open(dir) {
-        let _ = d.sync_all();
+
+    /// The file being replaced (a symlink's target).
+    pub fn target(&self) -> &Path {
+        &self.target
     }
-    Ok(())
+
+    /// Gives the temporary file the target's permissions, owner and extended attributes,
+    /// checks that the target still holds what was read (`unchanged`, then its size,
+    /// modification time and inode against `read_len` and the first look), and renames the
+    /// temporary file over it.
+    pub fn commit(
+        self,
+        read_len: u64,
+        unchanged: &dyn Fn(&Path) -> Result<bool, WriteError>,
+    ) -> Result<(), WriteError> {
+        let Pending {
+            target,
+            dir,
+            meta,
+            temp,
+        } = self;
+        std::fs::set_permissions(temp.path(), meta.permissions())
+            .map_err(|e| err(format!("cannot keep the file's permissions: {e}")))?;
+        keep_owner_and_attributes(temp.as_file(), &target, &meta)?;
+        temp.as_file()
+            .sync_all()
+            .map_err(|e| err(format!("cannot flush the temporary file: {e}")))?;
+        if !unchanged(&target)? {
+            return Err(changed());
+        }
+        // The last look before the rename: an append since the first check shows here.
+        let now = std::fs::metadata(&target).map_err(|e| err(format!("cannot stat it: {e}")))?;
+        if FileStamp::of(&now) != FileStamp::of(&meta) || now.len() != read_len {
+            return Err(changed());
+        }
+        temp.persist(&target)
+            .map_err(|e| err(format!("cannot replace the file: {}", e.error)))?;
+        // The rename is durable once the directory is flushed; a failure here loses nothing.
+        if let Ok(d) = std::fs::File::open(&dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    }
 }
 
 /// The temporary file's name: [`TEMP_PREFIX`], [`TEMP_RANDOM`] letters or digits, and
