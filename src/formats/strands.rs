@@ -10,6 +10,11 @@
 //! (`toolUse {toolUseId, name, input}`, `toolResult {toolUseId, status, content}`), read as
 //! the `bedrock-converse` format reads them; a result belongs in the message after its call.
 //!
+//! Strands repairs the pairing of the history it restores (`_fix_broken_tool_use`: an error
+//! result for each unanswered call but the last message's, stale and leading orphaned results
+//! dropped), so orphaned results and unanswered calls are warnings: its current versions
+//! resume the session; older ones and anything else that replays the files do not.
+//!
 //! Fixes edit one message file each, inside the `content` array of the message Strands
 //! replays (`redact_message` when set): a block removed (never the last one), a result block
 //! put in the next message, arguments or an empty error result replaced, blocks reordered.
@@ -86,6 +91,13 @@ impl Adapter for Strands {
             Conversation::new(Format::Strands, Loc::new(first.base, ""), Pairing::NextTurn);
         conv.results_role = Role::User;
         conv.results_first = true;
+        // On restore Strands rebuilds each call's results before sending: an error result for
+        // an unanswered call, stale and leading orphaned results dropped
+        // (`RepositorySessionManager._fix_broken_tool_use`, sdk-python#859; since 1.15).
+        conv.repaired_pairing = true;
+        // Whether the message before made calls: only the results right after calls are
+        // rebuilt; an orphaned result anywhere else (but at the start) is sent as it is.
+        let mut after_calls = true;
         for doc in docs {
             if !is_message_file(doc.value) {
                 return Err(
@@ -97,7 +109,21 @@ impl Adapter for Strands {
                 Some(redacted) if !redacted.is_null() => ("redact_message", redacted),
                 _ => ("message", doc.value.get("message").unwrap_or(&Tree::Null)),
             };
-            push_message(&mut conv, message, &Loc::new(doc.base, format!("/{key}")))?;
+            let mloc = Loc::new(doc.base, format!("/{key}"));
+            let blocks = message
+                .get("content")
+                .and_then(Tree::as_array)
+                .map_or(&[][..], Vec::as_slice);
+            if !after_calls && message.get("role").and_then(Tree::as_str) == Some("user") {
+                for (j, block) in blocks.iter().enumerate() {
+                    if block.get("toolResult").is_some() {
+                        conv.kept_unpaired.push(mloc.child("content").child(j));
+                    }
+                }
+            }
+            after_calls = message.get("role").and_then(Tree::as_str) == Some("assistant")
+                && blocks.iter().any(|b| b.get("toolUse").is_some());
+            push_message(&mut conv, message, &mloc)?;
         }
         Ok(vec![conv])
     }

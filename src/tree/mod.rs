@@ -12,8 +12,8 @@
 //! asks serde_json for the error when it does not), and the decoding of the escapes it
 //! accepted.
 
-use std::fmt;
 use once_cell::race::OnceBox;
+use std::fmt;
 
 mod parse;
 
