@@ -297,8 +297,9 @@ fn phoenix_dataframe_broken() {
     insta::assert_snapshot!(out.transcript());
 }
 
-/// Near-misses: a page of another Phoenix list API, and spans without a model call. Named,
-/// they are unknown-format; in a walk, skipped.
+/// Near-misses: a page of another Phoenix list API, and spans (a REST page, dataframe rows
+/// whose model-call columns are `null`) without a model call. Named, they are
+/// unknown-format; in a walk, skipped.
 #[test]
 fn phoenix_near_misses() {
     let out = toolcheck(&[
@@ -307,6 +308,7 @@ fn phoenix_near_misses() {
         "concise",
         "fixtures/openinference/not-spans-phoenix-datasets-page.json",
         "fixtures/openinference/not-llm-phoenix-tool-spans.json",
+        "fixtures/openinference/not-llm-phoenix-dataframe-rows.json",
     ]);
     assert_eq!(out.code, 1);
     insta::assert_snapshot!(out.transcript());
@@ -314,6 +316,7 @@ fn phoenix_near_misses() {
     for name in [
         "not-spans-phoenix-datasets-page.json",
         "not-llm-phoenix-tool-spans.json",
+        "not-llm-phoenix-dataframe-rows.json",
     ] {
         std::fs::copy(
             format!("fixtures/openinference/{name}"),
@@ -324,7 +327,7 @@ fn phoenix_near_misses() {
     let walked = toolcheck(&["lint", dir.path().to_str().unwrap_or_default()]);
     assert_eq!(walked.code, 0, "{}", walked.transcript());
     assert!(
-        walked.transcript().contains("2 skipped"),
+        walked.transcript().contains("3 skipped"),
         "{}",
         walked.transcript()
     );
@@ -352,4 +355,28 @@ fn phoenix_tools_extract_round_trips() {
         "fixtures/openinference/clean-phoenix-rest.json",
     ]);
     assert_eq!(with.code, 0, "{}", with.transcript());
+}
+
+/// Dataframe rows are in no set order: a JSONL file whose first lines are all TOOL and
+/// CHAIN rows is still one export, its model calls rebuilt into one conversation (not each
+/// row linted on its own, which would repeat every finding).
+#[test]
+fn phoenix_dataframe_model_calls_after_the_first_lines() {
+    let text = std::fs::read_to_string("fixtures/openinference/broken-phoenix-dataframe.jsonl")
+        .expect("fixture");
+    let (llm, other): (Vec<&str>, Vec<&str>) = text
+        .lines()
+        .partition(|l| l.contains("\"span_kind\": \"LLM\""));
+    let mut lines: Vec<&str> = other.iter().cycle().take(20).copied().collect();
+    lines.extend(llm);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("rows.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+    let out = concise(path.to_str().unwrap_or_default());
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stdout.contains("Found 4 findings"),
+        "{}",
+        out.transcript()
+    );
 }

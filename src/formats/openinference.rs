@@ -60,8 +60,11 @@ impl Adapter for OpenInference {
         .then_some(90)
     }
 
+    /// Any Phoenix span or dataframe row votes for reading a JSONL file as one export: the
+    /// model calls may come after its first lines (rows are in no set order).
     fn sniff_record(&self, record: &Tree) -> Option<u8> {
         self.sniff(record)
+            .or_else(|| phoenix::is_container(record).then_some(10))
     }
 
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<crate::transcript::Conversation>, String> {
@@ -207,6 +210,37 @@ mod tests {
     use crate::tree_json as json;
 
     use super::*;
+
+    /// Protobuf field names (`MessageToJson(preserving_proto_field_name=True)`): the same
+    /// tree in snake_case.
+    #[test]
+    fn reads_snake_case_exports() {
+        let attr = |key: &str, value: &str| json!({"key": key, "value": {"string_value": value}});
+        let doc = json!({"resource_spans": [{"scope_spans": [{"spans": [{
+        "trace_id": "t", "span_id": "s", "start_time_unix_nano": "1",
+        "status": {"code": 2},
+        "attributes": [
+            attr("openinference.span.kind", "LLM"),
+            attr("llm.input_messages.0.message.role", "user"),
+            attr("llm.input_messages.0.message.content", "hi"),
+            attr("llm.output_messages.0.message.role", "assistant"),
+            attr("llm.output_messages.0.message.tool_calls.0.tool_call.id", "c1"),
+            attr("llm.output_messages.0.message.tool_calls.0.tool_call.function.name", "f"),
+        ]}]}]}]});
+        assert_eq!(OpenInference.sniff(&doc), Some(90));
+        let convs = OpenInference
+            .normalise(&[Doc {
+                base: 0,
+                value: &doc,
+            }])
+            .expect("read");
+        assert_eq!(convs.len(), 1);
+        assert!(
+            convs.iter().all(|c| !c.accepted),
+            "status.code 2 is a failed call"
+        );
+        assert_eq!(convs.iter().map(|c| c.calls().count()).sum::<usize>(), 1);
+    }
 
     #[test]
     fn sniffs_openinference_exports_only() {

@@ -129,7 +129,10 @@ pub(crate) fn has_model_calls(doc: &Tree) -> bool {
         Kind::Otlp => otlp::span_has_attribute(span, |k| {
             k == "openinference.span.kind" || k.starts_with("llm.input_messages.")
         }),
-        Kind::Row => span.get("attributes.llm.input_messages").is_some(),
+        // Every row has every column: a TOOL row's is `null`.
+        Kind::Row => span
+            .get("attributes.llm.input_messages")
+            .is_some_and(|v| !v.is_null()),
     })
 }
 
@@ -332,7 +335,7 @@ mod tests {
             assert!(!is_container(&doc), "{doc}");
         }
         // A container without model calls is not a conversation.
-        let tools_only = json!([{"name": "get_weather", "span_kind": "TOOL", "context.span_id": "s", "attributes.tool.name": "get_weather"}]);
+        let tools_only = json!([{"name": "get_weather", "span_kind": "TOOL", "context.span_id": "s", "attributes.tool.name": "get_weather", "attributes.llm.input_messages": null}]);
         assert!(is_container(&tools_only));
         assert!(!has_model_calls(&tools_only));
     }
