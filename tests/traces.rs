@@ -215,3 +215,168 @@ fn langfuse_tool_observations_supply_errors() {
     assert_eq!(out.code, 1);
     insta::assert_snapshot!(out.transcript());
 }
+
+/// Arize Phoenix's REST span page (`GET /v1/projects/{id}/spans`: flat dotted attributes,
+/// `span_kind` popped out of them, newest span first): three chained model calls and two
+/// TOOL spans, one conversation, clean.
+#[test]
+fn phoenix_rest_clean() {
+    let out = toolcheck(&[
+        "lint",
+        "-v",
+        "fixtures/openinference/clean-phoenix-rest.json",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    insta::assert_snapshot!(out.transcript());
+}
+
+/// The same container broken: truncated arguments, a result for a call never made, a call
+/// left unanswered, and one deploy failing three times with the same arguments, which only
+/// the TOOL spans (`status_code: "ERROR"`) say failed.
+#[test]
+fn phoenix_rest_broken() {
+    let out = concise("fixtures/openinference/broken-phoenix-rest.json");
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.transcript());
+    // The repeated failure is known from the TOOL spans alone: with them succeeding, it goes.
+    let text = std::fs::read_to_string("fixtures/openinference/broken-phoenix-rest.json")
+        .expect("fixture")
+        .replace("\"status_code\": \"ERROR\"", "\"status_code\": \"OK\"");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("spans.json");
+    std::fs::write(&path, text).expect("write");
+    let ok = concise(path.to_str().unwrap_or_default());
+    assert!(!ok.stdout.contains("TC401"), "{}", ok.transcript());
+    assert!(ok.stdout.contains("TC101"), "{}", ok.transcript());
+}
+
+/// Phoenix's `/spans/otlpv1` page: bare OTLP spans in snake_case (`string_value`, the unset
+/// AnyValue members `null`, `status.code` an integer).
+#[test]
+fn phoenix_otlpv1_clean() {
+    let out = toolcheck(&[
+        "lint",
+        "-v",
+        "fixtures/openinference/clean-phoenix-otlpv1.json",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    insta::assert_snapshot!(out.transcript());
+}
+
+#[test]
+fn phoenix_otlpv1_broken() {
+    let out = concise("fixtures/openinference/broken-phoenix-otlpv1.json");
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.transcript());
+}
+
+/// `get_spans_dataframe()` rows saved with `to_json(orient="records")`: lists not flattened
+/// (`attributes.llm.input_messages` a list of `{"message.role", …}`), numbers as floats,
+/// missing columns `null`; two traces interleaved in time stay two conversations.
+#[test]
+fn phoenix_dataframe_clean() {
+    let out = toolcheck(&[
+        "lint",
+        "-v",
+        "fixtures/openinference/clean-phoenix-dataframe.json",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    assert!(
+        out.stderr.contains("2 conversations") || out.stdout.contains("2 conversations"),
+        "{}",
+        out.transcript()
+    );
+    insta::assert_snapshot!(out.transcript());
+}
+
+/// The rows saved one per line (`lines=True`): read together as one export.
+#[test]
+fn phoenix_dataframe_broken() {
+    let out = concise("fixtures/openinference/broken-phoenix-dataframe.jsonl");
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.transcript());
+}
+
+/// Near-misses: a page of another Phoenix list API, and spans (a REST page, dataframe rows
+/// whose model-call columns are `null`) without a model call. Named, they are
+/// unknown-format; in a walk, skipped.
+#[test]
+fn phoenix_near_misses() {
+    let out = toolcheck(&[
+        "lint",
+        "--output-format",
+        "concise",
+        "fixtures/openinference/not-spans-phoenix-datasets-page.json",
+        "fixtures/openinference/not-llm-phoenix-tool-spans.json",
+        "fixtures/openinference/not-llm-phoenix-dataframe-rows.json",
+    ]);
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.transcript());
+    let dir = tempfile::tempdir().expect("tempdir");
+    for name in [
+        "not-spans-phoenix-datasets-page.json",
+        "not-llm-phoenix-tool-spans.json",
+        "not-llm-phoenix-dataframe-rows.json",
+    ] {
+        std::fs::copy(
+            format!("fixtures/openinference/{name}"),
+            dir.path().join(name),
+        )
+        .expect("copy");
+    }
+    let walked = toolcheck(&["lint", dir.path().to_str().unwrap_or_default()]);
+    assert_eq!(walked.code, 0, "{}", walked.transcript());
+    assert!(
+        walked.transcript().contains("3 skipped"),
+        "{}",
+        walked.transcript()
+    );
+}
+
+/// `tools extract` gives the tools a Phoenix export recorded, and they check it clean.
+#[test]
+fn phoenix_tools_extract_round_trips() {
+    let out = toolcheck(&[
+        "tools",
+        "extract",
+        "fixtures/openinference/broken-phoenix-dataframe.jsonl",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    insta::assert_snapshot!(out.stdout);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tools = dir.path().join("tools.json");
+    std::fs::write(&tools, &out.stdout).expect("write");
+    let with = toolcheck(&[
+        "lint",
+        "--no-config",
+        "--quiet",
+        "--tools",
+        tools.to_str().unwrap_or_default(),
+        "fixtures/openinference/clean-phoenix-rest.json",
+    ]);
+    assert_eq!(with.code, 0, "{}", with.transcript());
+}
+
+/// Dataframe rows are in no set order: a JSONL file whose first lines are all TOOL and
+/// CHAIN rows is still one export, its model calls rebuilt into one conversation (not each
+/// row linted on its own, which would repeat every finding).
+#[test]
+fn phoenix_dataframe_model_calls_after_the_first_lines() {
+    let text = std::fs::read_to_string("fixtures/openinference/broken-phoenix-dataframe.jsonl")
+        .expect("fixture");
+    let (llm, other): (Vec<&str>, Vec<&str>) = text
+        .lines()
+        .partition(|l| l.contains("\"span_kind\": \"LLM\""));
+    let mut lines: Vec<&str> = other.iter().cycle().take(20).copied().collect();
+    lines.extend(llm);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("rows.jsonl");
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+    let out = concise(path.to_str().unwrap_or_default());
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stdout.contains("Found 4 findings"),
+        "{}",
+        out.transcript()
+    );
+}

@@ -18,6 +18,9 @@ pub use adapter::{plan, Adapter, Planned};
 pub(crate) use adapter::{removal, remove_only};
 /// A LangGraph checkpoint column as JSON text (for the store layer).
 pub(crate) use langgraph_checkpoint::{decode as decode_checkpoint, Undecoded};
+/// Whether a document is Arize Phoenix spans (for saying why one without model calls is no
+/// conversation).
+pub(crate) use phoenix::is_container as is_phoenix_spans;
 #[cfg(test)]
 pub(crate) use shape::session_docs;
 pub(crate) use shape::{
@@ -52,6 +55,7 @@ mod openhands;
 mod openinference;
 mod otel;
 mod otlp;
+mod phoenix;
 mod pi;
 mod pydantic_ai;
 mod qwen_code;

@@ -1,5 +1,6 @@
 //! OpenInference traces (Arize Phoenix) in OTLP JSON (`otlp.rs` reads the envelope and
-//! rebuilds conversations from model calls).
+//! rebuilds conversations from model calls) and in Phoenix's own containers (`phoenix.rs`:
+//! REST and `otlpv1` span pages, `get_spans_dataframe()` rows), read into the same spans.
 //!
 //! Keys from `Arize-ai/openinference` `spec/semantic_conventions.md`: lists are flattened
 //! into indexed keys. An LLM span (`openinference.span.kind: "LLM"`) records its request as
@@ -20,6 +21,7 @@
 //! requests already sent: there is nothing to repair, so no fixes.
 
 use super::otlp::{self, FlatKeys, Message, ModelCall};
+use super::phoenix;
 use super::{Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
@@ -53,18 +55,27 @@ impl Adapter for OpenInference {
     }
 
     fn sniff(&self, doc: &Tree) -> Option<u8> {
-        (otlp::is_export(doc) && otlp::any_attribute(doc, is_content)).then_some(90)
+        ((otlp::is_export(doc) && otlp::any_attribute(doc, is_content))
+            || phoenix::has_model_calls(doc))
+        .then_some(90)
     }
 
+    /// Any Phoenix span or dataframe row votes for reading a JSONL file as one export: the
+    /// model calls may come after its first lines (rows are in no set order).
     fn sniff_record(&self, record: &Tree) -> Option<u8> {
         self.sniff(record)
+            .or_else(|| phoenix::is_container(record).then_some(10))
     }
 
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<crate::transcript::Conversation>, String> {
-        if !docs.iter().all(|d| otlp::is_export(d.value)) {
-            return Err("expected an OTLP JSON export (`resourceSpans`)".into());
+        if !docs
+            .iter()
+            .all(|d| otlp::is_export(d.value) || phoenix::is_container(d.value))
+        {
+            return Err("expected an OTLP JSON export (`resourceSpans`) or Phoenix spans (a `/v1/projects/{id}/spans` page, `get_spans_dataframe()` rows)".into());
         }
-        let spans = otlp::spans(docs);
+        let mut spans = otlp::spans(docs);
+        spans.extend(phoenix::spans(docs, spans.len()));
         fn kind<'s>(s: &'s otlp::Span<'_>) -> Option<&'s str> {
             otlp::attr_str(&s.attrs, "openinference.span.kind")
         }
@@ -113,7 +124,7 @@ impl Adapter for OpenInference {
                         output = raw_response(&s.attrs).unwrap_or(output);
                     }
                 }
-                let tools = otlp::indexed(s.attrs.iter().map(|a| (a.key, a)), "llm.tools.")
+                let tools = otlp::indexed(s.attrs.iter().map(|a| (&*a.key, a)), "llm.tools.")
                     .into_iter()
                     .filter_map(|(_, entries)| {
                         let (_, schema) = entries.iter().find(|(k, _)| *k == "tool.json_schema")?;
@@ -199,6 +210,37 @@ mod tests {
     use crate::tree_json as json;
 
     use super::*;
+
+    /// Protobuf field names (`MessageToJson(preserving_proto_field_name=True)`): the same
+    /// tree in snake_case.
+    #[test]
+    fn reads_snake_case_exports() {
+        let attr = |key: &str, value: &str| json!({"key": key, "value": {"string_value": value}});
+        let doc = json!({"resource_spans": [{"scope_spans": [{"spans": [{
+        "trace_id": "t", "span_id": "s", "start_time_unix_nano": "1",
+        "status": {"code": 2},
+        "attributes": [
+            attr("openinference.span.kind", "LLM"),
+            attr("llm.input_messages.0.message.role", "user"),
+            attr("llm.input_messages.0.message.content", "hi"),
+            attr("llm.output_messages.0.message.role", "assistant"),
+            attr("llm.output_messages.0.message.tool_calls.0.tool_call.id", "c1"),
+            attr("llm.output_messages.0.message.tool_calls.0.tool_call.function.name", "f"),
+        ]}]}]}]});
+        assert_eq!(OpenInference.sniff(&doc), Some(90));
+        let convs = OpenInference
+            .normalise(&[Doc {
+                base: 0,
+                value: &doc,
+            }])
+            .expect("read");
+        assert_eq!(convs.len(), 1);
+        assert!(
+            convs.iter().all(|c| !c.accepted),
+            "status.code 2 is a failed call"
+        );
+        assert_eq!(convs.iter().map(|c| c.calls().count()).sum::<usize>(), 1);
+    }
 
     #[test]
     fn sniffs_openinference_exports_only() {

@@ -104,7 +104,7 @@ impl Adapter for Otel {
             .collect();
         let mut calls: Vec<ModelCall> = spans
             .iter()
-            .filter(|s| s.attrs.iter().any(|a| is_content(a.key)))
+            .filter(|s| s.attrs.iter().any(|a| is_content(&a.key)))
             .map(|s| {
                 let (input, output) = messages(&s.attrs);
                 ModelCall {
@@ -259,13 +259,14 @@ fn tools(attrs: &[Attr<'_>]) -> Vec<crate::transcript::ToolDef> {
             out.extend(list.iter().filter_map(|d| otlp::tool_def(d, &loc)));
         }
     }
-    for (_, entries) in otlp::indexed(attrs.iter().map(|a| (a.key, a)), "llm.request.functions.") {
+    for (_, entries) in otlp::indexed(attrs.iter().map(|a| (&*a.key, a)), "llm.request.functions.")
+    {
         let Some(loc) = entries.first().map(|(_, a)| a.loc.clone()) else {
             continue;
         };
         let def: serde_json::Map<String, Json> = entries
             .iter()
-            .map(|(k, a)| ((*k).to_string(), otlp::any_value(a.value)))
+            .map(|(k, a)| ((*k).to_string(), a.to_json()))
             .collect();
         let schema_loc = entries
             .iter()
@@ -444,7 +445,7 @@ fn has_span_events(doc: &Tree) -> bool {
 /// The model call a span records in its events, if it records one there (and not in
 /// content attributes, which libraries writing both would have counted twice).
 fn span_event_call(span: &otlp::Span<'_>) -> Option<ModelCall> {
-    if span.attrs.iter().any(|a| is_content(a.key)) {
+    if span.attrs.iter().any(|a| is_content(&a.key)) {
         return None;
     }
     let events = super::array_at(span.value, "events")?;
@@ -479,7 +480,7 @@ fn span_event_call(span: &otlp::Span<'_>) -> Option<ModelCall> {
                     _ => Json::Object(
                         attrs
                             .iter()
-                            .map(|a| (a.key.to_string(), otlp::any_value(a.value)))
+                            .map(|a| (a.key.to_string(), a.to_json()))
                             .collect(),
                     ),
                 };

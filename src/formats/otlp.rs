@@ -28,23 +28,39 @@ use serde_json::Value as Json;
 
 /// One attribute: its key and AnyValue, and where the value is.
 pub(crate) struct Attr<'a> {
-    pub key: &'a str,
+    /// Owned where a container nests what OTLP flattens (Phoenix's dataframe rows).
+    pub key: std::borrow::Cow<'a, str>,
     pub value: &'a Tree<'a>,
-    /// The AnyValue object.
+    /// The AnyValue object, or the value itself when `plain`.
     pub loc: Loc,
+    /// The value is written as itself, not wrapped in an AnyValue (Phoenix's REST spans and
+    /// dataframe rows).
+    pub plain: bool,
 }
 
 impl Attr<'_> {
-    /// Where the scalar inside the AnyValue is (`…/value/stringValue`).
+    /// The AnyValue's one member: its first non-null one (Phoenix's OTLP page writes every
+    /// member, the unset ones `null`).
+    fn member(&self) -> Option<(&str, &Tree<'_>)> {
+        any_member(self.value)
+    }
+
+    /// Where the scalar is (`…/value/stringValue`).
     pub fn inner(&self) -> Loc {
-        match self.value.as_object().and_then(|m| m.keys().next()) {
-            Some(key) => self.loc.child(key),
-            None => self.loc.clone(),
+        match self.member() {
+            Some((key, _)) if !self.plain => self.loc.child(key),
+            _ => self.loc.clone(),
         }
     }
 
     pub fn as_str(&self) -> Option<&str> {
-        str_at(self.value, "stringValue")
+        if self.plain {
+            return self.value.as_str();
+        }
+        match self.member() {
+            Some(("stringValue" | "string_value", v)) => v.as_str(),
+            _ => None,
+        }
     }
 
     /// The value as owned JSON; a string holding JSON (how content attributes are written)
@@ -52,7 +68,16 @@ impl Attr<'_> {
     pub fn json(&self, decode: bool) -> Json {
         match self.as_str() {
             Some(text) if decode => crate::json::parse_value(text).unwrap_or(Json::Null),
-            _ => any_value(self.value),
+            _ => self.to_json(),
+        }
+    }
+
+    /// The value as owned JSON, as written.
+    pub fn to_json(&self) -> Json {
+        if self.plain {
+            self.value.to_serde()
+        } else {
+            any_value(self.value)
         }
     }
 }
@@ -64,9 +89,10 @@ pub(crate) fn attributes<'a>(holder: &'a Tree<'a>, loc: &Loc) -> Vec<Attr<'a>> {
         .enumerate()
         .filter_map(|(i, a)| {
             Some(Attr {
-                key: str_at(a, "key")?,
+                key: str_at(a, "key")?.into(),
                 value: a.get("value")?,
                 loc: loc.child("attributes").child(i).child("value"),
+                plain: false,
             })
         })
         .collect()
@@ -80,20 +106,26 @@ pub(crate) fn attr_str<'b>(attrs: &'b [Attr<'_>], key: &str) -> Option<&'b str> 
     attr(attrs, key).and_then(Attr::as_str)
 }
 
-/// An AnyValue as owned JSON (`kvlistValue` an object, `arrayValue` an array).
+/// The member of an AnyValue that holds the value: the first that is not `null`.
+fn any_member<'t>(value: &'t Tree<'t>) -> Option<(&'t str, &'t Tree<'t>)> {
+    value.as_object()?.iter().find(|(_, v)| !v.is_null())
+}
+
+/// An AnyValue as owned JSON (`kvlistValue` an object, `arrayValue` an array), in the
+/// camelCase of the OTLP encoding or the snake_case of protobuf field names.
 pub(crate) fn any_value(value: &Tree) -> Json {
-    let Some((key, inner)) = value.as_object().and_then(|m| m.iter().next()) else {
+    let Some((key, inner)) = any_member(value) else {
         return Json::Null;
     };
     match key {
-        "arrayValue" => Json::Array(
+        "arrayValue" | "array_value" => Json::Array(
             array_at(inner, "values")
                 .map_or(&[][..], Vec::as_slice)
                 .iter()
                 .map(any_value)
                 .collect(),
         ),
-        "kvlistValue" => Json::Object(
+        "kvlistValue" | "kvlist_value" => Json::Object(
             array_at(inner, "values")
                 .map_or(&[][..], Vec::as_slice)
                 .iter()
@@ -103,7 +135,7 @@ pub(crate) fn any_value(value: &Tree) -> Json {
                 .collect(),
         ),
         // int64 is a decimal string in the JSON encoding.
-        "intValue" => match inner.as_str() {
+        "intValue" | "int_value" => match inner.as_str() {
             Some(text) => text
                 .parse::<i64>()
                 .map_or_else(|_| Json::String(text.to_string()), Json::from),
@@ -113,9 +145,23 @@ pub(crate) fn any_value(value: &Tree) -> Json {
     }
 }
 
-/// Whether a document is an OTLP export (traces or logs).
+/// Whether a document is an OTLP export (traces or logs), with camelCase or protobuf's
+/// snake_case field names (`MessageToJson(preserving_proto_field_name=True)`).
 pub(crate) fn is_export(doc: &Tree) -> bool {
-    field(doc, &["resourceSpans", "resourceLogs"]).is_some_and(|(_, v)| v.is_array())
+    field(doc, &["resourceSpans", "resourceLogs", "resource_spans"])
+        .is_some_and(|(_, v)| v.is_array())
+}
+
+/// The array under either spelling of a field, with the spelling found.
+fn list<'a>(
+    value: &'a Tree<'a>,
+    camel: &'static str,
+    snake: &'static str,
+) -> (&'static str, &'a [Tree<'a>]) {
+    match field(value, &[camel, snake]) {
+        Some((name, Tree::Array(items))) => (name, items.as_slice()),
+        _ => (camel, &[]),
+    }
 }
 
 /// One span of an export.
@@ -129,8 +175,12 @@ pub(crate) struct Span<'a> {
 }
 
 impl Span<'_> {
-    /// `status.code` 2 / `STATUS_CODE_ERROR`.
+    /// `status.code` 2 / `STATUS_CODE_ERROR`, or Phoenix's `status_code: "ERROR"` (its
+    /// REST spans and dataframe rows).
     pub fn failed(&self) -> bool {
+        if let Some(code) = str_at(self.value, "status_code") {
+            return code == "ERROR";
+        }
         match self.value.get("status").and_then(|s| s.get("code")) {
             Some(Tree::String(s)) => s.as_str() == "STATUS_CODE_ERROR" || s.as_str() == "2",
             Some(code) => code.as_u64() == Some(2),
@@ -153,27 +203,20 @@ pub(crate) fn spans<'a>(docs: &'a [Doc<'a>]) -> Vec<Span<'a>> {
     let mut out = Vec::new();
     for doc in docs {
         let root = Loc::new(doc.base, "");
-        let resources = array_at(doc.value, "resourceSpans").map_or(&[][..], Vec::as_slice);
+        let (rkey, resources) = list(doc.value, "resourceSpans", "resource_spans");
         for (r, resource) in resources.iter().enumerate() {
-            let scopes = array_at(resource, "scopeSpans").map_or(&[][..], Vec::as_slice);
+            let (skey, scopes) = list(resource, "scopeSpans", "scope_spans");
             for (s, scope) in scopes.iter().enumerate() {
+                let at = root
+                    .child(rkey)
+                    .child(r)
+                    .child(skey)
+                    .child(s)
+                    .child("spans");
                 let list = array_at(scope, "spans").map_or(&[][..], Vec::as_slice);
                 for (i, span) in list.iter().enumerate() {
-                    let loc = root
-                        .child("resourceSpans")
-                        .child(r)
-                        .child("scopeSpans")
-                        .child(s)
-                        .child("spans")
-                        .child(i);
                     let order = out.len();
-                    out.push(Span {
-                        value: span,
-                        attrs: attributes(span, &loc),
-                        loc,
-                        start: nanos(span.get("startTimeUnixNano")),
-                        order,
-                    });
+                    out.push(Span::new(span, at.child(i), order));
                 }
             }
         }
@@ -181,16 +224,36 @@ pub(crate) fn spans<'a>(docs: &'a [Doc<'a>]) -> Vec<Span<'a>> {
     out
 }
 
+impl<'a> Span<'a> {
+    /// An OTLP span (camelCase or snake_case) at `loc`.
+    pub fn new(span: &'a Tree<'a>, loc: Loc, order: usize) -> Span<'a> {
+        Span {
+            value: span,
+            attrs: attributes(span, &loc),
+            loc,
+            start: nanos(
+                field(span, &["startTimeUnixNano", "start_time_unix_nano"]).map(|(_, v)| v),
+            ),
+            order,
+        }
+    }
+}
+
 /// Whether any span of the document has an attribute `matches` accepts.
 pub(crate) fn any_attribute(doc: &Tree, matches: impl Fn(&str) -> bool) -> bool {
-    array_at(doc, "resourceSpans")
-        .into_iter()
-        .flatten()
-        .filter_map(|r| array_at(r, "scopeSpans"))
-        .flatten()
+    list(doc, "resourceSpans", "resource_spans")
+        .1
+        .iter()
+        .flat_map(|r| list(r, "scopeSpans", "scope_spans").1)
         .filter_map(|s| array_at(s, "spans"))
         .flatten()
-        .filter_map(|span| array_at(span, "attributes"))
+        .any(|span| span_has_attribute(span, &matches))
+}
+
+/// Whether one OTLP span has an attribute `matches` accepts.
+pub(crate) fn span_has_attribute(span: &Tree, matches: impl Fn(&str) -> bool) -> bool {
+    array_at(span, "attributes")
+        .into_iter()
         .flatten()
         .any(|a| str_at(a, "key").is_some_and(&matches))
 }
@@ -382,7 +445,7 @@ pub(crate) struct FlatKeys {
 /// The messages flattened under `prefix`.
 pub(crate) fn flat_messages(attrs: &[Attr<'_>], prefix: &str, keys: &FlatKeys) -> Vec<Message> {
     let mut out = Vec::new();
-    for (_, entries) in indexed(attrs.iter().map(|a| (a.key, a)), prefix) {
+    for (_, entries) in indexed(attrs.iter().map(|a| (&*a.key, a)), prefix) {
         let get = |k: &str| entries.iter().find(|(key, _)| *key == k).map(|(_, a)| *a);
         let Some(first) = entries.first().map(|(_, a)| *a) else {
             continue;
@@ -391,7 +454,7 @@ pub(crate) fn flat_messages(attrs: &[Attr<'_>], prefix: &str, keys: &FlatKeys) -
         let role = role(get(keys.role).and_then(Attr::as_str).unwrap_or("user"));
         let mut print: Vec<String> = entries
             .iter()
-            .map(|(k, a)| format!("{k}={}", any_value(a.value)))
+            .map(|(k, a)| format!("{k}={}", a.to_json()))
             .collect();
         print.sort();
         let mut items = Vec::new();

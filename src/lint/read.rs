@@ -425,6 +425,9 @@ fn describe_shape(doc: &crate::tree::Value<'_>) -> String {
         Tree::Object(map) if ["agent", "workspace", "execution_status"].iter().all(|k| map.contains_key(k)) => {
             "an OpenHands conversation state (`base_state.json`); its conversation is the `events/` folder beside it".to_string()
         }
+        _ if crate::formats::is_phoenix_spans(doc) => {
+            "Arize Phoenix spans with no OpenInference model-call (`LLM`) spans, so no conversation".to_string()
+        }
         Tree::Object(map) if map.contains_key("resourceSpans") || map.contains_key("resourceLogs") => {
             "an OpenTelemetry (OTLP) export with no GenAI or OpenInference model-call spans, so no conversation".to_string()
         }

@@ -61,7 +61,7 @@ impl OutputFormat {
 /// `": 2 Strands agent records, 1 other JSON"` (empty without reasons).
 fn skipped_kinds(reasons: &[&str]) -> String {
     // (how the reason opens, one, several)
-    const KINDS: [(&str, &str, &str); 7] = [
+    const KINDS: [(&str, &str, &str); 8] = [
         (
             "a Strands session record",
             "Strands session record",
@@ -81,6 +81,11 @@ fn skipped_kinds(reasons: &[&str]) -> String {
             "an OpenTelemetry (OTLP) export",
             "OTLP export without model calls",
             "OTLP exports without model calls",
+        ),
+        (
+            "Arize Phoenix spans",
+            "Phoenix span export without model calls",
+            "Phoenix span exports without model calls",
         ),
         (
             "a SQLite database",
