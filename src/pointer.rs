@@ -84,13 +84,20 @@ impl<T: Token + ?Sized> Token for &T {
 pub fn locate(text: &str, base: usize, pointer: &str) -> Option<(usize, usize)> {
     let bytes = text.as_bytes();
     let mut pos = skip_ws(bytes, base);
-    let tokens: Vec<String> = if pointer.is_empty() {
+    // Every finding is placed by a pointer, so its tokens are borrowed unless escaped.
+    let tokens: Vec<std::borrow::Cow<'_, str>> = if pointer.is_empty() {
         Vec::new()
     } else {
         pointer
             .strip_prefix('/')?
             .split('/')
-            .map(|t| t.replace("~1", "/").replace("~0", "~"))
+            .map(|t| {
+                if t.contains('~') {
+                    std::borrow::Cow::Owned(t.replace("~1", "/").replace("~0", "~"))
+                } else {
+                    std::borrow::Cow::Borrowed(t)
+                }
+            })
             .collect()
     };
     for token in &tokens {
@@ -104,11 +111,13 @@ pub fn locate(text: &str, base: usize, pointer: &str) -> Option<(usize, usize)> 
     Some((pos, end))
 }
 
-fn decode_key(raw: &str) -> Option<String> {
+/// Whether the quoted key `raw` (quotes included) is `key`: compared in place, decoded only
+/// when it holds an escape (every member passed on the way to a finding is compared).
+fn key_is(raw: &str, key: &str) -> bool {
     if raw.contains('\\') {
-        serde_json::from_str(raw).ok()
+        serde_json::from_str::<String>(raw).is_ok_and(|k| k == key)
     } else {
-        raw.get(1..raw.len().saturating_sub(1)).map(str::to_string)
+        raw.get(1..raw.len().saturating_sub(1)) == Some(key)
     }
 }
 
@@ -124,7 +133,7 @@ fn find_member(text: &str, obj: usize, key: &str) -> Option<usize> {
         }
         let value = skip_ws(bytes, colon + 1);
         // serde_json keeps the last of duplicate keys, so the last match wins here too.
-        if decode_key(text.get(pos..key_end)?).as_deref() == Some(key) {
+        if key_is(text.get(pos..key_end)?, key) {
             found = Some(value);
         }
         pos = skip_ws(bytes, skip_value(bytes, value)?);
@@ -298,6 +307,13 @@ mod tests {
         assert_eq!(span("/a~0"), Some("2"));
         assert_eq!(span("/a/2"), None);
         assert_eq!(span("/zz"), None);
+        // A key written with an escape is compared decoded; the last of duplicates wins.
+        let text = r#"{"\u0062": 3, "b": 4, "c\"": 5}"#;
+        let span = |p: &str| locate(text, 0, p).map(|(s, e)| &text[s..e]);
+        assert_eq!(span("/b"), Some("4"));
+        assert_eq!(span("/c\""), Some("5"));
+        let text = r#"{"\u0062": 3}"#;
+        assert_eq!(locate(text, 0, "/b").map(|(s, e)| &text[s..e]), Some("3"));
     }
 
     #[test]
