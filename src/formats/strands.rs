@@ -29,7 +29,7 @@ use super::{str_at, Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::json_edit::{self, split_index};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
-use crate::transcript::{Conversation, Loc, Pairing, Role};
+use crate::transcript::{Conversation, Item, Loc, Pairing, Role};
 use crate::tree::Value as Tree;
 
 pub struct Strands;
@@ -95,9 +95,6 @@ impl Adapter for Strands {
         // an unanswered call, stale and leading orphaned results dropped
         // (`RepositorySessionManager._fix_broken_tool_use`, sdk-python#859; since 1.15).
         conv.repaired_pairing = true;
-        // Whether the message before made calls: only the results right after calls are
-        // rebuilt; an orphaned result anywhere else (but at the start) is sent as it is.
-        let mut after_calls = true;
         for doc in docs {
             if !is_message_file(doc.value) {
                 return Err(
@@ -109,21 +106,26 @@ impl Adapter for Strands {
                 Some(redacted) if !redacted.is_null() => ("redact_message", redacted),
                 _ => ("message", doc.value.get("message").unwrap_or(&Tree::Null)),
             };
-            let mloc = Loc::new(doc.base, format!("/{key}"));
-            let blocks = message
-                .get("content")
-                .and_then(Tree::as_array)
-                .map_or(&[][..], Vec::as_slice);
-            if !after_calls && message.get("role").and_then(Tree::as_str) == Some("user") {
-                for (j, block) in blocks.iter().enumerate() {
-                    if block.get("toolResult").is_some() {
-                        conv.kept_unpaired.push(mloc.child("content").child(j));
-                    }
-                }
+            // Only the results right after a message with calls are rebuilt; an orphaned
+            // result anywhere else (but at the start) is sent as it is.
+            let after_calls = conv.turns.last().is_none_or(|t| {
+                t.role == Role::Assistant && t.items.iter().any(|i| matches!(i, Item::Call(_)))
+            });
+            push_message(&mut conv, message, &Loc::new(doc.base, format!("/{key}")))?;
+            if !after_calls {
+                let sent_as_is: Vec<Loc> = conv
+                    .turns
+                    .last()
+                    .filter(|t| t.role == Role::User)
+                    .into_iter()
+                    .flat_map(|t| &t.items)
+                    .filter_map(|item| match item {
+                        Item::Result(r) => Some(r.loc.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                conv.kept_unpaired.extend(sent_as_is);
             }
-            after_calls = message.get("role").and_then(Tree::as_str) == Some("assistant")
-                && blocks.iter().any(|b| b.get("toolUse").is_some());
-            push_message(&mut conv, message, &mloc)?;
         }
         Ok(vec![conv])
     }
