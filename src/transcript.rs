@@ -556,10 +556,7 @@ pub fn result_text(value: &Tree<'_>) -> String {
     // The first `MAX` bytes of `text`, cut at a character boundary: a long output is never
     // copied whole only to be cut.
     let head = |text: &str| -> String {
-        let mut cut = text.len().min(MAX);
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
+        let cut = crate::source::floor_char_boundary(text, MAX);
         text.get(..cut).unwrap_or_default().to_string()
     };
     let mut text = match value {
@@ -586,13 +583,7 @@ pub fn result_text(value: &Tree<'_>) -> String {
         Tree::Null => String::new(),
         other => other.to_string(),
     };
-    if text.len() > MAX {
-        let mut cut = MAX;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        text.truncate(cut);
-    }
+    text.truncate(crate::source::floor_char_boundary(&text, MAX));
     text
 }
 
@@ -641,10 +632,7 @@ pub fn text_looks_like_error(s: &str) -> bool {
 /// characters of letters, digits, spaces, `_`, `.` and `-`, and does not open with a
 /// negation, so `No Error: ...` or a sentence that mentions an error later is not one.
 fn labelled_error(s: &str) -> bool {
-    let mut end = s.len().min(48);
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
+    let end = crate::source::floor_char_boundary(s, 48);
     let Some(colon) = s.get(..end).and_then(|head| head.find(':')) else {
         return false;
     };

@@ -342,12 +342,8 @@ fn lsp_range(text: &str, start: usize, end: usize) -> Range {
 }
 
 fn position(text: &str, offset: usize) -> Position {
-    let offset = offset.min(text.len());
     // Back to a character boundary, should an offset land inside one.
-    let offset = (0..=offset)
-        .rev()
-        .find(|&i| text.is_char_boundary(i))
-        .unwrap_or(0);
+    let offset = crate::source::floor_char_boundary(text, offset);
     let before = text.get(..offset).unwrap_or_default();
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let line = before.matches('\n').count();
