@@ -296,11 +296,9 @@ pub fn enforced_by(code: &str) -> Vec<Provider> {
         "TC508" => &[Openai, Deepseek, Mistral],
         _ => rejected_by(code),
     };
-    let mut providers: Vec<Provider> = Provider::ALL
+    Provider::ALL
         .iter()
         .copied()
         .filter(|p| own.contains(p) || (*p == GeminiVertex && own.contains(&Gemini)))
-        .collect();
-    providers.dedup();
-    providers
+        .collect()
 }

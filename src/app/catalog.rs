@@ -18,7 +18,6 @@ pub(super) fn rules_command(args: &RulesArgs) -> u8 {
         .map(|r| (r.meta(), crate::provider::enforced_by(r.meta().code)))
         .filter(|(_, by)| args.target.is_empty() || args.target.iter().any(|t| by.contains(t)))
         .collect();
-    let names = |by: &[Provider]| -> Vec<&'static str> { by.iter().map(|p| p.name()).collect() };
     let mut text;
     match args.output_format {
         CatalogFormat::Json => {
@@ -31,7 +30,7 @@ pub(super) fn rules_command(args: &RulesArgs) -> u8 {
                         "severity": m.severity,
                         "fix": m.fix.as_str(),
                         "summary": m.summary,
-                        "rejected_by": names(by),
+                        "rejected_by": by.iter().map(|p| p.name()).collect::<Vec<_>>(),
                     })
                 })
                 .collect();
@@ -54,14 +53,9 @@ pub(super) fn rules_command(args: &RulesArgs) -> u8 {
                     m.summary
                 ));
                 if !by.is_empty() {
-                    text.push_str(&format!(
-                        "{:<6} {:<name_width$} {:<8} {:<9} rejected by: {}\n",
-                        "",
-                        "",
-                        "",
-                        "",
-                        names(by).join(", ")
-                    ));
+                    // Under the summary column.
+                    let indent = 6 + 1 + name_width + 1 + 8 + 1 + 9 + 1;
+                    text.push_str(&format!("{:indent$}rejected by: {}\n", "", names(by)));
                 }
             }
         }
@@ -77,10 +71,7 @@ pub(super) fn explain_command(key: &str) -> u8 {
             let rejected = if by.is_empty() {
                 "Rejected by: no provider known".to_string()
             } else {
-                format!(
-                    "Rejected by: {}",
-                    by.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ")
-                )
+                format!("Rejected by: {}", names(&by))
             };
             let text = format!(
                 "# {} ({})\n\nSeverity: {}. Fix: {}. {rejected}.\n\n{}\n",
@@ -165,4 +156,10 @@ pub(super) fn generate_docs_command(dir: &Path) -> u8 {
         }
         Err(e) => usage_error(&format!("cannot write {}: {e}", dir.display())),
     }
+}
+
+/// `"openai, anthropic, gemini"`: the providers as `rules` and `explain` list them.
+fn names(providers: &[Provider]) -> String {
+    let names: Vec<&str> = providers.iter().map(|p| p.name()).collect();
+    names.join(", ")
 }
