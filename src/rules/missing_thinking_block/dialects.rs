@@ -5,7 +5,7 @@ use super::MissingThinkingBlock;
 use crate::finding::Finding;
 use crate::provider::{self, Provider};
 use crate::rules::Context;
-use crate::transcript::{Conversation, Item, Loc, Role};
+use crate::transcript::{Conversation, Item, Loc, Role, Text};
 
 /// Why a provider's thinking counts as on for this conversation, or `None` when the history
 /// does not show it and no target was named.
@@ -163,10 +163,9 @@ pub(super) fn reasoning_items(cx: &Context<'_>, conv: &Conversation, out: &mut V
     let Some(verdict) = cx.judge(&[Provider::OpenaiResponses]) else {
         return;
     };
-    let is_reasoning =
-        |item: &Item| matches!(item, Item::Text(t) if conv.reasoning.carried.contains(&t.loc));
+    let is_reasoning = |item: &Item| reasoning_item(conv, item).is_some();
     for turn in conv.turns.iter().filter(|t| t.role == Role::Assistant) {
-        if let Some(Item::Text(last)) = turn.items.last().filter(|i| is_reasoning(i)) {
+        if let Some(last) = turn.items.last().and_then(|i| reasoning_item(conv, i)) {
             out.push(
                 Finding::at(
                     &MissingThinkingBlock::META,
@@ -214,25 +213,16 @@ fn reasoning_between_calls(cx: &Context<'_>, conv: &Conversation, out: &mut Vec<
     let Some(verdict) = cx.judge(&[Provider::Deepseek]) else {
         return;
     };
-    let is_reasoning =
-        |item: &Item| matches!(item, Item::Text(t) if conv.reasoning.carried.contains(&t.loc));
     let is_call = |item: &Item| matches!(item, Item::Call(c) if c.is_client());
     for turn in conv.turns.iter().filter(|t| t.role == Role::Assistant) {
         let items = &turn.items;
-        let Some(first_call) = items.iter().position(is_call) else {
+        let (Some(first_call), Some(last_call)) =
+            (items.iter().position(is_call), items.iter().rposition(is_call))
+        else {
             continue;
         };
-        let Some(last_call) = items.iter().rposition(is_call) else {
-            continue;
-        };
-        let between = items
-            .iter()
-            .enumerate()
-            .filter(|(i, item)| *i > first_call && *i < last_call && is_reasoning(item));
-        for (_, item) in between {
-            let Item::Text(reasoning) = item else {
-                continue;
-            };
+        let between = items.get(first_call + 1..last_call).unwrap_or_default();
+        for reasoning in between.iter().filter_map(|i| reasoning_item(conv, i)) {
             out.push(
                 Finding::at(
                     &MissingThinkingBlock::META,
@@ -246,5 +236,13 @@ fn reasoning_between_calls(cx: &Context<'_>, conv: &Conversation, out: &mut Vec<
                 .rejected_by(verdict.clone()),
             );
         }
+    }
+}
+
+/// The `reasoning` item `item` is, in a format that carries reasoning as items of its own.
+fn reasoning_item<'c>(conv: &Conversation, item: &'c Item) -> Option<&'c Text> {
+    match item {
+        Item::Text(t) if conv.reasoning.carried.contains(&t.loc) => Some(t),
+        _ => None,
     }
 }
