@@ -216,9 +216,10 @@ fn reasoning_between_calls(cx: &Context<'_>, conv: &Conversation, out: &mut Vec<
     let is_call = |item: &Item| matches!(item, Item::Call(c) if c.is_client());
     for turn in conv.turns.iter().filter(|t| t.role == Role::Assistant) {
         let items = &turn.items;
-        let (Some(first_call), Some(last_call)) =
-            (items.iter().position(is_call), items.iter().rposition(is_call))
-        else {
+        let (Some(first_call), Some(last_call)) = (
+            items.iter().position(is_call),
+            items.iter().rposition(is_call),
+        ) else {
             continue;
         };
         let between = items.get(first_call + 1..last_call).unwrap_or_default();
