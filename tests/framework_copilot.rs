@@ -62,16 +62,12 @@ fn assert_chain_whole(text: &str) {
 /// second fix finds nothing.
 #[test]
 fn fix_write_round_trip_lints_clean_and_keeps_the_chain() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("events.jsonl");
-    let original = std::fs::read_to_string(
-        common::root().join("fixtures/copilot-cli/broken-unanswered-call.jsonl"),
-    )
-    .expect("fixture");
-    std::fs::write(&path, &original).expect("copy");
-    let fixed = common::toolcheck_in(dir.path(), &["fix", "events.jsonl", "--write"], None);
-    assert_eq!(fixed.code, 0, "{}", fixed.transcript());
-    let after = std::fs::read_to_string(&path).expect("file");
+    let (original, after) = common::fix_write_round_trip(
+        "copilot-cli/broken-unanswered-call.jsonl",
+        "events.jsonl",
+        &[],
+        &[],
+    );
     assert_chain_whole(&after);
     let lines: Vec<&str> = after.lines().collect();
     assert_eq!(lines.len(), original.lines().count() + 1);
@@ -81,11 +77,6 @@ fn fix_write_round_trip_lints_clean_and_keeps_the_chain() {
         lines[8].starts_with(r#"{"type":"assistant.turn_end""#),
         "{after}"
     );
-    let lint = common::toolcheck_in(dir.path(), &["lint", "events.jsonl"], None);
-    assert_eq!(lint.code, 0, "{}", lint.transcript());
-    let again = common::toolcheck_in(dir.path(), &["fix", "events.jsonl", "--write"], None);
-    assert_eq!(again.code, 0, "{}", again.transcript());
-    assert_eq!(std::fs::read_to_string(&path).expect("file"), after);
 }
 
 /// The broken log, fixed: the chain stays whole and only the truncated arguments are left.

@@ -59,33 +59,18 @@ fn fix_dry_run() {
 /// clean, and a second fix finds nothing.
 #[test]
 fn fix_write_appends_versions_and_lints_clean() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("session.jsonl");
-    let original =
-        std::fs::read_to_string(common::root().join("fixtures/gemini-cli/broken-fixable.jsonl"))
-            .expect("fixture");
-    std::fs::write(&path, &original).expect("copy");
-    let fixed = common::toolcheck_in(
-        dir.path(),
-        &["fix", "session.jsonl", "--write", "--unsafe-fixes"],
-        None,
+    let unsafe_fixes = ["--unsafe-fixes"];
+    let (original, after) = common::fix_write_round_trip(
+        "gemini-cli/broken-fixable.jsonl",
+        "session.jsonl",
+        &unsafe_fixes,
+        &unsafe_fixes,
     );
-    assert_eq!(fixed.code, 0, "{}", fixed.transcript());
-    let after = std::fs::read_to_string(&path).expect("file");
     // Every original byte stays: the versions are appended.
     assert!(after.starts_with(&original), "{after}");
     assert_eq!(after.lines().count(), original.lines().count() + 4);
     // The rewound call is not touched.
     assert!(!after[original.len()..].contains("call-test-1"));
-    let lint = common::toolcheck_in(dir.path(), &["lint", "session.jsonl"], None);
-    assert_eq!(lint.code, 0, "{}", lint.transcript());
-    let again = common::toolcheck_in(
-        dir.path(),
-        &["fix", "session.jsonl", "--write", "--unsafe-fixes"],
-        None,
-    );
-    assert_eq!(again.code, 0, "{}", again.transcript());
-    assert_eq!(std::fs::read_to_string(&path).expect("file"), after);
     insta::assert_snapshot!(&after[original.len()..]);
 }
 

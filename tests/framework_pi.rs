@@ -66,29 +66,17 @@ fn assert_tree_whole(text: &str, header: &str) {
 /// finds nothing.
 #[test]
 fn fix_write_round_trip_lints_clean_and_keeps_the_tree() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("session.jsonl");
-    let original =
-        std::fs::read_to_string(common::root().join("fixtures/pi/broken-unanswered-call.jsonl"))
-            .expect("fixture");
-    std::fs::write(&path, &original).expect("copy");
-    let header = original.lines().next().unwrap_or_default();
-    let fixed = common::toolcheck_in(
-        dir.path(),
-        &["fix", "session.jsonl", "--write", "--unsafe-fixes"],
-        None,
+    let (original, after) = common::fix_write_round_trip(
+        "pi/broken-unanswered-call.jsonl",
+        "session.jsonl",
+        &["--unsafe-fixes"],
+        &[],
     );
-    assert_eq!(fixed.code, 0, "{}", fixed.transcript());
-    let after = std::fs::read_to_string(&path).expect("file");
+    let header = original.lines().next().unwrap_or_default();
     assert_tree_whole(&after, header);
     // One line in, two out.
     assert_eq!(after.lines().count(), original.lines().count() - 1);
     assert!(after.contains(r#""toolCallId":"toolu_01R2bW","toolName":"read","content":[{"type":"text","text":"Synthetic result written by toolcheck"#));
-    let lint = common::toolcheck_in(dir.path(), &["lint", "session.jsonl"], None);
-    assert_eq!(lint.code, 0, "{}", lint.transcript());
-    let again = common::toolcheck_in(dir.path(), &["fix", "session.jsonl", "--write"], None);
-    assert_eq!(again.code, 0, "{}", again.transcript());
-    assert_eq!(std::fs::read_to_string(&path).expect("file"), after);
     insta::assert_snapshot!(after);
 }
 

@@ -65,26 +65,14 @@ fn assert_chain_whole(text: &str) {
 /// finds nothing.
 #[test]
 fn fix_write_round_trip_lints_clean_and_keeps_the_chain() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("session.jsonl");
-    let original =
-        std::fs::read_to_string(common::root().join("fixtures/qwen-code/broken-fixable.jsonl"))
-            .expect("fixture");
-    std::fs::write(&path, &original).expect("copy");
-    let fixed = common::toolcheck_in(dir.path(), &["fix", "session.jsonl", "--write"], None);
-    assert_eq!(fixed.code, 0, "{}", fixed.transcript());
-    let after = std::fs::read_to_string(&path).expect("file");
+    let (original, after) =
+        common::fix_write_round_trip("qwen-code/broken-fixable.jsonl", "session.jsonl", &[], &[]);
     assert_chain_whole(&after);
     assert_eq!(after.lines().count(), original.lines().count());
     assert!(after.contains(r#""type":"tool_result","cwd":"/home/dev/app","version":"0.6.1","gitBranch":"main","message":{"role":"user","parts":[{"functionResponse":{"id":"call-wf-1","name":"read_file","response":{"error":"Synthetic result written by toolcheck"#), "{after}");
     // Before the checkpoint and off the path: untouched.
     assert!(!after.contains(r#""id":"call-old-1","name":"run_shell_command","response""#));
     assert!(after.contains("call-abandoned-1"));
-    let lint = common::toolcheck_in(dir.path(), &["lint", "session.jsonl"], None);
-    assert_eq!(lint.code, 0, "{}", lint.transcript());
-    let again = common::toolcheck_in(dir.path(), &["fix", "session.jsonl", "--write"], None);
-    assert_eq!(again.code, 0, "{}", again.transcript());
-    assert_eq!(std::fs::read_to_string(&path).expect("file"), after);
     insta::assert_snapshot!(after);
 }
 

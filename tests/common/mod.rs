@@ -286,3 +286,33 @@ pub fn fix_leaves_alone(fixture: &str, name: &str) -> Output {
     assert_eq!(after, original);
     out
 }
+
+/// Copies `fixtures/<fixture>` to a temporary directory as `name` and checks a repair's round
+/// trip: `fix <name> --write` with `extra` exits 0, the file then lints clean, and a second
+/// `fix <name> --write` with `again` exits 0 and changes nothing. Returns the original text
+/// and the fixed one.
+pub fn fix_write_round_trip(
+    fixture: &str,
+    name: &str,
+    extra: &[&str],
+    again: &[&str],
+) -> (String, String) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join(name);
+    let original = std::fs::read_to_string(root().join("fixtures").join(fixture)).expect("fixture");
+    std::fs::write(&path, &original).expect("copy the fixture");
+    let run = |more: &[&str]| {
+        let mut args = vec!["fix", name, "--write"];
+        args.extend_from_slice(more);
+        toolcheck_in(dir.path(), &args, None)
+    };
+    let fixed = run(extra);
+    assert_eq!(fixed.code, 0, "{}", fixed.transcript());
+    let after = std::fs::read_to_string(&path).expect("file");
+    let lint = toolcheck_in(dir.path(), &["lint", name], None);
+    assert_eq!(lint.code, 0, "{}", lint.transcript());
+    let second = run(again);
+    assert_eq!(second.code, 0, "{}", second.transcript());
+    assert_eq!(std::fs::read_to_string(&path).expect("file"), after);
+    (original, after)
+}
