@@ -85,24 +85,19 @@ pub fn locate(text: &str, base: usize, pointer: &str) -> Option<(usize, usize)> 
     let bytes = text.as_bytes();
     let mut pos = skip_ws(bytes, base);
     // Every finding is placed by a pointer, so its tokens are borrowed unless escaped.
-    let tokens: Vec<std::borrow::Cow<'_, str>> = if pointer.is_empty() {
-        Vec::new()
-    } else {
-        pointer
-            .strip_prefix('/')?
-            .split('/')
-            .map(|t| {
-                if t.contains('~') {
-                    std::borrow::Cow::Owned(t.replace("~1", "/").replace("~0", "~"))
-                } else {
-                    std::borrow::Cow::Borrowed(t)
-                }
-            })
-            .collect()
+    let tokens = match pointer {
+        "" => None,
+        p => Some(p.strip_prefix('/')?.split('/')),
     };
-    for token in &tokens {
+    for token in tokens.into_iter().flatten() {
+        // Every finding is placed by a pointer, so its tokens are borrowed unless escaped.
+        let token = if token.contains('~') {
+            std::borrow::Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
+        } else {
+            std::borrow::Cow::Borrowed(token)
+        };
         pos = match bytes.get(pos)? {
-            b'{' => find_member(text, pos, token)?,
+            b'{' => find_member(text, pos, &token)?,
             b'[' => find_element(bytes, pos, token.parse().ok()?)?,
             _ => return None,
         };
@@ -226,13 +221,24 @@ pub(crate) fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
 fn skip_string(bytes: &[u8], start: usize) -> Option<usize> {
     let mut pos = start + 1;
     loop {
+        pos += memchr::memchr2(b'"', b'\\', bytes.get(pos..)?)?;
         match bytes.get(pos)? {
             b'"' => return Some(pos + 1),
-            b'\\' => pos += 2,
-            _ => pos += 1,
+            _ => pos += 2,
         }
     }
 }
+
+/// The bytes a container scan stops at: quotes and brackets.
+const STRUCTURAL: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b'"' as usize] = true;
+    table[b'{' as usize] = true;
+    table[b'[' as usize] = true;
+    table[b'}' as usize] = true;
+    table[b']' as usize] = true;
+    table
+};
 
 /// End offset (exclusive) of the JSON value starting at `start`.
 pub(crate) fn skip_value(bytes: &[u8], start: usize) -> Option<usize> {
@@ -259,6 +265,10 @@ fn skip_container(bytes: &[u8], start: usize) -> Option<usize> {
             let mut depth = 0usize;
             let mut pos = start;
             loop {
+                pos += bytes
+                    .get(pos..)?
+                    .iter()
+                    .position(|&b| STRUCTURAL[usize::from(b)])?;
                 match bytes.get(pos)? {
                     b'"' => {
                         pos = skip_string(bytes, pos)?;

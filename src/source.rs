@@ -258,15 +258,22 @@ pub(crate) mod span_cache {
             Some(Some(end)) => end,
             Some(None) => {
                 let end = compute();
-                CACHE.with(|c| {
-                    if let Some(cache) = c.borrow_mut().as_mut() {
-                        cache.ends.insert(start, end);
-                    }
-                });
+                // Rescanning a small container costs less than remembering it: a dataset
+                // chunk's map of every small object's end cost more than the scans it saved.
+                if end.is_none_or(|end| end - start >= MEMO_FROM) {
+                    CACHE.with(|c| {
+                        if let Some(cache) = c.borrow_mut().as_mut() {
+                            cache.ends.insert(start, end);
+                        }
+                    });
+                }
                 end
             }
         }
     }
+
+    /// The smallest container (in bytes) whose end is memoised.
+    const MEMO_FROM: usize = 256;
 
     /// The element spans of the array at `start`, memoised when a cache is installed.
     pub(crate) fn spans(

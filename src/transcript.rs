@@ -272,16 +272,15 @@ pub enum Arguments {
 /// What parsing a call's arguments yields.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ParsedArgs {
-    Object(serde_json::Map<String, Json>),
+    /// A JSON object (always `Json::Object`): kept whole so a schema checks it without a
+    /// copy.
+    Object(Json),
     /// Null, missing, or an empty string.
     Empty,
     /// Parses to something other than an object.
     NotObject(Json),
     /// Not JSON at all; `truncated` when the text is a valid prefix of a JSON document.
-    Invalid {
-        error: String,
-        truncated: bool,
-    },
+    Invalid { error: String, truncated: bool },
     /// Valid as far as read, but nested deeper than toolcheck reads.
     TooDeep,
 }
@@ -306,7 +305,7 @@ impl Arguments {
     /// The parsed arguments when they are an object.
     pub fn object(&self) -> Option<serde_json::Map<String, Json>> {
         match self.parse() {
-            ParsedArgs::Object(map) => Some(map),
+            ParsedArgs::Object(Json::Object(map)) => Some(map),
             _ => None,
         }
     }
@@ -314,7 +313,7 @@ impl Arguments {
 
 fn classify(v: Json) -> ParsedArgs {
     match v {
-        Json::Object(map) => ParsedArgs::Object(map),
+        v @ Json::Object(_) => ParsedArgs::Object(v),
         Json::Null => ParsedArgs::Empty,
         other => ParsedArgs::NotObject(other),
     }

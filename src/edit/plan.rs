@@ -70,7 +70,7 @@ pub struct EditContext<'a> {
     pub jsonl: bool,
     /// Values parsed for planning, by location: the message of a call is shared by every
     /// call in it, so a turn of N unanswered calls parses it once, not N times.
-    parsed: std::cell::RefCell<std::collections::HashMap<Loc, std::rc::Rc<Tree<'a>>>>,
+    parsed: std::cell::RefCell<foldhash::HashMap<Loc, std::rc::Rc<Tree<'a>>>>,
 }
 
 impl<'a> EditContext<'a> {

@@ -73,7 +73,7 @@ impl Rule for ArgumentsMismatch {
             // Broken call arguments are other rules' findings; an empty call matches an
             // empty echo.
             let said = match &*cx.args(call) {
-                ParsedArgs::Object(map) => Json::Object(map.clone()),
+                ParsedArgs::Object(object) => object.clone(),
                 ParsedArgs::NotObject(value) => value.clone(),
                 ParsedArgs::Empty => Json::Object(Default::default()),
                 ParsedArgs::Invalid { .. } | ParsedArgs::TooDeep => continue,

@@ -67,12 +67,17 @@ impl Rule for EmptyArguments {
                     call.name,
                     required_list()
                 ),
-                ParsedArgs::Object(map) if map.is_empty() && !required.is_empty() => format!(
-                    "arguments of {} are `{{}}`, but `{}` requires {}",
-                    call.subject(),
-                    call.name,
-                    required_list()
-                ),
+                ParsedArgs::Object(object)
+                    if object.as_object().is_some_and(serde_json::Map::is_empty)
+                        && !required.is_empty() =>
+                {
+                    format!(
+                        "arguments of {} are `{{}}`, but `{}` requires {}",
+                        call.subject(),
+                        call.name,
+                        required_list()
+                    )
+                }
                 _ => continue,
             };
             out.push(Finding::about_call(&Self::META, call, &call.args_loc, message).help(

@@ -56,10 +56,9 @@ impl Default for RuleOptions {
 }
 
 type CompiledByTool =
-    std::collections::HashMap<*const ToolDef, Option<std::sync::Arc<crate::schema::Compiled>>>;
+    foldhash::HashMap<*const ToolDef, Option<std::sync::Arc<crate::schema::Compiled>>>;
 
-type CheckedByCall =
-    std::collections::HashMap<*const ToolCall, std::sync::Arc<crate::schema::Checked>>;
+type CheckedByCall = foldhash::HashMap<*const ToolCall, std::sync::Arc<crate::schema::Checked>>;
 
 /// A finding's severity and the providers that reject it.
 pub type Verdict = (Severity, Vec<crate::provider::Provider>);
@@ -78,7 +77,7 @@ pub struct Context<'a> {
     spans_records: OnceCell<bool>,
     /// Each call's parsed arguments, parsed once and shared by every rule. Keyed by the
     /// call's address, which is stable while the conversation is borrowed.
-    args: std::cell::RefCell<std::collections::HashMap<*const ToolCall, std::rc::Rc<ParsedArgs>>>,
+    args: std::cell::RefCell<foldhash::HashMap<*const ToolCall, std::rc::Rc<ParsedArgs>>>,
     /// Each tool's compiled schema, looked up in the run's cache once per conversation rather
     /// than once per call (a lookup hashes the whole schema).
     compiled: std::cell::RefCell<CompiledByTool>,
@@ -277,8 +276,8 @@ impl<'a> Context<'a> {
     /// budget is spent the same way whatever rules run: once a schema's pattern exhausted its
     /// backtracking limit in this conversation, later calls give its patterns a lower limit.
     fn check_calls(&self) -> CheckedByCall {
-        let mut checked = CheckedByCall::new();
-        let mut spent = std::collections::HashSet::new();
+        let mut checked = CheckedByCall::default();
+        let mut spent = foldhash::HashSet::default();
         for (_, call) in self.conv.json_calls() {
             let Some(tool) = self.conv.tool(self.extra_tools, &call.name) else {
                 continue;
@@ -288,17 +287,16 @@ impl<'a> Context<'a> {
                 continue;
             };
             // `{}` for a tool with required parameters is `empty-arguments`' finding.
-            if args.is_empty() && !tool.required_params().is_empty() {
+            if args.as_object().is_some_and(serde_json::Map::is_empty)
+                && !tool.required_params().is_empty()
+            {
                 continue;
             }
             let Some(compiled) = self.compiled(tool) else {
                 continue;
             };
             let key = std::sync::Arc::as_ptr(&compiled);
-            let outcome = compiled.check(
-                &serde_json::Value::Object(args.clone()),
-                spent.contains(&key),
-            );
+            let outcome = compiled.check(args, spent.contains(&key));
             if outcome.regex_gave_up {
                 spent.insert(key);
             }

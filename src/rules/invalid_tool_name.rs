@@ -43,6 +43,19 @@ declare_rule! {
     }
 }
 
+/// Whether every provider takes `name`: letters, digits, `_` and `-`, starting with a letter
+/// or `_`, at most 64 bytes. Most names are; they skip asking each provider.
+fn fits_every_provider(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    bytes
+        .first()
+        .is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
+        && bytes.len() <= 64
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-')
+}
+
 /// Why `provider` rejects the tool name `name`, if it does.
 fn violation(provider: Provider, name: &str) -> Option<String> {
     let len = name.chars().count();
@@ -104,6 +117,9 @@ impl Rule for InvalidToolName {
                 continue;
             }
             seen.push(name);
+            if fits_every_provider(name) {
+                continue;
+            }
             let Some((verdict, reasons)) = cx.judge_limits(|p| violation(p, name)) else {
                 continue;
             };
@@ -124,5 +140,31 @@ impl Rule for InvalidToolName {
                 .rejected_by(verdict),
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The fast path never skips a name some provider rejects.
+        #[test]
+        fn a_name_that_fits_every_provider_has_no_violation(name in "[a-zA-Z0-9_.:é -]{0,70}") {
+            if fits_every_provider(&name) {
+                for provider in Provider::ALL {
+                    prop_assert_eq!(violation(provider.base(), &name), None, "{}", provider);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn names_that_some_provider_rejects_do_not_fit() {
+        for name in ["", "9lives", "a.b", "a b", "é", &"a".repeat(65)] {
+            assert!(!fits_every_provider(name), "{name}");
+        }
+        assert!(fits_every_provider("get_weather-2"));
     }
 }

@@ -61,9 +61,9 @@ impl Rule for OrphanedToolResult {
         }
         // Computed once per conversation, so N orphans cost N lookups, not N scans.
         let mut first_seen: Vec<(usize, &str)> = Vec::new();
-        let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
-        let mut by_key: std::collections::HashMap<&str, Vec<(usize, &crate::transcript::Loc)>> =
-            std::collections::HashMap::new();
+        let mut seen: foldhash::HashSet<&str> = foldhash::HashSet::default();
+        let mut by_key: foldhash::HashMap<&str, Vec<(usize, &crate::transcript::Loc)>> =
+            foldhash::HashMap::default();
         for (t, c) in conv.calls() {
             by_key.entry(c.key.as_str()).or_default().push((t, &c.loc));
             if !c.is_client() {
@@ -75,7 +75,7 @@ impl Rule for OrphanedToolResult {
                 }
             }
         }
-        let orphans: std::collections::HashSet<(usize, usize)> = cx
+        let orphans: foldhash::HashSet<(usize, usize)> = cx
             .pairs()
             .results
             .iter()

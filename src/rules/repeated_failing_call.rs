@@ -137,7 +137,7 @@ fn same(a: &Failure<'_>, b: &Failure<'_>, matching: LoopMatch) -> bool {
 /// Arguments compared after parsing; unparseable text is compared as written.
 fn args_key(parsed: &ParsedArgs, arguments: &Arguments) -> Json {
     match parsed {
-        ParsedArgs::Object(map) => Json::Object(map.clone()),
+        ParsedArgs::Object(object) => object.clone(),
         ParsedArgs::Empty => Json::Null,
         ParsedArgs::NotObject(v) => v.clone(),
         ParsedArgs::Invalid { .. } | ParsedArgs::TooDeep => match arguments {

@@ -27,6 +27,8 @@ pub fn parse(text: &str) -> Result<Tree<'_>, Rejected> {
         pos: 0,
         depth: 0,
         lossy: false,
+        items: Vec::new(),
+        members: Vec::new(),
     };
     p.skip_ws();
     let value = p.value()?;
@@ -46,6 +48,11 @@ struct Parser<'a> {
     pos: usize,
     depth: usize,
     lossy: bool,
+    /// The elements and members of the containers being read, innermost last: each
+    /// container is moved out into a vector of its exact size when it closes, so a document
+    /// costs one allocation per container, never a regrowth.
+    items: Vec<Value<'a>>,
+    members: Vec<(Str<'a>, Value<'a>)>,
 }
 
 /// Whether `bytes` holds a control character (below U+0020), which JSON strings may not:
@@ -116,22 +123,22 @@ impl<'a> Parser<'a> {
     fn array(&mut self) -> Result<Value<'a>, Rejected> {
         self.enter()?;
         self.pos += 1;
-        let mut items = Vec::new();
         self.skip_ws();
         if self.peek() == Some(b']') {
             self.leave();
-            return Ok(Value::Array(items));
+            return Ok(Value::Array(Vec::new()));
         }
+        let mark = self.items.len();
         loop {
             self.skip_ws();
-            items.push(self.value()?);
+            let item = self.value()?;
+            self.items.push(item);
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b']') => {
                     self.leave();
-                    shrink_if_large(&mut items);
-                    return Ok(Value::Array(items));
+                    return Ok(Value::Array(self.items.drain(mark..).collect()));
                 }
                 _ => return Err(Rejected),
             }
@@ -142,13 +149,16 @@ impl<'a> Parser<'a> {
         self.enter()?;
         let start = self.pos;
         self.pos += 1;
-        let mut members = Vec::new();
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.leave();
             let raw = self.text.get(start..self.pos).unwrap_or_default();
-            return Ok(Value::Object(Map { members, raw }));
+            return Ok(Value::Object(Map {
+                members: Vec::new(),
+                raw,
+            }));
         }
+        let mark = self.members.len();
         loop {
             self.skip_ws();
             if self.peek() != Some(b'"') {
@@ -162,14 +172,14 @@ impl<'a> Parser<'a> {
             self.pos += 1;
             self.skip_ws();
             let value = self.value()?;
-            members.push((key, value));
+            self.members.push((key, value));
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.leave();
                     let raw = self.text.get(start..self.pos).unwrap_or_default();
-                    shrink_if_large(&mut members);
+                    let members = self.members.drain(mark..).collect();
                     return Ok(Value::Object(Map { members, raw }));
                 }
                 _ => return Err(Rejected),
@@ -334,15 +344,6 @@ pub(super) fn unescape_until(raw: &str, limit: usize) -> String {
         i += len;
     }
     out
-}
-
-/// Growth leaves up to half a container unused for as long as the tree lives: a document's
-/// long arrays (100,000 messages) give that back. Small containers are left as they grew,
-/// since shrinking each of them costs more time than the memory is worth.
-fn shrink_if_large<T>(items: &mut Vec<T>) {
-    if items.capacity() - items.len() > 64 {
-        items.shrink_to_fit();
-    }
 }
 
 #[cfg(test)]
