@@ -125,7 +125,12 @@ fn record_bytes(obj: &Bound<'_, PyAny>, index: Option<usize>) -> PyResult<Vec<u8
         return Ok(b.as_bytes().to_vec());
     }
     if let Ok(s) = obj.downcast::<PyString>() {
-        return Ok(s.to_cow()?.as_bytes().to_vec());
+        // Under the abi3 of Python 3.9 the text comes encoded into a new string: take it
+        // rather than copy it again.
+        return Ok(match s.to_cow()? {
+            std::borrow::Cow::Owned(text) => text.into_bytes(),
+            std::borrow::Cow::Borrowed(text) => text.as_bytes().to_vec(),
+        });
     }
     if let Ok(v) = obj.extract::<Vec<u8>>() {
         return Ok(v);

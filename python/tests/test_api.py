@@ -297,3 +297,19 @@ def test_every_fixture_gives_the_command_lines_findings():
         expected = [k for k in cli if k[0] == str(path.resolve())]
         via_text = toolcheck.lint(path.read_bytes(), name=str(path))
         assert [key(f.to_dict()) for f in via_text] == expected, path
+
+
+def test_finding_from_dict_is_the_dataclass_built_by_its_constructor():
+    import dataclasses
+
+    record = {"messages": [{"role": "user", "content": "hi"}, {"role": "tool", "tool_call_id": "c", "content": "x"}]}
+    (found,) = toolcheck.lint_many([record])
+    assert found
+    for finding in found:
+        built = toolcheck.Finding(**{f.name: getattr(finding, f.name) for f in dataclasses.fields(toolcheck.Finding)})
+        assert finding == built
+        assert repr(finding) == repr(built)
+        assert set(vars(finding)) == {f.name for f in dataclasses.fields(toolcheck.Finding)}
+        assert isinstance(finding.providers, tuple)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            finding.code = "TC000"  # type: ignore[misc]
