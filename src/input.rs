@@ -14,8 +14,7 @@ use crate::read::{FileStamp, Loaded};
 use crate::source::SourceFile;
 use crate::store::{Rows, Snapshot};
 
-pub use crate::stream::fix::{FixedChunk, Job, Plan, Totals};
-pub use crate::stream::CHUNK_BYTES;
+pub use crate::stream::fix::{FixedChunk, Job, Plan, Totals, FIX_CHUNK_BYTES};
 pub use crate::stream::{Place, Placed, Render};
 
 /// An input as found: loaded text, a SQLite store (never loaded whole), or a JSONL file too

@@ -231,7 +231,7 @@ fn fix_streamed(
         opts: &settings.opts,
         unsafe_fixes: mode.unsafe_fixes,
         write: mode.write,
-        chunk_bytes: crate::input::CHUNK_BYTES,
+        chunk_bytes: crate::input::FIX_CHUNK_BYTES,
     };
     let place =
         |source: &crate::source::SourceFile, findings| diagnostics_of(source, findings, settings);
