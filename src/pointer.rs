@@ -34,9 +34,16 @@ pub fn push_token(pointer: &mut String, token: &(impl Token + ?Sized)) {
 pub trait Token {
     /// Appends the token, escaped.
     fn push_to(&self, pointer: &mut String);
+
+    /// The token's length unescaped: what a pointer needs for it, but for escapes.
+    fn len_hint(&self) -> usize;
 }
 
 impl Token for str {
+    fn len_hint(&self) -> usize {
+        self.len()
+    }
+
     fn push_to(&self, pointer: &mut String) {
         if self.contains(['~', '/']) {
             pointer.push_str(&escape_token(self));
@@ -47,12 +54,21 @@ impl Token for str {
 }
 
 impl Token for String {
+    fn len_hint(&self) -> usize {
+        self.len()
+    }
+
     fn push_to(&self, pointer: &mut String) {
         self.as_str().push_to(pointer);
     }
 }
 
 impl Token for usize {
+    fn len_hint(&self) -> usize {
+        self.checked_ilog10()
+            .map_or(1, |digits| digits as usize + 1)
+    }
+
     fn push_to(&self, pointer: &mut String) {
         // Digits without the formatting machinery: indexes are most of a transcript's tokens.
         let mut digits = [0u8; 20];
@@ -74,6 +90,10 @@ impl Token for usize {
 }
 
 impl<T: Token + ?Sized> Token for &T {
+    fn len_hint(&self) -> usize {
+        (**self).len_hint()
+    }
+
     fn push_to(&self, pointer: &mut String) {
         (**self).push_to(pointer);
     }
@@ -304,6 +324,15 @@ mod tests {
         push_token(&mut p, "a/b~c");
         push_token(&mut p, &String::from("plain"));
         assert_eq!(p, format!("/0/7/10/4096/{}/a~1b~0c/plain", usize::MAX));
+    }
+
+    #[test]
+    fn length_hints_are_the_unescaped_lengths() {
+        for n in [0usize, 9, 10, 99, 100, 4096, usize::MAX] {
+            assert_eq!(n.len_hint(), n.to_string().len(), "{n}");
+        }
+        assert_eq!("größe".len_hint(), "größe".len());
+        assert_eq!(String::from("a/b").len_hint(), 3);
     }
 
     #[test]

@@ -27,7 +27,9 @@ impl Loc {
 
     /// The location of a child of this node.
     pub fn child(&self, token: impl crate::pointer::Token) -> Loc {
-        let mut pointer = String::with_capacity(self.pointer.len() + 24);
+        // Exactly the room it needs: a transcript keeps a pointer per call, result and turn,
+        // and room to spare was a fifth of each.
+        let mut pointer = String::with_capacity(self.pointer.len() + 1 + token.len_hint());
         pointer.push_str(&self.pointer);
         crate::pointer::push_token(&mut pointer, &token);
         Loc {
