@@ -72,9 +72,10 @@ impl Linter<'_> {
         match json::parse(text) {
             Ok(doc) => self.run_document(doc, bom),
             Err(e) => {
-                // A `.json` file that is really JSONL (one document per line) is common.
-                let first_line_parses = text.lines().next().is_some_and(|l| json::parse(l).is_ok());
-                if e.line > 1 && first_line_parses {
+                // A `.json` file that is really JSONL (one document per line) is common. (Only
+                // an error past the first line can mean that: the first line is not parsed
+                // again otherwise.)
+                if e.line > 1 && text.lines().next().is_some_and(|l| json::parse(l).is_ok()) {
                     return self.run_jsonl(bom, false);
                 }
                 self.json_error(bom, &e, "file");
@@ -147,8 +148,15 @@ impl Linter<'_> {
             .collect();
         if or_document && head.first().is_some_and(Result::is_err) {
             let text = source.text.get(bom..).unwrap_or_default();
-            if let Ok(doc) = json::parse(text) {
-                return self.run_document(doc, bom);
+            // A file whose one line is that record would fail again the same way.
+            let only_that_line = lines.len() == 1
+                && lines
+                    .first()
+                    .is_some_and(|(_, line)| line.trim() == text.trim());
+            if !only_that_line {
+                if let Ok(doc) = json::parse(text) {
+                    return self.run_document(doc, bom);
+                }
             }
         }
         let session = if self.records_only {
