@@ -310,6 +310,7 @@ def test_finding_from_dict_is_the_dataclass_built_by_its_constructor():
         assert finding == built
         assert repr(finding) == repr(built)
         assert set(vars(finding)) == {f.name for f in dataclasses.fields(toolcheck.Finding)}
+        assert sys.getsizeof(vars(finding)) <= sys.getsizeof(vars(built))
         assert isinstance(finding.providers, tuple)
         with pytest.raises(dataclasses.FrozenInstanceError):
             finding.code = "TC000"  # type: ignore[misc]
