@@ -9,8 +9,9 @@ use clap::Parser;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyString};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use rayon::prelude::*;
+use serde_json::Value;
 
 use toolcheck::embed;
 use toolcheck::lint::LintOptions;
@@ -148,11 +149,48 @@ fn record_bytes(obj: &Bound<'_, PyAny>, index: Option<usize>) -> PyResult<Vec<u8
     }))
 }
 
+fn value_to_py(py: Python<'_>, value: &Value) -> PyResult<PyObject> {
+    Ok(match value {
+        Value::Null => py.None(),
+        Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any().unbind(),
+        Value::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                u.into_pyobject(py)?.into_any().unbind()
+            } else if let Some(i) = n.as_i64() {
+                i.into_pyobject(py)?.into_any().unbind()
+            } else if let Some(f) = n.as_f64() {
+                f.into_pyobject(py)?.into_any().unbind()
+            } else {
+                n.to_string().into_pyobject(py)?.into_any().unbind()
+            }
+        }
+        Value::String(s) => s.into_pyobject(py)?.into_any().unbind(),
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(value_to_py(py, item)?)?;
+            }
+            list.into_any().unbind()
+        }
+        Value::Object(map) => {
+            let dict = PyDict::new(py);
+            for (k, v) in map {
+                dict.set_item(k, value_to_py(py, v)?)?;
+            }
+            dict.into_any().unbind()
+        }
+    })
+}
+
 /// Findings as a list of dicts with the fields of `--output-format json`.
 fn diagnostics_to_py(py: Python<'_>, diagnostics: &[Diagnostic]) -> PyResult<Py<PyList>> {
-    let list = pythonize::pythonize(py, diagnostics)
-        .map_err(|e| PyValueError::new_err(format!("cannot convert a finding: {e}")))?;
-    Ok(list.downcast_into::<PyList>()?.unbind())
+    let list = PyList::empty(py);
+    for d in diagnostics {
+        let value = serde_json::to_value(d)
+            .map_err(|e| PyValueError::new_err(format!("cannot convert a finding: {e}")))?;
+        list.append(value_to_py(py, &value)?)?;
+    }
+    Ok(list.unbind())
 }
 
 /// Texts up to this size are linted on the calling thread: handing a request-sized text to
