@@ -221,6 +221,14 @@ pub fn read(dir: &Path, name: &str, limit: u64) -> Result<Folder, String> {
     Ok(Folder { kind, text, files })
 }
 
+/// The file whose span (in the folder's text, in order) holds offset `at`: the last that
+/// starts at or before it.
+fn file_at(spans: &[(usize, usize)], at: usize) -> Option<usize> {
+    spans
+        .partition_point(|&(start, _)| start <= at)
+        .checked_sub(1)
+}
+
 /// Why a fix that would edit more than one message file is not offered.
 const ONE_FILE: &str = "it would edit more than one message file; a fix here edits one";
 
@@ -303,8 +311,7 @@ impl Folder {
         let Some(fix) = &finding.fix else {
             return;
         };
-        let file_of = |at: usize| spans.partition_point(|&(s, _)| s <= at).checked_sub(1);
-        let first = fix.edits.first().and_then(|e| file_of(e.start));
+        let first = fix.edits.first().and_then(|e| file_at(spans, e.start));
         let inside = first.is_some_and(|i| {
             let readable = self.files.get(i).is_some_and(|f| f.problem.is_none());
             readable
@@ -337,8 +344,7 @@ impl Folder {
             first_lines.push(line);
         }
         for d in diagnostics {
-            let at = spans.partition_point(|&(s, _)| s <= d.start);
-            let Some(i) = at.checked_sub(1) else {
+            let Some(i) = file_at(&spans, d.start) else {
                 continue;
             };
             let (Some(&(start, end)), Some(file)) = (spans.get(i), self.files.get(i)) else {
@@ -355,11 +361,7 @@ impl Folder {
             // of the output (SARIF `artifactChanges`) would apply there; its message names
             // the file instead, which `toolcheck fix` edits.
             if let Some(fix) = &mut d.fix {
-                let at = fix
-                    .edits
-                    .first()
-                    .map(|e| spans.partition_point(|&(s, _)| s <= e.start))
-                    .and_then(|k| k.checked_sub(1));
+                let at = fix.edits.first().and_then(|e| file_at(&spans, e.start));
                 let span = at.and_then(|k| Some((k, *spans.get(k)?)));
                 match span {
                     Some((k, (from, to)))

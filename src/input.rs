@@ -312,8 +312,8 @@ impl Fixed {
             name: name.name.clone(),
             path: name.path.clone(),
         };
-        match &self.store {
-            Some(snapshot) => {
+        match (&self.store, &self.folder) {
+            (Some(snapshot), _) => {
                 let text = if after {
                     file.fixed_text()
                 } else {
@@ -333,33 +333,22 @@ impl Fixed {
                 };
                 linted.place(place).0
             }
-            None if self.folder.is_some() => {
-                let Some(folder) = &self.folder else {
-                    return Vec::new();
-                };
-                if after || file.report_of_original().is_some() {
-                    let findings = std::mem::take(&mut file.report.findings);
-                    let mut placed = place(&file.report.source, findings);
-                    folder.relocate(&file.report.source.text, &mut placed);
+            (None, Some(folder)) => file.place_findings(
+                after,
+                |text| folder.lint(same_name(), text.to_string(), opts),
+                |source, findings| {
+                    let mut placed = place(source, findings);
+                    folder.relocate(&source.text, &mut placed);
                     placed
-                } else {
-                    let text = file.original_text().to_string();
-                    let report = folder.lint(same_name(), text, opts);
-                    let mut placed = place(&report.source, report.findings);
-                    folder.relocate(&report.source.text, &mut placed);
-                    placed
-                }
-            }
-            // The fix's own report: its findings move out, its text stays for the write.
-            None if after || file.report_of_original().is_some() => {
-                let findings = std::mem::take(&mut file.report.findings);
-                place(&file.report.source, findings)
-            }
-            None => {
-                let bytes = file.original_text().as_bytes().to_vec();
-                let report = crate::lint::lint_bytes(same_name(), bytes, explicit, opts);
-                place(&report.source, report.findings)
-            }
+                },
+            ),
+            (None, None) => file.place_findings(
+                after,
+                |text| {
+                    crate::lint::lint_bytes(same_name(), text.as_bytes().to_vec(), explicit, opts)
+                },
+                place,
+            ),
         }
     }
 
@@ -367,20 +356,19 @@ impl Fixed {
     /// one per changed row, of its JSON value.
     pub fn diff(&self, name: &str, diff_of: &dyn Fn(&str, &str, &str) -> String) -> String {
         let fixed = self.file.fixed_text();
-        match &self.store {
-            Some(snapshot) => snapshot
+        match (&self.store, &self.folder) {
+            (Some(snapshot), _) => snapshot
                 .changed_rows(name, fixed)
                 .iter()
                 .map(|(row, old, new)| diff_of(row, old, new))
                 .collect(),
             // A folder: one diff per changed message file, named by its path.
-            None if self.folder.is_some() => self
-                .folder
-                .iter()
-                .flat_map(|folder| folder.changed(fixed))
+            (None, Some(folder)) => folder
+                .changed(fixed)
+                .into_iter()
                 .map(|(file, old, new)| diff_of(file, old, new))
                 .collect(),
-            None => diff_of(name, self.file.original_text(), fixed),
+            (None, None) => diff_of(name, self.file.original_text(), fixed),
         }
     }
 
@@ -389,13 +377,12 @@ impl Fixed {
     /// before any is written (`folder::Folder::write`).
     pub fn write(&self, path: &Path, name: &str) -> Result<(), WriteError> {
         let fixed = self.file.fixed_text();
-        match &self.store {
-            Some(snapshot) => crate::store::write(path, name, snapshot, fixed).map_err(WriteError),
-            None if self.folder.is_some() => match &self.folder {
-                Some(folder) => folder.write(fixed),
-                None => Ok(()),
-            },
-            None => {
+        match (&self.store, &self.folder) {
+            (Some(snapshot), _) => {
+                crate::store::write(path, name, snapshot, fixed).map_err(WriteError)
+            }
+            (None, Some(folder)) => folder.write(fixed),
+            (None, None) => {
                 let encoding = self.file.encoding;
                 crate::fix::write::write_atomic(
                     path,

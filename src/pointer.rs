@@ -104,7 +104,6 @@ impl<T: Token + ?Sized> Token for &T {
 pub fn locate(text: &str, base: usize, pointer: &str) -> Option<(usize, usize)> {
     let bytes = text.as_bytes();
     let mut pos = skip_ws(bytes, base);
-    // Every finding is placed by a pointer, so its tokens are borrowed unless escaped.
     let tokens = match pointer {
         "" => None,
         p => Some(p.strip_prefix('/')?.split('/')),

@@ -253,11 +253,7 @@ fn fix_streamed(
         }
         if let Some(diff) = &mut diff {
             let (old, new) = chunk.texts();
-            let target: &mut dyn Write = match &mut spool {
-                Some(file) => file,
-                None => &mut *out,
-            };
-            if let Err(e) = diff.push(old, new, target) {
+            if let Err(e) = diff.push(old, new, diff_target(&mut spool, &mut *out)) {
                 output_failed.get_or_insert(e);
             }
         }
@@ -265,11 +261,7 @@ fn fix_streamed(
     };
     let totals = crate::input::fix_streamed(plan, &job, &mut each).map_err(Stop::Failed)?;
     if let Some(diff) = &mut diff {
-        let target: &mut dyn Write = match &mut spool {
-            Some(file) => file,
-            None => &mut *out,
-        };
-        if let Err(e) = diff.finish(target) {
+        if let Err(e) = diff.finish(diff_target(&mut spool, &mut *out)) {
             output_failed.get_or_insert(e);
         }
     }
@@ -303,6 +295,17 @@ fn fix_streamed(
         io::copy(&mut file, out).map_err(Stop::Output)?;
     }
     Ok((tally, failed))
+}
+
+/// Where a streamed diff goes: the spool that holds it until `--write` is done, or `out`.
+fn diff_target<'a>(
+    spool: &'a mut Option<std::fs::File>,
+    out: &'a mut dyn Write,
+) -> &'a mut dyn Write {
+    match spool {
+        Some(file) => file,
+        None => out,
+    }
 }
 
 /// Passes stdin through to `out` unchanged: the bytes read, or for an input over the size

@@ -22,12 +22,13 @@ pub struct DiffStyle {
     pub crop: bool,
 }
 
+/// The operations that turn the old lines (each with its terminator) into the new ones.
+///
 /// imara-diff's Myers, not similar's: similar's costs the lines times the changed lines
 /// (a fix that inserts a result after each of 16,000 calls of a session took 8 s to
 /// diff); imara-diff first sets aside lines that occur on one side only (each inserted
 /// JSONL record) and bounds the search as git does, 5× faster there. Its histogram
 /// algorithm was slower on such fixes.
-/// The operations that turn the old lines (each with its terminator) into the new ones.
 fn line_ops(old: &str, new: &str) -> Vec<DiffOp> {
     let input = InternedInput::new(old, new);
     let mut diff = Diff::compute(Algorithm::Myers, &input);
@@ -246,15 +247,20 @@ impl<'s> DiffStream<'s> {
     /// last line without its newline): writes the hunks it completes.
     pub fn push(&mut self, old: &str, new: &str, out: &mut dyn Write) -> std::io::Result<()> {
         let (at_old, at_new) = self.at;
+        let old_lines = old.split_inclusive('\n').count();
+        let new_lines = if old == new {
+            old_lines
+        } else {
+            new.split_inclusive('\n').count()
+        };
         let local = if old == new {
             // Nothing changed: no diff to compute, only lines to count.
-            let len = old.split_inclusive('\n').count();
             let equal = DiffOp::Equal {
                 old_index: 0,
                 new_index: 0,
-                len,
+                len: old_lines,
             };
-            (len > 0).then_some(equal).into_iter().collect()
+            (old_lines > 0).then_some(equal).into_iter().collect()
         } else {
             line_ops(old, new)
         };
@@ -278,10 +284,7 @@ impl<'s> DiffStream<'s> {
                 n.len(),
             ));
         }
-        self.at = (
-            at_old + old.split_inclusive('\n').count(),
-            at_new + new.split_inclusive('\n').count(),
-        );
+        self.at = (at_old + old_lines, at_new + new_lines);
         let done = self.advance(&olds, &news, out, false);
         // Keep the lines the operations still open cover.
         let keep = self

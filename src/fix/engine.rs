@@ -57,10 +57,26 @@ impl FileFix {
         self.report.source.text
     }
 
-    /// The lint of the text as read, when it is `report` (no fix was ever applied): saves
-    /// linting an unchanged file again.
-    pub fn report_of_original(&self) -> Option<&FileReport> {
-        self.untouched.then_some(&self.report)
+    /// The findings of the text as fixed (`after`) or as read, placed by `place` in the text
+    /// they were found in: the fix loop's own report when it is of that text (its findings
+    /// move out, its text stays for the write; when no fix was ever applied, that saves
+    /// linting an unchanged text again), else `relint` of the text as read.
+    pub fn place_findings(
+        &mut self,
+        after: bool,
+        relint: impl FnOnce(&str) -> FileReport,
+        place: impl FnOnce(
+            &crate::source::SourceFile,
+            Vec<Finding>,
+        ) -> Vec<crate::diagnostic::Diagnostic>,
+    ) -> Vec<crate::diagnostic::Diagnostic> {
+        if after || self.untouched {
+            let findings = std::mem::take(&mut self.report.findings);
+            place(&self.report.source, findings)
+        } else {
+            let report = relint(self.original_text());
+            place(&report.source, report.findings)
+        }
     }
 }
 

@@ -110,7 +110,8 @@ pub fn prepare(path: &Path, stamp: Option<&FileStamp>) -> Result<Pending, WriteE
     })
 }
 
-fn changed() -> WriteError {
+/// The refusal of a file that changed on disk since it was read.
+pub(crate) fn changed() -> WriteError {
     err("the file changed on disk since it was read; it was not written")
 }
 

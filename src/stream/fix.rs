@@ -87,18 +87,14 @@ impl FixedChunk {
     /// gives for these records in the whole file.
     pub fn findings(&mut self, job: &Job<'_>, after: bool, place: Place<'_>) -> Vec<Diagnostic> {
         let file = &mut self.fix;
-        let mut placed = if after || file.report_of_original().is_some() {
-            let findings = std::mem::take(&mut file.report.findings);
-            place(&file.report.source, findings)
-        } else {
+        let relint = |text: &str| {
             let name = SourceName {
                 name: job.name.name.clone(),
                 path: job.name.path.clone(),
             };
-            let bytes = file.original_text().as_bytes().to_vec();
-            let report = crate::lint::lint_record_lines(name, bytes, job.opts);
-            place(&report.source, report.findings)
+            crate::lint::lint_record_lines(name, text.as_bytes().to_vec(), job.opts)
         };
+        let mut placed = file.place_findings(after, relint, place);
         if let Some(limit) = self.oversized {
             placed.push(super::oversized(&file.report.source, limit));
         }
@@ -305,9 +301,7 @@ fn copy_range(path: &Path, from: u64, len: u64, out: &mut std::fs::File) -> Resu
     file.seek(std::io::SeekFrom::Start(from)).map_err(cannot)?;
     let copied = std::io::copy(&mut file.take(len), out).map_err(cannot)?;
     if copied != len {
-        return Err(WriteError(
-            "the file changed on disk since it was read; it was not written".into(),
-        ));
+        return Err(crate::fix::write::changed());
     }
     Ok(())
 }
