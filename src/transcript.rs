@@ -672,26 +672,29 @@ fn labelled_error(s: &str) -> bool {
 type Interned = foldhash::HashMap<Box<str>, std::sync::Arc<Json>>;
 
 thread_local! {
-    static SCHEMAS: std::cell::RefCell<Interned> = std::cell::RefCell::default();
+    /// The schemas, and the buffer a schema's key is written into.
+    static SCHEMAS: std::cell::RefCell<(Interned, String)> = std::cell::RefCell::default();
 }
 
 /// The schema as a shared serde_json value: the one read before when it is written the same.
 fn intern_schema(tree: &Tree<'_>) -> std::sync::Arc<Json> {
     // Enough for any real tool set; a corpus of ever-new schemas only starts over.
     const KEEP: usize = 4096;
-    let Some(raw) = tree.as_object().and_then(crate::tree::Map::raw) else {
+    if !tree.is_object() {
         return std::sync::Arc::new(tree.to_serde());
-    };
+    }
     SCHEMAS.with(|cell| {
-        let mut seen = cell.borrow_mut();
-        if let Some(hit) = seen.get(raw) {
+        let (seen, key) = &mut *cell.borrow_mut();
+        key.clear();
+        tree.write_compact(key);
+        if let Some(hit) = seen.get(key.as_str()) {
             return std::sync::Arc::clone(hit);
         }
         if seen.len() >= KEEP {
             seen.clear();
         }
         let value = std::sync::Arc::new(tree.to_serde());
-        seen.insert(raw.into(), std::sync::Arc::clone(&value));
+        seen.insert(key.as_str().into(), std::sync::Arc::clone(&value));
         value
     })
 }

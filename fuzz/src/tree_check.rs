@@ -21,7 +21,14 @@ pub fn check(data: &[u8]) {
         // A lone surrogate escape: serde_json refuses it, toolcheck reads it as U+FFFD.
         Ok(t) if t.lossy => assert!(theirs.is_err(), "lossy but serde_json accepts: {text:?}"),
         Ok(t) => match theirs {
-            Ok(v) => assert!(t.value.to_serde() == v, "read differently: {text:?}"),
+            Ok(v) => {
+                assert!(t.value.to_serde() == v, "read differently: {text:?}");
+                // The compact text (what schemas are keyed by) is the same value.
+                let mut compact = String::new();
+                t.value.write_compact(&mut compact);
+                let again = serde_json::from_str::<serde_json::Value>(&compact);
+                assert!(again.is_ok_and(|a| a == v), "compact differs: {text:?}");
+            }
             Err(e) => panic!("tree accepts what serde_json rejects ({e}): {text:?}"),
         },
         Err(_) => assert!(

@@ -39,13 +39,16 @@ pub struct Number<'a>(std::borrow::Cow<'a, str>);
 
 /// A string: its text between the quotes as written, decoded when first read if it holds
 /// escapes.
+///
+/// A tree holds one `Str` per string and per key, so its size is most of the tree's: it is
+/// two words and a thin cell, 24 bytes. Whether the text holds escapes is kept in `raw`
+/// itself rather than in a flag (which padded it to 32): `raw` is the text as written, with
+/// its closing quote kept when the text holds escapes. Text without escapes never ends in a
+/// quote (an unescaped quote would have closed it), so that last byte says which one it is.
 #[derive(Clone)]
 pub struct Str<'a> {
     raw: &'a str,
-    escaped: bool,
-    /// A thin cell (one pointer): a tree holds one `Str` per string and per key, so its size
-    /// is most of the tree's (a `OnceLock<Box<str>>` made every object member 96 bytes
-    /// instead of 72).
+    /// A thin cell (one pointer; a `OnceLock<Box<str>>` is three).
     decoded: OnceBox<Box<str>>,
 }
 
@@ -53,8 +56,6 @@ pub struct Str<'a> {
 #[derive(Debug, Clone, Default)]
 pub struct Map<'a> {
     members: Vec<(Str<'a>, Value<'a>)>,
-    /// The object's text as written, braces included; empty for objects not read from text.
-    raw: &'a str,
 }
 
 static NULL: Value<'static> = Value::Null;
@@ -185,6 +186,39 @@ impl<'a> Value<'a> {
         Some(at)
     }
 
+    /// Appends the value to `out` as compact JSON, strings and numbers as written: two
+    /// values written alike are the same value (for keying what was read from them).
+    pub fn write_compact(&self, out: &mut String) {
+        match self {
+            Value::Null => out.push_str("null"),
+            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Value::Number(n) => out.push_str(n.as_str()),
+            Value::String(s) => s.write_quoted(out),
+            Value::Array(a) => {
+                out.push('[');
+                for (i, v) in a.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    v.write_compact(out);
+                }
+                out.push(']');
+            }
+            Value::Object(m) => {
+                out.push('{');
+                for (i, (k, v)) in m.members.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    k.write_quoted(out);
+                    out.push(':');
+                    v.write_compact(out);
+                }
+                out.push('}');
+            }
+        }
+    }
+
     /// The same value as a serde_json value (for schemas and arguments, which are checked
     /// with serde_json-based tools).
     pub fn to_serde(&self) -> serde_json::Value {
@@ -216,7 +250,6 @@ impl<'a> Value<'a> {
                     .iter()
                     .map(|(k, v)| (Str::owned(k), Value::from_serde(v)))
                     .collect(),
-                raw: "",
             }),
         }
     }
@@ -359,11 +392,39 @@ impl<'a> Number<'a> {
 }
 
 impl<'a> Str<'a> {
-    fn borrowed(raw: &'a str, escaped: bool) -> Self {
+    /// A string read from text: `raw` is its text as written, followed by its closing quote
+    /// when the text holds escapes (see [`Str`]).
+    fn borrowed(raw: &'a str) -> Self {
         Str {
             raw,
-            escaped,
             decoded: OnceBox::new(),
+        }
+    }
+
+    /// Appends the string in quotes, as written where it was read from text.
+    fn write_quoted(&self, out: &mut String) {
+        let made = self.raw == "\"";
+        if made {
+            // Made, not read: escaped as JSON.
+            let text = self.as_str();
+            out.push_str(&serde_json::Value::from(text).to_string());
+        } else {
+            out.push('"');
+            out.push_str(self.written());
+            out.push('"');
+        }
+    }
+
+    /// Whether the text as written holds escapes (or the string was made, not read).
+    fn escaped(&self) -> bool {
+        self.raw.as_bytes().last() == Some(&b'"')
+    }
+
+    /// The text as written, between the quotes (empty for a string that was made, not read).
+    fn written(&self) -> &'a str {
+        match self.raw.strip_suffix('"') {
+            Some(text) => text,
+            None => self.raw,
         }
     }
 
@@ -374,7 +435,7 @@ impl<'a> Str<'a> {
     /// Whether the text is empty or only whitespace, decoding it only when it opens with an
     /// escape.
     pub fn is_blank(&self) -> bool {
-        match self.raw.trim_start().as_bytes().first() {
+        match self.written().trim_start().as_bytes().first() {
             None => self.as_str().trim().is_empty(),
             Some(b'\\') => self.as_str().trim().is_empty(),
             Some(_) => false,
@@ -384,19 +445,19 @@ impl<'a> Str<'a> {
     /// The start of the text, at least `min` bytes of it where it is that long (more where
     /// that is cheaper): a long text is decoded only as far as asked.
     pub fn prefix(&self, min: usize) -> std::borrow::Cow<'_, str> {
-        if !self.escaped || self.decoded.get().is_some() {
+        if !self.escaped() || self.decoded.get().is_some() {
             return std::borrow::Cow::Borrowed(self.as_str());
         }
-        std::borrow::Cow::Owned(unescape_until(self.raw, min))
+        std::borrow::Cow::Owned(unescape_until(self.written(), min))
     }
 
     /// The decoded text.
     pub fn as_str(&self) -> &str {
-        if !self.escaped {
+        if !self.escaped() {
             return self.raw;
         }
         self.decoded
-            .get_or_init(|| Box::new(unescape(self.raw).into_boxed_str()))
+            .get_or_init(|| Box::new(unescape(self.written()).into_boxed_str()))
     }
 }
 
@@ -411,8 +472,8 @@ fn decoded(text: Box<str>) -> OnceBox<Box<str>> {
 impl From<String> for Str<'_> {
     fn from(s: String) -> Self {
         Str {
-            raw: "",
-            escaped: true,
+            // Marked as escaped, so `as_str` reads the cell.
+            raw: "\"",
             decoded: decoded(s.into_boxed_str()),
         }
     }
@@ -420,7 +481,12 @@ impl From<String> for Str<'_> {
 
 impl<'a> From<&'a str> for Str<'a> {
     fn from(s: &'a str) -> Self {
-        Str::borrowed(s, false)
+        // Text with a quote at its end would read as escaped: such text is kept decoded.
+        if s.ends_with('"') {
+            Str::from(s.to_string())
+        } else {
+            Str::borrowed(s)
+        }
     }
 }
 
@@ -493,11 +559,6 @@ impl<'a> Map<'a> {
         self.members.len()
     }
 
-    /// The object's text as written, when it was read from text.
-    pub fn raw(&self) -> Option<&'a str> {
-        Some(self.raw).filter(|r| !r.is_empty())
-    }
-
     pub fn is_empty(&self) -> bool {
         self.members.is_empty()
     }
@@ -535,13 +596,14 @@ mod tests {
     }
 
     /// A session's tree is mostly object members: their size is the tree's (on 64-bit
-    /// targets a member was 96 bytes, a value 48, with a `OnceLock` per string).
+    /// targets a member was 96 bytes, a value 48, with a `OnceLock` per string; 72 and 40
+    /// with an escape flag per string and each object's text kept).
     #[test]
     #[cfg(target_pointer_width = "64")]
     fn nodes_stay_small() {
-        assert_eq!(std::mem::size_of::<Str<'_>>(), 32);
-        assert_eq!(std::mem::size_of::<Value<'_>>(), 40);
-        assert_eq!(std::mem::size_of::<(Str<'_>, Value<'_>)>(), 72);
+        assert_eq!(std::mem::size_of::<Str<'_>>(), 24);
+        assert_eq!(std::mem::size_of::<Value<'_>>(), 32);
+        assert_eq!(std::mem::size_of::<(Str<'_>, Value<'_>)>(), 56);
     }
 
     #[test]
@@ -552,6 +614,33 @@ mod tests {
         assert!(v["c"].as_object().is_some_and(Map::is_empty));
         assert_eq!(v.as_object().map(Map::len), Some(4));
         assert_eq!(v["missing"], Value::Null);
+    }
+
+    /// Escaped text keeps its closing quote as its mark: text ending in an escaped quote or
+    /// backslash, keys with escapes and made strings all read back as they should.
+    #[test]
+    fn escaped_text_reads_back() {
+        let v = tree(r#"{"q\"": "a\"", "b\\": "c\\\\", "plain": "p", "e": ""}"#);
+        assert_eq!(v["q\""], "a\"");
+        assert_eq!(v["b\\"], "c\\\\");
+        assert_eq!(v["plain"], "p");
+        assert_eq!(v["e"], "");
+        let made = Str::from("ends in a quote\"");
+        assert_eq!(made.as_str(), "ends in a quote\"");
+        assert_eq!(Str::from("x").as_str(), "x");
+        assert!(Str::from(String::from("  ")).is_blank());
+    }
+
+    #[test]
+    fn compact_text_is_the_same_value() {
+        let text = r#" { "a" : [ 1 , -2.5e3 , true , null ] , "s\n" : "x\"y" , "o" : { } } "#;
+        let mut out = String::new();
+        tree(text).write_compact(&mut out);
+        assert_eq!(out, r#"{"a":[1,-2.5e3,true,null],"s\n":"x\"y","o":{}}"#);
+        let made = Value::from_serde(&serde_json::json!({"k\"": ["v\n"]}));
+        out.clear();
+        made.write_compact(&mut out);
+        assert_eq!(out, r#"{"k\"":["v\n"]}"#);
     }
 
     #[test]

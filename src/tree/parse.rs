@@ -147,15 +147,12 @@ impl<'a> Parser<'a> {
 
     fn object(&mut self) -> Result<Value<'a>, Rejected> {
         self.enter()?;
-        let start = self.pos;
         self.pos += 1;
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.leave();
-            let raw = self.text.get(start..self.pos).unwrap_or_default();
             return Ok(Value::Object(Map {
                 members: Vec::new(),
-                raw,
             }));
         }
         let mark = self.members.len();
@@ -178,9 +175,8 @@ impl<'a> Parser<'a> {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.leave();
-                    let raw = self.text.get(start..self.pos).unwrap_or_default();
                     let members = self.members.drain(mark..).collect();
-                    return Ok(Value::Object(Map { members, raw }));
+                    return Ok(Value::Object(Map { members }));
                 }
                 _ => return Err(Rejected),
             }
@@ -203,9 +199,11 @@ impl<'a> Parser<'a> {
             self.pos += run;
             match self.peek() {
                 Some(b'"') => {
-                    let raw = self.text.get(start..self.pos).ok_or(Rejected)?;
                     self.pos += 1;
-                    return Ok(Str::borrowed(raw, escaped));
+                    // Escaped text keeps its closing quote, which marks it (see `Str`).
+                    let end = if escaped { self.pos } else { self.pos - 1 };
+                    let raw = self.text.get(start..end).ok_or(Rejected)?;
+                    return Ok(Str::borrowed(raw));
                 }
                 Some(b'\\') => {
                     escaped = true;
