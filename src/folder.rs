@@ -25,7 +25,6 @@ use crate::diagnostic::Diagnostic;
 use crate::finding::Finding;
 use crate::fix::write::WriteError;
 use crate::format::Format;
-use crate::json::Doc;
 use crate::lint::{FileReport, LintOptions, Outcome, SourceName};
 use crate::read::FileStamp;
 use crate::source::SourceFile;
@@ -280,15 +279,11 @@ impl Folder {
                 )),
             }
         }
-        let docs: Vec<Doc<'_>> = parsed
-            .iter()
-            .map(|(base, value)| Doc { base: *base, value })
-            .collect();
         let mut formats = Vec::new();
         let mut read = crate::coverage::ReadCounts::default();
-        if let (false, Some(adapter)) = (docs.is_empty(), self.kind.format().adapter()) {
+        if let (false, Some(adapter)) = (parsed.is_empty(), self.kind.format().adapter()) {
             let (found, format, counts) =
-                crate::lint::check_session(adapter, &docs, &source, opts, lossy);
+                crate::lint::check_session(adapter, parsed, &source, opts, lossy);
             findings.extend(found);
             formats.extend(format);
             read = counts;

@@ -39,19 +39,29 @@ pub(super) fn check_docs(
 }
 
 /// Checks one session's records (the lines of a JSONL session, the rows of a store
-/// session), one document each, in order: read together by the adapter's
-/// `normalise_records` (its `normalise` where it has none).
+/// session), one document each with the byte offset it starts at, in order: read together by
+/// the adapter's `normalise_records` (its `normalise` where it has none). The records' trees
+/// are dropped once their conversations are read, before the rules run, as a document's are:
+/// a session's findings never share the memory with the trees of all its records.
 pub(crate) fn check_session(
     adapter: &dyn Adapter,
-    records: &[Doc<'_>],
+    records: Vec<(usize, crate::tree::Value<'_>)>,
     source: &SourceFile,
     opts: &LintOptions,
     lossy: bool,
 ) -> (Vec<Finding>, Option<Format>, crate::coverage::ReadCounts) {
-    let normalised = adapter
-        .normalise_records(records)
-        .unwrap_or_else(|| adapter.normalise(records));
-    check_normalised(adapter, records, normalised, source, opts, true, lossy)
+    let read = {
+        let docs: Vec<Doc<'_>> = records
+            .iter()
+            .map(|(base, value)| Doc { base: *base, value })
+            .collect();
+        let normalised = adapter
+            .normalise_records(&docs)
+            .unwrap_or_else(|| adapter.normalise(&docs));
+        read_docs(adapter, &docs, normalised, opts, true)
+    };
+    drop(records);
+    check_read(read, adapter, source, opts, true, lossy)
 }
 
 /// [`check_docs`] for documents already normalised.

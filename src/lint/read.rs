@@ -177,12 +177,8 @@ impl Linter<'_> {
                     Err(e) => self.record_error(base, &e),
                 }
             }
-            let docs: Vec<Doc<'_>> = parsed
-                .iter()
-                .map(|(base, value)| Doc { base: *base, value })
-                .collect();
             let (findings, format, counts) =
-                super::check::check_session(adapter, &docs, self.source, self.opts, lossy);
+                super::check::check_session(adapter, parsed, self.source, self.opts, lossy);
             self.counts.add(counts);
             self.findings.extend(findings);
             self.formats.extend(format);

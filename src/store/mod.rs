@@ -21,7 +21,6 @@
 use std::path::Path;
 
 use crate::finding::Finding;
-use crate::json::Doc;
 use crate::lint::{FileReport, LintOptions, Outcome, SourceName};
 use crate::source::SourceFile;
 
@@ -204,18 +203,14 @@ pub fn lint_text(
                 ),
             }
         }
-        let docs: Vec<Doc<'_>> = parsed
-            .iter()
-            .map(|(base, value)| Doc { base: *base, value })
-            .collect();
-        if docs.is_empty() {
+        if parsed.is_empty() {
             continue;
         }
         let Some(adapter) = table::kind(kind).format.adapter() else {
             continue;
         };
         let (found, format, read) =
-            crate::lint::check_session(adapter, &docs, &source, opts, lossy);
+            crate::lint::check_session(adapter, parsed, &source, opts, lossy);
         findings.extend(found);
         formats.extend(format);
         counts.add(read);
