@@ -105,7 +105,7 @@ pub fn decode(bytes: Vec<u8>) -> Decoded {
             problem: Some(Problem::Undecodable { at: 0, message }),
         };
     }
-    match String::from_utf8(bytes) {
+    match utf8_string(bytes) {
         Ok(text) => Decoded {
             text,
             encoding: Encoding::Utf8,
@@ -127,6 +127,24 @@ pub fn decode(bytes: Vec<u8>) -> Decoded {
                 problem: Some(Problem::BadUtf8 { at, byte, lines }),
             }
         }
+    }
+}
+
+/// Whether `bytes` are UTF-8: SIMD-validated (std's validator goes a character at a time
+/// through non-ASCII text, where most logs in other languages spend their bytes).
+pub fn is_utf8(bytes: &[u8]) -> bool {
+    simdutf8::basic::from_utf8(bytes).is_ok()
+}
+
+/// `bytes` as a `String`, validated as [`is_utf8`] does; std's error (with its position)
+/// when they are not UTF-8.
+pub fn utf8_string(bytes: Vec<u8>) -> Result<String, std::string::FromUtf8Error> {
+    if is_utf8(&bytes) {
+        // SAFETY: `is_utf8` has just validated these very bytes: simdutf8's `from_utf8`
+        // accepts exactly the valid UTF-8 that `str::from_utf8` accepts.
+        Ok(unsafe { String::from_utf8_unchecked(bytes) })
+    } else {
+        String::from_utf8(bytes)
     }
 }
 
@@ -263,5 +281,36 @@ mod tests {
                 lines: vec![1]
             })
         );
+    }
+
+    #[test]
+    fn utf8_strings_are_validated_as_std_validates_them() {
+        let text = "größe データ 🙂 naïve";
+        assert_eq!(
+            utf8_string(text.as_bytes().to_vec()).ok().as_deref(),
+            Some(text)
+        );
+        let mut bad = text.as_bytes().to_vec();
+        bad.insert(7, 0xff);
+        let theirs = String::from_utf8(bad.clone()).map_err(|e| e.utf8_error());
+        assert_eq!(utf8_string(bad).map_err(|e| e.utf8_error()), theirs);
+    }
+
+    proptest::proptest! {
+        /// The SIMD validator accepts exactly what std accepts, and the text is the bytes.
+        #[test]
+        fn utf8_string_agrees_with_std(bytes in proptest::collection::vec(
+            proptest::prop_oneof![proptest::num::u8::ANY, 0x80u8..0xC0, 0xE0u8..0xF5],
+            0..200,
+        )) {
+            let theirs = String::from_utf8(bytes.clone()).map_err(|e| e.utf8_error());
+            proptest::prop_assert_eq!(is_utf8(&bytes), theirs.is_ok());
+            proptest::prop_assert_eq!(utf8_string(bytes).map_err(|e| e.utf8_error()), theirs);
+        }
+
+        #[test]
+        fn utf8_string_keeps_valid_text(text in proptest::prelude::any::<String>()) {
+            proptest::prop_assert_eq!(utf8_string(text.clone().into_bytes()).ok(), Some(text));
+        }
     }
 }

@@ -198,7 +198,7 @@ pub fn read(dir: &Path, name: &str, limit: u64) -> Result<Folder, String> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let problem = match std::str::from_utf8(&bytes) {
+        let problem = match simdutf8::basic::from_utf8(&bytes) {
             Ok(t) if t.trim().is_empty() => Some("the file is empty"),
             Ok(t) if t.contains('\u{1e}') => {
                 Some("the file holds a raw control character (U+001E)")

@@ -98,7 +98,7 @@ pub fn read_regular_to_string(path: &Path, limit: u64) -> Result<String, String>
         return Err("not a regular file".into());
     }
     match read_path(path, limit).map_err(|e| e.to_string())? {
-        Loaded::Bytes(bytes, _) => String::from_utf8(bytes).map_err(|e| {
+        Loaded::Bytes(bytes, _) => crate::encoding::utf8_string(bytes).map_err(|e| {
             format!(
                 "not valid UTF-8 (byte 0x{:02x} at offset {})",
                 e.as_bytes()

@@ -115,7 +115,7 @@ pub fn lint(
 fn opens_per_record(first: &Chunk, opts: &LintOptions) -> bool {
     !first.bytes.starts_with(&[0xff, 0xfe])
         && !first.bytes.starts_with(&[0xfe, 0xff])
-        && std::str::from_utf8(&first.bytes)
+        && simdutf8::basic::from_utf8(&first.bytes)
             .is_ok_and(|text| crate::lint::opens_per_record_jsonl(text, opts))
 }
 

@@ -154,7 +154,10 @@ pub fn run(
                 next.into_par_iter()
                     .map(|mut chunk| {
                         // The bad byte's offset is the file's, not the chunk's.
-                        if let Err(e) = std::str::from_utf8(&chunk.bytes) {
+                        if let Some(e) = (!crate::encoding::is_utf8(&chunk.bytes))
+                            .then(|| std::str::from_utf8(&chunk.bytes).err())
+                            .flatten()
+                        {
                             let at = e.valid_up_to();
                             let byte = chunk.bytes.get(at).copied().unwrap_or_default();
                             let why = crate::encoding::bad_utf8(byte, chunk.base + at);
