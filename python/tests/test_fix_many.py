@@ -86,3 +86,17 @@ def test_equals_the_command_line_on_generated_records(small_records, tmp_path: P
     for i, (r, found) in enumerate(zip(done, again)):
         assert [f.code for f in r.remaining] == [f.code for f in found], f"record {i}"
         assert not any(f.fix and f.fix["applicability"] == "safe" for f in found), f"record {i}"
+
+
+def test_many_batches_keep_their_order():
+    # More records than one batch (4,096) is copied out and checked at a time: each result
+    # lands at its record's index, across the batch boundaries, from a list or an iterator.
+    orphan = json.dumps(ORPHAN)
+    records = [orphan if i % 1000 == 7 else (None if i % 1000 == 8 else CLEAN) for i in range(9000)]
+    done = toolcheck.fix_many(iter(records), threads=2)
+    assert len(done) == len(records)
+    assert [i for i, r in enumerate(done) if r.changed] == [i for i, r in enumerate(records) if r == orphan]
+    assert all(r.value is None for i, r in enumerate(done) if records[i] is None)
+    found = toolcheck.lint_many(r or CLEAN for r in records)
+    assert len(found) == len(records)
+    assert [i for i, f in enumerate(found) if f] == [i for i, r in enumerate(records) if r == orphan]
