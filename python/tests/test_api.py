@@ -314,3 +314,21 @@ def test_finding_from_dict_is_the_dataclass_built_by_its_constructor():
         assert isinstance(finding.providers, tuple)
         with pytest.raises(dataclasses.FrozenInstanceError):
             finding.code = "TC000"  # type: ignore[misc]
+
+
+def test_the_cyclic_collector_is_left_as_it_was():
+    # lint_many and fix_many pause it while they make findings, and restore it even on error.
+    import gc
+
+    assert gc.isenabled()
+    toolcheck.lint_many([ORPHAN])
+    toolcheck.fix_many([ORPHAN])
+    with pytest.raises(TypeError):
+        toolcheck.lint_many([ORPHAN, 3.5])
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        toolcheck.lint_many([ORPHAN])
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

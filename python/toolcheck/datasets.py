@@ -43,7 +43,8 @@ def lint_batch(
     (``toolcheck_findings`` as JSON text, ``toolcheck_count``, ``toolcheck_errors``,
     ``toolcheck_codes``) for a batch. Pass options with ``fn_kwargs={...}``."""
     opts = toolcheck.options(**options)
-    found = toolcheck._toolcheck.lint_many(opts, batch[column], toolcheck.RECORD_NAME, threads)
+    with toolcheck._quiet_gc():
+        found = toolcheck._toolcheck.lint_many(opts, batch[column], toolcheck.RECORD_NAME, threads)
     return _columns(found)
 
 

@@ -73,7 +73,8 @@ def _lint_batch(batch: Any, column: str, opts: Any, threads: Optional[int]) -> A
         return batch
     records = batch[column]
     records = [r if isinstance(r, (str, bytes)) else str(r) for r in records]
-    found = toolcheck._toolcheck.lint_many(opts, records, toolcheck.RECORD_NAME, threads)
+    with toolcheck._quiet_gc():
+        found = toolcheck._toolcheck.lint_many(opts, records, toolcheck.RECORD_NAME, threads)
     cols = _columns(found)
     if hasattr(batch, "assign"):  # pandas
         return batch.assign(**cols)
