@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use clap::Parser;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use rayon::prelude::*;
@@ -186,11 +187,50 @@ fn value_to_py(py: Python<'_>, value: &Value) -> PyResult<PyObject> {
 fn diagnostics_to_py(py: Python<'_>, diagnostics: &[Diagnostic]) -> PyResult<Py<PyList>> {
     let list = PyList::empty(py);
     for d in diagnostics {
-        let value = serde_json::to_value(d)
-            .map_err(|e| PyValueError::new_err(format!("cannot convert a finding: {e}")))?;
-        list.append(value_to_py(py, &value)?)?;
+        list.append(diagnostic_to_py(py, d)?)?;
     }
     Ok(list.unbind())
+}
+
+/// One finding as a dict with the fields of `--output-format json`, in its order, the
+/// optional ones only when set, as serde writes them (a test in `python/tests` holds every
+/// field to the command line's JSON). Built field by field with interned keys: through a
+/// `serde_json::Value`, every finding cost a map, a string per key and a new Python key
+/// string each.
+fn diagnostic_to_py<'py>(py: Python<'py>, d: &Diagnostic) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    dict.set_item(intern!(py, "code"), d.code)?;
+    dict.set_item(intern!(py, "rule"), d.rule)?;
+    dict.set_item(intern!(py, "severity"), d.severity.as_str())?;
+    dict.set_item(intern!(py, "message"), &d.message)?;
+    dict.set_item(intern!(py, "help"), d.help.as_deref())?;
+    dict.set_item(intern!(py, "path"), &d.path)?;
+    dict.set_item(intern!(py, "format"), d.format)?;
+    dict.set_item(intern!(py, "line"), d.line)?;
+    dict.set_item(intern!(py, "column"), d.column)?;
+    dict.set_item(intern!(py, "end_line"), d.end_line)?;
+    dict.set_item(intern!(py, "end_column"), d.end_column)?;
+    dict.set_item(intern!(py, "pointer"), &d.pointer)?;
+    if let Some(location) = &d.location {
+        dict.set_item(intern!(py, "location"), location)?;
+    }
+    let fix = match &d.fix {
+        None => py.None(),
+        Some(fix) => {
+            let value = serde_json::to_value(fix)
+                .map_err(|e| PyValueError::new_err(format!("cannot convert a fix: {e}")))?;
+            value_to_py(py, &value)?
+        }
+    };
+    dict.set_item(intern!(py, "fix"), fix)?;
+    if let Some(id) = &d.tool_call_id {
+        dict.set_item(intern!(py, "tool_call_id"), id)?;
+    }
+    if !d.providers.is_empty() {
+        let names: Vec<&str> = d.providers.iter().map(|p| p.name()).collect();
+        dict.set_item(intern!(py, "providers"), names)?;
+    }
+    Ok(dict)
 }
 
 /// Texts up to this size are linted on the calling thread: handing a request-sized text to

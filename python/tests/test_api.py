@@ -332,3 +332,21 @@ def test_the_cyclic_collector_is_left_as_it_was():
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_finding_dicts_are_the_json_output_key_for_key(tmp_path: Path):
+    # The native dicts are built field by field: the same keys, in the same order, with the
+    # same values as `--output-format json` (optional keys only when set).
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(ORPHAN))
+    trunc = tmp_path / "trunc.json"
+    trunc.write_text(json.dumps(TRUNCATED_ARGS))
+    for p in (path, trunc):
+        proc = subprocess.run(
+            toolcheck_command() + ["lint", "--no-config", "--output-format", "json", str(p)], capture_output=True
+        )
+        expected = json.loads(proc.stdout)
+        got = toolcheck._toolcheck.lint_text(toolcheck.options(), p.read_text(), str(p))
+        assert [list(d) for d in got] == [list(d) for d in expected]
+        assert got == expected
+    assert any("providers" in d and "tool_call_id" in d for d in expected + got)

@@ -1,1 +1,0 @@
-/work/main/benches/floor/target/release/toolcheck-bench-floor: /work/main/benches/floor/src/main.rs
