@@ -383,7 +383,9 @@ pub struct ToolResult {
     /// The provider's or framework's error flag, or, for formats without one, content that
     /// is an error object or starts with `Error`/`error:`.
     pub is_error: bool,
-    /// The result's text, for comparing error messages (trimmed, at most a few hundred chars).
+    /// The result's text, for comparing error messages (trimmed, at most a few hundred
+    /// chars). Only failed results' texts are compared: an adapter that knows, when it reads
+    /// a result, that it did not fail may leave this empty (see [`failed_text`]).
     pub text: String,
     /// Answered inside the call's own turn by the provider (server tools); never paired.
     pub provider_executed: bool,
@@ -562,6 +564,17 @@ pub fn pairing_key(id: Option<&str>, loc: &Loc) -> String {
 }
 
 /// Text of a result for error comparison: trimmed and bounded.
+/// [`ToolResult::text`] for a result whose failure is decided: its text if it failed, else
+/// nothing. A big document's results would otherwise each keep a few hundred bytes that no
+/// rule reads (a tenth of what an OpenAI document of tool calls holds while it is read).
+pub fn failed_text(is_error: bool, text: impl FnOnce() -> String) -> String {
+    if is_error {
+        text()
+    } else {
+        String::new()
+    }
+}
+
 pub fn result_text(value: &Tree<'_>) -> String {
     const MAX: usize = 400;
     // The first `MAX` bytes of `text`, cut at a character boundary: a long output is never

@@ -12,8 +12,8 @@ use serde_json::{json, Value as Json};
 
 use super::{all_have_role, array_at, blocks, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
-    pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, Role, Text,
-    ToolCall, ToolDef, ToolResult,
+    failed_text, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing,
+    Role, Text, ToolCall, ToolDef, ToolResult,
 };
 use crate::tree::Value as Tree;
 
@@ -188,12 +188,13 @@ fn block_item(block: &Tree, loc: Loc, mloc: &Loc) -> Item {
         _ if kind.ends_with("tool_result") => {
             let call_id = str_at(block, "tool_use_id").map(str::to_string);
             let content = block.get("content").unwrap_or(&Tree::Null);
+            let is_error = block.get("is_error").and_then(Tree::as_bool) == Some(true);
             Item::Result(ToolResult {
                 key: pairing_key(call_id.as_deref(), &loc),
                 call_id,
                 name: None,
-                is_error: block.get("is_error").and_then(Tree::as_bool) == Some(true),
-                text: result_text(content),
+                is_error,
+                text: failed_text(is_error, || result_text(content)),
                 provider_executed: kind != "tool_result",
                 loc,
                 message: mloc.clone(),
@@ -241,5 +242,38 @@ pub(crate) fn read_tools(container: &Tree, root: &Loc, conv: &mut Conversation) 
             builtin,
             ..ToolDef::declared(name, schema, loc.clone(), loc.child("input_schema"))
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tree_json as json;
+
+    /// Only a result flagged `is_error` keeps its text.
+    #[test]
+    fn only_failed_results_keep_their_text() {
+        let value = json!({"messages": [
+            {"role": "assistant", "content": [
+                {"type": "tool_use", "id": "a", "name": "f", "input": {}},
+                {"type": "tool_use", "id": "b", "name": "f", "input": {}}
+            ]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "a", "is_error": true, "content": "boom"},
+                {"type": "tool_result", "tool_use_id": "b", "content": [{"type": "text", "text": "fine"}]}
+            ]}
+        ]});
+        let convs = Anthropic
+            .normalise(&[Doc {
+                base: 0,
+                value: &value,
+            }])
+            .unwrap_or_default();
+        let results: Vec<(bool, &str)> = convs
+            .iter()
+            .flat_map(|c| c.results())
+            .map(|(_, r)| (r.is_error, r.text.as_str()))
+            .collect();
+        assert_eq!(results, [(true, "boom"), (false, "")], "{convs:#?}");
     }
 }

@@ -18,8 +18,8 @@ use super::{
     Doc, Format, AGENTS_SDK_FAILURES,
 };
 use crate::transcript::{
-    looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc,
-    Pairing, ReasoningKind, Role, Text, ToolCall, ToolDef, ToolResult,
+    failed_text, looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation,
+    Item, Loc, Pairing, ReasoningKind, Role, Text, ToolCall, ToolDef, ToolResult,
 };
 use crate::tree::Value as Tree;
 
@@ -154,13 +154,14 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
                 };
                 let content = message.get("content").unwrap_or(&Tree::Null);
                 let text = result_text(content);
+                let is_error =
+                    looks_like_error(content) || opens_with_any(&text, AGENTS_SDK_FAILURES);
                 let result = ToolResult {
                     call_id,
                     key,
                     name,
-                    is_error: looks_like_error(content)
-                        || opens_with_any(&text, AGENTS_SDK_FAILURES),
-                    text,
+                    is_error,
+                    text: failed_text(is_error, || text),
                     provider_executed: false,
                     loc: mloc.clone(),
                     message: mloc.clone(),
@@ -379,5 +380,41 @@ fn tool_def(name: &str, schema: Option<&Tree>, strict: bool, loc: Loc, schema_lo
     ToolDef {
         strict,
         ..ToolDef::declared(name, schema, loc, schema_loc)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tree_json as json;
+
+    /// Only a failed result keeps its text (what `repeated-failing-call` compares); a result
+    /// that did not fail keeps none.
+    #[test]
+    fn only_failed_results_keep_their_text() {
+        let value = json!({"messages": [
+            {"role": "assistant", "content": null, "tool_calls": [
+                {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}},
+                {"id": "b", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+            ]},
+            {"role": "tool", "tool_call_id": "a", "content": "Error: the disk is full"},
+            {"role": "tool", "tool_call_id": "b", "content": "18C and sunny"}
+        ]});
+        let convs = OpenAiChat
+            .normalise(&[Doc {
+                base: 0,
+                value: &value,
+            }])
+            .unwrap_or_default();
+        let results: Vec<(bool, &str)> = convs
+            .iter()
+            .flat_map(|c| c.results())
+            .map(|(_, r)| (r.is_error, r.text.as_str()))
+            .collect();
+        assert_eq!(
+            results,
+            [(true, "Error: the disk is full"), (false, "")],
+            "{convs:#?}"
+        );
     }
 }
