@@ -4,7 +4,10 @@
 //! cargo bench --bench corpus                  # default sizes (about 3 minutes on 2 cores)
 //! cargo bench --bench corpus -- --scale 4     # 4× the corpus sizes
 //! cargo bench --bench corpus -- --toolcheck path/to/other/toolcheck --reps 5
-//! cargo bench --bench corpus -- --corpus DIR  # only write the corpus to DIR (for profiling)
+//! cargo bench --bench corpus -- --python .venv/bin/python  # also time `lint_many` and run
+//!                                             # python/bench.py (Ray) with that interpreter
+//! cargo bench --bench corpus -- --corpus DIR  # only write the corpus (and one big document
+//!                                             # and session) to DIR, for profiling
 //! ```
 //!
 //! A seeded generator writes a corpus of every supported format (pretty and compact JSON,
@@ -19,7 +22,12 @@
 //! CPU (user + system) and peak RSS come from `wait4`'s rusage of each child, wall time from
 //! the clock. The table prints medians and the ratios toolcheck / floor. The scaling cases
 //! (one big JSON document, one big session, one conversation with many unpaired calls) print
-//! toolcheck's CPU per MB (or per call) at each size, which is flat when toolcheck is linear.
+//! toolcheck's CPU per MB (or per call) at each size, which is flat when toolcheck is linear,
+//! and the largest document and session against the floor's CPU and their own size (peak
+//! RSS). Then: CPU per record on the fine-tuning JSONL against a Python `json.loads` loop over
+//! the same lines (and `toolcheck.lint_many`'s, where `--python`'s interpreter has the
+//! package), and the peak memory of `lint` and `fix` on a JSONL dataset four copies of that
+//! file long. Each table names its target.
 
 use std::fmt::Write as _;
 use std::io::Write;
@@ -559,6 +567,7 @@ struct Sample {
 #[allow(clippy::zombie_processes)]
 fn measure(mut cmd: Command) -> Sample {
     cmd.stdout(std::process::Stdio::null());
+    forget_own_peak();
     let start = Instant::now();
     let child = cmd.spawn().expect("the child starts");
     let pid = child.id() as libc::pid_t;
@@ -577,6 +586,22 @@ fn measure(mut cmd: Command) -> Sample {
         wall,
         rss_kib: usage.ru_maxrss as f64,
     }
+}
+
+/// Lowers this process's resident size and its high-water mark before a child starts. On
+/// Linux a child's peak RSS as `wait4` reports it starts from the high-water mark of the
+/// memory it was spawned from (the parent's, with `posix_spawn`'s shared address space), so
+/// the generator's peak would read as every later child's. Freed heap goes back to the
+/// kernel (`malloc_trim`), and `/proc/self/clear_refs` resets the mark to the current size.
+fn forget_own_peak() {
+    // SAFETY: malloc_trim only returns free heap pages to the kernel; it touches no live
+    // allocation.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    unsafe {
+        libc::malloc_trim(0);
+    }
+    // Best effort: elsewhere than Linux the file does not exist, and the peaks stand.
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -639,6 +664,24 @@ impl Bench {
         self.table.push_str(&line);
         self.table.push('\n');
         (f, t)
+    }
+}
+
+/// Writes one big input (`document` or `session`) from a child process of this binary.
+/// Generating it here would grow this process, and a child's peak RSS as `wait4` reports it
+/// starts from its parent's at `exec` (Linux keeps the larger of the two): every later
+/// measurement would read the generator's peak instead of its own.
+fn generate_apart(kind: &str, path: &Path, mb: usize, seed: u64) {
+    let exe = std::env::current_exe().expect("the benchmark's own path");
+    let status = Command::new(exe)
+        .arg("--generate")
+        .arg(kind)
+        .arg(path)
+        .arg(mb.to_string())
+        .arg(seed.to_string())
+        .status();
+    if !status.is_ok_and(|s| s.success()) {
+        panic!("cannot generate {}", path.display());
     }
 }
 
@@ -715,6 +758,20 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_toolcheck")));
     let mb = |n: f64| ((n * scale).round() as usize).max(1);
+    // A child of this binary writes one big input (see `generate_apart`).
+    if let Some(i) = args.iter().position(|a| a == "--generate") {
+        let field = |k: usize| args.get(i + k).map_or("", String::as_str);
+        let generate = if field(1) == "document" {
+            one_document
+        } else {
+            one_session
+        };
+        let (Ok(size), Ok(seed)) = (field(3).parse(), field(4).parse()) else {
+            panic!("usage: --generate document|session PATH MB SEED");
+        };
+        generate(Path::new(field(2)), size, &mut Rng(seed));
+        return;
+    }
     let floor = build_floor();
 
     // `--corpus DIR` writes the corpus there and keeps it (for profiling), without running.
@@ -731,6 +788,9 @@ fn main() {
     let cc = root.join("claude-code");
     sessions(&cc, mb(60.0), &mut rng);
     if keep.is_some() {
+        // With the one-big-file inputs, at the scaling cases' largest size.
+        one_document(&root.join("doc.json"), mb(80.0), &mut rng);
+        one_session(&root.join("session.jsonl"), mb(80.0), &mut rng);
         eprintln!("corpus written to {}", root.display());
         return;
     }
@@ -768,21 +828,30 @@ fn main() {
     println!("\nscaling: toolcheck CPU per MB at each size (flat = linear), 1 thread\n");
     println!("| input | sizes | CPU s/MB at each size | largest / smallest |");
     println!("|---|---|---|---|");
-    type Gen = fn(&Path, usize, &mut Rng);
-    let scaling: [(&str, &str, Gen); 2] = [
-        ("one JSON document", "doc.json", one_document),
-        ("one Claude Code session", "session.jsonl", one_session),
+    let scaling = [
+        ("one JSON document", "doc.json", "document"),
+        ("one Claude Code session", "session.jsonl", "session"),
     ];
-    for (name, file, generate) in scaling {
+    // The largest size of each input, against the floor: the one-big-file targets.
+    let mut big = Vec::new();
+    for (name, file, kind) in scaling {
         let mut per_mb = Vec::new();
         let mut sizes = Vec::new();
         for n in [5.0, 20.0, 80.0] {
             let path = root.join(format!("{}-{file}", mb(n)));
-            generate(&path, mb(n), &mut rng);
+            generate_apart(kind, &path, mb(n), rng.next());
             let m = size(&path) as f64 / 1e6;
-            let (_, t) = bench.pair(&[&path], 1);
+            let (f, t) = bench.pair(&[&path], 1);
             per_mb.push(t.cpu / m);
             sizes.push(format!("{m:.0}"));
+            if n == 80.0 {
+                big.push(format!(
+                    "| {name} | {m:.0} MB | {:.2}× | {:.0} MiB | {:.2}× |",
+                    t.cpu / f.cpu,
+                    t.rss_kib / 1024.0,
+                    t.rss_kib * 1024.0 / (m * 1e6)
+                ));
+            }
             let _ = std::fs::remove_file(&path);
         }
         println!(
@@ -816,8 +885,188 @@ fn main() {
         per_call.last().copied().unwrap_or(f64::NAN)
             / per_call.first().copied().unwrap_or(f64::NAN)
     );
+    println!("\none big file, 1 thread (targets: CPU ≤ 2× the floor, peak RSS ≤ 2× the file)\n");
+    println!("| input | size | CPU vs floor | peak RSS | RSS / size |");
+    println!("|---|---|---|---|---|");
+    for line in &big {
+        println!("{line}");
+    }
     memory(&bench, &root, scale);
+    per_record(
+        &bench,
+        &root,
+        &ft,
+        opt("--python").map_or("python3", String::as_str),
+        scale,
+    );
+    dataset_memory(&bench, &root, &ft, scale, threads);
     let _ = std::fs::remove_dir_all(&root);
+    // With a named interpreter, `python/bench.py` adds the rest: `lint_many` and `fix_many`
+    // at one and two threads, and Ray Data's lint and repair at 1 and 2 CPUs.
+    if let Some(python) = opt("--python") {
+        println!("\n`python/bench.py` ({python}):\n");
+        let records = ((100_000.0 * scale) as usize).max(1_000);
+        let status = Command::new(python)
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("python/bench.py"))
+            .args(["--records", &records.to_string(), "--cli"])
+            .arg(&bench.toolcheck)
+            .status();
+        if !status.is_ok_and(|s| s.success()) {
+            println!("`python/bench.py` failed: see its output above");
+        }
+    }
+}
+
+/// CPU per record against Python's `json.loads` loop over the same lines (targets: the
+/// command line ≤ 0.7×, `lint_many` ≤ 1.0×), one thread, on the corpus's fine-tuning JSONL
+/// and on `python/bench.py`'s records (`python/tests/gen.py`: 1.2 KB requests, 45% of them
+/// broken). `lint_many` is measured where `python`'s interpreter has the package
+/// (`pip install .`): the loop and the call run in one process, timed with its CPU clock,
+/// file reading apart.
+fn per_record(bench: &Bench, root: &Path, ft: &Path, python: &str, scale: f64) {
+    const TIMED: &str = r#"
+import json, sys, time
+lines = [l for l in open(sys.argv[1], encoding="utf-8") if l.strip()]
+t = time.process_time()
+for l in lines:
+    try:
+        json.loads(l)
+    except ValueError:
+        pass
+loads = time.process_time() - t
+try:
+    import toolcheck
+except ImportError:
+    print(len(lines), loads, "nan")
+    sys.exit(0)
+t = time.process_time()
+toolcheck.lint_many(lines, threads=1)
+print(len(lines), loads, time.process_time() - t)
+"#;
+    const GEN: &str = r#"
+import sys
+sys.path.insert(0, sys.argv[1])
+import gen
+with open(sys.argv[2], "w", encoding="utf-8") as f:
+    for r in gen.records(int(sys.argv[3])):
+        f.write(r + "\n")
+"#;
+    let records = root.join("bench-py-records.jsonl");
+    let n = ((100_000.0 * scale) as usize).max(1_000);
+    let generated = Command::new(python)
+        .arg("-c")
+        .arg(GEN)
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("python/tests"))
+        .arg(&records)
+        .arg(n.to_string())
+        .status()
+        .is_ok_and(|s| s.success());
+    println!("\nper record, 1 thread, CPU, against a Python `json.loads` loop over the same lines (targets: command line ≤ 0.7×, `lint_many` ≤ 1.0×)\n");
+    println!("| records | count × size | `json.loads` | command line | vs `json.loads` | `lint_many` call | vs `json.loads` |");
+    println!("|---|---|---|---|---|---|---|");
+    let mut inputs = vec![("fine-tuning JSONL (the corpus's)", ft)];
+    if generated {
+        inputs.push(("`python/bench.py`'s records", records.as_path()));
+    }
+    for (name, path) in inputs {
+        let (_, cli) = bench.pair(&[path], 1);
+        let (mut count, mut loads, mut many) = (0.0, Vec::new(), Vec::new());
+        for _ in 0..bench.reps {
+            let Ok(out) = Command::new(python).arg("-c").arg(TIMED).arg(path).output() else {
+                println!("| {name} | not measured: {python} does not run | | | | | |");
+                break;
+            };
+            let text = String::from_utf8_lossy(&out.stdout);
+            let fields: Vec<f64> = text
+                .split_whitespace()
+                .filter_map(|v| v.parse().ok())
+                .collect();
+            if let [c, l, m] = fields[..] {
+                count = c;
+                loads.push(l);
+                many.push(m);
+            } else {
+                let err = String::from_utf8_lossy(&out.stderr);
+                let last = err.lines().last().unwrap_or("no output");
+                println!("| {name} | not measured: {last} | | | | | |");
+                break;
+            }
+        }
+        if loads.is_empty() {
+            continue;
+        }
+        let (loads, many) = (median(loads), median(many));
+        let us = |cpu: f64| format!("{:.1} µs", cpu / count * 1e6);
+        let (many_us, many_ratio) = if many.is_nan() {
+            (
+                "not measured (no `toolcheck` module)".to_string(),
+                String::new(),
+            )
+        } else {
+            (us(many), format!("**{:.2}×**", many / loads))
+        };
+        println!(
+            "| {name} | {count:.0} × {:.0} B | {} | {} | **{:.2}×** | {many_us} | {many_ratio} |",
+            size(path) as f64 / count,
+            us(loads),
+            us(cli.cpu),
+            cli.cpu / loads,
+        );
+    }
+    let _ = std::fs::remove_file(&records);
+}
+
+/// Peak memory of `lint` and `fix` (dry run) on a JSONL dataset several times the corpus's
+/// fine-tuning file (its copies, end to end): constant, whatever the file's size (target:
+/// 64 MiB for 1 GB).
+fn dataset_memory(bench: &Bench, root: &Path, ft: &Path, scale: f64, threads: usize) {
+    let copies = 4;
+    let path = root.join("dataset.jsonl");
+    // Copied a file at a time, never read whole: this process's own peak would become its
+    // children's (see `generate_apart`).
+    let Ok(mut file) = std::fs::File::create(&path) else {
+        return;
+    };
+    for _ in 0..copies {
+        let copied = std::fs::File::open(ft).and_then(|mut f| std::io::copy(&mut f, &mut file));
+        if copied.is_err() {
+            return;
+        }
+    }
+    drop(file);
+    let mb = size(&path) as f64 / 1e6;
+    println!("\nconstant memory: a {mb:.0} MB fine-tuning JSONL ({copies} copies of the corpus's; --scale {scale}), {threads} threads (target: ≤ 64 MiB at any size)\n");
+    println!("| run | peak RSS | RSS / size |");
+    println!("|---|---|---|");
+    let mut runs = vec![("lint", bench.toolcheck_cmd(&[&path], threads))];
+    let mut fix = Command::new(&bench.toolcheck);
+    fix.args(["fix", "--no-config"])
+        .env("RAYON_NUM_THREADS", threads.to_string())
+        .arg(&path);
+    runs.push(("fix (dry run, diff to stdout)", fix));
+    for (name, cmd) in runs {
+        let program = cmd.get_program().to_owned();
+        let args: Vec<_> = cmd.get_args().map(|a| a.to_owned()).collect();
+        let envs: Vec<_> = cmd
+            .get_envs()
+            .filter_map(|(k, v)| Some((k.to_owned(), v?.to_owned())))
+            .collect();
+        let rss = median(
+            (0..bench.reps)
+                .map(|_| {
+                    let mut c = Command::new(&program);
+                    c.args(&args).envs(envs.iter().cloned());
+                    measure(c).rss_kib
+                })
+                .collect(),
+        );
+        println!(
+            "| {name} | {:.0} MiB | {:.3}× |",
+            rss / 1024.0,
+            rss * 1024.0 / (mb * 1e6)
+        );
+    }
+    let _ = std::fs::remove_file(&path);
 }
 
 /// One message holding `calls` calls, each answered (a result message after it) or not
