@@ -24,7 +24,21 @@ fn main() -> ExitCode {
         // SAFETY: sets a plain integer option; mimalloc reads options at any time.
         unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
     }
+    no_huge_pages();
     toolcheck::app::run(cli.command)
+}
+
+/// Turns transparent huge pages off for this process. mimalloc asks for them on its arenas
+/// where the kernel grants them on request (`madvise` mode, the common default), and a 2 MiB
+/// page counts whole in the resident size however little of it is used: a big document or
+/// session peaked 11% higher with them (185 vs 164 MiB for 91 MB), a directory of small
+/// files 45% higher (50 vs 28 MiB), and the kernel's clearing of them made system time swing
+/// up to tenfold from run to run. Without them the CPU is the same on directories and
+/// datasets; a single big session spends about 0.06 s more on 4 KiB page faults per 80 MB.
+fn no_huge_pages() {
+    // Best effort: an old kernel without the flag keeps the pages, and nothing else changes.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    let _ = rustix::thread::disable_transparent_huge_pages(true);
 }
 
 #[cfg(test)]
@@ -38,5 +52,16 @@ mod tests {
         if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
             assert!(delay == 1000 || delay == 10, "option 15 is {delay}");
         }
+    }
+
+    /// The flag is the process's own, read back from the kernel.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    #[test]
+    fn huge_pages_are_turned_off() {
+        super::no_huge_pages();
+        assert_eq!(
+            rustix::thread::transparent_huge_pages_are_disabled().ok(),
+            Some(true)
+        );
     }
 }
