@@ -632,10 +632,14 @@ impl Bench {
         cmd
     }
 
-    /// Interleaves floor and toolcheck runs; returns their medians.
+    /// Interleaves floor and toolcheck runs `--reps` times; returns their medians.
     fn pair(&self, paths: &[&Path], threads: usize) -> (Sample, Sample) {
+        self.pair_n(paths, threads, self.reps)
+    }
+
+    fn pair_n(&self, paths: &[&Path], threads: usize, reps: usize) -> (Sample, Sample) {
         let (mut f, mut t) = (Vec::new(), Vec::new());
-        for _ in 0..self.reps {
+        for _ in 0..reps {
             f.push(measure(self.floor_cmd(paths, threads)));
             t.push(measure(self.toolcheck_cmd(paths, threads)));
         }
@@ -649,7 +653,9 @@ impl Bench {
 
     fn row(&mut self, name: &str, paths: &[&Path], threads: usize) -> (Sample, Sample) {
         let mb = paths.iter().map(|p| size(p)).sum::<u64>() as f64 / 1e6;
-        let (f, t) = self.pair(paths, threads);
+        // A corpus run takes a tenth to a third of a second, where medians of 3 swung by
+        // 15% from one benchmark to the next: three times the runs, for about 20 s more.
+        let (f, t) = self.pair_n(paths, threads, ROW_REPS * self.reps);
         let line = format!(
             "| {name} | {mb:.0} MB | {threads} | {:.2} s | {:.2} s | **{:.2}×** | {:.2}× | {:.0} / {:.0} MiB | {:.2}× |",
             f.cpu,
@@ -684,6 +690,9 @@ fn generate_apart(kind: &str, path: &Path, mb: usize, seed: u64) {
         panic!("cannot generate {}", path.display());
     }
 }
+
+/// How many times `--reps` the corpus rows run (see [`Bench::row`]).
+const ROW_REPS: usize = 3;
 
 fn size(path: &Path) -> u64 {
     walkdir(path)
@@ -803,7 +812,8 @@ fn main() {
         table: String::new(),
     };
     println!(
-        "\ntoolcheck vs the floor (read + parse every document/record into serde_json::Value, same threads); medians of {reps} interleaved runs; {cores} cores\n"
+        "\ntoolcheck vs the floor (read + parse every document/record into serde_json::Value, same threads); medians of {} interleaved runs ({reps} for the later tables); {cores} cores\n",
+        ROW_REPS * reps
     );
     println!("| corpus | size | threads | floor CPU | toolcheck CPU | CPU ratio | wall ratio | peak RSS floor / toolcheck | RSS ratio |");
     println!("|---|---|---|---|---|---|---|---|---|");
