@@ -604,6 +604,14 @@ fn forget_own_peak() {
     let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
 
+fn medians(samples: &[Sample]) -> Sample {
+    Sample {
+        cpu: median(samples.iter().map(|x| x.cpu).collect()),
+        wall: median(samples.iter().map(|x| x.wall).collect()),
+        rss_kib: median(samples.iter().map(|x| x.rss_kib).collect()),
+    }
+}
+
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(|a, b| a.total_cmp(b));
     xs.get(xs.len() / 2).copied().unwrap_or(f64::NAN)
@@ -643,12 +651,22 @@ impl Bench {
             f.push(measure(self.floor_cmd(paths, threads)));
             t.push(measure(self.toolcheck_cmd(paths, threads)));
         }
-        let med = |s: &[Sample]| Sample {
-            cpu: median(s.iter().map(|x| x.cpu).collect()),
-            wall: median(s.iter().map(|x| x.wall).collect()),
-            rss_kib: median(s.iter().map(|x| x.rss_kib).collect()),
-        };
-        (med(&f), med(&t))
+        (medians(&f), medians(&t))
+    }
+
+    /// Runs the command `cmd` makes `--reps` times, without the floor; returns the medians.
+    fn alone(&self, cmd: impl Fn() -> Command) -> Sample {
+        let runs: Vec<Sample> = (0..self.reps).map(|_| measure(cmd())).collect();
+        medians(&runs)
+    }
+
+    /// `toolcheck fix` (a dry run: the diff goes to stdout), as `toolcheck_cmd` runs lint.
+    fn fix_cmd(&self, paths: &[&Path], threads: usize) -> Command {
+        let mut cmd = Command::new(&self.toolcheck);
+        cmd.args(["fix", "--no-config"])
+            .env("RAYON_NUM_THREADS", threads.to_string())
+            .args(paths);
+        cmd
     }
 
     fn row(&mut self, name: &str, paths: &[&Path], threads: usize) -> (Sample, Sample) {
@@ -689,6 +707,12 @@ fn generate_apart(kind: &str, path: &Path, mb: usize, seed: u64) {
     if !status.is_ok_and(|s| s.success()) {
         panic!("cannot generate {}", path.display());
     }
+}
+
+/// How many of `python/bench.py`'s records are timed: the same records (its generator and
+/// seed) in the per-record table and in `python/bench.py`'s own run.
+fn py_records(scale: f64) -> usize {
+    ((100_000.0 * scale) as usize).max(1_000)
 }
 
 /// How many times `--reps` the corpus rows run (see [`Bench::row`]).
@@ -881,7 +905,7 @@ fn main() {
     for calls in counts {
         let path = root.join(format!("calls-{calls}.json"));
         many_calls(&path, calls);
-        let (_, t) = bench.pair(&[&path], 1);
+        let t = bench.alone(|| bench.toolcheck_cmd(&[&path], 1));
         per_call.push(t.cpu / calls as f64 * 1e6);
     }
     println!(
@@ -915,7 +939,7 @@ fn main() {
     // at one and two threads, and Ray Data's lint and repair at 1 and 2 CPUs.
     if let Some(python) = opt("--python") {
         println!("\n`python/bench.py` ({python}):\n");
-        let records = ((100_000.0 * scale) as usize).max(1_000);
+        let records = py_records(scale);
         let status = Command::new(python)
             .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("python/bench.py"))
             .args(["--records", &records.to_string(), "--cli"])
@@ -962,7 +986,7 @@ with open(sys.argv[2], "w", encoding="utf-8") as f:
         f.write(r + "\n")
 "#;
     let records = root.join("bench-py-records.jsonl");
-    let n = ((100_000.0 * scale) as usize).max(1_000);
+    let n = py_records(scale);
     let generated = Command::new(python)
         .arg("-c")
         .arg(GEN)
@@ -979,7 +1003,7 @@ with open(sys.argv[2], "w", encoding="utf-8") as f:
         inputs.push(("`python/bench.py`'s records", records.as_path()));
     }
     for (name, path) in inputs {
-        let (_, cli) = bench.pair(&[path], 1);
+        let cli = bench.alone(|| bench.toolcheck_cmd(&[path], 1));
         let (mut count, mut loads, mut many) = (0.0, Vec::new(), Vec::new());
         for _ in 0..bench.reps {
             let Ok(out) = Command::new(python).arg("-c").arg(TIMED).arg(path).output() else {
@@ -1048,28 +1072,12 @@ fn dataset_memory(bench: &Bench, root: &Path, ft: &Path, scale: f64, threads: us
     println!("\nconstant memory: a {mb:.0} MB fine-tuning JSONL ({copies} copies of the corpus's; --scale {scale}), {threads} threads (target: ≤ 64 MiB at any size)\n");
     println!("| run | peak RSS | RSS / size |");
     println!("|---|---|---|");
-    let mut runs = vec![("lint", bench.toolcheck_cmd(&[&path], threads))];
-    let mut fix = Command::new(&bench.toolcheck);
-    fix.args(["fix", "--no-config"])
-        .env("RAYON_NUM_THREADS", threads.to_string())
-        .arg(&path);
-    runs.push(("fix (dry run, diff to stdout)", fix));
-    for (name, cmd) in runs {
-        let program = cmd.get_program().to_owned();
-        let args: Vec<_> = cmd.get_args().map(|a| a.to_owned()).collect();
-        let envs: Vec<_> = cmd
-            .get_envs()
-            .filter_map(|(k, v)| Some((k.to_owned(), v?.to_owned())))
-            .collect();
-        let rss = median(
-            (0..bench.reps)
-                .map(|_| {
-                    let mut c = Command::new(&program);
-                    c.args(&args).envs(envs.iter().cloned());
-                    measure(c).rss_kib
-                })
-                .collect(),
-        );
+    let lint = bench.alone(|| bench.toolcheck_cmd(&[&path], threads));
+    let fix = bench.alone(|| bench.fix_cmd(&[&path], threads));
+    for (name, rss) in [
+        ("lint", lint.rss_kib),
+        ("fix (dry run, diff to stdout)", fix.rss_kib),
+    ] {
         println!(
             "| {name} | {:.0} MiB | {:.3}× |",
             rss / 1024.0,
@@ -1115,7 +1123,7 @@ fn memory(bench: &Bench, root: &Path, scale: f64) {
     ] {
         let path = root.join("memory.json");
         one_message_calls(&path, calls, answered);
-        let (_, t) = bench.pair(&[&path], 1);
+        let t = bench.alone(|| bench.toolcheck_cmd(&[&path], 1));
         let mb = size(&path) as f64 / 1e6;
         println!(
             "| {name}, {calls} calls | {mb:.1} MB | {:.0} MB | {:.1}× |",

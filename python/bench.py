@@ -212,9 +212,11 @@ def main() -> None:
         del cli_out[:]
 
     t_ray1 = t_ray2 = t_rayfix1 = t_rayfix2 = None
-    if not args.no_ray and importlib.util.find_spec("ray") is None:
+    if args.no_ray:
+        pass
+    elif importlib.util.find_spec("ray") is None:
         print("Ray is not installed: its rows are left out (pip install '.[ray]')", flush=True)
-    elif not args.no_ray:
+    else:
         load = os.getloadavg()
         print(f"load average before Ray: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}", flush=True)
         t_ray1 = row("Ray Data lint_batch, num_cpus=1", ray_run(1, str(parts), n_findings))

@@ -30,11 +30,11 @@ fn main() -> ExitCode {
 
 /// Turns transparent huge pages off for this process. mimalloc asks for them on its arenas
 /// where the kernel grants them on request (`madvise` mode, the common default), and a 2 MiB
-/// page counts whole in the resident size however little of it is used: a big document or
-/// session peaked 11% higher with them (185 vs 164 MiB for 91 MB), a directory of small
-/// files 45% higher (50 vs 28 MiB), and the kernel's clearing of them made system time swing
-/// up to tenfold from run to run. Without them the CPU is the same on directories and
-/// datasets; a single big session spends about 0.06 s more on 4 KiB page faults per 80 MB.
+/// page counts whole in the resident size however little of it is used: a 91 MB document
+/// peaked at 186 MiB with them, 167 without, a directory of small files at 50 MiB, 33
+/// without, and the kernel's clearing of them made system time swing up to tenfold from run
+/// to run. Without them the CPU is the same on directories and datasets; a single big file
+/// spends 0.06–0.09 s more on 4 KiB page faults per 80 MB.
 fn no_huge_pages() {
     // Best effort: an old kernel without the flag keeps the pages, and nothing else changes.
     #[cfg(any(target_os = "linux", target_os = "android"))]
