@@ -96,6 +96,8 @@ impl Options {
     }
 }
 
+pub use crate::cli::{check_threads, MAX_THREADS};
+
 /// Lints text as a file named `name` (its extension picks JSON or JSONL, as on the command
 /// line) and returns its findings placed and sorted as `toolcheck lint` prints them.
 pub fn lint(name: &str, bytes: Vec<u8>, opts: &LintOptions) -> Vec<Diagnostic> {

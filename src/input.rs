@@ -297,6 +297,11 @@ pub fn fix(
 }
 
 impl Fixed {
+    /// Whether the fix is of a SQLite store (written back in a transaction).
+    pub fn is_store(&self) -> bool {
+        self.store.is_some()
+    }
+
     /// The findings of the text as fixed (`after`) or as read, each with its fix, placed by
     /// `place`.
     pub fn findings(

@@ -378,7 +378,7 @@ fn regex_stamp(text: &str) -> String {
         let (head, tail) = rest.split_at(at + "backups/".len());
         out.push_str(head);
         let end = tail
-            .find(|c: char| !(c.is_ascii_digit() || c == 'T' || c == 'Z'))
+            .find(|c: char| !(c.is_ascii_digit() || c == 'T' || c == 'Z' || c == '-'))
             .unwrap_or(tail.len());
         out.push_str("[STAMP]");
         rest = tail.get(end..).unwrap_or_default();
@@ -422,4 +422,73 @@ fn unreadable_session_exits_2() {
     assert!(out
         .stdout
         .contains("cannot read ~/.copilot/session-state/2b3c4d5e"));
+}
+
+/// The one backup folder of a `--fix` run in `home`.
+fn backup_run(home: &Home) -> PathBuf {
+    let backups = home.path().join(".local/state/toolcheck/backups");
+    let runs: Vec<PathBuf> = std::fs::read_dir(&backups)
+        .expect("the backups directory")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    runs.into_iter().next().expect("one run")
+}
+
+#[test]
+fn restore_puts_back_what_fix_changed() {
+    let home = generated_home();
+    let before = files(home.path());
+    let out = home.run(&["--fix"]);
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    let run = backup_run(&home);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&run).expect("stat").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+    }
+    let run_arg = run.to_str().expect("UTF-8");
+    let out = home.run(&["--restore", run_arg]);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    assert!(out.stdout.contains("restored "), "{}", out.transcript());
+    let restored = files(home.path());
+    for (path, bytes, _) in &before {
+        let now = restored
+            .iter()
+            .find(|(p, _, _)| p == path)
+            .expect("still there");
+        assert!(&now.1 == bytes, "{} is as before the fix", path.display());
+    }
+    // Restored once, the files changed since the fix: a second restore would lose that.
+    let out = home.run(&["--restore", run_arg]);
+    assert_eq!(out.code, 2, "{}", out.transcript());
+    assert!(out.stdout.contains("--force"), "{}", out.transcript());
+    let out = home.run(&["--restore", home.path().to_str().expect("UTF-8")]);
+    assert_eq!(out.code, 2, "{}", out.transcript());
+    assert!(out.stderr.contains("manifest.json"), "{}", out.transcript());
+    let out = home.run(&["--restore", run_arg, "--fix"]);
+    assert_eq!(out.code, 2, "{}", out.transcript());
+}
+
+#[cfg(unix)]
+#[test]
+fn an_unreadable_store_is_named_without_verbose() {
+    use std::os::unix::fs::PermissionsExt;
+    let home = generated_home();
+    let dir = home.path().join(".codex/sessions");
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o000)).expect("chmod");
+    let readable = std::fs::read_dir(&dir).is_ok();
+    let out = home.run(&["--agent", "codex"]);
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    if readable {
+        // Root reads anything: nothing to test.
+        return;
+    }
+    assert_eq!(out.code, 2, "{}", out.transcript());
+    assert!(
+        out.stderr.contains("cannot read") && out.stderr.contains(".codex/sessions"),
+        "{}",
+        out.transcript()
+    );
 }

@@ -98,7 +98,7 @@ pub fn lint_many(
     let found = match threads.filter(|&n| n > 0) {
         None => run(),
         Some(n) => rayon::ThreadPoolBuilder::new()
-            .num_threads(n as usize)
+            .num_threads(embed::check_threads(n as usize).map_err(Error::from_reason)?)
             .build()
             .map_err(|e| Error::from_reason(format!("cannot start {n} threads: {e}")))?
             .install(run),

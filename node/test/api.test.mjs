@@ -104,6 +104,11 @@ test('lintMany gives each record the findings of its line in a JSONL file', () =
   assert.throws(() => lintMany([1]), /record 0/);
 });
 
+test('lintMany refuses a thread count above the limit instead of starting it', () => {
+  assert.throws(() => lintMany([ORPHAN_AT_HEAD], { threads: 3000 }), /threads must be from 1 to 256, not 3000/);
+  assert.equal(lintMany([ORPHAN_AT_HEAD], { threads: 256 }).length, 1);
+});
+
 test('a clean history passes unchanged in every mode', () => {
   for (const mode of ['raise', 'repair', 'warn']) {
     const before = clone(CLEAN);

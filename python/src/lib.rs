@@ -79,6 +79,9 @@ static POOL: Mutex<Option<Pool>> = Mutex::new(None);
 
 fn pool(threads: Option<usize>) -> PyResult<Arc<rayon::ThreadPool>> {
     let asked = threads.filter(|&n| n > 0);
+    if let Some(n) = asked {
+        toolcheck::embed::check_threads(n).map_err(PyValueError::new_err)?;
+    }
     let pid = std::process::id();
     let mut guard = POOL.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(p) = guard.as_ref() {

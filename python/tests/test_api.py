@@ -350,3 +350,13 @@ def test_finding_dicts_are_the_json_output_key_for_key(tmp_path: Path):
         assert [list(d) for d in got] == [list(d) for d in expected]
         assert got == expected
     assert any("providers" in d and "tool_call_id" in d for d in expected + got)
+
+
+def test_thread_counts_out_of_range_are_refused(small_records):
+    # A pool of 2**40 threads never returned; the limit is the command line's -j limit.
+    for threads in (2**40, 257):
+        with pytest.raises(ValueError, match="threads must be from 1 to 256"):
+            toolcheck.lint_many(small_records[:2], threads=threads)
+        with pytest.raises(ValueError, match="threads must be from 1 to 256"):
+            toolcheck.fix_many(small_records[:2], threads=threads)
+    assert len(toolcheck.lint_many(small_records[:2], threads=256)) == 2

@@ -4,7 +4,7 @@
 //! broken sessions go through the fix engine as `fix --write` applies them, each changed
 //! file backed up first.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
@@ -21,6 +21,7 @@ use crate::report::doctor::{
 };
 use crate::settings::{Resolver, Settings};
 
+use super::backup;
 use super::output::{output_error, usage_error};
 use super::prepare::diagnostics_of;
 use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS};
@@ -29,6 +30,9 @@ use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS};
 const IN_USE: Duration = Duration::from_secs(60);
 
 pub(super) fn doctor_command(args: &DoctorArgs) -> u8 {
+    if let Some(dir) = &args.restore {
+        return restore_command(dir, args.force);
+    }
     if let Some(threads) = args.threads {
         let _ = rayon::ThreadPoolBuilder::new()
             .num_threads(usize::from(threads))
@@ -78,17 +82,16 @@ pub(super) fn doctor_command(args: &DoctorArgs) -> u8 {
     progress.finish();
 
     let mut exit = EXIT_CLEAN;
-    let mut backups = None;
+    let mut run = env
+        .state_dir()
+        .map(|d| backup::Run::new(d.join("backups"), now));
     if args.fix {
-        let stamp = out::utc(now).replace(['-', ':'], "");
-        let base = env.state_dir().map(|d| d.join("backups").join(&stamp));
         for (session, store) in sessions.iter_mut().zip(&stores) {
             if session.status != Status::Broken {
                 continue;
             }
-            let outcome = fix_one(store, &settings, base.as_deref(), args.force, now);
+            let outcome = fix_one(store, &settings, run.as_mut(), args.force);
             if let FixOutcome::Fixed { .. } = outcome {
-                backups.clone_from(&base);
                 *session = check(store, &settings);
                 // The time of the file as written.
                 session.modified = std::fs::metadata(&store.path)
@@ -101,6 +104,7 @@ pub(super) fn doctor_command(args: &DoctorArgs) -> u8 {
             session.fix = Some(outcome);
         }
     }
+    let backups = run.as_ref().and_then(|r| r.dir());
 
     if args.verbose {
         for looked in &found.looked {
@@ -123,6 +127,19 @@ pub(super) fn doctor_command(args: &DoctorArgs) -> u8 {
             eprintln!("left out {left_out} not modified within --since");
         }
     }
+    if !args.verbose {
+        // Without -v an exit of 2 would not say why: each place that could not be read is
+        // named.
+        for looked in &found.looked {
+            if let LookedWhat::Unreadable(why) = &looked.what {
+                eprintln!(
+                    "toolcheck doctor: cannot read {} ({}): {why}",
+                    escape::value(&looked.path.display().to_string()),
+                    looked.agent.name(),
+                );
+            }
+        }
+    }
     if found.unreadable() > 0
         || sessions
             .iter()
@@ -136,7 +153,7 @@ pub(super) fn doctor_command(args: &DoctorArgs) -> u8 {
         home: env.home.as_deref(),
         now,
         places: found.places(),
-        backups: backups.as_deref(),
+        backups,
     };
     let mut stdout = crate::stdout::stdout();
     let written = match args.output_format {
@@ -246,24 +263,39 @@ fn check(store: &Store, settings: &Settings) -> SessionReport {
     report
 }
 
-/// Applies one broken session's safe fixes, after backing it up under `backups`.
+/// Why `path` may still be written by its agent, read now: modified in the last
+/// [`IN_USE`] (unless `force`). A session listed a while ago may have been written since.
+fn in_use(path: &Path, force: bool) -> Option<String> {
+    if force {
+        return None;
+    }
+    let time = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    // A database in WAL mode is written in its `-wal`.
+    let modified = time(path).max(time(Path::new(&wal)))?;
+    let now = SystemTime::now();
+    let since = now.duration_since(modified).unwrap_or(Duration::ZERO);
+    (since < IN_USE).then(|| {
+        format!(
+            "in use? modified {}; rerun with --force once its agent has stopped",
+            out::ago(now, modified)
+        )
+    })
+}
+
+/// Applies one broken session's safe fixes, after backing it up in `run`. The in-use guard
+/// is read before the session is read and again right before it is written.
 fn fix_one(
     store: &Store,
     settings: &Settings,
-    backups: Option<&Path>,
+    run: Option<&mut backup::Run>,
     force: bool,
-    now: SystemTime,
 ) -> FixOutcome {
-    if let Some(modified) = store.modified.filter(|_| !force) {
-        let since = now.duration_since(modified).unwrap_or(Duration::ZERO);
-        if since < IN_USE {
-            return FixOutcome::Skipped(format!(
-                "in use? modified {}; rerun with --force once its agent has stopped",
-                out::ago(now, modified)
-            ));
-        }
+    if let Some(why) = in_use(&store.path, force) {
+        return FixOutcome::Skipped(why);
     }
-    let Some(backups) = backups else {
+    let Some(run) = run else {
         return FixOutcome::Failed("no place for backups: set XDG_STATE_HOME or HOME".to_string());
     };
     let name = source_name(store);
@@ -276,11 +308,21 @@ fn fix_one(
     if !fixed.file.changed() {
         return FixOutcome::Skipped("no automatic fix for its errors".to_string());
     }
-    let backup = match back_up(&store.path, backups) {
+    if let Some(why) = in_use(&store.path, force) {
+        return FixOutcome::Skipped(why);
+    }
+    let kind = if fixed.is_store() {
+        backup::Kind::Sqlite
+    } else {
+        backup::Kind::File
+    };
+    let backup = match run.back_up(&store.path, kind) {
         Ok(backup) => backup,
         Err(e) => return FixOutcome::Failed(format!("cannot back it up: {e}")),
     };
-    match fixed.write(&store.path, &name.name) {
+    let written = fixed.write(&store.path, &name.name);
+    run.finished(written.is_ok());
+    match written {
         Ok(()) => FixOutcome::Fixed {
             applied: fixed.file.applied,
             backup,
@@ -289,38 +331,73 @@ fn fix_one(
     }
 }
 
-/// Copies `path` (with a database's `-wal` and `-shm`) to `dir` + its absolute path;
-/// returns where the copy of `path` is.
-fn back_up(path: &Path, dir: &Path) -> std::io::Result<PathBuf> {
-    let absolute = std::path::absolute(path)?;
-    let mut target = dir.to_path_buf();
-    for part in absolute.components() {
-        match part {
-            Component::Prefix(prefix) => {
-                // `C:` → `C`, so the mirror is a plain directory on Windows too.
-                let text = prefix
-                    .as_os_str()
-                    .to_string_lossy()
-                    .replace([':', '\\', '?'], "");
-                target.push(text);
+/// `doctor --restore DIR`: puts back what one `doctor --fix` run changed.
+fn restore_command(dir: &Path, force: bool) -> u8 {
+    let restored = match backup::restore(dir, force) {
+        Ok(restored) => restored,
+        Err(e) => {
+            eprintln!("toolcheck doctor: {}", escape::value(&e));
+            return EXIT_ERROR;
+        }
+    };
+    let mut exit = EXIT_CLEAN;
+    let mut stdout = crate::stdout::stdout();
+    let mut lines = String::new();
+    for r in &restored {
+        let path = escape::value(&r.original.display().to_string()).into_owned();
+        match &r.outcome {
+            Ok(()) => lines.push_str(&format!("restored {path}\n")),
+            Err(why) => {
+                exit = EXIT_ERROR;
+                lines.push_str(&format!("not restored {path}: {}\n", escape::value(why)));
             }
-            Component::Normal(name) => target.push(name),
-            _ => {}
         }
     }
-    if let Some(parent) = target.parent() {
-        std::fs::create_dir_all(parent)?;
+    if restored.is_empty() {
+        lines.push_str("nothing to restore: the run backed up no file\n");
     }
-    std::fs::copy(path, &target)?;
-    for suffix in ["-wal", "-shm"] {
-        let mut side = path.as_os_str().to_owned();
-        side.push(suffix);
-        let side = PathBuf::from(side);
-        if side.is_file() {
-            let mut copy = target.as_os_str().to_owned();
-            copy.push(suffix);
-            std::fs::copy(&side, PathBuf::from(copy))?;
+    if let Err(e) = std::io::Write::write_all(&mut stdout, lines.as_bytes())
+        .and_then(|()| std::io::Write::flush(&mut stdout))
+    {
+        return output_error(&e);
+    }
+    exit
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_in_use_guard_reads_the_file_now_not_the_listing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("session.jsonl");
+        std::fs::write(&path, "{}\n").expect("write");
+        // Listed as written a day ago; written again since, as doctor ran.
+        let store = Store {
+            agent: Agent::ALL[0],
+            path: path.clone(),
+            root: dir.path().to_path_buf(),
+            modified: Some(SystemTime::now() - Duration::from_secs(86_400)),
+            size: 3,
+        };
+        let settings = default_settings().expect("settings");
+        let mut run = backup::Run::new(dir.path().join("backups"), SystemTime::now());
+        match fix_one(&store, &settings, Some(&mut run), false) {
+            FixOutcome::Skipped(why) => assert!(why.starts_with("in use?"), "{why}"),
+            other => panic!("not skipped: {other:?}"),
         }
+        assert!(run.dir().is_none(), "nothing was backed up");
+        assert_eq!(in_use(&path, true), None);
+        let old = SystemTime::now() - Duration::from_secs(3600);
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .and_then(|f| f.set_modified(old))
+            .expect("set mtime");
+        assert_eq!(in_use(&path, false), None);
+        // A database written in its `-wal` just now is in use.
+        std::fs::write(dir.path().join("session.jsonl-wal"), "").expect("wal");
+        assert!(in_use(&path, false).is_some());
     }
-    Ok(target)
 }

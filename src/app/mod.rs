@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use crate::cli::Command;
 
+mod backup;
 mod catalog;
 mod doctor;
 mod fix;

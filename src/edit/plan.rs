@@ -333,9 +333,17 @@ pub fn insert_record_after(cx: &EditContext<'_>, after: &Loc, line: &str) -> Opt
         return None;
     }
     let (_, end) = cx.source.line_range(cx.source.line_index(after.base));
+    let ending = json_edit::line_ending(&cx.source.text);
+    // After a last line cut off before its newline, the record ends with one itself: an
+    // agent's next `record + "\n"` would otherwise fuse with it.
+    let closing = if end == cx.source.text.len() {
+        ending
+    } else {
+        ""
+    };
     Some(Edit {
         start: end,
         end,
-        content: format!("{}{line}", json_edit::line_ending(&cx.source.text)),
+        content: format!("{ending}{line}{closing}"),
     })
 }

@@ -3,6 +3,7 @@
 
 pub mod diff;
 pub mod engine;
+pub mod holders;
 pub mod write;
 
 pub use engine::{applies, fix_bytes, fix_text, FileFix, FixError};

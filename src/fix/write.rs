@@ -12,6 +12,12 @@
 //! than one hard link and read-only files are refused: a rename would split the links, and
 //! a read-only file says it must not be rewritten.
 //!
+//! A file another process holds open for writing is refused by name (`holders`): an agent
+//! that keeps its session open would go on writing to the replaced file. A fix that only
+//! adds bytes at the end (an appended record) is instead appended in place, without a
+//! rename, so a writer that appends too loses nothing; one that writes at its own offset
+//! would overwrite the addition, and is refused.
+//!
 //! The temporary file is `.toolcheck-XXXXXX.tmp` (six random letters or digits), locked
 //! with `flock` while it exists, and removed when the write fails. A run killed outright
 //! (`kill -9`, a crash, power loss) cannot remove it, so before writing into a directory a
@@ -27,6 +33,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
 
+use super::holders;
 use crate::read::FileStamp;
 
 /// Why a fixed file was not written. The file is untouched in every case.
@@ -51,16 +58,79 @@ pub fn write_atomic(
     stamp: Option<&FileStamp>,
     new_contents: impl AsRef<[u8]>,
 ) -> Result<(), WriteError> {
+    let new_contents = new_contents.as_ref();
+    if let Some(tail) = new_contents
+        .strip_prefix(read_bytes)
+        .filter(|tail| !tail.is_empty())
+    {
+        return append_in_place(path, read_bytes, stamp, tail);
+    }
     let mut pending = prepare(path, stamp)?;
     pending
         .file()
-        .write_all(new_contents.as_ref())
+        .write_all(new_contents)
         .map_err(|e| err(format!("cannot write the temporary file: {e}")))?;
     pending.commit(read_bytes.len() as u64, &|target| {
         let current =
             std::fs::read(target).map_err(|e| err(format!("cannot read it again: {e}")))?;
         Ok(current == read_bytes)
     })
+}
+
+/// Adds `tail` at the end of the file at `path` (read as `read_bytes`), once it is known to
+/// hold exactly those bytes still; refused like a replacement when it is read-only, changed
+/// or held by a writer that does not append.
+fn append_in_place(
+    path: &Path,
+    read_bytes: &[u8],
+    stamp: Option<&FileStamp>,
+    tail: &[u8],
+) -> Result<(), WriteError> {
+    let target = std::fs::canonicalize(path).map_err(|e| err(format!("cannot resolve it: {e}")))?;
+    let meta = std::fs::metadata(&target).map_err(|e| err(format!("cannot stat it: {e}")))?;
+    refuse_read_only(&meta)?;
+    if stamp.is_some_and(|s| *s != FileStamp::of(&meta)) {
+        return Err(changed());
+    }
+    let overwriting: Vec<_> = holders::writers_of(&target)
+        .into_iter()
+        .filter(|h| !h.append)
+        .collect();
+    if let Some(why) = holders::refusal(&overwriting) {
+        return Err(err(why));
+    }
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&target)
+        .map_err(|e| err(format!("cannot open it to append: {e}")))?;
+    let current = std::fs::read(&target).map_err(|e| err(format!("cannot read it again: {e}")))?;
+    let now = file
+        .metadata()
+        .map_err(|e| err(format!("cannot stat it: {e}")))?;
+    if current != read_bytes || FileStamp::of(&now) != FileStamp::of(&meta) {
+        return Err(changed());
+    }
+    file.write_all(tail)
+        .map_err(|e| err(format!("cannot append to it: {e}")))?;
+    file.sync_data()
+        .map_err(|e| err(format!("cannot flush it: {e}")))
+}
+
+fn refuse_read_only(meta: &std::fs::Metadata) -> Result<(), WriteError> {
+    if meta.permissions().readonly() {
+        return Err(err(
+            "the file is read-only; it was not written (make it writable to apply fixes)",
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a file that another process holds open for writing.
+fn refuse_held(target: &Path) -> Result<(), WriteError> {
+    match holders::refusal(&holders::writers_of(target)) {
+        Some(why) => Err(err(why)),
+        None => Ok(()),
+    }
 }
 
 /// A write begun: the temporary file beside the target, locked, that the new contents are
@@ -80,15 +150,12 @@ pub fn prepare(path: &Path, stamp: Option<&FileStamp>) -> Result<Pending, WriteE
     // A symlink stays a link: its target is what gets replaced.
     let target = std::fs::canonicalize(path).map_err(|e| err(format!("cannot resolve it: {e}")))?;
     let meta = std::fs::metadata(&target).map_err(|e| err(format!("cannot stat it: {e}")))?;
-    if meta.permissions().readonly() {
-        return Err(err(
-            "the file is read-only; it was not written (make it writable to apply fixes)",
-        ));
-    }
+    refuse_read_only(&meta)?;
     refuse_hard_links(&meta)?;
     if stamp.is_some_and(|s| *s != FileStamp::of(&meta)) {
         return Err(changed());
     }
+    refuse_held(&target)?;
     let dir = target
         .parent()
         .ok_or_else(|| err("the file has no parent directory"))?
@@ -155,6 +222,7 @@ impl Pending {
         if FileStamp::of(&now) != FileStamp::of(&meta) || now.len() != read_len {
             return Err(changed());
         }
+        refuse_held(&target)?;
         temp.persist(&target)
             .map_err(|e| err(format!("cannot replace the file: {}", e.error)))?;
         // The rename is durable once the directory is flushed; a failure here loses nothing.

@@ -95,19 +95,52 @@ pub struct DoctorReport<'a> {
 /// `toolcheck fix --write <path>`, the path quoted for a POSIX shell (PowerShell and cmd
 /// accept the same single quotes for paths without `'`).
 pub fn fix_command(path: &Path) -> String {
-    format!(
-        "toolcheck fix --write {}",
-        shell_quote(&path.display().to_string())
-    )
+    format!("toolcheck fix --write {}", shell_quote_path(path))
 }
 
-/// `text` as one shell word: bare when it is only safe characters, else single-quoted.
+/// `path` as one shell word, from its bytes: a name that is not UTF-8 stays the same name.
+pub fn shell_quote_path(path: &Path) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        let bytes = path.as_os_str().as_bytes();
+        match std::str::from_utf8(bytes) {
+            Ok(text) => shell_quote(text),
+            Err(_) => ansi_c_quote(bytes),
+        }
+    }
+    #[cfg(not(unix))]
+    shell_quote(&path.to_string_lossy())
+}
+
+/// `text` as one shell word: bare when it is only safe characters, else single-quoted; a
+/// word with a control or bidi character is ANSI-C quoted (`$'…'`, bash and zsh) with those
+/// written as `\xHH` bytes, so the command can be printed as it is and still runs.
 pub fn shell_quote(text: &str) -> String {
     let safe = |c: char| c.is_ascii_alphanumeric() || "/._-+:,@%=".contains(c);
     if !text.is_empty() && text.chars().all(safe) {
         return text.to_string();
     }
+    if text.chars().any(escape::is_unsafe) {
+        return ansi_c_quote(text.as_bytes());
+    }
     format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// `bytes` as a `$'…'` word: printable ASCII as itself (`\\` and `\'` escaped), every other
+/// byte as `\xHH`.
+fn ansi_c_quote(bytes: &[u8]) -> String {
+    let mut out = String::from("$'");
+    for &b in bytes {
+        match b {
+            b'\\' => out.push_str("\\\\"),
+            b'\'' => out.push_str("\\'"),
+            0x20..=0x7e => out.push(char::from(b)),
+            _ => out.push_str(&format!("\\x{b:02x}")),
+        }
+    }
+    out.push('\'');
+    out
 }
 
 /// A time as RFC 3339 UTC, to the second (`2026-11-25T19:55:01Z`).
@@ -263,10 +296,7 @@ pub fn write_text(out: &mut dyn Write, report: &DoctorReport<'_>) -> io::Result<
                 writeln!(
                     out,
                     "      no automatic repair: see {}",
-                    escape::value(&format!(
-                        "toolcheck lint {}",
-                        shell_quote(&s.path.display().to_string())
-                    ))
+                    escape::value(&format!("toolcheck lint {}", shell_quote_path(&s.path)))
                 )?;
             }
         }
@@ -431,6 +461,13 @@ mod tests {
         assert_eq!(shell_quote("/a b/c"), "'/a b/c'");
         assert_eq!(shell_quote("/it's"), r"'/it'\''s'");
         assert_eq!(shell_quote(""), "''");
+        // Control and bidi characters: a word that still names the file when run.
+        assert_eq!(shell_quote("/a\nb"), r"$'/a\x0ab'");
+        assert_eq!(shell_quote("/it's\u{202e}\\"), r"$'/it\'s\xe2\x80\xae\\'");
+        assert_eq!(
+            escape::value(&shell_quote("/a\u{1b}[31m")),
+            shell_quote("/a\u{1b}[31m")
+        );
     }
 
     #[test]
