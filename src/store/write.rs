@@ -68,6 +68,16 @@ pub fn write(path: &Path, name: &str, snapshot: &Snapshot, fixed: &str) -> Resul
     if !unchanged(&tx, &tables, snapshot).map_err(fail)? {
         return Err("it changed since it was read; it was left unchanged".into());
     }
+    let written: Vec<&str> = snapshot
+        .lines
+        .iter()
+        .zip(snapshot.text.split('\n').zip(fixed.split('\n')))
+        .filter(|(_, (old, new))| old != new)
+        .map(|(origin, _)| origin.table.as_str())
+        .collect();
+    if let Some(why) = refused_triggers(&tx, &written).map_err(fail)? {
+        return Err(why);
+    }
     let old_lines = snapshot.text.split('\n');
     let new_lines = fixed.split('\n');
     for ((origin, old), new) in snapshot.lines.iter().zip(old_lines).zip(new_lines) {
@@ -129,6 +139,163 @@ pub fn write(path: &Path, name: &str, snapshot: &Snapshot, fixed: &str) -> Resul
     tx.commit().map_err(fail)
 }
 
+/// Why the fix may not be written because of a trigger: one on a table the fix writes
+/// (`written`) that changes rows other than an FTS index of it. Such a trigger would change
+/// rows `fix` does not show (session titles, audit rows); SQLite cannot turn triggers off
+/// for a transaction, so the fix is refused and the trigger named. Triggers that keep a
+/// full-text index in step with its table (FTS3/4/5 virtual tables, as agents' stores use
+/// for search) are index upkeep, and are let fire.
+fn refused_triggers(conn: &Connection, written: &[&str]) -> rusqlite::Result<Option<String>> {
+    let mut stmt =
+        conn.prepare("SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger'")?;
+    let triggers: Vec<(String, String, String)> = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get::<_, Option<String>>(2)?.unwrap_or_default(),
+            ))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    let firing: Vec<_> = triggers
+        .into_iter()
+        .filter(|(_, table, _)| written.iter().any(|w| w.eq_ignore_ascii_case(table)))
+        .collect();
+    if firing.is_empty() {
+        return Ok(None);
+    }
+    let mut stmt = conn.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table'")?;
+    let indexes: Vec<String> = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, Option<String>>(1)?.unwrap_or_default(),
+            ))
+        })?
+        .filter_map(|row| row.ok())
+        .filter(|(_, sql)| is_fts(sql))
+        .map(|(name, _)| name)
+        .collect();
+    for (name, table, sql) in &firing {
+        let targets = trigger_targets(sql);
+        let upkeep = !targets.is_empty()
+            && targets
+                .iter()
+                .all(|t| indexes.iter().any(|i| i.eq_ignore_ascii_case(t)));
+        if !upkeep {
+            let what = if targets.is_empty() {
+                String::new()
+            } else {
+                format!(" (it writes to {})", targets.join(", "))
+            };
+            return Ok(Some(format!(
+                "the table `{table}` has the trigger `{name}`{what}, which would change rows the fix does not show; it was left unchanged (fix a copy, or drop the trigger first if those rows may change)"
+            )));
+        }
+    }
+    Ok(None)
+}
+
+/// Whether a table's `CREATE` statement makes an FTS3/4/5 virtual table.
+fn is_fts(sql: &str) -> bool {
+    let words = sql_words(sql);
+    let mut iter = words.iter().map(String::as_str);
+    iter.next() == Some("create")
+        && iter.next() == Some("virtual")
+        && words
+            .iter()
+            .position(|w| w == "using")
+            .and_then(|i| words.get(i + 1))
+            .is_some_and(|m| matches!(m.as_str(), "fts3" | "fts4" | "fts5"))
+}
+
+/// The tables the statements of a trigger's body insert into, update or delete from.
+fn trigger_targets(sql: &str) -> Vec<String> {
+    let words = sql_words(sql);
+    let Some(begin) = words.iter().position(|w| w == "begin") else {
+        return Vec::new();
+    };
+    let body = words.get(begin + 1..).unwrap_or_default();
+    let mut targets = Vec::new();
+    let mut statement_start = true;
+    let mut i = 0;
+    while let Some(word) = body.get(i) {
+        if word == ";" {
+            statement_start = true;
+            i += 1;
+            continue;
+        }
+        if statement_start {
+            let target_after = match word.as_str() {
+                "insert" | "replace" => body
+                    .get(i..)
+                    .and_then(|rest| rest.iter().position(|w| w == "into").map(|p| i + p + 1)),
+                "update" => Some(match body.get(i + 1).map(String::as_str) {
+                    Some("or") => i + 3,
+                    _ => i + 1,
+                }),
+                "delete" => Some(i + 2),
+                _ => None,
+            };
+            if let Some(target) = target_after.and_then(|t| body.get(t)) {
+                // `schema.table`: the table is the last part.
+                let name = target.rsplit('.').next().unwrap_or(target);
+                if !targets.iter().any(|t: &String| t == name) {
+                    targets.push(name.to_string());
+                }
+            }
+            statement_start = false;
+        }
+        i += 1;
+    }
+    targets
+}
+
+/// `sql` as lowercase words: names unquoted (`"x"`, `` `x` ``, `[x]`), `;` a word of its
+/// own, string literals and punctuation dropped.
+fn sql_words(sql: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            ';' => words.push(";".to_string()),
+            '\'' => {
+                // A string literal: skipped, `''` inside it included.
+                while let Some(d) = chars.next() {
+                    if d == '\'' && chars.next_if_eq(&'\'').is_none() {
+                        break;
+                    }
+                }
+            }
+            '"' | '`' | '[' => {
+                let close = if c == '[' { ']' } else { c };
+                let mut name = String::new();
+                for d in chars.by_ref() {
+                    if d == close {
+                        break;
+                    }
+                    name.push(d);
+                }
+                // `schema."table"` continues the word before it.
+                match words.last_mut() {
+                    Some(last) if last.ends_with('.') => last.push_str(&name.to_lowercase()),
+                    _ => words.push(name.to_lowercase()),
+                }
+            }
+            c if c.is_alphanumeric() || c == '_' => {
+                let mut word = c.to_lowercase().to_string();
+                while let Some(d) = chars.next_if(|d| d.is_alphanumeric() || *d == '_' || *d == '.')
+                {
+                    word.extend(d.to_lowercase());
+                }
+                words.push(word);
+            }
+            _ => {}
+        }
+    }
+    words
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,5 +332,73 @@ mod tests {
             .query_row("SELECT count(*) FROM agent_messages", [], |r| r.get(0))
             .expect("count");
         assert_eq!(left, 2);
+    }
+
+    fn fix_first_row(path: &Path) -> Result<(), String> {
+        let snapshot = super::super::read(path, "s.db").expect("read");
+        let fixed = snapshot.text().replacen("\"hi\"", "\"hello\"", 1);
+        assert_ne!(fixed, snapshot.text());
+        write(path, "s.db", &snapshot, &fixed)
+    }
+
+    #[test]
+    fn a_trigger_that_would_change_other_rows_refuses_the_write() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s.db");
+        let conn = agents_db(&path);
+        conn.execute_batch(
+            "CREATE TABLE sessions (id TEXT PRIMARY KEY, updated INTEGER);
+             INSERT INTO sessions VALUES ('s', 1);
+             CREATE TRIGGER \"touch session\" AFTER UPDATE ON agent_messages BEGIN
+               UPDATE sessions SET updated = updated + 1 WHERE id = NEW.session_id;
+             END;",
+        )
+        .expect("trigger");
+        let err = fix_first_row(&path).expect_err("refused");
+        assert!(
+            err.contains("the trigger `touch session` (it writes to sessions)"),
+            "{err}"
+        );
+        let updated: i64 = conn
+            .query_row("SELECT updated FROM sessions", [], |r| r.get(0))
+            .expect("read");
+        assert_eq!(updated, 1);
+    }
+
+    #[test]
+    fn a_trigger_that_keeps_a_full_text_index_may_fire() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s.db");
+        let conn = agents_db(&path);
+        conn.execute_batch(
+            "CREATE VIRTUAL TABLE messages_fts USING fts5(message_data, content='agent_messages', content_rowid='id');
+             INSERT INTO messages_fts(messages_fts) VALUES ('rebuild');
+             CREATE TRIGGER messages_au AFTER UPDATE ON agent_messages BEGIN
+               INSERT INTO messages_fts(messages_fts, rowid, message_data) VALUES ('delete', old.id, old.message_data);
+               INSERT INTO messages_fts(rowid, message_data) VALUES (new.id, new.message_data);
+             END;",
+        )
+        .expect("fts");
+        fix_first_row(&path).expect("written");
+        let found: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH 'hello'",
+                [],
+                |r| r.get(0),
+            )
+            .expect("search");
+        assert_eq!(found, 1);
+    }
+
+    #[test]
+    fn trigger_bodies_name_what_they_write() {
+        assert_eq!(
+            trigger_targets(
+                "CREATE TRIGGER t AFTER DELETE ON m BEGIN DELETE FROM main.\"a b\" WHERE x = 'it''s; update z'; INSERT OR REPLACE INTO [c] VALUES (1); UPDATE OR IGNORE d SET y = 1; SELECT 1; END"
+            ),
+            ["a b", "c", "d"]
+        );
+        assert!(is_fts("CREATE VIRTUAL TABLE f USING FTS5(x)"));
+        assert!(!is_fts("CREATE TABLE fts5 (x)"));
     }
 }
