@@ -15,14 +15,17 @@
 //! the files in numeric order and skips the first `removed_message_count` of them
 //! (`agent.json`, what a sliding window trimmed), by position; those are left out here too.
 //!
-//! `fix --write` writes each changed file with `fix::write::write_atomic`, after checking
-//! every one of them first (`write`): one that changed since it was read, or cannot be
-//! written, leaves them all untouched.
+//! `fix --write` checks every changed file first (`write`): one that changed since it was
+//! read, or cannot be written, leaves them all untouched. On Linux the folder is then
+//! swapped whole for a fixed copy in one rename (`fix::swap`), so a run killed at any
+//! point leaves it old or new; elsewhere each changed file is written with
+//! `fix::write::write_atomic`, and the ones written are put back should a later one fail.
 
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::Diagnostic;
 use crate::finding::Finding;
+use crate::fix::swap::{swap_in, Change};
 use crate::fix::write::WriteError;
 use crate::format::Format;
 use crate::lint::{FileReport, LintOptions, Outcome, SourceName};
@@ -408,6 +411,34 @@ impl Folder {
     /// atomically too; only if that fails as well does a file keep its fix, and the error
     /// names it.
     pub fn write(&self, fixed: &str) -> Result<(), WriteError> {
+        let changed = self.changed(fixed);
+        let file = |name: &str| self.files.iter().find(|f| f.name == name);
+        let check = || {
+            for &(name, before, _) in &changed {
+                if let Some(f) = file(name) {
+                    check_unchanged(f, before)?;
+                }
+            }
+            Ok(())
+        };
+        check()?;
+        let dir = self.files.first().and_then(|f| f.path.parent());
+        let changes: Option<Vec<Change<'_>>> = changed
+            .iter()
+            .map(|&(name, _, after)| {
+                let f = file(name)?;
+                (f.path.parent() == dir).then_some(Change {
+                    name: f.path.file_name()?,
+                    contents: after.as_bytes(),
+                })
+            })
+            .collect();
+        // All or nothing under `kill -9`: the folder swapped whole where the platform can.
+        if let (Some(dir), Some(changes)) = (dir, changes) {
+            if !changes.is_empty() && swap_in(dir, &changes, &check)? {
+                return Ok(());
+            }
+        }
         self.write_with(fixed, &|path, read, stamp, new| {
             crate::fix::write::write_atomic(path, read, stamp, new)
         })

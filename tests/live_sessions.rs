@@ -192,3 +192,67 @@ fn thread_counts_above_the_limit_are_refused() {
     let out = toolcheck_in(dir.path(), &["lint", "-j", "256", "."], None);
     assert_ne!(out.code, 2, "{}", out.transcript());
 }
+
+/// Every file under `dir` (relative path → bytes), but the staged folders a killed run
+/// leaves beside the one it fixes.
+fn tree(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    common::walk(dir)
+        .into_iter()
+        .filter(|p| !p.to_string_lossy().contains("/.toolcheck-"))
+        .map(|p| {
+            let bytes = std::fs::read(&p).expect("read");
+            (p.strip_prefix(dir).expect("inside").to_path_buf(), bytes)
+        })
+        .collect()
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for path in common::walk(from) {
+        let target = to.join(path.strip_prefix(from).expect("inside"));
+        std::fs::create_dir_all(target.parent().expect("a parent")).expect("mkdir");
+        std::fs::copy(&path, &target).expect("copy");
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_session_folder_fix_killed_at_any_point_leaves_it_old_or_new() {
+    let fixture = common::root().join("fixtures/strands/session_broken");
+    let messages = "agents/agent_default/messages";
+    let expected = tempfile::tempdir().expect("tempdir");
+    copy_tree(&fixture, expected.path());
+    let out = toolcheck_in(expected.path(), &["fix", "--write", messages], None);
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    let old = tree(&fixture);
+    let new = tree(expected.path());
+    let changed = old.iter().filter(|(p, b)| new.get(*p) != Some(*b)).count();
+    assert!(
+        changed >= 2,
+        "the fix changes {changed} files; the test needs two or more"
+    );
+    let (mut olds, mut news) = (0, 0);
+    for delay in 0..40u64 {
+        let dir = tempfile::tempdir().expect("tempdir");
+        copy_tree(&fixture, dir.path());
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolcheck"))
+            .args(["fix", "--write", messages])
+            .current_dir(dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        std::thread::sleep(std::time::Duration::from_micros(delay * 1250));
+        let _ = child.kill();
+        let _ = child.wait();
+        let now = tree(dir.path());
+        if now == old {
+            olds += 1;
+        } else if now == new {
+            news += 1;
+        } else {
+            panic!("killed after {} µs: the folder is half fixed", delay * 1250);
+        }
+    }
+    eprintln!("killed runs: {olds} left it as read, {news} as fixed");
+    assert_eq!(olds + news, 40);
+}

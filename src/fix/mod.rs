@@ -4,6 +4,7 @@
 pub mod diff;
 pub mod engine;
 pub mod holders;
+pub mod swap;
 pub mod write;
 
 pub use engine::{applies, fix_bytes, fix_text, FileFix, FixError};

@@ -21,10 +21,13 @@
 //! The temporary file is `.toolcheck-XXXXXX.tmp` (six random letters or digits), locked
 //! with `flock` while it exists, and removed when the write fails. A run killed outright
 //! (`kill -9`, a crash, power loss) cannot remove it, so before writing into a directory a
-//! run removes the temporaries of that exact pattern left there that are older than
-//! `STALE_AFTER` and not locked (a live run holds its lock; a killed one's is gone with
-//! it). Were a live one removed anyway (a file system without locks, a run paused for that
-//! long), its rename fails and its file is left untouched. Directory walks never pick
+//! run removes the temporaries of that exact pattern left there that no process holds
+//! locked (a live run holds its lock; a killed one's is gone with it) and that are older
+//! than `LOCK_WINDOW` (the instant between creating one and locking it), or where locks
+//! cannot be had, older than `STALE_AFTER`. Were a live one removed anyway (a file system
+//! without locks, a run paused for that long), its rename fails and its file is left
+//! untouched. The staged directories of `fix::swap` (`.toolcheck-XXXXXX.dir`) go the same
+//! way. Directory walks never pick
 //! these files: they are hidden and not `.json`.
 
 use std::collections::HashSet;
@@ -239,21 +242,42 @@ const TEMP_PREFIX: &str = ".toolcheck-";
 const TEMP_SUFFIX: &str = ".tmp";
 const TEMP_RANDOM: usize = 6;
 
-/// How old an unlocked temporary must be before a later run removes it: far longer than
-/// the few system calls between creating one and locking it.
+/// How old a temporary must be before a later run removes it where locks cannot tell a
+/// live run's from a killed one's.
 const STALE_AFTER: Duration = Duration::from_secs(15 * 60);
 
-/// Whether `name` is exactly the pattern of this module's temporary files.
+/// A staged directory's suffix (`fix::swap`): `.toolcheck-XXXXXX.dir`.
+pub(crate) const STAGE_SUFFIX: &str = ".dir";
+
+/// The temporary name pattern, for `fix::swap`'s staged directories.
+pub(crate) fn stage_builder() -> tempfile::Builder<'static, 'static> {
+    let mut builder = tempfile::Builder::new();
+    builder
+        .prefix(TEMP_PREFIX)
+        .suffix(STAGE_SUFFIX)
+        .rand_bytes(TEMP_RANDOM);
+    builder
+}
+
+/// How old an unlocked temporary must be before a later run removes it when locks work:
+/// longer than the few system calls between creating one and locking it.
+const LOCK_WINDOW: Duration = Duration::from_secs(10);
+
+/// Whether `name` is exactly the pattern of this module's temporary files (`.tmp`) or of
+/// `fix::swap`'s staged directories (`.dir`).
 fn is_temporary_name(name: &std::ffi::OsStr) -> bool {
     name.to_str()
         .and_then(|n| n.strip_prefix(TEMP_PREFIX))
-        .and_then(|n| n.strip_suffix(TEMP_SUFFIX))
+        .and_then(|n| {
+            n.strip_suffix(TEMP_SUFFIX)
+                .or_else(|| n.strip_suffix(STAGE_SUFFIX))
+        })
         .is_some_and(|r| r.len() == TEMP_RANDOM && r.bytes().all(|b| b.is_ascii_alphanumeric()))
 }
 
 /// [`remove_stale_temporaries`] once per directory and run: a walk writes many files into
 /// one directory, and listing it for each would cost the files times its entries.
-fn remove_stale_temporaries_once(dir: &Path) {
+pub(crate) fn remove_stale_temporaries_once(dir: &Path) {
     static SWEPT: LazyLock<Mutex<HashSet<PathBuf>>> = LazyLock::new(Mutex::default);
     let first = SWEPT
         .lock()
@@ -263,9 +287,9 @@ fn remove_stale_temporaries_once(dir: &Path) {
     }
 }
 
-/// Removes from `dir` the temporaries a killed run left: regular files named exactly as
-/// this module names them, last modified more than [`STALE_AFTER`] ago, that no process
-/// holds locked. Returns how many were removed; what cannot be read or removed is left.
+/// Removes from `dir` the temporaries a killed run left: regular files (and staged
+/// directories) named exactly as this module names them, that no process holds locked and
+/// last modified more than [`LOCK_WINDOW`] ago ([`STALE_AFTER`] without locks). Returns how many were removed; what cannot be read or removed is left.
 fn remove_stale_temporaries(dir: &Path) -> usize {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
@@ -277,26 +301,38 @@ fn remove_stale_temporaries(dir: &Path) -> usize {
             continue;
         }
         let path = entry.path();
-        // Not through a link: only a regular file of this directory is a candidate.
+        // Not through a link: only a regular file (or a staged directory) of this
+        // directory is a candidate.
         let Ok(meta) = std::fs::symlink_metadata(&path) else {
             continue;
         };
-        let stale = meta
-            .modified()
-            .ok()
-            .and_then(|m| now.duration_since(m).ok())
-            .is_some_and(|age| age > STALE_AFTER);
-        if !meta.is_file() || !stale {
+        let is_stage = meta.is_dir() && entry.file_name().to_string_lossy().ends_with(STAGE_SUFFIX);
+        if !meta.is_file() && !is_stage {
             continue;
         }
+        let age = meta
+            .modified()
+            .ok()
+            .and_then(|m| now.duration_since(m).ok());
         let Ok(file) = std::fs::File::open(&path) else {
             continue;
         };
+        // A live run holds its lock until it is done; a killed run's went with it. Where
+        // locks cannot be had, age alone tells.
+        let stale = match lock(&file) {
+            Lock::Held => false,
+            Lock::Taken => age.is_some_and(|a| a > LOCK_WINDOW),
+            Lock::Unsupported => age.is_some_and(|a| a > STALE_AFTER),
+        };
         // The lock is held until the file is closed, after the removal.
-        if same_file(&file, &meta)
-            && lock(&file) != Lock::Held
-            && std::fs::remove_file(&path).is_ok()
-        {
+        let gone = stale
+            && same_file(&file, &meta)
+            && if is_stage {
+                std::fs::remove_dir_all(&path).is_ok()
+            } else {
+                std::fs::remove_file(&path).is_ok()
+            };
+        if gone {
             removed += 1;
         }
     }
@@ -308,14 +344,14 @@ fn remove_stale_temporaries(dir: &Path) -> usize {
 #[derive(Debug, PartialEq, Eq)]
 // Without `flock` a lock is never taken nor seen held.
 #[cfg_attr(not(all(unix, not(target_os = "solaris"))), allow(dead_code))]
-enum Lock {
+pub(crate) enum Lock {
     Taken,
     Held,
     Unsupported,
 }
 
 #[cfg(all(unix, not(target_os = "solaris")))]
-fn lock(file: &std::fs::File) -> Lock {
+pub(crate) fn lock(file: &std::fs::File) -> Lock {
     use rustix::fs::{flock, FlockOperation};
     match flock(file, FlockOperation::NonBlockingLockExclusive) {
         Ok(()) => Lock::Taken,
@@ -447,9 +483,23 @@ mod tests {
         assert_eq!(lock(&held), Lock::Taken);
         make(".toolcheck-fresh1.tmp", std::time::SystemTime::now());
         make(".toolcheck-other.tmp", old);
-        assert_eq!(remove_stale_temporaries(dir.path()), 1);
+        // A killed run's temporary, unlocked, a minute old: gone without waiting longer.
+        make(
+            ".toolcheck-killed.tmp",
+            std::time::SystemTime::now() - 6 * LOCK_WINDOW,
+        );
+        // A killed run's staged directory, with what it held.
+        let stage = dir.path().join(".toolcheck-stage1.dir");
+        std::fs::create_dir(&stage).expect("mkdir");
+        std::fs::write(stage.join("message_0.json"), "{}").expect("write");
+        std::fs::File::open(&stage)
+            .and_then(|d| d.set_modified(old))
+            .expect("set mtime");
+        assert_eq!(remove_stale_temporaries(dir.path()), 3);
         for (name, kept) in [
             (".toolcheck-stale1.tmp", false),
+            (".toolcheck-killed.tmp", false),
+            (".toolcheck-stage1.dir", false),
             (".toolcheck-held01.tmp", true),
             (".toolcheck-fresh1.tmp", true),
             (".toolcheck-other.tmp", true),
