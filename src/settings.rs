@@ -61,6 +61,9 @@ struct Suppress {
     id: Option<String>,
     pointer: Option<String>,
     used: AtomicBool,
+    /// Whether a file its `path` matches was checked in this run: only then can it be
+    /// unused (ruff reports an unused `noqa` only in the files it checked).
+    checked: AtomicBool,
     line: usize,
     column: usize,
     reason: String,
@@ -116,7 +119,23 @@ impl Settings {
         });
     }
 
-    /// `unused-suppression` findings for the `[[suppress]]` entries that matched nothing.
+    /// Marks the `[[suppress]]` entries whose `path` matches `path`, a file this run checked.
+    pub fn checked(&self, path: Option<&Path>) {
+        if self.suppressions.is_empty() {
+            return;
+        }
+        let Some(rel) = path.and_then(|p| relative_to(p, &self.base)) else {
+            return;
+        };
+        for s in &self.suppressions {
+            if s.matcher.is_match(&rel) {
+                s.checked.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// `unused-suppression` findings for the `[[suppress]]` entries that matched nothing in
+    /// the files this run checked.
     pub fn unused_suppressions(&self) -> Vec<Diagnostic> {
         let Some(config) = &self.config_path else {
             return Vec::new();
@@ -124,7 +143,7 @@ impl Settings {
         let meta = &rules::UnusedSuppression::META;
         self.suppressions
             .iter()
-            .filter(|s| !s.used.load(Ordering::Relaxed))
+            .filter(|s| s.checked.load(Ordering::Relaxed) && !s.used.load(Ordering::Relaxed))
             .map(|s| {
                 let what = match (&s.id, &s.pointer) {
                     (Some(id), _) => format!("tool call \"{id}\""),
@@ -397,6 +416,7 @@ impl<'a> Resolver<'a> {
                 id: s.id.clone(),
                 pointer: s.pointer.clone(),
                 used: AtomicBool::new(false),
+                checked: AtomicBool::new(false),
                 line,
                 column,
                 reason: s.reason.clone(),

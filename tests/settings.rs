@@ -147,6 +147,31 @@ reason = "kept from an older version of the fixture"
 }
 
 #[test]
+fn suppressions_of_files_not_checked_are_not_reported_unused() {
+    let dir = project(
+        r#"
+[[suppress]]
+path = "logs/broken-request.json"
+rule = "TC104"
+pointer = "/messages/99"
+reason = "kept from an older version of the fixture"
+"#,
+    );
+    std::fs::copy(
+        root().join("fixtures/openai-chat/clean-deepseek-answered.json"),
+        dir.path().join("logs/clean.json"),
+    )
+    .expect("copy");
+    // A pre-commit hook linting only the staged clean file: the entry is about another file.
+    let out = run(dir.path(), &["lint", "logs/clean.json"]);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    assert!(!out.stdout.contains("TC004"), "{}", out.transcript());
+    // Linting the file it names, the stale entry is reported.
+    let out = run(dir.path(), &["lint", "logs", "--output-format", "concise"]);
+    assert!(out.stdout.contains("TC004"), "{}", out.transcript());
+}
+
+#[test]
 fn config_errors_name_file_line_and_column_with_valid_values() {
     let mut report = String::new();
     for config in [

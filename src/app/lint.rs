@@ -68,6 +68,9 @@ pub(super) fn lint_command(common: &CommonArgs) -> u8 {
                 &place,
                 keep_text.then_some(&render as crate::input::Render<'_>),
             )?;
+            if matches!(placed.outcome, Outcome::Checked(_)) {
+                settings.checked(input.path.as_deref());
+            }
             progress.file_done(
                 usize::try_from(placed.bytes).unwrap_or(usize::MAX),
                 placed.diagnostics.len(),
