@@ -8,6 +8,7 @@
 //!                                             # python/bench.py (Ray) with that interpreter
 //! cargo bench --bench corpus -- --corpus DIR  # only write the corpus (and one big document
 //!                                             # and session) to DIR, for profiling
+//! cargo bench --bench corpus -- --only server # only the language server's table
 //! ```
 //!
 //! A seeded generator writes a corpus of every supported format (pretty and compact JSON,
@@ -26,7 +27,8 @@
 //! and the largest document and session against the floor's CPU and their own size (peak
 //! RSS). Then: CPU per record on the fine-tuning JSONL against a Python `json.loads` loop over
 //! the same lines (and `toolcheck.lint_many`'s, where `--python`'s interpreter has the
-//! package), and the peak memory of `lint` and `fix` on a JSONL dataset four copies of that
+//! package), the language server publishing a document's 20,000 findings against `lint` of
+//! the same file, and the peak memory of `lint` and `fix` on a JSONL dataset four copies of that
 //! file long. Each table names its target.
 
 use std::fmt::Write as _;
@@ -567,9 +569,17 @@ struct Sample {
 #[allow(clippy::zombie_processes)]
 fn measure(mut cmd: Command) -> Sample {
     cmd.stdout(std::process::Stdio::null());
+    measure_driven(cmd, |_| {})
+}
+
+/// [`measure`] of a child that `drive` talks to over the pipes `cmd` sets up (the language
+/// server), before it is reaped.
+#[allow(clippy::zombie_processes)]
+fn measure_driven(mut cmd: Command, drive: impl FnOnce(&mut std::process::Child)) -> Sample {
     forget_own_peak();
     let start = Instant::now();
-    let child = cmd.spawn().expect("the child starts");
+    let mut child = cmd.spawn().expect("the child starts");
+    drive(&mut child);
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
     // SAFETY: an all-zero rusage is a valid value, and wait4 only writes into the two
@@ -660,6 +670,19 @@ impl Bench {
         medians(&runs)
     }
 
+    /// `toolcheck server` with `path` opened in it: the session `serve` drives, timed.
+    fn server(&self, path: &Path) -> Sample {
+        let text = std::fs::read_to_string(path).expect("the document");
+        let uri = format!("file://{}", path.display());
+        let mut cmd = Command::new(&self.toolcheck);
+        cmd.arg("server")
+            .env("RAYON_NUM_THREADS", "1")
+            .current_dir(path.parent().unwrap_or(Path::new(".")))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped());
+        measure_driven(cmd, |child| serve(child, &uri, &text))
+    }
+
     /// `toolcheck fix` (a dry run: the diff goes to stdout), as `toolcheck_cmd` runs lint.
     fn fix_cmd(&self, paths: &[&Path], threads: usize) -> Command {
         let mut cmd = Command::new(&self.toolcheck);
@@ -689,6 +712,67 @@ impl Bench {
         self.table.push('\n');
         (f, t)
     }
+}
+
+/// One language-server session: initialize, open `text` as `uri`, wait for its diagnostics,
+/// shut down. Panics when the server stops answering: a row of nothing is no measurement.
+fn serve(child: &mut std::process::Child, uri: &str, text: &str) {
+    use lsp_server::{Message, Notification, Request, RequestId};
+    let (Some(mut stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        panic!("the server's pipes");
+    };
+    let mut stdout = std::io::BufReader::new(stdout);
+    let mut send = |m: Message| m.write(&mut stdin).expect("the server reads");
+    let mut wait = |done: &dyn Fn(&Message) -> bool| loop {
+        match Message::read(&mut stdout) {
+            Ok(Some(m)) if done(&m) => break,
+            Ok(Some(_)) => {}
+            other => panic!("the server stopped answering: {other:?}"),
+        }
+    };
+    let answer = |id: i32| move |m: &Message| matches!(m, Message::Response(r) if r.id == RequestId::from(id));
+    send(Request::new(1.into(), "initialize".into(), json!({"capabilities": {}})).into());
+    wait(&answer(1));
+    send(Notification::new("initialized".into(), json!({})).into());
+    send(
+        Notification::new(
+            "textDocument/didOpen".into(),
+            json!({"textDocument": {"uri": uri, "languageId": "json", "version": 1, "text": text}}),
+        )
+        .into(),
+    );
+    wait(
+        &|m| matches!(m, Message::Notification(n) if n.method == "textDocument/publishDiagnostics"),
+    );
+    send(Request::new(2.into(), "shutdown".into(), Value::Null).into());
+    wait(&answer(2));
+    send(Notification::new("exit".into(), Value::Null).into());
+}
+
+/// The language server publishing the diagnostics of one document of many findings, beside
+/// `lint` on the same file (target: the server about as fast as `lint`, whose output is the
+/// same findings).
+fn server(bench: &Bench, root: &Path) {
+    println!("
+language server: open one document, wait for its diagnostics, shut down, against `lint` of the same file, 1 thread
+");
+    println!("| input | size | lint CPU | server CPU | CPU ratio | wall ratio |");
+    println!("|---|---|---|---|---|---|");
+    let calls = 20_000;
+    let path = root.join("server-calls.json");
+    many_calls(&path, calls);
+    let lint = bench.alone(|| bench.toolcheck_cmd(&[&path], 1));
+    let runs: Vec<Sample> = (0..bench.reps).map(|_| bench.server(&path)).collect();
+    let served = medians(&runs);
+    println!(
+        "| one conversation, {calls} unpaired calls (a finding each) | {:.1} MB | {:.2} s | {:.2} s | **{:.2}×** | {:.2}× |",
+        size(&path) as f64 / 1e6,
+        lint.cpu,
+        served.cpu,
+        served.cpu / lint.cpu,
+        served.wall / lint.wall
+    );
+    let _ = std::fs::remove_file(&path);
 }
 
 /// Writes one big input (`document` or `session`) from a child process of this binary.
@@ -803,6 +887,21 @@ fn main() {
             panic!("usage: --generate document|session PATH MB SEED");
         };
         generate(Path::new(field(2)), size, &mut Rng(seed));
+        return;
+    }
+    // `--only server`: the language server's table alone, which needs neither the corpus
+    // nor the floor.
+    if opt("--only").is_some_and(|v| v == "server") {
+        let root = std::env::temp_dir().join(format!("toolcheck-bench-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&root);
+        let bench = Bench {
+            toolcheck,
+            floor: PathBuf::new(),
+            reps,
+            table: String::new(),
+        };
+        server(&bench, &root);
+        let _ = std::fs::remove_dir_all(&root);
         return;
     }
     let floor = build_floor();
@@ -925,6 +1024,7 @@ fn main() {
     for line in &big {
         println!("{line}");
     }
+    server(&bench, &root);
     memory(&bench, &root, scale);
     per_record(
         &bench,
