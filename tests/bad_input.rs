@@ -1224,3 +1224,13 @@ fn a_backtracking_pattern_is_not_checked_rather_than_violated_and_costs_one_full
         "{violations:?}"
     );
 }
+
+#[test]
+fn a_missing_file_gets_its_error_and_no_summary() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = toolcheck_in(dir.path(), &["lint", "missing.json"], None);
+    assert_eq!(out.code, 2, "{}", out.transcript());
+    assert!(out.stderr.contains("missing.json"), "{}", out.transcript());
+    // "No findings: 0 files checked." beside the error read as a pass.
+    assert_eq!(out.stdout, "", "{}", out.transcript());
+}

@@ -154,6 +154,7 @@ pub(super) fn doctor_command(args: &DoctorArgs) -> u8 {
         now,
         places: found.places(),
         backups,
+        left_out: found.stores.len() - stores.len(),
     };
     let mut stdout = crate::stdout::stdout();
     let written = match args.output_format {

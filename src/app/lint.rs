@@ -186,7 +186,10 @@ pub(super) fn lint_command(common: &CommonArgs) -> u8 {
             eprintln!("skipped {}: {}", escape::value(name), escape::value(reason));
         }
     }
-    if !common.quiet && format.is_human() {
+    // Nothing was read (a missing file): the error says it all, and "No findings: 0 files
+    // checked" beside it would read as a pass.
+    let nothing_read = exit == EXIT_ERROR && totals.files_checked + totals.files_skipped == 0;
+    if !common.quiet && format.is_human() && !nothing_read {
         let reasons: Vec<&str> = skipped.iter().map(|(_, r)| r.as_str()).collect();
         let mut line = totals.summary_naming(&reasons);
         if let Some(hint) = totals.fix_hint() {

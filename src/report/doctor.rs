@@ -90,6 +90,8 @@ pub struct DoctorReport<'a> {
     pub places: usize,
     /// Where this run's backups went, when `--fix` wrote any.
     pub backups: Option<&'a Path>,
+    /// Sessions found but not modified within `--since`.
+    pub left_out: usize,
 }
 
 /// `toolcheck fix --write <path>`, the path quoted for a POSIX shell (PowerShell and cmd
@@ -198,6 +200,13 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 /// The text report: a block per agent with sessions, then the fixes and a summary line.
 pub fn write_text(out: &mut dyn Write, report: &DoctorReport<'_>) -> io::Result<()> {
     let sessions = report.sessions;
+    if sessions.is_empty() && report.left_out > 0 {
+        return writeln!(
+            out,
+            "no agent sessions modified within --since: {} found and left out (a longer --since, or none, checks them)",
+            plural(report.left_out, "session", "sessions")
+        );
+    }
     if sessions.is_empty() {
         return writeln!(
             out,
@@ -335,8 +344,9 @@ pub fn write_text(out: &mut dyn Write, report: &DoctorReport<'_>) -> io::Result<
     if fixable > 0 {
         write!(
             out,
-            " {} can be repaired: `toolcheck doctor --fix` repairs them, keeping backups.",
-            plural(fixable, "session", "sessions")
+            " {} can be repaired: `toolcheck doctor --fix` repairs {}, keeping backups.",
+            plural(fixable, "session", "sessions"),
+            if fixable == 1 { "it" } else { "them" }
         )?;
     }
     writeln!(out)
