@@ -103,10 +103,35 @@ mod imp {
         if stale {
             *listed = Some((Instant::now(), list()));
         }
-        listed
+        let candidates = listed
             .as_ref()
             .and_then(|(_, index)| index.get(&key).cloned())
-            .unwrap_or_default()
+            .unwrap_or_default();
+        drop(listed);
+        // The listing may be up to `FRESH_FOR` old: a process that has closed the file since,
+        // or a file deleted since whose inode a new file took, would be a false holder. Each
+        // is looked at again now, its descriptors only.
+        candidates
+            .into_iter()
+            .filter_map(|holder| still_holding(holder, key))
+            .collect()
+    }
+
+    /// `holder` as it holds the file `key` now, or `None` when it no longer does.
+    fn still_holding(holder: Holder, key: (u64, u64)) -> Option<Holder> {
+        let base = Path::new("/proc").join(holder.pid.to_string());
+        let mut append = None;
+        for fd in std::fs::read_dir(base.join("fd")).ok()?.flatten() {
+            let Some(flags) = write_flags(&base, &fd.file_name()) else {
+                continue;
+            };
+            let same = std::fs::metadata(fd.path()).is_ok_and(|m| (m.dev(), m.ino()) == key);
+            if same {
+                let this = flags & O_APPEND != 0;
+                append = Some(append.unwrap_or(true) && this);
+            }
+        }
+        append.map(|append| Holder { append, ..holder })
     }
 
     /// Every descriptor open for writing in every process but this one.
@@ -238,6 +263,20 @@ mod tests {
         let message = refusal(&holders).expect("a refusal");
         let expected = format!("it is open for writing by process {} (sh)", child.id());
         assert!(message.starts_with(&expected), "{message}");
+    }
+
+    #[test]
+    fn a_holder_that_has_exited_is_not_taken_from_the_last_listing() {
+        let (_dir, path) = session();
+        let mut child = holding(&path, ">>");
+        assert!(imp::writers_of_now(&path)
+            .iter()
+            .any(|h| h.pid == child.id()));
+        drop(child.stdin.take());
+        let _ = child.wait();
+        // Within `FRESH_FOR` of that listing: the holder is looked at again. (Before, a
+        // deleted file's inode taken by a new file made its writer refused.)
+        assert!(writers_of(&path).iter().all(|h| h.pid != child.id()));
     }
 
     #[test]
