@@ -171,7 +171,12 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
         let written = if common.statistics {
             report::write_statistics(&mut out, format, &diagnostics_out)
         } else {
-            report::write_diagnostics(&mut out, format, &diagnostics_out)
+            report::write_diagnostics_in(
+                &mut out,
+                format,
+                &diagnostics_out,
+                use_color(common.color),
+            )
         };
         if let Err(e) = written {
             return output_error(&e);

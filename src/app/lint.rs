@@ -154,7 +154,12 @@ pub(super) fn lint_command(common: &CommonArgs) -> u8 {
     totals.count(&unused);
     if format == OutputFormat::Full && !common.statistics {
         // A config file is no log: one line each, without a snippet.
-        let _ = report::write_diagnostics(&mut out, OutputFormat::Concise, &unused);
+        let _ = report::write_diagnostics_in(
+            &mut out,
+            OutputFormat::Concise,
+            &unused,
+            use_color(common.color),
+        );
     }
     all.extend(unused);
 
@@ -167,7 +172,7 @@ pub(super) fn lint_command(common: &CommonArgs) -> u8 {
             Ok(())
         }
     } else {
-        report::write_diagnostics(&mut out, format, &all)
+        report::write_diagnostics_in(&mut out, format, &all, use_color(common.color))
     };
     if let Err(e) = written.and_then(|()| out.flush()) {
         return output_error(&e);

@@ -221,9 +221,19 @@ pub fn write_diagnostics(
     format: OutputFormat,
     diagnostics: &[Diagnostic],
 ) -> io::Result<()> {
+    write_diagnostics_in(out, format, diagnostics, false)
+}
+
+/// [`write_diagnostics`], the human formats coloured when `color` (`--color`).
+pub fn write_diagnostics_in(
+    out: &mut dyn Write,
+    format: OutputFormat,
+    diagnostics: &[Diagnostic],
+    color: bool,
+) -> io::Result<()> {
     match format {
         OutputFormat::Full => unreachable_full(),
-        OutputFormat::Concise => concise::write(out, diagnostics),
+        OutputFormat::Concise => concise::write(out, diagnostics, color),
         OutputFormat::Json => json::write_array(out, diagnostics),
         OutputFormat::Jsonl => json::write_lines(out, diagnostics),
         OutputFormat::Github => github::write(out, diagnostics),
