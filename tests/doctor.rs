@@ -45,8 +45,13 @@ impl Home {
     }
 
     fn run(&self, args: &[&str]) -> Output {
+        self.run_by(Command::new(env!("CARGO_BIN_EXE_toolcheck")), args)
+    }
+
+    /// [`Home::run`] by `command` (the binary, or a wrapper that runs it as another user).
+    fn run_by(&self, mut command: Command, args: &[&str]) -> Output {
         let home = self.path();
-        let out = Command::new(env!("CARGO_BIN_EXE_toolcheck"))
+        let out = command
             .arg("doctor")
             .args(args)
             .current_dir(home)
@@ -480,13 +485,30 @@ fn an_unreadable_store_is_named_without_verbose() {
     let home = generated_home();
     let dir = home.path().join(".codex/sessions");
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o000)).expect("chmod");
-    let readable = std::fs::read_dir(&dir).is_ok();
-    let out = home.run(&["--agent", "codex"]);
+    let out = if std::fs::read_dir(&dir).is_err() {
+        home.run(&["--agent", "codex"])
+    } else {
+        // Root reads anything: run it as nobody, who may enter the home but not that folder.
+        let setpriv = Path::new("/usr/bin/setpriv");
+        assert!(
+            setpriv.exists(),
+            "running as root needs setpriv to drop to nobody"
+        );
+        std::fs::set_permissions(home.path(), std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+        for d in [".codex", ".local", ".local/state"] {
+            let _ = std::fs::set_permissions(
+                home.path().join(d),
+                std::fs::Permissions::from_mode(0o777),
+            );
+        }
+        let mut command = Command::new(setpriv);
+        command
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_toolcheck"));
+        home.run_by(command, &["--agent", "codex"])
+    };
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    if readable {
-        // Root reads anything: nothing to test.
-        return;
-    }
     assert_eq!(out.code, 2, "{}", out.transcript());
     assert!(
         out.stderr.contains("cannot read") && out.stderr.contains(".codex/sessions"),

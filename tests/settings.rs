@@ -410,17 +410,35 @@ fn concise_output_is_coloured_when_asked() {
     let dir = project("");
     let coloured = run(
         dir.path(),
-        &["lint", "logs", "--output-format", "concise", "--color", "always"],
+        &[
+            "lint",
+            "logs",
+            "--output-format",
+            "concise",
+            "--color",
+            "always",
+        ],
     );
     assert!(
-        coloured.stdout.contains("\u{1b}[1;31mTC101\u{1b}[0m [orphaned-tool-result]"),
+        coloured
+            .stdout
+            .contains("\u{1b}[1;31mTC101\u{1b}[0m [orphaned-tool-result]"),
         "{}",
         coloured.stdout
     );
-    assert!(coloured.stdout.contains("\u{1b}[1mlogs/broken-request.json:"));
+    assert!(coloured
+        .stdout
+        .contains("\u{1b}[1mlogs/broken-request.json:"));
     let plain = run(
         dir.path(),
-        &["lint", "logs", "--output-format", "concise", "--color", "never"],
+        &[
+            "lint",
+            "logs",
+            "--output-format",
+            "concise",
+            "--color",
+            "never",
+        ],
     );
     assert!(!plain.stdout.contains('\u{1b}'), "{}", plain.stdout);
 }
