@@ -1,7 +1,9 @@
 //! Every input the fuzzers ever crashed on (`fuzz/regressions/`), replayed through the fuzz
 //! targets' own checks on stable Rust: `lint-*` inputs through the lint check, `fix-*` inputs
-//! through the fix check (which lints too), `store-*` inputs through the store check, `tree-*`
-//! inputs through the tree check.
+//! through the fix check (which lints too), `store-*`, `folder-*`, `doctor-*`, `lsp-*` and
+//! `tree-*` inputs through those targets' checks (the `lsp` check starts this crate's binary).
+//! `fuzz/regressions/open/` holds crashes found and not fixed yet, which are not replayed: a
+//! fix moves its input up into `fuzz/regressions/`.
 
 #[allow(dead_code)]
 #[path = "../fuzz/src/lib.rs"]
@@ -15,6 +17,7 @@ fn every_fuzz_regression_input_passes_its_target() {
         .expect("fuzz/regressions exists")
         .flatten()
         .map(|e| e.path())
+        .filter(|p| p.is_file())
         .collect();
     entries.sort();
     for path in entries {
@@ -30,6 +33,12 @@ fn every_fuzz_regression_input_passes_its_target() {
             toolcheck_fuzz::fix_check::check(&data);
         } else if name.starts_with("store-") {
             toolcheck_fuzz::store_check::check(&data);
+        } else if name.starts_with("folder-") {
+            toolcheck_fuzz::folder_check::check(&data);
+        } else if name.starts_with("doctor-") {
+            toolcheck_fuzz::doctor_check::check(&data);
+        } else if name.starts_with("lsp-") {
+            toolcheck_fuzz::lsp_check::check(&data);
         } else if name.starts_with("tree-") {
             toolcheck_fuzz::tree_check::check(&data);
         } else {

@@ -1,5 +1,7 @@
 //! What the fuzz targets share: decoding the two option bytes that start every `lint` and
-//! `fix` input (the `store` target reads its own two: `fuzz/src/store_check.rs`).
+//! `fix` input (the `store`, `folder`, `doctor` and `lsp` targets read their own: see their
+//! modules), and (`support.rs`) the temporary directories and named invariants of the
+//! targets that build files.
 //!
 //! An input is two option bytes `[f, o]` followed by the file's bytes. Every value of each
 //! byte is meaningful:
@@ -22,9 +24,13 @@
 //! the first nine formats; `fuzz/regressions/` was converted to `[format, ext + 3 * r]`,
 //! which decodes to the same settings.
 
+pub mod doctor_check;
 pub mod fix_check;
+pub mod folder_check;
 pub mod lint_check;
+pub mod lsp_check;
 pub mod store_check;
+pub mod support;
 pub mod tree_check;
 
 use toolcheck::formats::Format;
