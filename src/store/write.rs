@@ -68,12 +68,19 @@ pub fn write(path: &Path, name: &str, snapshot: &Snapshot, fixed: &str) -> Resul
     if !unchanged(&tx, &tables, snapshot).map_err(fail)? {
         return Err("it changed since it was read; it was left unchanged".into());
     }
-    let written: Vec<&str> = snapshot
+    let written: Vec<(&str, Event)> = snapshot
         .lines
         .iter()
         .zip(snapshot.text.split('\n').zip(fixed.split('\n')))
         .filter(|(_, (old, new))| old != new)
-        .map(|(origin, _)| origin.table.as_str())
+        .map(|(origin, (_, new))| {
+            let event = if new.is_empty() {
+                Event::Delete
+            } else {
+                Event::Update
+            };
+            (origin.table.as_str(), event)
+        })
         .collect();
     if let Some(why) = refused_triggers(&tx, &written).map_err(fail)? {
         return Err(why);
@@ -139,13 +146,26 @@ pub fn write(path: &Path, name: &str, snapshot: &Snapshot, fixed: &str) -> Resul
     tx.commit().map_err(fail)
 }
 
-/// Why the fix may not be written because of a trigger: one on a table the fix writes
-/// (`written`) that changes rows other than an FTS index of it. Such a trigger would change
-/// rows `fix` does not show (session titles, audit rows); SQLite cannot turn triggers off
-/// for a transaction, so the fix is refused and the trigger named. Triggers that keep a
-/// full-text index in step with its table (FTS3/4/5 virtual tables, as agents' stores use
-/// for search) are index upkeep, and are let fire.
-fn refused_triggers(conn: &Connection, written: &[&str]) -> rusqlite::Result<Option<String>> {
+/// What a fix does to a row: the trigger events it fires.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Event {
+    Update,
+    Delete,
+    /// Never what a fix does; a trigger on it never fires.
+    Insert,
+}
+
+/// Why the fix may not be written because of a trigger: one that the fix's updates or
+/// deletes (`written`: each row's table and event) fire and that changes other rows. Such a
+/// trigger would change rows `fix` does not show (session titles, audit rows); SQLite cannot
+/// turn triggers off for a transaction, so the fix is refused and the trigger named. Let
+/// fire: triggers that keep a full-text (FTS3/4/5) index of the table in step, and triggers
+/// that update only the row that fired them (`UPDATE t SET updated_at = … WHERE id =
+/// new.id`, as Crush stamps its messages), which is a row of the diff.
+fn refused_triggers(
+    conn: &Connection,
+    written: &[(&str, Event)],
+) -> rusqlite::Result<Option<String>> {
     let mut stmt =
         conn.prepare("SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger'")?;
     let triggers: Vec<(String, String, String)> = stmt
@@ -159,7 +179,12 @@ fn refused_triggers(conn: &Connection, written: &[&str]) -> rusqlite::Result<Opt
         .collect::<rusqlite::Result<_>>()?;
     let firing: Vec<_> = triggers
         .into_iter()
-        .filter(|(_, table, _)| written.iter().any(|w| w.eq_ignore_ascii_case(table)))
+        .filter(|(_, table, sql)| {
+            let event = trigger_event(sql);
+            written
+                .iter()
+                .any(|(w, e)| w.eq_ignore_ascii_case(table) && event.is_none_or(|t| t == *e))
+        })
         .collect();
     if firing.is_empty() {
         return Ok(None);
@@ -182,18 +207,82 @@ fn refused_triggers(conn: &Connection, written: &[&str]) -> rusqlite::Result<Opt
             && targets
                 .iter()
                 .all(|t| indexes.iter().any(|i| i.eq_ignore_ascii_case(t)));
-        if !upkeep {
-            let what = if targets.is_empty() {
-                String::new()
-            } else {
-                format!(" (it writes to {})", targets.join(", "))
-            };
-            return Ok(Some(format!(
-                "the table `{table}` has the trigger `{name}`{what}, which would change rows the fix does not show; it was left unchanged (fix a copy, or drop the trigger first if those rows may change)"
-            )));
+        if upkeep || updates_only_its_row(conn, table, sql)? {
+            continue;
         }
+        let what = if targets.is_empty() {
+            String::new()
+        } else {
+            format!(" (it writes to {})", targets.join(", "))
+        };
+        return Ok(Some(format!(
+            "the table `{table}` has the trigger `{name}`{what}, which would change rows the fix does not show; it was left unchanged (fix a copy, or drop the trigger first if those rows may change)"
+        )));
     }
     Ok(None)
+}
+
+/// The event a trigger fires on (`AFTER UPDATE OF … ON`), `None` when it cannot be told.
+fn trigger_event(sql: &str) -> Option<Event> {
+    let words = sql_words(sql);
+    let on = words.iter().position(|w| w == "on")?;
+    words
+        .get(..on)?
+        .iter()
+        .rev()
+        .find_map(|w| match w.as_str() {
+            "update" => Some(Event::Update),
+            "delete" => Some(Event::Delete),
+            "insert" => Some(Event::Insert),
+            _ => None,
+        })
+}
+
+/// Whether every statement of the trigger on `table` is `UPDATE table … WHERE key =
+/// new.key` (or `old.key`) with `key` the table's rowid or its one-column primary key: it
+/// changes only the row that fired it.
+fn updates_only_its_row(conn: &Connection, table: &str, sql: &str) -> rusqlite::Result<bool> {
+    let words = sql_words(sql);
+    let Some(begin) = words.iter().position(|w| w == "begin") else {
+        return Ok(false);
+    };
+    let body = words.get(begin + 1..).unwrap_or_default();
+    let mut keys: Vec<String> = ["rowid", "oid", "_rowid_"].map(String::from).to_vec();
+    let quoted = table.replace('"', "\"\"");
+    let mut stmt = conn.prepare(&format!("PRAGMA table_info(\"{quoted}\")"))?;
+    let pk: Vec<String> = stmt
+        .query_map([], |r| Ok((r.get::<_, String>(1)?, r.get::<_, i64>(5)?)))?
+        .filter_map(|row| row.ok())
+        .filter(|(_, pk)| *pk > 0)
+        .map(|(name, _)| name.to_lowercase())
+        .collect();
+    if let [one] = pk.as_slice() {
+        keys.push(one.clone());
+    }
+    let statements: Vec<&[String]> = body
+        .split(|w| w == ";")
+        .filter(|s| !s.is_empty() && s.first().is_some_and(|w| w != "end"))
+        .collect();
+    Ok(!statements.is_empty()
+        && statements.iter().all(|st| {
+            let target = match st.get(1).map(String::as_str) {
+                Some("or") => st.get(3),
+                _ => st.get(1),
+            };
+            let n = st.len();
+            st.first().is_some_and(|w| w == "update")
+                && target.is_some_and(|t| {
+                    t.rsplit('.')
+                        .next()
+                        .unwrap_or(t)
+                        .eq_ignore_ascii_case(table)
+                })
+                && n >= 3
+                && st.get(n - 3).is_some_and(|w| w == "where")
+                && st.get(n - 2).zip(st.get(n - 1)).is_some_and(|(k, v)| {
+                    keys.contains(k) && (*v == format!("new.{k}") || *v == format!("old.{k}"))
+                })
+        }))
 }
 
 /// Whether a table's `CREATE` statement makes an FTS3/4/5 virtual table.
@@ -388,6 +477,31 @@ mod tests {
             )
             .expect("search");
         assert_eq!(found, 1);
+    }
+
+    #[test]
+    fn a_trigger_that_stamps_the_row_it_fired_on_may_fire() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s.db");
+        let conn = agents_db(&path);
+        conn.execute_batch(
+            "ALTER TABLE agent_messages ADD COLUMN updated_at INTEGER NOT NULL DEFAULT 0;
+             CREATE TABLE sessions (id TEXT PRIMARY KEY, message_count INTEGER);
+             INSERT INTO sessions VALUES ('s', 2);
+             CREATE TRIGGER stamp AFTER UPDATE ON agent_messages BEGIN
+               UPDATE agent_messages SET updated_at = 7 WHERE id = new.id;
+             END;
+             CREATE TRIGGER counted AFTER INSERT ON agent_messages BEGIN
+               UPDATE sessions SET message_count = message_count + 1 WHERE id = new.session_id;
+             END;",
+        )
+        .expect("triggers");
+        fix_first_row(&path).expect("written");
+        let stamps: Vec<i64> = conn
+            .prepare("SELECT updated_at FROM agent_messages ORDER BY id")
+            .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+            .expect("read");
+        assert_eq!(stamps, [7, 0]);
     }
 
     #[test]
