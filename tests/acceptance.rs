@@ -1,7 +1,7 @@
 //! Provider acceptance rules that only some providers enforce: Gemini's turn order and
 //! response counts, Bedrock's `toolConfig` and error-result content.
 
-mod common;
+use crate::common;
 
 use common::{toolcheck, toolcheck_stdin};
 

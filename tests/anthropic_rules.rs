@@ -1,7 +1,7 @@
 //! Anthropic acceptance rules: mid-conversation system messages, content after `tool_use`
 //! (TC501), and thinking blocks in a tool-use loop (TC502).
 
-mod common;
+use crate::common;
 
 use common::{toolcheck, toolcheck_stdin};
 

@@ -1,7 +1,7 @@
 //! Hostile and broken input, one test per case: each names the finding or error the user
 //! sees and the exit code. Nothing panics, nothing passes silently, nothing is lost.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -1,7 +1,7 @@
 //! A closed standard output (`toolcheck lint | head -1`) ends the run quietly, with the exit
 //! code the run would have had: no panic, no "Broken pipe" error.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Stdio};
 

@@ -1,6 +1,6 @@
 //! `toolcheck rules` and `toolcheck explain`.
 
-mod common;
+use crate::common;
 
 use common::toolcheck;
 

@@ -1,6 +1,6 @@
 //! The CI report formats: GitLab Code Quality and JUnit XML.
 
-mod common;
+use crate::common;
 
 use common::toolcheck;
 

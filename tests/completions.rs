@@ -1,6 +1,6 @@
 //! `toolcheck completions SHELL` and `toolcheck man`: smoke tests of the generated text.
 
-mod common;
+use crate::common;
 
 use common::toolcheck;
 

@@ -1,6 +1,6 @@
 //! `toolcheck.toml`: discovery, precedence and errors.
 
-mod common;
+use crate::common;
 
 use common::{root, toolcheck_in};
 

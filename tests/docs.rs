@@ -1,9 +1,9 @@
 //! `docs/rules/` is generated from the rule catalog; this test fails when it is stale.
 //!
-//! Regenerate with `UPDATE_DOCS=1 cargo test --test docs` (or
+//! Regenerate with `UPDATE_DOCS=1 cargo test --test tests docs::` (or
 //! `cargo run -- generate-docs docs/rules`).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
@@ -40,7 +40,8 @@ fn rule_docs_are_up_to_date() {
         expected.len() > 10,
         "one page per rule and an index: {expected:?}"
     );
-    let hint = "docs/rules/ is stale: regenerate it with `UPDATE_DOCS=1 cargo test --test docs`";
+    let hint =
+        "docs/rules/ is stale: regenerate it with `UPDATE_DOCS=1 cargo test --test tests docs::`";
     assert_eq!(markdown_files(&docs), expected, "{hint}");
     for name in &expected {
         let want = std::fs::read_to_string(fresh.path().join(name)).unwrap_or_default();

@@ -4,7 +4,7 @@
 //! one the version does not read (Gemini CLI), an artifact and a link that must be passed
 //! over; and a fresh home where nothing is found.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,7 +1,7 @@
 //! UTF-16 input: read when it has a byte order mark, written back as UTF-16 by `fix`, and
 //! named when it has none.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

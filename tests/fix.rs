@@ -1,6 +1,6 @@
 //! `toolcheck fix`: diffs, --write, and the invariants every fix keeps.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

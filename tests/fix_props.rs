@@ -197,7 +197,8 @@ fn check_fix(name: &str, text: &str, defective: bool) -> Result<(), TestCaseErro
 }
 
 proptest! {
-    // 48 cases keep CI fast; `PROPTEST_CASES=5000 cargo test --test fix_props` digs deeper.
+    // 48 cases keep CI fast; `PROPTEST_CASES=5000 cargo test --test tests fix_props::` digs
+    // deeper.
     #![proptest_config(ProptestConfig {
         cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(48),
         failure_persistence: None,

@@ -1,7 +1,7 @@
 //! Google ADK (`adk`): saved sessions (`adk run --save_session`, the `adk web` Export) and
 //! eval sets, end to end through the binary.
 
-mod common;
+use crate::common;
 
 use common::{fix_write_twice, toolcheck};
 

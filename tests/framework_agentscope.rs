@@ -1,7 +1,7 @@
 //! AgentScope (`agentscope`): 1.x `JSONSession` files, 2.x `AgentState` JSON and Java
 //! `memory_messages.jsonl`.
 
-mod common;
+use crate::common;
 
 use common::{fix_write_twice, toolcheck};
 

@@ -1,6 +1,6 @@
 //! Harbor ATIF trajectories, end to end through the binary.
 
-mod common;
+use crate::common;
 
 use common::toolcheck;
 

@@ -1,7 +1,7 @@
 //! Cline, Roo Code and Kilo Code task histories (`api_conversation_history.json`), end to end
 //! through the binary.
 
-mod common;
+use crate::common;
 
 use common::{toolcheck, toolcheck_in};
 

@@ -1,6 +1,6 @@
 //! GitHub Copilot CLI session event logs (`events.jsonl`), end to end through the binary.
 
-mod common;
+use crate::common;
 
 use common::toolcheck;
 

@@ -1,7 +1,7 @@
 //! Gemini CLI session recordings (`chats/session-*.jsonl`, legacy `session-*.json`), end to
 //! end through the binary.
 
-mod common;
+use crate::common;
 
 use common::toolcheck;
 

@@ -1,7 +1,7 @@
 //! LangGraph stream-event logs (`langgraph-stream`): `[mode, payload]` events saved as a JSON
 //! array or JSONL, checked from the last root `values` snapshot.
 
-mod common;
+use crate::common;
 
 use common::{fix_write_twice, toolcheck};
 

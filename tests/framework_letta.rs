@@ -1,6 +1,6 @@
 //! Letta agent files (`.af`), end to end through the binary.
 
-mod common;
+use crate::common;
 
 use common::toolcheck;
 

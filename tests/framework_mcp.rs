@@ -1,7 +1,7 @@
 //! MCP JSON-RPC logs (raw stdio captures and Claude Desktop logs), end to end through the
 //! binary.
 
-mod common;
+use crate::common;
 
 use common::toolcheck;
 

@@ -1,6 +1,6 @@
 //! Moltis `history.jsonl` sessions, end to end through the binary.
 
-mod common;
+use crate::common;
 
 use common::{toolcheck, toolcheck_in};
 

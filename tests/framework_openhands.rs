@@ -1,6 +1,6 @@
 //! OpenHands trajectories (V0) and V1 SDK event folders, end to end through the binary.
 
-mod common;
+use crate::common;
 
 use common::{root, toolcheck};
 

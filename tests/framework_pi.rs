@@ -1,6 +1,6 @@
 //! pi / OpenClaw / oh-my-pi session JSONL, end to end through the binary.
 
-mod common;
+use crate::common;
 
 use common::toolcheck;
 

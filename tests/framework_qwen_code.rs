@@ -1,6 +1,6 @@
 //! Qwen Code session recordings (`chats/<sessionId>.jsonl`), end to end through the binary.
 
-mod common;
+use crate::common;
 
 use common::toolcheck;
 

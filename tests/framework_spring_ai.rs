@@ -1,7 +1,7 @@
 //! Spring AI chat memory (`spring-ai`): Redis documents, their JSONL export, the Jackson dump
 //! of the message objects, and spring-ai-session event rows.
 
-mod common;
+use crate::common;
 
 use common::{fix_write_twice, toolcheck};
 

@@ -1,7 +1,7 @@
 //! Strands Agents session folders (`FileSessionManager`), end to end through the binary: a
 //! `messages/` folder is one conversation, whichever of its paths is named.
 
-mod common;
+use crate::common;
 
 use common::{root, toolcheck, toolcheck_in};
 

@@ -2,7 +2,7 @@
 //! broken, is linted with no `--input-format`, `fix --write` repairs what it can, a second
 //! fix changes nothing, and the clean files are never touched.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! (msgpack, LangChain messages as extension 5 `[module, class, model_dump(),
 //! "model_validate_json"]`), linted through the real binary.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -3,8 +3,8 @@
 //! [`LAYERS`] is the one list of layers: every top-level module of `src/` sits in exactly one,
 //! a module imports only from its own layer or those below, and the modules of one layer do
 //! not import each other in a circle. `docs/architecture.md`'s layer table is written from the
-//! list (`UPDATE_DOCS=1 cargo test --test layers` rewrites it). No source file holds more than
-//! [`MAX_LINES`] lines of non-test code.
+//! list (`UPDATE_DOCS=1 cargo test --test tests layers::` rewrites it). No source file holds
+//! more than [`MAX_LINES`] lines of non-test code.
 //!
 //! Imports are read from the text: `crate::name` paths and `use crate::{…}` groups, outside
 //! comments, string literals and `#[cfg(test)]` modules.
@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 
 /// The layers, from the bottom up: a name, what it is for, and its top-level modules.
 const LAYERS: &[(&str, &str, &[&str])] = &[
@@ -446,7 +446,7 @@ fn the_architecture_document_shows_these_layers() {
         return;
     }
     panic!(
-        "docs/architecture.md's layer table is stale; run `UPDATE_DOCS=1 cargo test --test layers`\n\nexpected:\n{table}"
+        "docs/architecture.md's layer table is stale; run `UPDATE_DOCS=1 cargo test --test tests layers::`\n\nexpected:\n{table}"
     );
 }
 

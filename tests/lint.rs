@@ -1,6 +1,6 @@
 //! The `lint` command as users see it: findings, formats, exit codes.
 
-mod common;
+use crate::common;
 
 use common::{fixture_files, toolcheck, toolcheck_stdin};
 

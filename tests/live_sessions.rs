@@ -2,7 +2,7 @@
 //! is refused by name, a fix that only appends is appended in place, and no line the agent
 //! writes afterwards is lost. Also the limits a run's options are held to.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! `repeated-failing-call` and its options.
 
-mod common;
+use crate::common;
 
 use common::{toolcheck, toolcheck_stdin};
 

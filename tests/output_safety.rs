@@ -1,7 +1,7 @@
 //! Hostile logs: what they contain reaches the terminal only as visible escapes, offsets in
 //! multi-byte text never break a report, and SARIF carries valid URIs.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! What the pre-commit hooks (`.pre-commit-hooks.yaml`) rely on: every staged JSON file is
 //! passed by name, and `--skip-unknown-format` skips those that hold no conversation.
 
-mod common;
+use crate::common;
 
 use common::{root, toolcheck_in};
 

@@ -3,7 +3,7 @@
 //! and fixes that never leave an empty message behind.
 //! Each case pairs a rejected fixture with an accepted control.
 
-mod common;
+use crate::common;
 
 use common::{assert_lints_clean, concise_case, toolcheck_stdin};
 

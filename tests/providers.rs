@@ -1,7 +1,7 @@
 //! Will the provider accept it: the guard against unread structures (one test per document
 //! format), `--target`, and the provider-specific id and name rules.
 
-mod common;
+use crate::common;
 
 use common::{root, toolcheck, toolcheck_stdin};
 

@@ -2,7 +2,7 @@
 //! `missing-thinking-block`, with a dialect per provider, each with a rejected fixture and an
 //! accepted control; and the provider an OpenAI-shaped body names with its `model`.
 
-mod common;
+use crate::common;
 
 use common::{assert_lints_clean, concise_case, toolcheck, toolcheck_stdin};
 

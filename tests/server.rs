@@ -1,7 +1,7 @@
 //! `toolcheck server`: a client that speaks LSP over stdio (initialize, didOpen, didChange,
 //! publishDiagnostics, codeAction, hover, shutdown) against the real binary.
 
-mod common;
+use crate::common;
 
 use std::io::{BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};

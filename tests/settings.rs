@@ -2,7 +2,7 @@
 //! per-file ignores, reasoned suppressions, `--show-settings`, config errors with their
 //! position, and the CI habits (GitHub annotations, `lint --fix`, `fix --diff`).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

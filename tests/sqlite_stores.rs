@@ -1,7 +1,7 @@
 //! SQLite session stores read in place: real databases built here with the schemas the
 //! libraries write (frameworks.md §6), linted through the real binary.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
@@ -837,7 +837,8 @@ fn a_hot_journal_is_read_as_committed_and_left_alone() {
         .args([
             "--ignored",
             "--exact",
-            "crash_mid_transaction",
+            // Its name in the one test binary (tests/tests.rs): module and function.
+            "sqlite_stores::crash_mid_transaction",
             "--nocapture",
         ])
         .env("TOOLCHECK_TEST_CRASH_DB", &path)

@@ -2,7 +2,7 @@
 //! creates (`charmbracelet/crush` `internal/db/migrations/20250424200609_initial.sql` and
 //! later columns), linted and fixed through the real binary.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! (`crates/goose/src/session/session_manager.rs`, schema 17), linted and fixed through the
 //! real binary.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! creates (`packages/opencode/src/session/session.sql.ts`), linted and fixed through the
 //! real binary.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -3,7 +3,7 @@
 //! records read whole; the maximum input size bounds a record, not the file; a session is
 //! still read whole.
 
-mod common;
+use crate::common;
 
 use common::{toolcheck_in, Output};
 use std::fmt::Write as _;

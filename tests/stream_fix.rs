@@ -8,7 +8,7 @@
 //! `.jsonl` file is (the lint tests in `tests/stream.rs` rely on the same). The CLI has no
 //! knob for the chunk size; the library's own tests fix with tiny chunks.
 
-mod common;
+use crate::common;
 
 use common::{toolcheck_in, Output};
 use std::fmt::Write as _;

@@ -1,6 +1,6 @@
 //! `--tools`: schemas supplied by the user for logs that carry none.
 
-mod common;
+use crate::common;
 
 use common::toolcheck;
 

@@ -1,7 +1,7 @@
 //! `toolcheck tools extract`: the tool definitions in logs and traces, as a `--tools` file
 //! that round-trips: the schemas extracted check a log that records none.
 
-mod common;
+use crate::common;
 
 use common::{toolcheck, toolcheck_in};
 

@@ -1,6 +1,6 @@
 //! Trace exports (OpenTelemetry GenAI, OpenInference), end to end through the binary.
 
-mod common;
+use crate::common;
 
 use common::toolcheck;
 

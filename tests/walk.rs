@@ -1,7 +1,7 @@
 //! Directory walks: ignore files (as ripgrep reads them), `--no-ignore`, what is skipped,
 //! and the warning when a walk finds nothing to check.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
