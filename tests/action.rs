@@ -1,7 +1,7 @@
 //! The GitHub Action's run step (`scripts/action-run.sh`, which `action.yml` runs), run here
 //! as the runner runs it, with each combination of its inputs.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -12,6 +12,7 @@
 mod common;
 
 mod acceptance;
+mod action;
 mod anthropic_rules;
 mod bad_input;
 mod broken_pipe;
