@@ -556,17 +556,19 @@ pub fn find(locations: &[Location]) -> Found {
     found
 }
 
-fn store(loc: &Location, path: &Path, meta: &std::fs::Metadata) -> Store {
-    let mut modified = meta.modified().ok();
-    // A database in WAL mode changes its `-wal` first.
+/// The latest modification of the session at `path` (modified as `meta` says): for a
+/// database in WAL mode, which changes its `-wal` first, of it and its `-wal`.
+pub fn last_modified(path: &Path, meta: &std::fs::Metadata) -> Option<SystemTime> {
     let mut wal = path.as_os_str().to_owned();
     wal.push("-wal");
-    if let Some(wal) = std::fs::symlink_metadata(PathBuf::from(wal))
+    let wal = std::fs::symlink_metadata(PathBuf::from(wal))
         .ok()
-        .and_then(|m| m.modified().ok())
-    {
-        modified = modified.max(Some(wal));
-    }
+        .and_then(|m| m.modified().ok());
+    meta.modified().ok().max(wal)
+}
+
+fn store(loc: &Location, path: &Path, meta: &std::fs::Metadata) -> Store {
+    let modified = last_modified(path, meta);
     Store {
         agent: loc.agent,
         path: path.to_path_buf(),

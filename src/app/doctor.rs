@@ -270,11 +270,8 @@ fn in_use(path: &Path, force: bool) -> Option<String> {
     if force {
         return None;
     }
-    let time = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    let mut wal = path.as_os_str().to_owned();
-    wal.push("-wal");
-    // A database in WAL mode is written in its `-wal`.
-    let modified = time(path).max(time(Path::new(&wal)))?;
+    let meta = std::fs::metadata(path).ok()?;
+    let modified = agents::last_modified(path, &meta)?;
     let now = SystemTime::now();
     let since = now.duration_since(modified).unwrap_or(Duration::ZERO);
     (since < IN_USE).then(|| {

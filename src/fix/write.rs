@@ -89,12 +89,7 @@ fn append_in_place(
     stamp: Option<&FileStamp>,
     tail: &[u8],
 ) -> Result<(), WriteError> {
-    let target = std::fs::canonicalize(path).map_err(|e| err(format!("cannot resolve it: {e}")))?;
-    let meta = std::fs::metadata(&target).map_err(|e| err(format!("cannot stat it: {e}")))?;
-    refuse_read_only(&meta)?;
-    if stamp.is_some_and(|s| *s != FileStamp::of(&meta)) {
-        return Err(changed());
-    }
+    let (target, meta) = resolve(path, stamp)?;
     let overwriting: Vec<_> = holders::writers_of(&target)
         .into_iter()
         .filter(|h| !h.append)
@@ -119,13 +114,23 @@ fn append_in_place(
         .map_err(|e| err(format!("cannot flush it: {e}")))
 }
 
-fn refuse_read_only(meta: &std::fs::Metadata) -> Result<(), WriteError> {
+/// The file `path` names (a symlink's target: a link stays a link) and its metadata, once
+/// it is known to be writable and to have the stamp it was read with.
+fn resolve(
+    path: &Path,
+    stamp: Option<&FileStamp>,
+) -> Result<(PathBuf, std::fs::Metadata), WriteError> {
+    let target = std::fs::canonicalize(path).map_err(|e| err(format!("cannot resolve it: {e}")))?;
+    let meta = std::fs::metadata(&target).map_err(|e| err(format!("cannot stat it: {e}")))?;
     if meta.permissions().readonly() {
         return Err(err(
             "the file is read-only; it was not written (make it writable to apply fixes)",
         ));
     }
-    Ok(())
+    if stamp.is_some_and(|s| *s != FileStamp::of(&meta)) {
+        return Err(changed());
+    }
+    Ok((target, meta))
 }
 
 /// Refuses a file that another process holds open for writing.
@@ -150,14 +155,8 @@ pub struct Pending {
 /// read-only or hard-linked file and one whose stamp changed, then creates the temporary
 /// file. A big file is streamed into [`Pending::file`] a chunk at a time.
 pub fn prepare(path: &Path, stamp: Option<&FileStamp>) -> Result<Pending, WriteError> {
-    // A symlink stays a link: its target is what gets replaced.
-    let target = std::fs::canonicalize(path).map_err(|e| err(format!("cannot resolve it: {e}")))?;
-    let meta = std::fs::metadata(&target).map_err(|e| err(format!("cannot stat it: {e}")))?;
-    refuse_read_only(&meta)?;
+    let (target, meta) = resolve(path, stamp)?;
     refuse_hard_links(&meta)?;
-    if stamp.is_some_and(|s| *s != FileStamp::of(&meta)) {
-        return Err(changed());
-    }
     refuse_held(&target)?;
     let dir = target
         .parent()
