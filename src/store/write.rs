@@ -166,18 +166,7 @@ fn refused_triggers(
     conn: &Connection,
     written: &[(&str, Event)],
 ) -> rusqlite::Result<Option<String>> {
-    let mut stmt =
-        conn.prepare("SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger'")?;
-    let triggers: Vec<(String, String, String)> = stmt
-        .query_map([], |r| {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get::<_, Option<String>>(2)?.unwrap_or_default(),
-            ))
-        })?
-        .collect::<rusqlite::Result<_>>()?;
-    let firing: Vec<_> = triggers
+    let firing: Vec<_> = schema_entries(conn, "trigger")?
         .into_iter()
         .filter(|(_, table, sql)| {
             let event = trigger_event(sql);
@@ -189,17 +178,10 @@ fn refused_triggers(
     if firing.is_empty() {
         return Ok(None);
     }
-    let mut stmt = conn.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table'")?;
-    let indexes: Vec<String> = stmt
-        .query_map([], |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, Option<String>>(1)?.unwrap_or_default(),
-            ))
-        })?
-        .filter_map(|row| row.ok())
-        .filter(|(_, sql)| is_fts(sql))
-        .map(|(name, _)| name)
+    let indexes: Vec<String> = schema_entries(conn, "table")?
+        .into_iter()
+        .filter(|(_, _, sql)| is_fts(sql))
+        .map(|(name, _, _)| name)
         .collect();
     for (name, table, sql) in &firing {
         let targets = trigger_targets(sql);
@@ -220,6 +202,25 @@ fn refused_triggers(
         )));
     }
     Ok(None)
+}
+
+/// The schema's entries of one `type` (`table`, `trigger`): name, table and SQL text (empty
+/// where SQLite keeps none).
+fn schema_entries(
+    conn: &Connection,
+    kind: &str,
+) -> rusqlite::Result<Vec<(String, String, String)>> {
+    let mut stmt = conn.prepare("SELECT name, tbl_name, sql FROM sqlite_master WHERE type = ?1")?;
+    let entries = stmt
+        .query_map([kind], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get::<_, Option<String>>(2)?.unwrap_or_default(),
+            ))
+        })?
+        .collect();
+    entries
 }
 
 /// The event a trigger fires on (`AFTER UPDATE OF … ON`), `None` when it cannot be told.
