@@ -408,16 +408,21 @@ impl Occupied {
         }
     }
 
-    /// Whether `e` [`overlaps`] an edit taken.
+    /// Whether `e` [`clashes`] with an edit taken.
     fn overlaps(&self, e: &Edit) -> bool {
-        // The range starting last before `e` ends has the furthest end of all that start
-        // before it: if any range reaches into `e`, that one does.
+        // Of the ranges that start before `e` ends (or, for a point, at it), the one starting
+        // last has the furthest end: if any range reaches into or touches `e`, that one does.
+        let before = if e.start == e.end {
+            ..e.start.saturating_add(1)
+        } else {
+            ..e.end
+        };
         let reaches_in = self
             .ranges
-            .range(..e.end.max(e.start + 1))
+            .range(before)
             .next_back()
             .is_some_and(|(&start, &end)| {
-                overlaps(
+                clashes(
                     e,
                     &Edit {
                         start,
@@ -426,13 +431,23 @@ impl Occupied {
                     },
                 )
             });
-        let point_inside = e.start < e.end
-            && self
-                .points
-                .range(e.start.saturating_add(1)..e.end)
-                .next()
-                .is_some();
+        let point_inside = e.start < e.end && self.points.range(e.start..=e.end).next().is_some();
         reaches_in || point_inside
+    }
+}
+
+/// Whether edits of two different fixes cannot be applied in one round: they overlap, or
+/// one inserts at an end of a range the other replaces. Text inserted beside a removed
+/// element is written for the array as it was (its separating comma included), so with the
+/// element gone the array can be left invalid (`[inserted, ]`): the insert waits for the
+/// next round, which plans it against the text without the element.
+fn clashes(a: &Edit, b: &Edit) -> bool {
+    let touches = |point: usize, range: &Edit| point >= range.start && point <= range.end;
+    match (a.start == a.end, b.start == b.end) {
+        (true, true) => false,
+        (true, false) => touches(a.start, b),
+        (false, true) => touches(b.start, a),
+        (false, false) => overlaps(a, b),
     }
 }
 
@@ -470,10 +485,10 @@ mod tests {
             for i in order {
                 let Some(e) = all.get(i) else { continue };
                 for probe in &all {
-                    let scan = taken.iter().any(|t| overlaps(probe, t));
+                    let scan = taken.iter().any(|t| clashes(probe, t));
                     assert_eq!(occupied.overlaps(probe), scan, "{probe:?} vs {taken:?}");
                 }
-                if !taken.iter().any(|t| overlaps(e, t)) {
+                if !taken.iter().any(|t| clashes(e, t)) {
                     occupied.insert(e);
                     taken.push(e.clone());
                 }
@@ -496,5 +511,10 @@ mod tests {
         assert!(!overlaps(&edit(5, 5), &edit(5, 5)));
         assert!(!overlaps(&edit(5, 5), &edit(0, 5)));
         assert!(overlaps(&edit(3, 3), &edit(0, 5)));
+        // Across fixes, an insert at either end of a replaced range waits a round.
+        assert!(clashes(&edit(5, 5), &edit(0, 5)));
+        assert!(clashes(&edit(0, 0), &edit(0, 5)));
+        assert!(!clashes(&edit(6, 6), &edit(0, 5)));
+        assert!(!clashes(&edit(0, 5), &edit(5, 8)));
     }
 }
