@@ -34,6 +34,9 @@ pub struct Diagnostic {
     /// The providers that reject the history because of this finding.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub providers: Vec<crate::provider::Provider>,
+    /// What the agent that resumes the session does about it (`replay`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay: Option<crate::finding::Replayed>,
     #[serde(skip)]
     pub start: usize,
     #[serde(skip)]
@@ -127,6 +130,7 @@ impl Placed {
             fix: finding.fix,
             tool_call_id: finding.tool_call_id,
             providers: finding.providers,
+            replay: finding.replay,
             start: self.start,
             end: self.end,
             base: 0,

@@ -127,7 +127,13 @@ pub fn index_page() -> String {
 
 /// Every page of `docs/rules/`: file name and content, the index first.
 pub fn rule_pages() -> Vec<(String, String)> {
-    let mut pages = vec![("README.md".to_string(), index_page())];
+    let mut pages = vec![
+        ("README.md".to_string(), index_page()),
+        (
+            "agents-on-resume.md".to_string(),
+            format!("{GENERATED}\n\n{}", crate::replay::page()),
+        ),
+    ];
     pages.extend(
         rules::RULES
             .iter()

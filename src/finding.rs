@@ -106,6 +106,47 @@ pub struct Finding {
     /// The providers that reject the history because of this finding (empty: none is known
     /// to; the finding costs money or correctness).
     pub providers: Vec<crate::provider::Provider>,
+    /// What the agent that resumes this session does about the finding, where its resume is
+    /// modelled (`replay`).
+    pub replay: Option<Replayed>,
+}
+
+/// What an agent does on resume about one defect its session holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Replayed {
+    /// The agent's `--agent` name.
+    pub agent: &'static str,
+    /// The version the session records, as recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    pub action: ReplayAction,
+    /// The result text the agent sends in place of the missing one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placeholder: Option<&'static str>,
+    /// The first version that repairs it, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since: Option<&'static str>,
+}
+
+/// What the agent does with the defect before it sends the history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReplayAction {
+    /// Sends a result of its own (`placeholder`): the request is accepted.
+    Answers,
+    /// Leaves the call or result out: the request is accepted.
+    Drops,
+    /// Sends it as the file holds it: the provider's verdict stands.
+    SendsAsHeld,
+    /// The session does not say which version wrote it, and versions differ.
+    Unknown,
+}
+
+impl ReplayAction {
+    /// Whether the agent repairs the defect, so the request it sends is accepted.
+    pub fn repairs(self) -> bool {
+        matches!(self, ReplayAction::Answers | ReplayAction::Drops)
+    }
 }
 
 impl Finding {
@@ -122,6 +163,7 @@ impl Finding {
             fix: None,
             tool_call_id: None,
             providers: Vec::new(),
+            replay: None,
         }
     }
 

@@ -47,6 +47,7 @@ mod input;
 mod pointer;
 mod progress;
 mod provider;
+mod replay;
 mod rule_meta;
 mod schema;
 mod settings;

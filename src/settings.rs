@@ -172,6 +172,7 @@ impl Settings {
                     fix: None,
                     tool_call_id: s.id.clone(),
                     providers: Vec::new(),
+                    replay: None,
                     start: 0,
                     end: 0,
                     base: 0,

@@ -124,6 +124,11 @@ pub struct Conversation {
     /// with a request it could not parse, then leaves that request out of the request it
     /// sends): still errors.
     pub kept_unpaired: Vec<Loc>,
+    /// The version of the agent that wrote the session, as the session records it (Claude
+    /// Code's `version` on the resumed chain's last line, Codex's `cli_version`), or its
+    /// format's version where that is all it records (pi's header `version`): what its
+    /// replay model (`replay`) is judged by.
+    pub agent_version: Option<String>,
     /// The provider the file records this conversation was sent to (a trace's
     /// `gen_ai.provider.name`): held to it instead of its format's providers, unless
     /// `--target` says otherwise.
@@ -462,6 +467,7 @@ impl Conversation {
             contested_merges: Vec::new(),
             repaired_pairing: false,
             kept_unpaired: Vec::new(),
+            agent_version: None,
             provider: None,
             accepted: false,
             one_sided: None,

@@ -36,8 +36,8 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
     ),
     (
         "readers and checks",
-        "format adapters and the edits they plan, rules, the coverage guard, `--tools` files",
-        &["edit", "formats", "rules", "coverage", "tools_file"],
+        "format adapters and the edits they plan, rules, agents' replay models, the coverage guard, `--tools` files",
+        &["edit", "formats", "rules", "replay", "coverage", "tools_file"],
     ),
     (
         "pipeline",

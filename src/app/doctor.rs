@@ -17,7 +17,7 @@ use crate::escape;
 use crate::finding::Severity;
 use crate::lint::{Outcome, SourceName};
 use crate::report::doctor::{
-    self as out, DoctorReport, FirstError, FixOutcome, SessionReport, Status,
+    self as out, DoctorReport, FirstError, FixOutcome, ReplayedDefect, SessionReport, Status,
 };
 use crate::settings::{Resolver, Settings};
 
@@ -87,7 +87,9 @@ pub(super) fn doctor_command(args: &DoctorArgs) -> u8 {
         .map(|d| backup::Run::new(d.join("backups"), now));
     if args.fix {
         for (session, store) in sessions.iter_mut().zip(&stores) {
-            if session.status != Status::Broken {
+            // A session the agent papers over is fixed too: the fix records what is known
+            // (no result) in place of the result the agent would invent.
+            if !matches!(session.status, Status::Broken | Status::Patched) {
                 continue;
             }
             let outcome = fix_one(store, &settings, run.as_mut(), args.force);
@@ -207,6 +209,7 @@ fn check(store: &Store, settings: &Settings) -> SessionReport {
         warnings: 0,
         fixable: 0,
         first_error: None,
+        replayed: Vec::new(),
         fix: None,
     };
     let name = source_name(store);
@@ -254,8 +257,22 @@ fn check(store: &Store, settings: &Settings) -> SessionReport {
             column: d.column,
             location: d.location.clone(),
         });
+    report.replayed = diagnostics
+        .iter()
+        .filter_map(|d| {
+            Some(ReplayedDefect {
+                code: d.code,
+                line: d.line,
+                column: d.column,
+                location: d.location.clone(),
+                replay: d.replay.clone()?,
+            })
+        })
+        .collect();
     report.status = if report.errors > 0 {
         Status::Broken
+    } else if report.patched() > 0 {
+        Status::Patched
     } else if report.warnings > 0 {
         Status::Warnings
     } else {

@@ -123,10 +123,16 @@ impl Adapter for Codex {
         let mut segments = Vec::new();
         let mut conv = new_conversation(Loc::new(first, ""));
         let mut recognised = false;
+        let mut cli_version = None;
         for doc in docs {
             let record = doc.value;
             let root = Loc::new(doc.base, "");
             let payload = record.get("payload");
+            if str_at(record, "type") == Some("session_meta") {
+                if let Some(v) = payload.and_then(|p| str_at(p, "cli_version")) {
+                    cli_version = Some(v.to_string());
+                }
+            }
             match (str_at(record, "type"), payload) {
                 (Some("response_item"), Some(item)) => {
                     recognised = true;
@@ -172,6 +178,9 @@ impl Adapter for Codex {
             return Err("expected Codex rollout lines `{timestamp, type, payload}`".into());
         }
         segments.push(conv);
+        for segment in &mut segments {
+            segment.agent_version.clone_from(&cli_version);
+        }
         Ok(segments)
     }
 }

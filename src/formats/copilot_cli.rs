@@ -213,6 +213,15 @@ fn read_agent(records: &[&Doc<'_>], loc: Loc) -> Conversation {
     let mut conv = Conversation::new(Format::CopilotCli, loc, Pairing::NextTurn);
     // A call the session ends on is still running, not unanswered.
     conv.resumable = false;
+    conv.agent_version = records
+        .iter()
+        .filter(|d| str_at(d.value, "type") == Some("session.start"))
+        .find_map(|d| {
+            d.value
+                .get("data")
+                .and_then(|v| str_at(v, "copilotVersion"))
+        })
+        .map(str::to_string);
     // The last compaction that succeeded, and where the history it replaced ends.
     let compaction = records.iter().rposition(|d| {
         str_at(d.value, "type") == Some("session.compaction_complete")

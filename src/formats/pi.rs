@@ -129,6 +129,12 @@ impl Adapter for Pi {
         let mut conv = Conversation::new(Format::Pi, Loc::new(first, ""), Pairing::NextTurn);
         // A call the session ends on is still running, not unanswered.
         conv.resumable = false;
+        conv.agent_version = docs
+            .iter()
+            .find(|d| str_at(d.value, "type") == Some("session"))
+            .and_then(|d| d.value.get("version"))
+            .and_then(Tree::as_u64)
+            .map(|v| v.to_string());
         // Entries with their index among the file's parsed lines (what a v1
         // `firstKeptEntryIndex` counts, the header being 0).
         // Entry types pi does not know still count: the leaf is the last entry whatever it is.

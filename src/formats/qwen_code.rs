@@ -227,6 +227,12 @@ fn read_session(docs: &[Doc<'_>]) -> Conversation {
     conv.resumable = false;
 
     let records: Vec<&Doc<'_>> = docs.iter().filter(|d| is_record(d.value)).collect();
+    // The last record's writer is the version that last resumed the session.
+    conv.agent_version = records
+        .iter()
+        .rev()
+        .find_map(|d| str_at(d.value, "version"))
+        .map(str::to_string);
     let mut by_uuid: HashMap<&str, Vec<&Doc<'_>>> = HashMap::new();
     for doc in &records {
         if let Some(uuid) = str_at(doc.value, "uuid") {

@@ -285,8 +285,10 @@ pub fn check_conversation(
             ));
         }
     }
+    // What the agent sends on resume decides, where its resume is modelled.
+    crate::replay::judge(conv, &mut findings);
     if conv.repaired_pairing {
-        for finding in &mut findings {
+        for finding in findings.iter_mut().filter(|f| f.replay.is_none()) {
             let kept = matches!(&finding.anchor, crate::finding::Anchor::Node(loc) if conv.kept_unpaired.contains(loc));
             if matches!(finding.rule.code, "TC101" | "TC102")
                 && finding.severity == crate::finding::Severity::Error

@@ -18,6 +18,9 @@ const MOST_RECENT: usize = 5;
 pub enum Status {
     /// Error-level findings: the provider rejects the history, so it will not resume.
     Broken,
+    /// No error, but the agent invents results (or leaves calls out) when it resumes: the
+    /// session resumes, and the model is shown what did not happen.
+    Patched,
     /// Warnings only.
     Warnings,
     Clean,
@@ -31,6 +34,7 @@ impl Status {
     pub fn name(&self) -> &'static str {
         match self {
             Status::Broken => "broken",
+            Status::Patched => "patched-on-resume",
             Status::Warnings => "warnings",
             Status::Clean => "clean",
             Status::NotRead(_) => "not-read",
@@ -78,7 +82,36 @@ pub struct SessionReport {
     /// Findings with a safe fix.
     pub fixable: usize,
     pub first_error: Option<FirstError>,
+    /// The defects the agent's replay model judged, with what the agent does on resume.
+    pub replayed: Vec<ReplayedDefect>,
     pub fix: Option<FixOutcome>,
+}
+
+/// One defect as the agent resumes it.
+#[derive(Debug, Clone)]
+pub struct ReplayedDefect {
+    pub code: &'static str,
+    pub line: usize,
+    pub column: usize,
+    pub location: Option<String>,
+    pub replay: crate::finding::Replayed,
+}
+
+impl SessionReport {
+    /// The agent version the session records, where a replay model read it.
+    pub fn agent_version(&self) -> Option<&str> {
+        self.replayed
+            .iter()
+            .find_map(|r| r.replay.version.as_deref())
+    }
+
+    /// How many results the agent invents, or calls and results it leaves out, on resume.
+    pub fn patched(&self) -> usize {
+        self.replayed
+            .iter()
+            .filter(|r| r.replay.action.repairs())
+            .count()
+    }
 }
 
 /// A whole run, for the emitters.
@@ -224,6 +257,7 @@ pub fn write_text(out: &mut dyn Write, report: &DoctorReport<'_>) -> io::Result<
         stores.dedup();
         let count = |f: &dyn Fn(&Status) -> bool| mine.iter().filter(|s| f(&s.status)).count();
         let broken = count(&|s| *s == Status::Broken);
+        let patched = count(&|s| *s == Status::Patched);
         let warnings = count(&|s| *s == Status::Warnings);
         let not_read = count(&|s| matches!(s, Status::NotRead(_)));
         let unreadable = count(&|s| matches!(s, Status::Unreadable(_)));
@@ -237,10 +271,15 @@ pub fn write_text(out: &mut dyn Write, report: &DoctorReport<'_>) -> io::Result<
         for store in &stores {
             writeln!(out, "  store {}", shown(store, home))?;
         }
-        let mut counts = vec![
-            format!("{broken} will not resume"),
-            format!("{warnings} with warnings only"),
-        ];
+        let mut counts = vec![format!("{broken} will not resume")];
+        if patched > 0 {
+            counts.push(format!(
+                "{patched} resume{} with results {} invents",
+                if patched == 1 { "s" } else { "" },
+                agent.title()
+            ));
+        }
+        counts.push(format!("{warnings} with warnings only"));
         if not_read > 0 {
             counts.push(format!("{not_read} not read by this version"));
         }
@@ -316,6 +355,7 @@ pub fn write_text(out: &mut dyn Write, report: &DoctorReport<'_>) -> io::Result<
                 broken_list.len() - MOST_RECENT
             )?;
         }
+        write_patched(out, report, &mine)?;
         writeln!(out)?;
     }
     write_fixes(out, report)?;
@@ -327,19 +367,33 @@ pub fn write_text(out: &mut dyn Write, report: &DoctorReport<'_>) -> io::Result<
         .iter()
         .filter(|s| s.status == Status::Warnings)
         .count();
+    let patched = sessions
+        .iter()
+        .filter(|s| s.status == Status::Patched)
+        .count();
     let agents = Agent::ALL
         .iter()
         .filter(|a| sessions.iter().any(|s| s.agent == **a))
         .count();
+    let patched = if patched > 0 {
+        format!(
+            ", {patched} resume{} with results the agent invents",
+            if patched == 1 { "s" } else { "" }
+        )
+    } else {
+        String::new()
+    };
     write!(
         out,
-        "Checked {} of {}: {broken} will not resume, {warnings} with warnings only.",
+        "Checked {} of {}: {broken} will not resume{patched}, {warnings} with warnings only.",
         plural(sessions.len(), "session", "sessions"),
         plural(agents, "agent", "agents"),
     )?;
     let fixable = sessions
         .iter()
-        .filter(|s| s.status == Status::Broken && s.fixable > 0 && s.fix.is_none())
+        .filter(|s| {
+            matches!(s.status, Status::Broken | Status::Patched) && s.fixable > 0 && s.fix.is_none()
+        })
         .count();
     if fixable > 0 {
         write!(
@@ -350,6 +404,66 @@ pub fn write_text(out: &mut dyn Write, report: &DoctorReport<'_>) -> io::Result<
         )?;
     }
     writeln!(out)
+}
+
+/// The sessions that resume because the agent invents results for them, newest first.
+fn write_patched(
+    out: &mut dyn Write,
+    report: &DoctorReport<'_>,
+    mine: &[&SessionReport],
+) -> io::Result<()> {
+    let mut patched: Vec<&&SessionReport> = mine
+        .iter()
+        .filter(|s| s.status == Status::Patched)
+        .collect();
+    patched.sort_by(|a, b| b.modified.cmp(&a.modified).then(a.path.cmp(&b.path)));
+    if patched.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "  most recent sessions that resume with invented results:"
+    )?;
+    for s in patched.iter().take(MOST_RECENT) {
+        let when = s
+            .modified
+            .map(|m| format!(" (modified {})", ago(report.now, m)))
+            .unwrap_or_default();
+        writeln!(out, "    {}{when}", shown(&s.path, report.home))?;
+        let n = s.patched();
+        let version = s
+            .agent_version()
+            .map(|v| format!(" {v}"))
+            .unwrap_or_default();
+        let shown_instead = s
+            .replayed
+            .iter()
+            .find_map(|r| r.replay.placeholder)
+            .map(|p| format!(", answering {}", escape::value(&format!("{p:?}"))))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "      {}: {}{version} papers over {} on resume{shown_instead}",
+            plural(n, "defect", "defects"),
+            s.agent.title(),
+            if n == 1 { "it" } else { "them" },
+        )?;
+        if s.fixable > 0 {
+            writeln!(
+                out,
+                "      record what is known instead: {}",
+                escape::value(&fix_command(&s.path))
+            )?;
+        }
+    }
+    if patched.len() > MOST_RECENT {
+        writeln!(
+            out,
+            "    and {} more (--output-format json lists every session)",
+            patched.len() - MOST_RECENT
+        )?;
+    }
+    Ok(())
 }
 
 /// What `--fix` did, session by session.
@@ -411,6 +525,16 @@ pub fn write_json(out: &mut dyn Write, report: &DoctorReport<'_>) -> io::Result<
     writeln!(out)
 }
 
+/// Whether the session resumes, as the agent will send it.
+fn verdict(status: &Status) -> Option<&'static str> {
+    match status {
+        Status::Broken => Some("will-not-resume"),
+        Status::Patched => Some("resumes-with-invented-results"),
+        Status::Warnings | Status::Clean => Some("resumes"),
+        Status::NotRead(_) | Status::Unreadable(_) => None,
+    }
+}
+
 fn session_json(s: &SessionReport) -> serde_json::Value {
     let first_error = s.first_error.as_ref().map(|e| {
         let mut v = json!({
@@ -429,6 +553,18 @@ fn session_json(s: &SessionReport) -> serde_json::Value {
         Status::NotRead(why) | Status::Unreadable(why) => Some(why.clone()),
         _ => None,
     };
+    let replayed: Vec<serde_json::Value> = s
+        .replayed
+        .iter()
+        .map(|r| {
+            let mut v =
+                json!({"code": r.code, "line": r.line, "column": r.column, "replay": r.replay});
+            if let (Some(loc), Some(obj)) = (&r.location, v.as_object_mut()) {
+                obj.insert("location".into(), json!(loc));
+            }
+            v
+        })
+        .collect();
     let fix = s.fix.as_ref().map(|f| match f {
         FixOutcome::Fixed { applied, backup } => {
             json!({"result": "fixed", "applied": applied, "backup": backup.display().to_string()})
@@ -447,7 +583,10 @@ fn session_json(s: &SessionReport) -> serde_json::Value {
         "conversations": s.conversations,
         "counts": {"errors": s.errors, "warnings": s.warnings, "fixable": s.fixable},
         "first_error": first_error,
-        "fix_command": (s.status == Status::Broken && s.fixable > 0).then(|| fix_command(&s.path)),
+        "agent_version": s.agent_version(),
+        "verdict": verdict(&s.status),
+        "replayed": replayed,
+        "fix_command": (matches!(s.status, Status::Broken | Status::Patched) && s.fixable > 0).then(|| fix_command(&s.path)),
         "fix": fix,
     })
 }

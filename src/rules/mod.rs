@@ -47,6 +47,10 @@ pub use parse_error::ParseError;
 pub use unknown_format::UnknownFormat;
 pub use unread_tool_structures::UnreadToolStructures;
 pub use unused_suppression::UnusedSuppression;
+// The pairing rules whose findings agents' replay models judge.
+pub use duplicate_tool_result::DuplicateToolResult;
+pub use orphaned_tool_result::OrphanedToolResult;
+pub use unpaired_tool_call::UnpairedToolCall;
 
 pub use select::{resolve_selector, RuleLayer, Selection};
 

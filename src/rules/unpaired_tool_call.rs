@@ -78,7 +78,7 @@ impl Rule for UnpairedToolCall {
             }
             let message = if trailing {
                 format!(
-                    "{} has no result, and resuming this session sends it without one",
+                    "{} has no result, and the session ends while it runs",
                     call.subject()
                 )
             } else {

@@ -306,6 +306,12 @@ impl<'a> Session<'a> {
         conv.results_role = Role::User;
         conv.results_first = true;
         conv.resumable = true;
+        // The chain's last writer is the version that last resumed the session.
+        conv.agent_version = chain
+            .iter()
+            .rev()
+            .find_map(|&i| self.recs.get(i).and_then(|r| str_at(r.value, "version")))
+            .map(str::to_string);
         for i in self.messages(chain, sidechain) {
             let rec = &self.recs[i];
             if let (Some(role), Some(message)) = (rec.role, rec.message()) {
