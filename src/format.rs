@@ -76,6 +76,30 @@ impl Format {
         Format::OpenHands,
     ];
 
+    /// Whether files of this format are an agent's own session store, which the agent or its
+    /// framework resumes (not a request body, a dataset or a trace).
+    pub fn is_agent_session(self) -> bool {
+        matches!(
+            self,
+            Format::ClaudeCode
+                | Format::Codex
+                | Format::Moltis
+                | Format::Cline
+                | Format::Pi
+                | Format::CopilotCli
+                | Format::GeminiCli
+                | Format::QwenCode
+                | Format::Goose
+                | Format::Opencode
+                | Format::Crush
+                | Format::OpenHands
+                | Format::Strands
+                | Format::Adk
+                | Format::Letta
+                | Format::LanggraphCheckpoint
+        )
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Format::OpenAiChat => "openai-chat",

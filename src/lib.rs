@@ -44,6 +44,7 @@ mod finding;
 mod folder;
 mod format;
 mod input;
+mod placeholder;
 mod pointer;
 mod progress;
 mod provider;

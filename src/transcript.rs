@@ -570,12 +570,15 @@ pub fn pairing_key(id: Option<&str>, loc: &Loc) -> String {
 }
 
 /// Text of a result for error comparison: trimmed and bounded.
-/// [`ToolResult::text`] for a result whose failure is decided: its text if it failed, else
-/// nothing. A big document's results would otherwise each keep a few hundred bytes that no
+/// [`ToolResult::text`] for a result whose failure is decided: its text if it failed or is
+/// a placeholder ([`crate::placeholder`]), else nothing. A big document's results would otherwise each keep a few hundred bytes that no
 /// rule reads (a tenth of what an OpenAI document of tool calls holds while it is read).
 pub fn failed_text(is_error: bool, text: impl FnOnce() -> String) -> String {
-    if is_error {
-        text()
+    let text = text();
+    // A placeholder is kept though the result did not fail: agents insert "aborted" or "No
+    // result provided" for results never recorded, without an error flag.
+    if is_error || crate::placeholder::inserted_by(&text).is_some() {
+        text
     } else {
         String::new()
     }

@@ -143,7 +143,7 @@ fn inserted_results_follow_the_layout() {
     );
     assert_eq!(
         out.stdout,
-        r#"[{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"Error: tool call was interrupted before a result was recorded (inserted by toolcheck)"},{"role":"user","content":"next"}]"#
+        r#"[{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":"Error: no result was recorded for this call; it may or may not have run, so check its effects before relying on it or running it again (inserted by toolcheck)"},{"role":"user","content":"next"}]"#
     );
     let jsonl = "{\"messages\": [{\"role\": \"assistant\", \"tool_calls\": [{\"id\": \"c1\", \"type\": \"function\", \"function\": {\"name\": \"f\", \"arguments\": \"{\\\"a\\\": \"}}]}, {\"role\": \"user\", \"content\": \"next\"}]}\n";
     let out = toolcheck_stdin(

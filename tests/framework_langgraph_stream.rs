@@ -33,7 +33,9 @@ fn fix_write_answers_the_call_in_the_last_snapshot_and_settles() {
     insta::assert_snapshot!(out.transcript());
     let last = fixed[0].lines().last().unwrap_or_default();
     assert!(
-        last.contains(r#""ToolMessage"], "kwargs": {"content": "Error: tool call was interrupted"#),
+        last.contains(
+            r#""ToolMessage"], "kwargs": {"content": "Error: no result was recorded for this call"#
+        ),
         "{last}"
     );
     // Only the last snapshot is rewritten.

@@ -55,7 +55,7 @@ fn fix_inserts_an_interrupted_tool_result_line_and_settles() {
     insta::assert_snapshot!(out.transcript());
     let fixed = std::fs::read_to_string(&path).expect("fixed file");
     assert!(fixed.contains(
-        r#"{"role":"tool_result","tool_call_id":"call_3","tool_name":"exec","arguments":{"command":"cargo build"},"success":false,"error":"tool call was interrupted before a result was recorded (inserted by toolcheck)","created_at":1750000003000,"run_id":"6f1c2b9e-3d4a-4c1e-9b7a-2f0d8e5a1c33"}"#
+        r#"{"role":"tool_result","tool_call_id":"call_3","tool_name":"exec","arguments":{"command":"cargo build"},"success":false,"error":"no result was recorded for this call; it may or may not have run, so check its effects before relying on it or running it again (inserted by toolcheck)","created_at":1750000003000,"run_id":"6f1c2b9e-3d4a-4c1e-9b7a-2f0d8e5a1c33"}"#
     ), "{fixed}");
     // Fixing again changes nothing; what is left has no fix.
     let again = toolcheck_in(dir.path(), &["fix", "history.jsonl", "--write"], None);

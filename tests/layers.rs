@@ -31,8 +31,8 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
     ),
     (
         "model",
-        "the normalised transcript, rule metadata, findings and placed findings, tool schemas",
-        &["transcript", "rule_meta", "finding", "diagnostic", "schema"],
+        "the normalised transcript, placeholder results, rule metadata, findings and placed findings, tool schemas",
+        &["transcript", "placeholder", "rule_meta", "finding", "diagnostic", "schema"],
     ),
     (
         "readers and checks",

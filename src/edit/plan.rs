@@ -101,9 +101,9 @@ impl<'a> EditContext<'a> {
     }
 }
 
-/// The text of an inserted interrupted-call result.
-pub const INTERRUPTED: &str =
-    "Error: tool call was interrupted before a result was recorded (inserted by toolcheck)";
+/// The text of a result inserted for a call that has none: what is known, no more (the call
+/// may have run, half-run or never started).
+pub const INTERRUPTED: &str = "Error: no result was recorded for this call; it may or may not have run, so check its effects before relying on it or running it again (inserted by toolcheck)";
 
 /// The text of an error result that the tool left without content.
 pub const NO_DETAILS: &str = "Error: the tool failed without an error message (noted by toolcheck)";

@@ -399,3 +399,24 @@ pub fn page() -> String {
     }
     page
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Action, MODELS};
+
+    /// Every placeholder a model says an agent sends is one `invented-tool-result` knows.
+    #[test]
+    fn every_placeholder_is_recognised_in_datasets() {
+        for model in MODELS {
+            for repair in model.repairs {
+                if let Action::Answers(text) = repair.action {
+                    assert!(
+                        crate::placeholder::inserted_by(text).is_some(),
+                        "{}: {text:?}",
+                        model.agent
+                    );
+                }
+            }
+        }
+    }
+}

@@ -24,6 +24,7 @@ mod invalid_arguments_json;
 mod invalid_tool_call_id;
 mod invalid_tool_name;
 mod invalid_tool_schema;
+mod invented_tool_result;
 mod misplaced_tool_result;
 mod missing_thinking_block;
 mod missing_tool_config;
@@ -77,6 +78,7 @@ pub static RULES: &[&dyn Rule] = &[
     &invalid_tool_name::InvalidToolName,
     &too_many_tools::TooManyTools,
     &repeated_failing_call::RepeatedFailingCall,
+    &invented_tool_result::InventedToolResult,
     &content_after_tool_use::ContentAfterToolUse,
     &missing_thinking_block::MissingThinkingBlock,
     &result_count_mismatch::ResultCountMismatch,
