@@ -30,7 +30,7 @@ declare_rule! {
     pub struct DuplicateToolResult {
         code: "TC105",
         name: "duplicate-tool-result",
-        severity: Warning,
+        severity: Error,
         fix: Unsafe,
         summary: "one call answered twice",
     }
