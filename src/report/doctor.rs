@@ -77,6 +77,8 @@ pub struct SessionReport {
     pub warnings: usize,
     /// Findings with a safe fix.
     pub fixable: usize,
+    /// Findings whose fix is unsafe (`fix --unsafe-fixes`), which `doctor --fix` leaves.
+    pub unsafe_fixable: usize,
     pub first_error: Option<FirstError>,
     pub fix: Option<FixOutcome>,
 }
@@ -299,6 +301,12 @@ pub fn write_text(out: &mut dyn Write, report: &DoctorReport<'_>) -> io::Result<
                 writeln!(
                     out,
                     "      repair: {}",
+                    escape::value(&fix_command(&s.path))
+                )?;
+            } else if s.unsafe_fixable > 0 {
+                writeln!(
+                    out,
+                    "      repair (unsafe: review the diff first): {} --unsafe-fixes",
                     escape::value(&fix_command(&s.path))
                 )?;
             } else {

@@ -162,9 +162,16 @@ impl KeptIndex {
 /// `<id>_response` turn). The one edit that holds across resumes: a version of the call's
 /// `gemini` message with its calls in `content` (as the CLI itself rewrites it on resume) and
 /// without the `toolCalls[]` entries whose responses a durable message keeps, so nothing is
-/// regenerated and nothing is synced back. `None` when the turn of the message holding the
-/// response has no such entry.
-pub(super) fn stop_regenerating(cx: &EditContext<'_>, message: &Loc) -> Option<Vec<Edit>> {
+/// regenerated and nothing is synced back. `None` unless the response at `result` is one of
+/// those.
+pub(super) fn stop_regenerating(
+    cx: &EditContext<'_>,
+    result: &Loc,
+    message: &Loc,
+) -> Option<Vec<Edit>> {
+    // Only for a copy of a response the CLI regenerates (not an orphan in the same turn).
+    let response = cx.parse_at(result)?;
+    let answers = str_at(response.get("functionResponse")?, "id")?.to_string();
     let index = KeptIndex::of(cx);
     let kept = &index.0;
     let at = kept.iter().position(|k| &k.at == message)?;
@@ -182,7 +189,7 @@ pub(super) fn stop_regenerating(cx: &EditContext<'_>, message: &Loc) -> Option<V
         .iter()
         .filter(|id| durable.contains(id))
         .collect();
-    if covered.is_empty() {
+    if !covered.contains(&&answers) {
         return None;
     }
     append_version(cx, &model.at, |record| {

@@ -165,8 +165,10 @@ impl Adapter for GeminiCli {
         }
         let planned = match intent {
             FixIntent::InsertResult { call, .. } => fix::cancel_call(cx, call),
-            FixIntent::RemoveResult { result, message } => fix::stop_regenerating(cx, message)
-                .or_else(|| fix::drop_response(cx, result, message)),
+            FixIntent::RemoveResult { result, message } => {
+                fix::stop_regenerating(cx, result, message)
+                    .or_else(|| fix::drop_response(cx, result, message))
+            }
             _ => None,
         };
         links::planned(planned)
