@@ -261,6 +261,11 @@ pub fn rejected_by(code: &str) -> &'static [Provider] {
         "TC103" => &[Openai, Anthropic, Gemini, Bedrock],
         // "`tool_use` ids must be unique".
         "TC104" => &[Anthropic],
+        // Gemini counts response parts against call parts: "Please ensure that the number of
+        // function response parts is equal to the number of function call parts of the
+        // function call turn." (gemini-cli#29365: every response of a resumed Gemini CLI
+        // session sent twice).
+        "TC105" => &[Gemini],
         // Structured-argument providers cannot carry broken JSON ("Input should be a valid
         // dictionary"); OpenAI-compatible gateways reject it ("Invalid JSON format in tool
         // call arguments").

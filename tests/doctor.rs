@@ -516,3 +516,31 @@ fn an_unreadable_store_is_named_without_verbose() {
         out.transcript()
     );
 }
+
+/// A Gemini CLI session whose responses the CLI would send twice on resume will not resume;
+/// its repair is unsafe, and doctor names the command that makes it.
+#[test]
+fn an_unsafe_repair_is_named() {
+    let home = Home {
+        dir: tempfile::tempdir().expect("tempdir"),
+    };
+    home.session(
+        "gemini-cli/resume-duplicates.jsonl",
+        ".gemini/tmp/app/chats/session-2026-11-30T09-12-5e1f0c2a.jsonl",
+        HOUR,
+    );
+    let out = home.run(&["--agent", "gemini-cli"]);
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert!(
+        out.stdout.contains("1 will not resume"),
+        "{}",
+        out.transcript()
+    );
+    assert!(
+        out.stdout.contains(
+            "repair (unsafe: review the diff first): toolcheck fix --write [HOME]/.gemini/tmp/app/chats/session-2026-11-30T09-12-5e1f0c2a.jsonl --unsafe-fixes"
+        ),
+        "{}",
+        out.transcript()
+    );
+}

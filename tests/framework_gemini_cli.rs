@@ -74,38 +74,105 @@ fn fix_write_appends_versions_and_lints_clean() {
     insta::assert_snapshot!(&after[original.len()..]);
 }
 
-/// Controls left alone: a `messages` checkpoint (the loader would ignore an appended line)
-/// and a legacy whole-file record, each with an unanswered call the user moved past.
+/// A call kept in a `messages` checkpoint is fixed by a line appended after it (the loader
+/// upserts lines written after a checkpoint); a legacy whole-file record is left alone (the
+/// CLI converts it to `.jsonl` on resume).
 #[test]
-fn checkpoints_and_legacy_records_get_no_fix() {
+fn checkpoints_get_an_appended_version_legacy_records_no_fix() {
     let messages = r#"[{"id":"u1","timestamp":"t","type":"user","content":[{"text":"go"}]},{"id":"g1","timestamp":"t","type":"gemini","content":[{"functionCall":{"id":"c1","name":"ls","args":{}}}],"toolCalls":[{"id":"c1","name":"ls","args":{},"status":"executing","timestamp":"t"}]},{"id":"u2","timestamp":"t","type":"user","content":[{"text":"next"}]}]"#;
     let jsonl = format!(
         "{}\n{}\n",
         r#"{"sessionId":"s","projectHash":"p","startTime":"t","lastUpdated":"t"}"#,
         format_args!(r#"{{"$set":{{"messages":{messages}}}}}"#)
     );
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("session-a.jsonl"), &jsonl).expect("write");
+    let out = common::toolcheck_in(dir.path(), &["fix", "session-a.jsonl", "--write"], None);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    let after = std::fs::read_to_string(dir.path().join("session-a.jsonl")).expect("file");
+    assert!(after.starts_with(&jsonl), "{after}");
+    let appended = &after[jsonl.len()..];
+    assert!(
+        appended.starts_with(r#"{"id":"g1""#) && appended.contains(r#""status":"cancelled""#),
+        "{appended}"
+    );
+    let lint = common::toolcheck_in(dir.path(), &["lint", "session-a.jsonl"], None);
+    assert_eq!(lint.code, 0, "{}", lint.transcript());
+
     let legacy = format!(
         r#"{{"sessionId":"s","projectHash":"p","startTime":"t","lastUpdated":"t","messages":{messages}}}"#
     );
-    for (name, text) in [("session-a.jsonl", jsonl), ("session-b.json", legacy)] {
-        let dir = tempfile::tempdir().expect("tempdir");
-        std::fs::write(dir.path().join(name), &text).expect("write");
-        let out = common::toolcheck_in(
-            dir.path(),
-            &["fix", name, "--write", "--unsafe-fixes"],
-            None,
-        );
-        assert_eq!(out.code, 1, "{}", out.transcript());
-        assert!(
-            out.transcript().contains("no automatic fix"),
-            "{}",
-            out.transcript()
-        );
-        assert_eq!(
-            std::fs::read_to_string(dir.path().join(name)).expect("file"),
-            text
-        );
-    }
+    std::fs::write(dir.path().join("session-b.json"), &legacy).expect("write");
+    let out = common::toolcheck_in(
+        dir.path(),
+        &["fix", "session-b.json", "--write", "--unsafe-fixes"],
+        None,
+    );
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert!(
+        out.transcript().contains("no automatic fix"),
+        "{}",
+        out.transcript()
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("session-b.json")).expect("file"),
+        legacy
+    );
+}
+
+/// A session as Gemini CLI 0.61 writes it (the session context as a `$set.messages`
+/// checkpoint on its second line, then every message as a line): parallel calls whose
+/// responses are recorded in `toolCalls[].result` and again as a durable user message. The
+/// CLI sends both on resume (gemini-cli#29365), which Gemini rejects: errors.
+#[test]
+fn resume_duplicates_are_errors() {
+    let out = toolcheck(&["lint", "fixtures/gemini-cli/resume-duplicates.jsonl"]);
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!(out.transcript());
+}
+
+/// The fix that holds across resumes: a version of the calls' message with the calls in
+/// `content` and no `toolCalls`, so the CLI neither regenerates the responses nor syncs them
+/// back; the durable message keeps the one copy.
+#[test]
+fn resume_duplicates_fix_keeps_the_durable_copy() {
+    let unsafe_fixes = ["--unsafe-fixes"];
+    let (original, after) = common::fix_write_round_trip(
+        "gemini-cli/resume-duplicates.jsonl",
+        "session.jsonl",
+        &unsafe_fixes,
+        &unsafe_fixes,
+    );
+    assert!(after.starts_with(&original), "{after}");
+    let appended = &after[original.len()..];
+    assert_eq!(appended.lines().count(), 1, "{appended}");
+    assert!(!appended.contains("toolCalls"), "{appended}");
+    insta::assert_snapshot!(appended);
+}
+
+/// After one resume the CLI has rewritten the history as a checkpoint: each call's result
+/// holds both responses and the regenerated response turn is a user message of its own, so a
+/// resume would send each response four times. The fix drops the `toolCalls` and empties the
+/// extra durable copy; one copy of each response is left.
+#[test]
+fn resumed_once_fix() {
+    let out = toolcheck(&[
+        "lint",
+        "fixtures/gemini-cli/resumed-once.jsonl",
+        "--output-format",
+        "concise",
+    ]);
+    assert_eq!(out.code, 1);
+    insta::assert_snapshot!("resumed_once_lint", out.transcript());
+    let unsafe_fixes = ["--unsafe-fixes"];
+    let (original, after) = common::fix_write_round_trip(
+        "gemini-cli/resumed-once.jsonl",
+        "session.jsonl",
+        &unsafe_fixes,
+        &unsafe_fixes,
+    );
+    assert!(after.starts_with(&original), "{after}");
+    insta::assert_snapshot!("resumed_once_appended", &after[original.len()..]);
 }
 
 /// Forced, the format reads the session the same way; other sessions forced to it do not fit.

@@ -124,3 +124,30 @@ fn claude_code_sessions_keep_their_format() {
     ]);
     assert!(out.stdout.contains("TC102"), "{}", out.transcript());
 }
+
+/// A session as Qwen Code 0.24.4 writes it, cut off while a call ran: system records (the
+/// session's source and model, an attribution snapshot, telemetry) in Claude Code's envelope
+/// outnumber the messages, and the last message record is the unanswered call. It is read as
+/// Qwen Code's, call included (still running, so not reported); once the session goes on
+/// past the call, the call is unanswered.
+#[test]
+fn an_interrupted_session_of_0_24_is_qwen_code() {
+    let out = toolcheck(&["lint", "fixtures/qwen-code/interrupted-0.24.jsonl", "-v"]);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    insta::assert_snapshot!(out.transcript());
+
+    let original =
+        std::fs::read_to_string(common::root().join("fixtures/qwen-code/interrupted-0.24.jsonl"))
+            .expect("fixture");
+    let next = r#"{"uuid":"6c7d8e9f-0a1b-4c2d-3e4f-5a6b7c8d9e0f","parentUuid":"5b6c7d8e-9f0a-4b1c-2d3e-4f5a6b7c8d9e","sessionId":"4c2e8a6f-1b3d-4e5f-9a7c-0d2e4f6a8b1c","timestamp":"2026-11-29T11:05:00.000Z","type":"user","provenance":"real_user","cwd":"/home/dev/shop","version":"0.24.4","gitBranch":"main","message":{"role":"user","parts":[{"text":"Did the tests pass?"}]}}"#;
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("s.jsonl"), format!("{original}{next}\n")).expect("write");
+    let out = common::toolcheck_in(
+        dir.path(),
+        &["lint", "s.jsonl", "-v", "--output-format", "concise"],
+        None,
+    );
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert!(out.stdout.contains("TC102"), "{}", out.transcript());
+    assert!(out.stderr.contains("(qwen-code)"), "{}", out.transcript());
+}

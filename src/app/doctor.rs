@@ -208,6 +208,7 @@ fn check(store: &Store, settings: &Settings) -> SessionReport {
         errors: 0,
         warnings: 0,
         fixable: 0,
+        unsafe_fixable: 0,
         first_error: None,
         replayed: Vec::new(),
         fix: None,
@@ -238,14 +239,14 @@ fn check(store: &Store, settings: &Settings) -> SessionReport {
         .filter(|d| d.severity == Severity::Error)
         .count();
     report.warnings = diagnostics.len() - report.errors;
-    report.fixable = diagnostics
-        .iter()
-        .filter(|d| {
-            d.fix
-                .as_ref()
-                .is_some_and(|f| f.applicability == crate::finding::Applicability::Safe)
-        })
-        .count();
+    let with_fix = |kind: crate::finding::Applicability| {
+        diagnostics
+            .iter()
+            .filter(|d| d.fix.as_ref().is_some_and(|f| f.applicability == kind))
+            .count()
+    };
+    report.fixable = with_fix(crate::finding::Applicability::Safe);
+    report.unsafe_fixable = with_fix(crate::finding::Applicability::Unsafe);
     report.first_error = diagnostics
         .iter()
         .find(|d| d.severity == Severity::Error)

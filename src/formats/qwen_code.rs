@@ -84,9 +84,12 @@ impl Adapter for QwenCode {
         if gemini_content || str_at(record, "type") == Some("tool_result") {
             return Some(95);
         }
+        // Every system record Qwen Code writes (`ui_telemetry`, `attribution_snapshot`,
+        // `session_source`, ... in 0.24) holds a `systemPayload`, a key Claude Code never
+        // writes: a session whose head is mostly such records is still Qwen Code's.
         let system = str_at(record, "type") == Some("system")
             && record.get("systemPayload").is_some_and(Tree::is_object);
-        system.then_some(60)
+        system.then_some(95)
     }
 
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
@@ -409,7 +412,16 @@ mod tests {
         let result = json!({"uuid": "r", "parentUuid": "u", "sessionId": "s", "type": "tool_result", "message": {"role": "user", "parts": []}});
         assert_eq!(QwenCode.sniff_record(&result), Some(95));
         let compression = json!({"uuid": "c", "parentUuid": "r", "sessionId": "s", "type": "system", "subtype": "chat_compression", "systemPayload": {"compressedHistory": []}});
-        assert_eq!(QwenCode.sniff_record(&compression), Some(60));
+        assert_eq!(QwenCode.sniff_record(&compression), Some(95));
+        // Claude Code's own sniffing passes over the records only Qwen Code writes.
+        let telemetry = json!({"uuid": "t", "parentUuid": "c", "sessionId": "s", "type": "system", "subtype": "ui_telemetry", "cwd": "/w", "version": "0.24.4", "systemPayload": {"uiEvent": {"event.name": "qwen-code.api_response"}}});
+        for qwen in [&user, &result, &compression, &telemetry] {
+            assert_eq!(
+                crate::formats::claude_code::ClaudeCode.sniff_record(qwen),
+                None,
+                "{qwen}"
+            );
+        }
         // Near misses: Claude Code (same envelope, `message.content`), Gemini CLI, pi, Codex.
         for other in [
             json!({"type": "user", "uuid": "u", "parentUuid": null, "sessionId": "s", "cwd": "/w", "version": "2.0.1", "message": {"role": "user", "content": "hi"}}),
@@ -421,6 +433,40 @@ mod tests {
         ] {
             assert_eq!(QwenCode.sniff_record(&other), None, "{other}");
         }
+    }
+
+    /// Qwen Code 0.24 writes a system record (telemetry, snapshots, the session's source and
+    /// model) around every message, so a session's first lines are mostly records in Claude
+    /// Code's envelope; cut off while a call ran, its last message record is that call.
+    #[test]
+    fn a_session_opening_with_system_records_is_detected_as_qwen_code() {
+        let system = |uuid: &str, parent: Option<&str>, subtype: &str| json!({"uuid": uuid, "parentUuid": parent, "sessionId": "s", "timestamp": "t", "type": "system", "provenance": "system", "cwd": "/w", "version": "0.24.4", "subtype": subtype, "systemPayload": {}});
+        let records = [
+            system("s1", None, "session_source"),
+            system("s2", Some("s1"), "session_model"),
+            record(
+                "u1",
+                Some("s2"),
+                "user",
+                json!({"role": "user", "parts": [{"text": "go"}]}),
+            ),
+            system("s3", Some("u1"), "attribution_snapshot"),
+            system("s4", Some("s3"), "ui_telemetry"),
+            record(
+                "a1",
+                Some("s4"),
+                "assistant",
+                json!({"role": "model", "parts": [{"functionCall": {"id": "k1", "name": "ls", "args": {}}}]}),
+            ),
+        ];
+        let detected = crate::formats::detect_session(records.iter()).map(|a| a.format());
+        assert_eq!(detected, Some(Format::QwenCode));
+        let conv = QwenCode
+            .normalise(&crate::formats::session_docs(&records))
+            .expect("read")
+            .pop()
+            .expect("one conversation");
+        assert_eq!(conv.calls().count(), 1);
     }
 
     #[test]

@@ -81,6 +81,8 @@ pub struct SessionReport {
     pub warnings: usize,
     /// Findings with a safe fix.
     pub fixable: usize,
+    /// Findings whose fix is unsafe (`fix --unsafe-fixes`), which `doctor --fix` leaves.
+    pub unsafe_fixable: usize,
     pub first_error: Option<FirstError>,
     /// The defects the agent's replay model judged, with what the agent does on resume.
     pub replayed: Vec<ReplayedDefect>,
@@ -338,6 +340,12 @@ pub fn write_text(out: &mut dyn Write, report: &DoctorReport<'_>) -> io::Result<
                 writeln!(
                     out,
                     "      repair: {}",
+                    escape::value(&fix_command(&s.path))
+                )?;
+            } else if s.unsafe_fixable > 0 {
+                writeln!(
+                    out,
+                    "      repair (unsafe: review the diff first): {} --unsafe-fixes",
                     escape::value(&fix_command(&s.path))
                 )?;
             } else {

@@ -12,7 +12,9 @@ declare_rule! {
     /// exceeds the number of toolUse blocks of previous turn"; Gemini: "the number of
     /// function response parts is equal to the number of function call parts"), and a model
     /// shown two answers to one call may act on the stale one. Retry wrappers that record
-    /// both the failed attempt and the retry produce this.
+    /// both the failed attempt and the retry produce this, and so does Gemini CLI 0.44 to at
+    /// least 0.61 on every resume of a session that used tools (google-gemini/gemini-cli#29365):
+    /// an error wherever Gemini is targeted.
     ///
     /// ## Example
     /// ```json
@@ -26,11 +28,14 @@ declare_rule! {
     ///
     /// ## Fix
     /// Unsafe: remove the later result. It is unsafe because the later one may be the answer
-    /// you want to keep; review the diff.
+    /// you want to keep; review the diff. In a Gemini CLI session the fix removes the copy the
+    /// CLI regenerates, so the session resumes with one response per call from then on; tool
+    /// calls made after the fix are duplicated again at the next resume, so fix before each
+    /// resume until the CLI's fix is released.
     pub struct DuplicateToolResult {
         code: "TC105",
         name: "duplicate-tool-result",
-        severity: Warning,
+        severity: Error,
         fix: Unsafe,
         summary: "one call answered twice",
     }

@@ -47,6 +47,17 @@ const RECORD_TYPES: &[&str] = &[
 
 impl Dialect for ClaudeCode {}
 
+/// Qwen Code's records share Claude Code's envelope (`uuid`, `parentUuid`, `sessionId`,
+/// `cwd`, `version`) but carry a Gemini `Content` (`message.parts`, never `content`), a
+/// `systemPayload` or a `toolCallResult`, none of which Claude Code writes: such a record is
+/// no vote for this format.
+fn qwen_shaped(doc: &Tree) -> bool {
+    let gemini_message = doc
+        .get("message")
+        .is_some_and(|m| m.get("parts").is_some() && m.get("content").is_none());
+    gemini_message || doc.get("systemPayload").is_some() || doc.get("toolCallResult").is_some()
+}
+
 impl Adapter for ClaudeCode {
     fn format(&self) -> Format {
         Format::ClaudeCode
@@ -62,7 +73,7 @@ impl Adapter for ClaudeCode {
 
     fn sniff_record(&self, doc: &Tree) -> Option<u8> {
         let record_type = str_at(doc, "type")?;
-        if !RECORD_TYPES.contains(&record_type) {
+        if !RECORD_TYPES.contains(&record_type) || qwen_shaped(doc) {
             return None;
         }
         let marked = str_at(doc, "sessionId").is_some()

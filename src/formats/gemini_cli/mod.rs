@@ -3,56 +3,69 @@
 //! their legacy whole-file form (`session-*.json`, `{sessionId, projectHash, messages}`).
 //! `/chat save` checkpoints are plain Gemini `Content[]` and belong to the `gemini` format.
 //!
+//! Checked against google-gemini/gemini-cli `packages/core/src/services/chatRecordingService.ts`
+//! (`loadConversationRecord`, `ChatRecordingService.updateMessagesFromHistory`),
+//! `packages/core/src/utils/sessionUtils.ts` (`convertSessionToClientHistory`) and
+//! `packages/core/src/core/geminiChat.ts` at v0.44.0 through v0.57.0-preview.0 in the
+//! repository, and in the published `@google/gemini-cli@0.61.0` bundle, where the three
+//! functions are the same; and by resuming sessions with that 0.61.0 build against a local
+//! stand-in for the API that logged each request.
+//!
 //! The JSONL file is a log the CLI folds into one conversation on resume
-//! (`loadConversationRecord`), and is read here the same way:
-//! - a line with `sessionId` and `projectHash` is metadata, merged;
+//! (`loadConversationRecord`, the same since v0.44.0, #26939), and is read here the same way:
+//! - a line with `sessionId` and `projectHash` is metadata, merged; its `messages`, if a
+//!   list, are upserted;
 //! - a line with a string `id` is a message, upserted: a later line with the same id replaces
 //!   the earlier version in its original position (an update, not a duplicate);
 //! - `{"$rewindTo": id}` removes that message and everything after it (an unknown id: all);
-//! - `{"$set": {...}}` merges metadata; a non-empty `messages` there (or on a metadata line)
-//!   is a checkpoint written after compression or masking, and the last one *is* the history:
-//!   the loader then ignores every message line, before it or after it.
+//! - `{"$set": {...}}` merges metadata; a `messages` list there is a checkpoint: every message
+//!   so far is dropped and the list's are upserted, and the lines after it are upserted on
+//!   top. Every session has one on its second line (the session context, written when the chat
+//!   starts), and every resume writes one holding the history as resumed. (Up to v0.43.0 the
+//!   last non-empty checkpoint was the whole history and message lines were ignored.)
 //!
-//! Superseded versions, rewound messages, message lines a checkpoint overrides, earlier
-//! checkpoints, and messages never replayed (`info`, `error`, `warning`, user input that is
-//! blank or starts with `/`, `?`, `<session_context>`, `<hook_context>`) are listed as
-//! excluded, so the unread-structure guard counts them as read on purpose.
+//! Superseded versions, rewound or cleared messages, list elements without an `id`, and
+//! messages never replayed (`info`, `error`, `warning`, user input that is blank or starts
+//! with `/`, `?`, `<session_context>`, `<hook_context>`) are listed as excluded, so the
+//! unread-structure guard counts them as read on purpose.
 //!
 //! Replay (`convertSessionToClientHistory`): a user message is a user turn of its parts; a
 //! `gemini` message is a model turn: its `content` parts when they hold a `functionCall` or a
-//! thought (modern recordings), else its thoughts, content and one `functionCall` per
-//! `toolCalls[]` entry (legacy); then, when any `toolCalls[].result` is set, a user turn of
-//! every result (a string becomes `{output}`, a part list is spliced in whole). Results
-//! recorded since late 2026 also appear as durable `user` messages of `functionResponse`
-//! parts. The CLI's `hardenHistory` then merges adjacent same-role turns (done here too),
-//! patches unanswered calls and orphaned responses with sentinels at send time, but does not
-//! drop duplicated responses (google-gemini/gemini-cli#29365): those reach Gemini, which
-//! rejects a response count that differs from the call count. The session is held to
+//! thought (what a resume rewrites it to), else its thoughts, content and one `functionCall`
+//! per `toolCalls[]` entry (what the live session records: `content` is the reply's text);
+//! then, when any `toolCalls[].result` is set, a user turn of every result (a string becomes
+//! `{output}`, a part list is spliced in whole). Since v0.44.0 each tool round's responses
+//! are also recorded as a durable `user` message of `functionResponse` parts (`geminiChat.ts`,
+//! "Record tool response as a message"), so every response is sent twice once the request
+//! coalesces adjacent same-role turns (`coalesceConsecutiveRoles`, done here too), and each
+//! resume adds copies: `updateMessagesFromHistory` keeps the regenerated `<id>_response` turn
+//! as a user message and sets every `toolCalls[].result` of the round to all of the round's
+//! responses (google-gemini/gemini-cli#29365, reported on 0.60.0, fix #29366 open; seen on
+//! 0.61.0: 2 copies on the first resume, 3 on the next). Nothing drops them (`hardenHistory`
+//! runs only with context management on), and Gemini rejects them. The session is held to
 //! Gemini's rules. A failed call is `status` `error`/`cancelled` or a response with
 //! `response.error`. A call the file ends on is still running.
 //!
-//! Fixes use the loader's upsert: a corrected version of the message (same `id`) is appended
-//! at the end of the file, so every original byte stays and the message keeps its place. An
-//! unanswered call's version has it `cancelled` with an error `functionResponse`; a removed
-//! response's version leaves it out of `toolCalls[i].result` or of the durable user message.
-//! The version is made from the message's last live line, the one the loader keeps. Messages
-//! a `messages` checkpoint stands for get no fix (the loader ignores appended lines then),
-//! nor do legacy `.json` records. Inferred from the loader, not run against the CLI.
+//! The CLI records no version of its own in a session (metadata is `sessionId`,
+//! `projectHash`, `startTime`, `lastUpdated`, `kind`, `directories`, `summary`,
+//! `memoryScratchpad`; a message's `model` is the model's name).
+//!
+//! Fixes use the loader's upsert (see `fix`): a corrected version of the message (same `id`)
+//! is appended at the end of the file, so every original byte stays and the message keeps its
+//! place, whether it is a line or an element of a checkpoint.
 
 // foldhash: ids the run compares itself, no flood resistance needed.
 use foldhash::{HashMap, HashMapExt};
 
-use serde_json::{json, Map, Value as Json};
-
 use super::gemini::{pair_idless, part_item};
 use super::links;
 use super::{array_at, str_at, Adapter, Dialect, Doc, Format, Planned};
-use crate::edit::plan::{insert_record_after, EditContext};
-use crate::finding::{Edit, FixIntent};
-use crate::transcript::{
-    pairing_key, Conversation, Item, Loc, Pairing, Role, Text, ToolCall, ToolResult,
-};
+use crate::edit::plan::EditContext;
+use crate::finding::FixIntent;
+use crate::transcript::{pairing_key, Conversation, Item, Loc, Pairing, Role, Text, ToolResult};
 use crate::tree::Value as Tree;
+
+mod fix;
 
 pub struct GeminiCli;
 
@@ -151,170 +164,148 @@ impl Adapter for GeminiCli {
             return Planned::Unsupported;
         }
         let planned = match intent {
-            FixIntent::InsertResult { call, .. } => cancel_call(cx, call),
-            FixIntent::RemoveResult { result, message } => drop_response(cx, result, message),
+            FixIntent::InsertResult { call, .. } => fix::cancel_call(cx, call),
+            FixIntent::RemoveResult { result, message } => {
+                fix::stop_regenerating(cx, result, message)
+                    .or_else(|| fix::drop_response(cx, result, message))
+            }
             _ => None,
         };
         links::planned(planned)
     }
 }
 
-/// What the error response of a cancelled call says.
-const NEVER_RETURNED: &str = "Synthetic result written by toolcheck: the tool call never returned, so no result was recorded; it is marked cancelled.";
-
-/// A version of `call`'s message with the call `cancelled` and an error response.
-fn cancel_call(cx: &EditContext<'_>, call: &ToolCall) -> Option<Vec<Edit>> {
-    let id = call.id.as_deref()?;
-    append_version(cx, &call.message, |message| {
-        let response = json!([{"functionResponse": {
-            "id": id,
-            "name": call.name,
-            "response": {"error": NEVER_RETURNED},
-        }}]);
-        let calls = message
-            .entry("toolCalls")
-            .or_insert_with(|| Json::Array(Vec::new()))
-            .as_array_mut()?;
-        let found = calls
-            .iter_mut()
-            .filter_map(Json::as_object_mut)
-            .find(|c| c.get("id").and_then(Json::as_str) == Some(id));
-        match found {
-            Some(entry) => {
-                // A result is there and still answers nothing: not ours to overwrite.
-                if entry.get("result").is_some_and(json_truthy) {
-                    return None;
-                }
-                entry.insert("status".into(), "cancelled".into());
-                entry.insert("result".into(), response);
-            }
-            // A modern call recorded only in `content`.
-            None => {
-                let mut entry = Map::new();
-                entry.insert("id".into(), id.into());
-                entry.insert("name".into(), call.name.clone().into());
-                let args = call_args(cx, call).unwrap_or_else(|| json!({}));
-                entry.insert("args".into(), args);
-                entry.insert("result".into(), response);
-                entry.insert("status".into(), "cancelled".into());
-                calls.push(Json::Object(entry));
-            }
-        }
-        Some(())
-    })
-}
-
-/// The call's `args` as recorded.
-fn call_args(cx: &EditContext<'_>, call: &ToolCall) -> Option<Json> {
-    let pointer = if call.loc.pointer.starts_with("/content") {
-        format!("{}/functionCall/args", call.loc.pointer)
-    } else {
-        format!("{}/args", call.loc.pointer)
-    };
-    let raw = crate::edit::json_edit::value_text(&cx.source.text, call.loc.base, &pointer)?;
-    serde_json::from_str(raw).ok()
-}
-
-/// A version of the message without the response at `result`: an element of a
-/// `toolCalls[i].result` list, or a part of a durable user message.
-fn drop_response(cx: &EditContext<'_>, result: &Loc, message: &Loc) -> Option<Vec<Edit>> {
-    if result.base != message.base {
-        return None;
-    }
-    let index = |s: &str| -> Option<usize> {
-        // `usize::from_str` takes a `+`; a pointer index never has one.
-        s.bytes()
-            .all(|b| b.is_ascii_digit())
-            .then(|| s.parse().ok())?
-    };
-    let steps: Vec<&str> = result.pointer.split('/').skip(1).collect();
-    append_version(cx, message, |record| {
-        let (list, j) = match steps.as_slice() {
-            ["toolCalls", i, "result", j] => {
-                let calls = record.get_mut("toolCalls")?.as_array_mut()?;
-                let (i, j) = own_copy_kept(calls, index(i)?, index(j)?)?;
-                let entry = calls.get_mut(i)?;
-                (entry.get_mut("result")?.as_array_mut()?, j)
-            }
-            ["content", j] if record.get("type").and_then(Json::as_str) == Some("user") => {
-                (record.get_mut("content")?.as_array_mut()?, index(j)?)
-            }
-            _ => return None,
-        };
-        (j < list.len()).then(|| list.remove(j))?;
-        Some(())
-    })
-}
-
-/// Which copy of a response in `toolCalls[i].result[j]` goes. Parallel calls may each store
-/// every sibling's response (gemini-cli#29365): when the one named is the call's own
-/// response and an identical copy sits in a sibling's `result`, the sibling's copy goes, so
-/// each call keeps the response whose `id` is its own.
-fn own_copy_kept(calls: &[Json], i: usize, j: usize) -> Option<(usize, usize)> {
-    let result = |k: usize| calls.get(k)?.get("result")?.as_array();
-    let target = result(i)?.get(j)?;
-    let response_id = target.get("functionResponse")?.get("id")?.as_str();
-    let call_id = |k: usize| calls.get(k)?.get("id")?.as_str();
-    if response_id.is_none() || response_id != call_id(i) {
-        return Some((i, j));
-    }
-    let sibling = (0..calls.len())
-        .filter(|&k| k != i && call_id(k) != response_id)
-        .find_map(|k| Some((k, result(k)?.iter().position(|r| r == target)?)));
-    Some(sibling.unwrap_or((i, j)))
-}
-
-/// Appends at the end of the file a version of the message whose last live line is at
-/// `message`, changed by `change`. The message's `id`, rewritten as itself, is claimed too:
-/// two fixes of one message then land in separate rounds, each acting on the version before.
-fn append_version(
-    cx: &EditContext<'_>,
-    message: &Loc,
-    change: impl FnOnce(&mut Map<String, Json>) -> Option<()>,
-) -> Option<Vec<Edit>> {
-    // A message of a `messages` checkpoint, or one sharing its line with another record.
-    let start = links::line_start(cx, message.base);
-    if !message.pointer.is_empty() || start != message.base {
-        return None;
-    }
-    let mut record = links::record(cx, start)?;
-    change(record.as_object_mut()?)?;
-    let line = serde_json::to_string(&record).ok()?;
-    let text = cx.source.text.as_str();
-    let last = (0..cx.source.line_count()).rev().find(|&l| {
-        let (s, e) = cx.source.line_range(l);
-        text.get(s..e).is_some_and(|t| !t.trim().is_empty())
-    })?;
-    let end_of_file = Loc::new(cx.source.line_range(last).0, "");
-    let (s, e) = crate::pointer::locate(text, start, "/id")?;
-    Some(vec![
-        Edit {
-            start: s,
-            end: e,
-            content: text.get(s..e)?.to_string(),
-        },
-        insert_record_after(cx, &end_of_file, &line)?,
-    ])
-}
-
-/// JavaScript truthiness of a parsed JSON value.
-fn json_truthy(value: &Json) -> bool {
-    match value {
-        Json::Null => false,
-        Json::Bool(b) => *b,
-        Json::String(s) => !s.is_empty(),
-        Json::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
-        _ => true,
-    }
-}
-
-/// A message the loader keeps: its value and where it sits.
+/// A message the loader keeps: its value and where it sits (a line, or an element of a
+/// `messages` list).
 struct Live<'d, 'a> {
     value: &'d Tree<'a>,
     at: Loc,
 }
 
-/// Folds the records as `loadConversationRecord` does and replays what it keeps.
+/// The messages `loadConversationRecord` keeps, in its map's order.
+struct Folded<'d, 'a> {
+    live: Vec<Live<'d, 'a>>,
+    /// Whether the merged metadata names a session and a project (the loader falls back to
+    /// reading the file as one legacy JSON record otherwise).
+    complete: bool,
+}
+
+/// Folds the records as `loadConversationRecord` does (0.44.0 to at least 0.61.0): a line
+/// with an `id` is upserted; `$rewindTo` drops that message and what follows; a `$set` whose
+/// `messages` is a list clears every message and upserts that list's, and later lines are
+/// upserted on top; a metadata line's `messages` are upserted without clearing. Versions the
+/// loader drops are pushed to `excluded`.
+fn fold<'d, 'a>(docs: &'d [Doc<'a>], excluded: &mut Vec<Loc>) -> Folded<'d, 'a> {
+    // The live messages in the loader's map order, and each id's slot.
+    let mut order: Vec<(&'d str, Live<'d, 'a>)> = Vec::new();
+    let mut slot: HashMap<&'d str, usize> = HashMap::new();
+    let (mut session_id, mut project_hash) = (false, false);
+    let mut metadata = |value: &Tree| {
+        session_id |= str_at(value, "sessionId").is_some_and(|s| !s.is_empty());
+        project_hash |= str_at(value, "projectHash").is_some_and(|s| !s.is_empty());
+    };
+    for doc in docs {
+        let line = Loc::new(doc.base, "");
+        match classify(doc.value) {
+            Record::Rewind(id) => {
+                // An unknown id clears every message.
+                let from = slot.get(id).copied().unwrap_or(0);
+                for (gone, live) in order.drain(from..) {
+                    slot.remove(gone);
+                    exclude_message(excluded, &live.at);
+                }
+            }
+            Record::Message(id) => upsert(
+                &mut order,
+                &mut slot,
+                excluded,
+                id,
+                Live {
+                    value: doc.value,
+                    at: line,
+                },
+            ),
+            Record::Set(set) => {
+                metadata(set);
+                // A checkpoint (written on resume, after compression or masking): the
+                // history restarts from its list.
+                let loc = line.child("$set").child("messages");
+                upsert_listed(
+                    &mut order,
+                    &mut slot,
+                    excluded,
+                    set.get("messages"),
+                    loc,
+                    true,
+                );
+            }
+            Record::Meta => {
+                metadata(doc.value);
+                let loc = line.child("messages");
+                let messages = doc.value.get("messages");
+                upsert_listed(&mut order, &mut slot, excluded, messages, loc, false);
+            }
+            Record::Other => {}
+        }
+    }
+    Folded {
+        live: order.into_iter().map(|(_, live)| live).collect(),
+        complete: session_id && project_hash,
+    }
+}
+
+/// Upserts the messages of a `messages` list (`$set.messages`, or a metadata line's), after
+/// clearing every message when it `restart`s the history. Elements without an `id`, and a
+/// `messages` that is no list, are skipped as the loader skips them.
+fn upsert_listed<'d, 'a>(
+    order: &mut Vec<(&'d str, Live<'d, 'a>)>,
+    slot: &mut HashMap<&'d str, usize>,
+    excluded: &mut Vec<Loc>,
+    messages: Option<&'d Tree<'a>>,
+    loc: Loc,
+    restart: bool,
+) {
+    let list = match messages {
+        Some(Tree::Array(list)) => list,
+        Some(_) => return excluded.push(loc),
+        None => return,
+    };
+    if restart {
+        for (_, live) in order.drain(..) {
+            exclude_message(excluded, &live.at);
+        }
+        slot.clear();
+    }
+    for (k, value) in list.iter().enumerate() {
+        let at = loc.child(k);
+        match str_at(value, "id") {
+            Some(id) => upsert(order, slot, excluded, id, Live { value, at }),
+            None => excluded.push(at),
+        }
+    }
+}
+
+/// The loader's `Map.set`: a key it holds keeps its position, and its earlier version goes.
+fn upsert<'d, 'a>(
+    order: &mut Vec<(&'d str, Live<'d, 'a>)>,
+    slot: &mut HashMap<&'d str, usize>,
+    excluded: &mut Vec<Loc>,
+    id: &'d str,
+    live: Live<'d, 'a>,
+) {
+    match slot.get(id).and_then(|&i| order.get_mut(i)) {
+        Some(entry) => {
+            exclude_message(excluded, &entry.1.at);
+            entry.1 = live;
+        }
+        None => {
+            slot.insert(id, order.len());
+            order.push((id, live));
+        }
+    }
+}
+
+/// Folds the records as the loader does and replays what it keeps.
 fn read_session(docs: &[Doc<'_>]) -> Result<Conversation, String> {
     let first = docs.first().map_or(0, |d| d.base);
     let mut conv = Conversation::new(Format::GeminiCli, Loc::new(first, ""), Pairing::NextTurn);
@@ -322,107 +313,24 @@ fn read_session(docs: &[Doc<'_>]) -> Result<Conversation, String> {
     // A call the session ends on is still running, not unanswered.
     conv.resumable = false;
 
-    // The live message lines in the loader's map order, and each id's slot.
-    let mut order: Vec<(&str, &Doc<'_>)> = Vec::new();
-    let mut slot: HashMap<&str, usize> = HashMap::new();
-    // The last record that set `messages`, with the pointer of that array.
-    let mut checkpoint: Option<(&Doc<'_>, Loc, Option<&Vec<Tree<'_>>>)> = None;
-    let (mut session_id, mut project_hash) = (false, false);
-    let mut metadata = |value: &Tree| {
-        session_id |= str_at(value, "sessionId").is_some_and(|s| !s.is_empty());
-        project_hash |= str_at(value, "projectHash").is_some_and(|s| !s.is_empty());
-    };
-
-    for doc in docs {
-        match classify(doc.value) {
-            Record::Rewind(id) => {
-                let from = slot.get(id).copied().unwrap_or(0);
-                for (gone, d) in order.drain(from..) {
-                    slot.remove(gone);
-                    exclude_message(&mut conv, d.base);
-                }
-            }
-            Record::Message(id) => match slot.get(id).and_then(|&i| order.get_mut(i)) {
-                Some(entry) => {
-                    exclude_message(&mut conv, entry.1.base);
-                    entry.1 = doc;
-                }
-                None => {
-                    slot.insert(id, order.len());
-                    order.push((id, doc));
-                }
-            },
-            Record::Set(set) => {
-                metadata(set);
-                if let Some(messages) = set.get("messages") {
-                    let loc = Loc::new(doc.base, "").child("$set").child("messages");
-                    replace_checkpoint(&mut conv, &mut checkpoint, (doc, loc, messages.as_array()));
-                }
-            }
-            Record::Meta => {
-                metadata(doc.value);
-                if let Some(messages) = doc.value.get("messages") {
-                    let loc = Loc::new(doc.base, "").child("messages");
-                    replace_checkpoint(&mut conv, &mut checkpoint, (doc, loc, messages.as_array()));
-                }
-            }
-            Record::Other => {}
-        }
-    }
-
-    if !(session_id && project_hash) {
+    let folded = fold(docs, &mut conv.excluded);
+    if !folded.complete {
         return Err(
             "expected Gemini CLI session records: a metadata line with `sessionId` and `projectHash`, then messages `{id, type, content}` (the CLI cannot load a recording without that line)"
                 .into(),
         );
     }
-
-    let live: Vec<Live<'_, '_>> = match checkpoint {
-        Some((_, loc, Some(list))) if !list.is_empty() => {
-            for (_, d) in &order {
-                exclude_message(&mut conv, d.base);
-            }
-            list.iter()
-                .enumerate()
-                .map(|(k, value)| Live {
-                    value,
-                    at: loc.child(k),
-                })
-                .collect()
-        }
-        _ => order
-            .iter()
-            .map(|(_, d)| Live {
-                value: d.value,
-                at: Loc::new(d.base, ""),
-            })
-            .collect(),
-    };
-    for message in &live {
+    for message in &folded.live {
         replay(message, &mut conv);
     }
     pair_idless(&mut conv);
     Ok(conv)
 }
 
-/// Lists a message line the loader drops (superseded, rewound, overridden).
-fn exclude_message(conv: &mut Conversation, base: usize) {
-    let at = Loc::new(base, "");
+/// Lists the parts of a message version the loader drops (superseded, rewound, cleared).
+fn exclude_message(excluded: &mut Vec<Loc>, at: &Loc) {
     for key in ["content", "displayContent", "toolCalls"] {
-        conv.excluded.push(at.child(key));
-    }
-}
-
-type Checkpoint<'d, 'a> = (&'d Doc<'a>, Loc, Option<&'d Vec<Tree<'a>>>);
-
-/// A later `messages` replaces an earlier one whole.
-fn replace_checkpoint<'d, 'a>(
-    conv: &mut Conversation,
-    current: &mut Option<Checkpoint<'d, 'a>>,
-    next: Checkpoint<'d, 'a>,
-) {
-    if let Some((_, loc, _)) = current.replace(next) {
-        conv.excluded.push(loc);
+        excluded.push(at.child(key));
     }
 }
 
@@ -711,17 +619,22 @@ mod tests {
     }
 
     #[test]
-    fn the_last_messages_checkpoint_is_the_history() {
+    fn a_messages_checkpoint_restarts_the_history_and_later_lines_build_on_it() {
         let records = [
             meta(),
             json!({"id": "u1", "type": "user", "content": "old"}),
             json!({"$set": {"messages": [{"id": "x", "type": "user", "content": "first checkpoint"}]}}),
+            // What a resume writes: the history as the CLI rebuilt it.
             json!({"$set": {"lastUpdated": "t2", "messages": [
                 {"id": "s1", "type": "user", "content": [{"text": "summary"}]},
-                {"id": "g1", "type": "gemini", "content": [{"functionCall": {"id": "a", "name": "ls", "args": {}}}]}
+                {"id": "g1", "type": "gemini", "content": [{"functionCall": {"id": "a", "name": "ls", "args": {}}}]},
+                {"type": "info", "content": "no id: skipped by the loader"}
             ]}}),
-            // Ignored by the loader while a checkpoint stands.
-            json!({"id": "u3", "type": "user", "content": [{"functionResponse": {"id": "zz", "name": "ls", "response": {}}}]}),
+            // Lines after it are upserted on it: a new message, then an update of g1.
+            json!({"id": "u3", "type": "user", "content": [{"functionResponse": {"id": "a", "name": "ls", "response": {"output": "x"}}}]}),
+            json!({"id": "g1", "type": "gemini", "content": [{"functionCall": {"id": "a", "name": "ls", "args": {}}}],
+                   "toolCalls": [{"id": "a", "name": "ls", "args": {}, "status": "success",
+                                  "result": [{"functionResponse": {"id": "a", "name": "ls", "response": {"output": "x"}}}]}]}),
         ];
         let conv = conversation(&records);
         let locs: Vec<(usize, &str)> = conv
@@ -729,7 +642,31 @@ mod tests {
             .iter()
             .map(|t| (t.loc.base, t.loc.pointer.as_str()))
             .collect();
-        assert_eq!(locs, [(3, "/$set/messages/0"), (3, "/$set/messages/1")]);
+        // g1 keeps the checkpoint's place; its recorded result and the durable response
+        // share one user turn, as the CLI sends them.
+        assert_eq!(locs, [(3, "/$set/messages/0"), (5, ""), (5, "")]);
+        assert_eq!(
+            items(&conv),
+            [
+                (5, "/content/0".to_string()),
+                (5, "/toolCalls/0/result/0".to_string()),
+                (4, "/content/0".to_string())
+            ]
+        );
+        // The cleared messages and the id-less element are accounted for.
+        let excluded: Vec<(usize, &str)> = conv
+            .excluded
+            .iter()
+            .map(|l| (l.base, l.pointer.as_str()))
+            .collect();
+        for gone in [
+            (1, "/content"),
+            (2, "/$set/messages/0/content"),
+            (3, "/$set/messages/1/content"),
+            (3, "/$set/messages/2"),
+        ] {
+            assert!(excluded.contains(&gone), "{gone:?} in {excluded:?}");
+        }
         let report = lint_str(
             "s.jsonl",
             &records
@@ -738,9 +675,16 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join("\n"),
         );
-        // The call the checkpoint ends on is in flight; the ignored response is not unread.
-        assert_eq!(report.codes(), Vec::<String>::new());
+        // The durable copy (line 5) is the second response the CLI sends.
+        assert_eq!(report.codes(), ["TC105@5:37"]);
         assert_eq!(report.outcome, Outcome::Checked(vec![Format::GeminiCli]));
+        // An empty list clears the history too.
+        let records = [
+            meta(),
+            json!({"id": "u1", "type": "user", "content": "old"}),
+            json!({"$set": {"messages": []}}),
+        ];
+        assert!(conversation(&records).turns.is_empty());
     }
 
     #[test]
