@@ -337,7 +337,9 @@ class Provider:
         if not self.shell_tools.intersection(offered) or last_prompt is None:
             return "side", None, None, None
         prompt_text = history[last_prompt][1]
-        marker = next((m for m in self.plan["prompts"] if m in prompt_text), None)
+        # Agents may merge a resumed prompt into the one before it: the newest marker counts.
+        found = [(prompt_text.rfind(m), m) for m in self.plan["prompts"] if m in prompt_text]
+        marker = max(found)[1] if found else None
         if marker is None:
             return "side", None, None, None
         index = sum(1 for k, _ in history[last_prompt + 1 :] if k == "calls")

@@ -21,6 +21,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -166,6 +167,8 @@ class Scenario:
         plan = {"model": agent.MODEL, "prompts": prompts, "default_text": "Resumed fine."}
         self.provider = Provider(plan, str(self.log_path), agent.make_call, agent.SHELL_TOOLS)
         self.base_url = None
+        # For agents that take the new session's id on the command line.
+        self.session_uuid = str(uuid.uuid4())
         self.result = {"agent": agent.NAME, "scenario": name, "phases": {}}
 
     def prompt(self, phase):
@@ -188,7 +191,7 @@ class Scenario:
     def phase(self, phase, home, session_id=None, kill=False):
         prompt = self.prompt(phase)
         if session_id is None:
-            argv = self.agent.start_cmd(prompt, self.work)
+            argv = self.agent.start_cmd(prompt, self.work, self.session_uuid)
         else:
             argv = self.agent.resume_cmd(session_id, prompt, self.work)
         start = time.time()
@@ -251,7 +254,7 @@ class Scenario:
     def run_phases(self, home):
         agent = self.agent
         info, out = self.phase("task", home, kill=self.name in KILLING)
-        session_id = agent.session_id(home, out)
+        session_id = agent.session_id(home, out, self.session_uuid)
         if session_id and "resume-killed" in self.markers:
             self.phase("resume-killed", home, session_id, kill=True)
         files = agent.session_files(home)

@@ -39,7 +39,7 @@ def setup(home, work, base_url):
     (home / ".claude").mkdir(parents=True, exist_ok=True)
 
 
-def start_cmd(prompt, work):
+def start_cmd(prompt, work, session_uuid):
     return ["claude", "-p", prompt, "--model", MODEL, "--output-format", "json",
             "--dangerously-skip-permissions"]
 
@@ -53,7 +53,7 @@ def session_files(home):
     return [p for p in files_under(home / ".claude" / "projects", "*/*.jsonl")]
 
 
-def session_id(home, stdout):
+def session_id(home, stdout, session_uuid):
     for line in stdout.splitlines()[::-1]:
         try:
             return json.loads(line)["session_id"]

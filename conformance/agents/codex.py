@@ -60,7 +60,7 @@ trust_level = "trusted"
 COMMON = ["--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--json"]
 
 
-def start_cmd(prompt, work):
+def start_cmd(prompt, work, session_uuid):
     return ["codex", "exec", *COMMON, "-C", str(work), prompt]
 
 
@@ -72,7 +72,7 @@ def session_files(home):
     return files_under(home / ".codex" / "sessions", "*/*/*/rollout-*.jsonl")
 
 
-def session_id(home, stdout):
+def session_id(home, stdout, session_uuid):
     for line in stdout.splitlines():
         try:
             event = json.loads(line)

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Conformance check against the real coding-agent CLIs (see conformance/run.py).
+# Installs the pinned agents from conformance/package-lock.json (needs the npm registry),
+# builds toolcheck, then runs every agent offline in a loopback-only network namespace
+# (needs root for `unshare -n`). Extra arguments go to run.py: --agents, --scenarios, --newest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [[ " $* " != *" --newest "* ]]; then
+  (cd conformance && npm ci --no-audit --no-fund)
+fi
+cargo build --release --locked
+export TOOLCHECK="${CARGO_TARGET_DIR:-$PWD/target}/release/toolcheck"
+exec python3 conformance/run.py --check "$@"
