@@ -2,6 +2,8 @@
 
 from collections import Counter
 
+from agents.common import canonical
+
 
 def resumes(judged):
     """Does the real agent's resume go through: its request was sent and accepted."""
@@ -33,6 +35,15 @@ def sent_on_resume(judged):
         lost = [m for m, kept in judged["kept"].items() if not kept]
         parts.append("user message lost: " + ", ".join(lost))
     return "; ".join(parts) or "no tool results"
+
+
+def placeholders(row):
+    """Results in the resume request for calls that the saved session held without a result:
+    the text the agent made up while rebuilding its history."""
+    stored = row.get("stored_calls") or {}
+    judged = row.get("resume") or {}
+    return [r for r in judged.get("results") or []
+            if canonical(r["id"]) in stored and not stored[canonical(r["id"])].get("result")]
 
 
 def verdict(judged):
@@ -135,6 +146,12 @@ def markdown(summary):
         lines.append("| " + " | ".join(cell(c) for c in (
             row["agent"], row["scenario"], row.get("file_holds", "—"), sent_on_resume(row["resume"]),
             verdict(row["resume"]), lint_cell(row), doctor_cell(row), "yes" if m else "**no**", after_fix(row))) + " |")
+    lines += ["", "## What each agent sent for a call its file left unanswered", "",
+              "| agent | scenario | call | text sent on resume |", "|---|---|---|---|"]
+    for row in summary["rows"]:
+        for result in placeholders(row):
+            lines.append(f"| {row['agent']} | {row['scenario']} | `{cell(result.get('command'))}` | "
+                         f"{'is_error ' if result.get('is_error') else ''}“{cell(result['text'])}” |")
     lines += ["", "## Versions", "", "| agent | installed | recorded in the session | where |", "|---|---|---|---|"]
     seen = set()
     for row in summary["rows"]:

@@ -19,7 +19,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +28,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from fake_provider import Provider  # noqa: E402
+from agents.common import canonical  # noqa: E402
 import report  # noqa: E402
 
 AGENTS = ["claude-code", "codex", "gemini-cli", "qwen-code", "pi", "opencode", "kilo", "copilot-cli"]
@@ -266,6 +266,7 @@ class Scenario:
             self.result["error"] = "no session was saved" if not files else "no session id found"
             return
         self.result["file_holds"] = agent.describe_files(files, self.calls_issued())
+        self.result["stored_calls"] = {canonical(k): v for k, v in agent.stored_calls(files).items()}
         self.result["lint"] = toolcheck_lint(files, home)
         self.result["doctor"] = toolcheck_doctor(home, agent, self.env(home))
         fixed_home = self.copy_home(home, "home-fixed")
@@ -307,7 +308,7 @@ class Scenario:
             "error": request.get("error"),
             "user_messages_kept": all(kept.values()),
             "kept": kept,
-            "results": [dict(r, command=issued.get(r["id"])) for r in results],
+            "results": [dict(r, command=issued.get(canonical(r["id"]))) for r in results],
             "calls": self.agent.calls_in(request["dialect"], request["body"]),
         }
 

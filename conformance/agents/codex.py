@@ -1,9 +1,9 @@
 """Codex CLI (`@openai/codex`): OpenAI Responses through a `model_providers` entry,
 rollout JSONL under $CODEX_HOME/sessions/YYYY/MM/DD/."""
 
-import json
 
-from agents.common import ALL_SCENARIOS, calls_in, command_of, describe, files_under, jsonl, results_in  # noqa: F401
+from agents.common import (  # noqa: F401
+    ALL_SCENARIOS, calls_in, command_of, describe, files_under, first_event_field, jsonl, results_in)
 
 NAME = "codex"
 PACKAGE = "@openai/codex"
@@ -73,13 +73,9 @@ def session_files(home):
 
 
 def session_id(home, stdout, session_uuid):
-    for line in stdout.splitlines():
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        if event.get("type") == "thread.started":
-            return event.get("thread_id")
+    found = first_event_field(stdout, "thread_id")
+    if found:
+        return found
     for f in session_files(home):
         for row in jsonl(f)[:1]:
             if row.get("type") == "session_meta":

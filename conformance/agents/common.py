@@ -47,7 +47,7 @@ def results_in(dialect, body):
                     out.append({"id": response.get("id"), "name": response.get("name"),
                                 "text": json.dumps(response.get("response"), ensure_ascii=False)})
     for result in out:
-        result["text"] = result["text"][:300]
+        result["text"] = result["text"][:600]
     return out
 
 
@@ -82,17 +82,24 @@ def command_of(call):
     return json.dumps(arguments)
 
 
+def canonical(call_id):
+    """The provider's call id: Gemini CLI stores and resends it as `<tool>__<id>`."""
+    return call_id.rsplit("__", 1)[-1] if isinstance(call_id, str) else call_id
+
+
 def describe(stored, issued):
     """One phrase per issued call: does the file hold the call, its result, both?"""
+    stored = {canonical(k): v for k, v in stored.items()}
     parts = []
     for call_id, command in issued.items():
         entry = stored.get(call_id)
         if entry is None:
-            parts.append(f"`{command}`: not stored")
+            state = "not stored"
         elif not entry.get("result"):
-            parts.append(f"`{command}`: call, no result")
+            state = "call, no result"
         else:
-            parts.append(f"`{command}`: call + {'error ' if entry.get('error') else ''}result")
+            state = f"call + {'error ' if entry.get('error') else ''}result"
+        parts.append(f"`{command}` ({call_id}): {state}")
     return "; ".join(parts) or "no calls issued"
 
 
@@ -109,3 +116,36 @@ def jsonl(path):
 def files_under(root, pattern):
     root = Path(root)
     return sorted(p for p in root.glob(pattern) if p.is_file()) if root.exists() else []
+
+
+def write_gemini_family_settings(settings_dir, auth_type, model):
+    """settings.json for Gemini CLI and its fork Qwen Code: the auth type chosen up front (a
+    headless run cannot ask), usage statistics, telemetry and updates off, folder trust off."""
+    settings_dir.mkdir(parents=True, exist_ok=True)
+    settings = {
+        "security": {"auth": {"selectedType": auth_type}, "folderTrust": {"enabled": False}},
+        "privacy": {"usageStatisticsEnabled": False},
+        "telemetry": {"enabled": False},
+        "general": {"disableAutoUpdate": True, "disableUpdateNag": True, "enableAutoUpdate": False,
+                    "enableAutoUpdateNotification": False},
+        "model": {"name": model},
+    }
+    (settings_dir / "settings.json").write_text(json.dumps(settings, indent=1))
+
+
+def first_event_field(stdout, *fields):
+    """The first of fields found in a JSON-lines event stream on stdout (a session id)."""
+    for line in stdout.splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(event, dict):
+            continue
+        for field in fields:
+            value = event
+            for key in field.split("."):
+                value = value.get(key) if isinstance(value, dict) else None
+            if value:
+                return value
+    return None

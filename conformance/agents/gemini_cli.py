@@ -1,9 +1,8 @@
 """Gemini CLI (`@google/gemini-cli`): Gemini API through GOOGLE_GEMINI_BASE_URL,
 JSONL chats under ~/.gemini/tmp/<project>/chats/."""
 
-import json
-
-from agents.common import ALL_SCENARIOS, calls_in, command_of, describe, files_under, jsonl, results_in  # noqa: F401
+from agents.common import (  # noqa: F401
+    ALL_SCENARIOS, calls_in, command_of, describe, files_under, jsonl, results_in, write_gemini_family_settings)
 
 NAME = "gemini-cli"
 PACKAGE = "@google/gemini-cli"
@@ -24,18 +23,8 @@ def env(home, work, base_url):
 
 
 def setup(home, work, base_url):
-    gemini = home / ".gemini"
-    gemini.mkdir(parents=True, exist_ok=True)
-    settings = {
-        # Without a selected auth type a headless run stops with "Invalid auth method selected".
-        "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
-        "privacy": {"usageStatisticsEnabled": False},
-        "telemetry": {"enabled": False},
-        "general": {"disableAutoUpdate": True, "disableUpdateNag": True, "enableAutoUpdate": False,
-                    "enableAutoUpdateNotification": False},
-        "model": {"name": MODEL},
-    }
-    (gemini / "settings.json").write_text(json.dumps(settings, indent=1))
+    # Without a selected auth type a headless run stops with "Invalid auth method selected".
+    write_gemini_family_settings(home / ".gemini", "gemini-api-key", MODEL)
 
 
 COMMON = ["-m", MODEL, "--yolo", "--skip-trust", "-o", "json"]

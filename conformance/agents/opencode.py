@@ -4,7 +4,8 @@ sessions in the SQLite store ~/.local/share/opencode/opencode.db."""
 import json
 import sqlite3
 
-from agents.common import ALL_SCENARIOS, calls_in, command_of, describe, files_under, results_in  # noqa: F401
+from agents.common import (  # noqa: F401
+    ALL_SCENARIOS, calls_in, command_of, describe, files_under, first_event_field, results_in)
 
 NAME = "opencode"
 PACKAGE = "opencode-ai"
@@ -73,14 +74,9 @@ def for_app(app, binary):
         return files_under(home / ".local" / "share" / app, f"{app}*.db")
 
     def session_id(home, stdout, session_uuid):
-        for line in stdout.splitlines():
-            try:
-                event = json.loads(line)
-            except ValueError:
-                continue
-            found = event.get("sessionID") or (event.get("part") or {}).get("sessionID")
-            if found:
-                return found
+        found = first_event_field(stdout, "sessionID", "part.sessionID")
+        if found:
+            return found
         rows = query(session_files(home), "select id from session order by time_created")
         return rows[0][0] if rows else None
 

@@ -1,9 +1,8 @@
 """Qwen Code (`@qwen-code/qwen-code`): OpenAI Chat Completions through OPENAI_BASE_URL,
 JSONL chats under ~/.qwen/projects/<cwd>/chats/."""
 
-import json
-
-from agents.common import ALL_SCENARIOS, calls_in, command_of, describe, files_under, jsonl, results_in  # noqa: F401
+from agents.common import (  # noqa: F401
+    ALL_SCENARIOS, calls_in, command_of, describe, files_under, jsonl, results_in, write_gemini_family_settings)
 
 NAME = "qwen-code"
 PACKAGE = "@qwen-code/qwen-code"
@@ -24,16 +23,7 @@ def env(home, work, base_url):
 
 
 def setup(home, work, base_url):
-    qwen = home / ".qwen"
-    qwen.mkdir(parents=True, exist_ok=True)
-    settings = {
-        "security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": False}},
-        "privacy": {"usageStatisticsEnabled": False},
-        "telemetry": {"enabled": False},
-        "general": {"disableAutoUpdate": True, "disableUpdateNag": True, "enableAutoUpdate": False},
-        "model": {"name": MODEL},
-    }
-    (qwen / "settings.json").write_text(json.dumps(settings, indent=1))
+    write_gemini_family_settings(home / ".qwen", "openai", MODEL)
 
 
 COMMON = ["-m", MODEL, "--yolo", "--auth-type", "openai", "-o", "json"]
