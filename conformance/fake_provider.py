@@ -526,22 +526,24 @@ class ProviderHandler(BaseHTTPRequestHandler):
 
     def build_answer(self, dialect, body, step):
         """{'text': str} or {'calls': [{'id', 'name', 'arguments'}]}, ids in the dialect's style."""
+        # Every response its own id: agents merge streamed entries that share a message id.
+        response_id = self.provider.next_call_id("r")
         if step.get("side"):
             schema = None
             config = body.get("generationConfig") or {}
             schema = config.get("responseJsonSchema") or config.get("responseSchema")
             fmt = (body.get("response_format") or {}).get("json_schema") or {}
             schema = schema or fmt.get("schema")
-            return {"text": json.dumps(fill_schema(schema)) if schema else "ok"}
+            return {"id": response_id, "text": json.dumps(fill_schema(schema)) if schema else "ok"}
         if "text" in step:
-            return {"text": step["text"]}
+            return {"id": response_id, "text": step["text"]}
         prefix = {"anthropic": "toolu_", "chat": "call_", "responses": "call_", "gemini": "fc_"}[dialect]
         offered = offered_tools(dialect, body)
         calls = []
         for command in step["calls"]:
             name, arguments = self.provider.make_call(dialect, command, offered)
             calls.append({"id": self.provider.next_call_id(prefix), "name": name, "arguments": arguments})
-        return {"calls": calls}
+        return {"id": response_id, "calls": calls}
 
 
 def _model(handler):
@@ -563,7 +565,7 @@ def anthropic_content(answer):
 
 def anthropic_complete(handler, body, answer, fault):
     content, stop = anthropic_content(answer)
-    handler.send_json(200, {"id": "msg_conformance", "type": "message", "role": "assistant",
+    handler.send_json(200, {"id": "msg_" + answer["id"], "type": "message", "role": "assistant",
                             "model": body.get("model", _model(handler)), "content": content,
                             "stop_reason": stop, "stop_sequence": None,
                             "usage": {"input_tokens": 100, "output_tokens": 10}})
@@ -575,7 +577,7 @@ def anthropic_stream(handler, body, answer, fault):
         handler.chunk(f"event: {kind}\ndata: {json.dumps(data)}\n\n")
 
     handler.start_sse()
-    event("message_start", {"message": {"id": "msg_conformance", "type": "message", "role": "assistant",
+    event("message_start", {"message": {"id": "msg_" + answer["id"], "type": "message", "role": "assistant",
                                          "model": body.get("model", _model(handler)), "content": [],
                                          "stop_reason": None, "stop_sequence": None,
                                          "usage": {"input_tokens": 100, "output_tokens": 1}}})
@@ -611,14 +613,14 @@ def chat_complete(handler, body, answer, fault):
         finish = "tool_calls"
         message["tool_calls"] = [{"id": c["id"], "type": "function", "function": {
             "name": c["name"], "arguments": json.dumps(c["arguments"])}} for c in answer["calls"]]
-    handler.send_json(200, {"id": "chatcmpl-conformance", "object": "chat.completion", "created": int(time.time()),
+    handler.send_json(200, {"id": "chatcmpl-" + answer["id"], "object": "chat.completion", "created": int(time.time()),
                             "model": body.get("model", _model(handler)),
                             "choices": [{"index": 0, "message": message, "finish_reason": finish}],
                             "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}})
 
 
 def chat_stream(handler, body, answer, fault):
-    base = {"id": "chatcmpl-conformance", "object": "chat.completion.chunk", "created": int(time.time()),
+    base = {"id": "chatcmpl-" + answer["id"], "object": "chat.completion.chunk", "created": int(time.time()),
             "model": body.get("model", _model(handler))}
 
     def send(delta, finish=None, **extra):
@@ -653,15 +655,15 @@ def chat_stream(handler, body, answer, fault):
 
 def responses_items(answer):
     if "text" in answer:
-        return [{"type": "message", "id": "msg_conformance", "role": "assistant", "status": "completed",
+        return [{"type": "message", "id": "msg_" + answer["id"], "role": "assistant", "status": "completed",
                  "content": [{"type": "output_text", "text": answer["text"], "annotations": []}]}]
     return [{"type": "function_call", "id": "fc_" + c["id"].removeprefix("call_"), "call_id": c["id"],
              "name": c["name"], "arguments": json.dumps(c["arguments"]), "status": "completed"}
             for c in answer["calls"]]
 
 
-def responses_object(body, handler, output, status):
-    return {"id": "resp_conformance_%d" % int(time.time() * 1000), "object": "response",
+def responses_object(body, handler, answer, output, status):
+    return {"id": "resp_" + answer["id"], "object": "response",
             "created_at": int(time.time()), "status": status, "model": body.get("model", _model(handler)),
             "output": output, "usage": {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 0},
                                         "output_tokens": 10, "output_tokens_details": {"reasoning_tokens": 0},
@@ -669,7 +671,7 @@ def responses_object(body, handler, output, status):
 
 
 def responses_complete(handler, body, answer, fault):
-    handler.send_json(200, responses_object(body, handler, responses_items(answer), "completed"))
+    handler.send_json(200, responses_object(body, handler, answer, responses_items(answer), "completed"))
 
 
 def responses_stream(handler, body, answer, fault):
@@ -681,8 +683,8 @@ def responses_stream(handler, body, answer, fault):
         handler.chunk(f"event: {kind}\ndata: {json.dumps(data)}\n\n")
 
     handler.start_sse()
-    event("response.created", {"response": responses_object(body, handler, [], "in_progress")})
-    event("response.in_progress", {"response": responses_object(body, handler, [], "in_progress")})
+    event("response.created", {"response": responses_object(body, handler, answer, [], "in_progress")})
+    event("response.in_progress", {"response": responses_object(body, handler, answer, [], "in_progress")})
     items = responses_items(answer)
     for index, item in enumerate(items):
         if item["type"] == "message":
@@ -711,7 +713,7 @@ def responses_stream(handler, body, answer, fault):
                                                             "arguments": item["arguments"]})
         event("response.output_item.done", {"output_index": index, "item": item})
     if fault != "no-stop":
-        event("response.completed", {"response": responses_object(body, handler, items, "completed")})
+        event("response.completed", {"response": responses_object(body, handler, answer, items, "completed")})
     handler.end_sse()
 
 

@@ -98,22 +98,23 @@ def one_line(row):
 
 
 def check_failures(rows):
+    """(row name, why) for every disagreement; a row may have several."""
     failures = []
     for row in rows:
         name = f"{row['agent']} {row['scenario']}"
         if row.get("skipped") is not None:
             continue
         if "resume" not in row:
-            failures.append(f"{name}: harness could not run it: {row.get('error')}")
+            failures.append((name, f"harness could not run it: {row.get('error')}"))
             continue
         if not match(row):
-            failures.append(f"{name}: doctor says {doctor_cell(row)}, the provider {verdict(row['resume'])}")
+            failures.append((name, f"doctor says {doctor_cell(row)}, the provider {verdict(row['resume'])}"))
         for key in ("resume_fixed", "resume_doctor_fixed"):
             judged = row.get(key)
             if judged and not (resumes(judged) and judged.get("user_messages_kept")):
-                failures.append(f"{name}: after {key}: {verdict(judged)}, kept {judged.get('kept')}")
+                failures.append((name, f"after {key}: {verdict(judged)}, kept {judged.get('kept')}"))
         if not resumes(row["resume"]) and not row.get("resume_fixed") and not row.get("resume_doctor_fixed"):
-            failures.append(f"{name}: will not resume and no toolcheck fix changed it")
+            failures.append((name, "will not resume and no toolcheck fix changed it"))
     return failures
 
 

@@ -211,7 +211,8 @@ class Scenario:
 
         run.wait(kill_when)
         out, err = run.output()
-        info = {"argv": argv, "exit": run.proc.returncode, "killed": run.killed, "timed_out": run.timed_out,
+        info = {"argv": argv, "exit": run.proc.returncode, "killed": run.killed, "expected_kill": kill,
+                "timed_out": run.timed_out,
                 "seconds": round(time.time() - start, 1), "stdout_tail": out[-1500:], "stderr_tail": err[-1500:]}
         self.result["phases"][phase] = info
         return info, out
@@ -266,6 +267,9 @@ class Scenario:
             self.result["error"] = "no session was saved" if not files else "no session id found"
             return
         self.result["file_holds"] = agent.describe_files(files, self.calls_issued())
+        unkilled = [p for p, i in self.result["phases"].items() if i["expected_kill"] and not i["killed"]]
+        if unkilled:
+            self.result["file_holds"] += " (not killed in " + ", ".join(unkilled) + ": the agent exited first)"
         self.result["stored_calls"] = {canonical(k): v for k, v in agent.stored_calls(files).items()}
         self.result["lint"] = toolcheck_lint(files, home)
         self.result["doctor"] = toolcheck_doctor(home, agent, self.env(home))
@@ -411,9 +415,11 @@ def inner(args):
     failures = report.check_failures(results)
     print(f"{len(results)} rows in {summary['seconds']} s; scratch {scratch}")
     if args.check:
-        for failure in failures:
-            print("MISMATCH", failure)
-        print(f"{len(results) - len(failures)} passed, {len(failures)} failed")
+        for name, why in failures:
+            print(f"MISMATCH {name}: {why}")
+        failed = len({name for name, _ in failures})
+        skipped = sum(1 for r in results if r.get("skipped") is not None)
+        print(f"{len(results) - failed - skipped} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
         return 1 if failures else 0
     return 0
 
