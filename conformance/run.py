@@ -42,6 +42,8 @@ SCENARIOS = {
     "stream-cut-in-arguments": ([{"calls": ["echo conf-cut"], "fault": "cut-args"}, {"text": "Ran it."}], None),
     "no-stop-event": ([{"calls": ["echo conf-nostop"], "fault": "no-stop"}, {"text": "Ran it."}], None),
     "kill-during-resume": ([{"calls": ["echo conf-alpha"]}, {"text": "Ran it."}], [{"calls": [SLOW]}]),
+    # A clean turn, then the agent's own compaction command as a resumed prompt.
+    "compaction": ([{"calls": ["echo conf-alpha", "ls /conf-missing-dir"]}, {"text": "Both ran."}], None),
 }
 KILLING = {"kill-during-tool", "parallel-one-killed"}
 RUN_TIMEOUT = 150
@@ -172,6 +174,8 @@ class Scenario:
         self.result = {"agent": agent.NAME, "scenario": name, "phases": {}}
 
     def prompt(self, phase):
+        if phase == "compact":
+            return self.agent.COMPACT_PROMPT
         return f"Conformance check {self.markers[phase]}: run the commands you are asked to, then answer."
 
     def env(self, home):
@@ -258,11 +262,15 @@ class Scenario:
         session_id = agent.session_id(home, out, self.session_uuid)
         if session_id and "resume-killed" in self.markers:
             self.phase("resume-killed", home, session_id, kill=True)
+        if session_id and self.name == "compaction":
+            self.phase("compact", home, session_id)
         files = agent.session_files(home)
         self.result["session_id"] = session_id
         self.result["session_files"] = [str(p) for p in files]
         self.result["session_versions"] = agent.versions(files)
-        self.result["user_markers"] = [m for k, m in self.markers.items() if k in ("task", "resume-killed")]
+        # A compaction replaces the prompts before it with a summary: none is expected back.
+        typed = ("task", "resume-killed") if self.name != "compaction" else ()
+        self.result["user_markers"] = [m for k, m in self.markers.items() if k in typed]
         if not files or not session_id:
             self.result["error"] = "no session was saved" if not files else "no session id found"
             return

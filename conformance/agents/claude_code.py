@@ -10,7 +10,8 @@ TOOLCHECK_AGENT = "claude-code"
 DIALECT = "anthropic"
 MODEL = "claude-sonnet-4-5"
 SHELL_TOOLS = ["Bash"]
-SCENARIOS = ALL_SCENARIOS
+SCENARIOS = ALL_SCENARIOS + ("compaction",)
+COMPACT_PROMPT = "/compact"
 SCENARIOS_SKIPPED = {}
 
 

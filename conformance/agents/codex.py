@@ -13,7 +13,8 @@ MODEL = "gpt-5.1-codex"
 # Codex names its shell tool by model family and version; the provider answers with the one offered.
 SHELL_TOOLS = ["exec_command", "shell_command", "shell"]
 SCENARIOS = ALL_SCENARIOS
-SCENARIOS_SKIPPED = {}
+COMPACT_PROMPT = None
+SCENARIOS_SKIPPED = {"compaction": "`codex exec` has no slash commands: `/compact` goes to the model as text"}
 
 
 def make_call(dialect, command, offered):

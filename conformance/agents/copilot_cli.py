@@ -10,7 +10,8 @@ TOOLCHECK_AGENT = "copilot-cli"
 DIALECT = "chat"
 MODEL = "conf-model"
 SHELL_TOOLS = ["bash", "shell"]
-SCENARIOS = ALL_SCENARIOS
+SCENARIOS = ALL_SCENARIOS + ("compaction",)
+COMPACT_PROMPT = "/compact"
 SCENARIOS_SKIPPED = {}
 
 

@@ -10,7 +10,8 @@ TOOLCHECK_AGENT = "gemini-cli"
 DIALECT = "gemini"
 MODEL = "gemini-2.5-flash"
 SHELL_TOOLS = ["run_shell_command"]
-SCENARIOS = ALL_SCENARIOS
+SCENARIOS = ALL_SCENARIOS + ("compaction",)
+COMPACT_PROMPT = "/compress"
 SCENARIOS_SKIPPED = {}
 
 

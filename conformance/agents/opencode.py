@@ -14,7 +14,8 @@ DIALECT = "chat"
 MODEL = "conf-model"
 SHELL_TOOLS = ["bash"]
 SCENARIOS = ALL_SCENARIOS
-SCENARIOS_SKIPPED = {}
+COMPACT_PROMPT = None
+SCENARIOS_SKIPPED = {"compaction": "`opencode run` sends `/compact` to the model as text"}
 
 
 def make_call(dialect, command, offered):

@@ -11,7 +11,8 @@ DIALECT = "chat"
 MODEL = "qwen3-coder-plus"
 SHELL_TOOLS = ["run_shell_command"]
 SCENARIOS = ALL_SCENARIOS
-SCENARIOS_SKIPPED = {}
+COMPACT_PROMPT = None
+SCENARIOS_SKIPPED = {"compaction": "`/compress` in a headless run answers 'Compression was not beneficial for this history size.'"}
 
 
 def make_call(dialect, command, offered):
