@@ -148,11 +148,13 @@ def markdown(summary):
             row["agent"], row["scenario"], row.get("file_holds", "—"), sent_on_resume(row["resume"]),
             verdict(row["resume"]), lint_cell(row), doctor_cell(row), "yes" if m else "**no**", after_fix(row))) + " |")
     lines += ["", "## What each agent sent for a call its file left unanswered", "",
-              "| agent | scenario | call | text sent on resume |", "|---|---|---|---|"]
+              "| agent | scenario | call | text sent on resume | written to the session file |",
+              "|---|---|---|---|---|"]
     for row in summary["rows"]:
         for result in placeholders(row):
             lines.append(f"| {row['agent']} | {row['scenario']} | `{cell(result.get('command'))}` | "
-                         f"{'is_error ' if result.get('is_error') else ''}“{cell(result['text'])}” |")
+                         f"{'is_error ' if result.get('is_error') else ''}“{cell(result['text'])}” | "
+                         f"{'yes' if result.get('persisted') else 'no'} |")
     lines += ["", "## Versions", "", "| agent | installed | recorded in the session | where |", "|---|---|---|---|"]
     seen = set()
     for row in summary["rows"]:

@@ -289,6 +289,10 @@ class Scenario:
 
         self.phase("resume", home, session_id)
         self.result["resume"] = self.judge("resume")
+        # Does the agent write the result it made up into the session, or only send it?
+        after = agent.session_files(home)
+        for result in report.placeholders(self.result):
+            result["persisted"] = file_mentions(after, result["text"][:30])
         if self.result["fix"]["changed"]:
             self.phase("resume-fixed", fixed_home, session_id)
             self.result["resume_fixed"] = self.judge("resume-fixed")
@@ -418,8 +422,10 @@ def inner(args):
     summary = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
                "seconds": round(time.time() - started, 1), "installed": versions, "rows": results}
     if not args.no_write:
-        (HERE / "results.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n")
-        (HERE / "RESULTS.md").write_text(report.markdown(summary))
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "results.json").write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n")
+        (out / "RESULTS.md").write_text(report.markdown(summary))
     failures = report.check_failures(results)
     print(f"{len(results)} rows in {summary['seconds']} s; scratch {scratch}")
     if args.check:
@@ -455,8 +461,10 @@ def main():
     parser.add_argument("--check", action="store_true",
                         help="exit 1 when toolcheck's verdict disagrees with the provider's, or a fixed session fails")
     parser.add_argument("--newest", action="store_true", help="install @latest of each agent instead of the lock")
-    parser.add_argument("--jobs", type=int, default=3, help="rows run at once [3]")
+    # Rows mostly wait on the agent and the kill timers: 4 at once fit 2 cores.
+    parser.add_argument("--jobs", type=int, default=4, help="rows run at once [4]")
     parser.add_argument("--no-write", action="store_true", help="do not write results.json / RESULTS.md")
+    parser.add_argument("--out", default=str(HERE), help="where results.json and RESULTS.md go [conformance/]")
     parser.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--bin-dir", help=argparse.SUPPRESS)
     args = parser.parse_args()
