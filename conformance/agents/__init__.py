@@ -1,0 +1,1 @@
+"""One module per agent CLI: how to install, configure, start, resume and read it."""
