@@ -129,6 +129,10 @@ pub struct Conversation {
     /// format's version where that is all it records (pi's header `version`): what its
     /// replay model (`replay`) is judged by.
     pub agent_version: Option<String>,
+    /// A second result for a call is a copy the agent itself made of the first (Gemini CLI
+    /// records each response twice and copies them again on resume), so removing it loses
+    /// nothing.
+    pub results_copied: bool,
     /// The provider the file records this conversation was sent to (a trace's
     /// `gen_ai.provider.name`): held to it instead of its format's providers, unless
     /// `--target` says otherwise.
@@ -468,6 +472,7 @@ impl Conversation {
             repaired_pairing: false,
             kept_unpaired: Vec::new(),
             agent_version: None,
+            results_copied: false,
             provider: None,
             accepted: false,
             one_sided: None,

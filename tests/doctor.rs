@@ -518,9 +518,9 @@ fn an_unreadable_store_is_named_without_verbose() {
 }
 
 /// A Gemini CLI session whose responses the CLI would send twice on resume will not resume;
-/// its repair is unsafe, and doctor names the command that makes it.
+/// removing the CLI's own copies is a safe repair, and doctor names it.
 #[test]
-fn an_unsafe_repair_is_named() {
+fn a_copied_response_repair_is_named() {
     let home = Home {
         dir: tempfile::tempdir().expect("tempdir"),
     };
@@ -538,7 +538,7 @@ fn an_unsafe_repair_is_named() {
     );
     assert!(
         out.stdout.contains(
-            "repair (unsafe: review the diff first): toolcheck fix --write [HOME]/.gemini/tmp/app/chats/session-2026-11-30T09-12-5e1f0c2a.jsonl --unsafe-fixes"
+            "repair: toolcheck fix --write [HOME]/.gemini/tmp/app/chats/session-2026-11-30T09-12-5e1f0c2a.jsonl\n"
         ),
         "{}",
         out.transcript()

@@ -206,7 +206,7 @@ fn insert_completion(cx: &EditContext<'_>, call: &ToolCall) -> Option<Vec<Edit>>
 }
 
 /// What the inserted completion says.
-const NEVER_COMPLETED: &str = "Synthetic result written by toolcheck: the tool call never completed, so no result was recorded.";
+const NEVER_COMPLETED: &str = "Synthetic result written by toolcheck: no result was recorded for this call; it may or may not have run.";
 
 /// One agent's conversation from its events, in file order.
 fn read_agent(records: &[&Doc<'_>], loc: Loc) -> Conversation {

@@ -196,7 +196,7 @@ impl Adapter for Pi {
 }
 
 /// What the inserted result says.
-const NEVER_RETURNED: &str = "Synthetic result written by toolcheck: the tool call never returned, so no result was recorded.";
+const NEVER_RETURNED: &str = "Synthetic result written by toolcheck: no result was recorded for this call; it may or may not have run.";
 
 /// A `toolResult` line answering `call`, after its assistant's line `after` and hanging from
 /// it; what hung from the assistant hangs from the new line.

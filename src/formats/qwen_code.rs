@@ -118,7 +118,7 @@ impl Adapter for QwenCode {
 }
 
 /// What the inserted response says.
-const NEVER_RETURNED: &str = "Synthetic result written by toolcheck: the tool call never returned, so no result was recorded.";
+const NEVER_RETURNED: &str = "Synthetic result written by toolcheck: no result was recorded for this call; it may or may not have run.";
 
 /// Envelope fields an inserted record copies from its call's record, in this order.
 const ENVELOPE: [&str; 5] = ["sessionId", "timestamp", "cwd", "version", "gitBranch"];

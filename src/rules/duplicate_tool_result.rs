@@ -28,15 +28,15 @@ declare_rule! {
     ///
     /// ## Fix
     /// Unsafe: remove the later result. It is unsafe because the later one may be the answer
-    /// you want to keep; review the diff. In a Gemini CLI session the fix removes the copy the
-    /// CLI regenerates, so the session resumes with one response per call from then on; tool
+    /// you want to keep; review the diff. In a Gemini CLI session, where the second result is
+    /// a copy the CLI itself made, the fix is safe: it removes the copy the CLI regenerates, so the session resumes with one response per call from then on; tool
     /// calls made after the fix are duplicated again at the next resume, so fix before each
     /// resume until the CLI's fix is released.
     pub struct DuplicateToolResult {
         code: "TC105",
         name: "duplicate-tool-result",
         severity: Error,
-        fix: Unsafe,
+        fix: Sometimes,
         summary: "one call answered twice",
     }
 }
@@ -71,7 +71,12 @@ impl Rule for DuplicateToolResult {
                 )
                 .help("keep one result per call: remove the stale one")
                 .fix(
-                    Applicability::Unsafe,
+                    // A copy the agent made of the first result holds nothing else.
+                    if conv.results_copied {
+                        Applicability::Safe
+                    } else {
+                        Applicability::Unsafe
+                    },
                     "remove the later result",
                     FixIntent::RemoveResult {
                         result: result.loc.clone(),

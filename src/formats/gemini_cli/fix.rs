@@ -27,7 +27,7 @@ use crate::transcript::{Loc, ToolCall};
 use crate::tree::Value as Tree;
 
 /// What the error response of a cancelled call says.
-const NEVER_RETURNED: &str = "Synthetic result written by toolcheck: the tool call never returned, so no result was recorded; it is marked cancelled.";
+const NEVER_RETURNED: &str = "Synthetic result written by toolcheck: no result was recorded for this call; it may or may not have run; it is marked cancelled.";
 
 /// A version of `call`'s message with the call `cancelled` and an error response.
 pub(super) fn cancel_call(cx: &EditContext<'_>, call: &ToolCall) -> Option<Vec<Edit>> {

@@ -312,6 +312,8 @@ fn read_session(docs: &[Doc<'_>]) -> Result<Conversation, String> {
     conv.results_role = Role::User;
     // A call the session ends on is still running, not unanswered.
     conv.resumable = false;
+    // Responses are recorded twice and copied on resume; a call's ids are never reused.
+    conv.results_copied = true;
 
     let folded = fold(docs, &mut conv.excluded);
     if !folded.complete {
