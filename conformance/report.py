@@ -97,6 +97,14 @@ def one_line(row):
     return f"resume {verdict(row.get('resume'))[:90]} | lint {lint_cell(row)} | doctor {doctor_cell(row)} | match {match(row)}"
 
 
+def lost_by_fix(before, after):
+    """User messages the agent sent from the unfixed session (accepted or not) that it no
+    longer sends from the fixed one. A prompt the agent itself dropped (Gemini CLI rolls back
+    the prompt of a rejected turn) was not the fix's to keep."""
+    sent = before.get("kept", {}) if before.get("sent") else {}
+    return [m for m, kept in after.get("kept", {}).items() if not kept and sent.get(m, True)]
+
+
 def check_failures(rows):
     """(row name, why) for every disagreement; a row may have several."""
     failures = []
@@ -111,8 +119,8 @@ def check_failures(rows):
             failures.append((name, f"doctor says {doctor_cell(row)}, the provider {verdict(row['resume'])}"))
         for key in ("resume_fixed", "resume_doctor_fixed"):
             judged = row.get(key)
-            if judged and not (resumes(judged) and judged.get("user_messages_kept")):
-                failures.append((name, f"after {key}: {verdict(judged)}, kept {judged.get('kept')}"))
+            if judged and not (resumes(judged) and not lost_by_fix(row["resume"], judged)):
+                failures.append((name, f"after {key}: {verdict(judged)}, lost {lost_by_fix(row['resume'], judged)}"))
         if not resumes(row["resume"]) and not row.get("resume_fixed") and not row.get("resume_doctor_fixed"):
             failures.append((name, "will not resume and no toolcheck fix changed it"))
     return failures
