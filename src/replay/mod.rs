@@ -204,7 +204,7 @@ pub fn judge(conv: &Conversation, findings: &mut [Finding]) {
         };
         let defect = if finding.rule.code == rules::UnpairedToolCall::META.code {
             match turn_of_call(conv, loc) {
-                Some(t) if ends_history(conv, t) => Defect::TrailingUnansweredCall,
+                Some(t) if rules::only_results_after(conv, t) => Defect::TrailingUnansweredCall,
                 Some(_) => Defect::UnansweredCall,
                 None => continue,
             }
@@ -328,15 +328,6 @@ fn outcome(action: Action, defect: Defect) -> &'static str {
             "the session resumes, and the model is not shown that it made the call"
         }
     }
-}
-
-/// Whether nothing but results follows turn `t`: its calls are the ones the session was
-/// stopped in, a parallel batch with some results recorded included.
-fn ends_history(conv: &Conversation, t: usize) -> bool {
-    conv.turns
-        .iter()
-        .skip(t + 1)
-        .all(|turn| turn.items.iter().all(|i| matches!(i, Item::Result(_))))
 }
 
 /// The turn holding the call at `loc`.

@@ -51,6 +51,7 @@ pub use unused_suppression::UnusedSuppression;
 // The pairing rules whose findings agents' replay models judge.
 pub use duplicate_tool_result::DuplicateToolResult;
 pub use orphaned_tool_result::OrphanedToolResult;
+pub(crate) use pairing::only_results_after;
 pub use unpaired_tool_call::UnpairedToolCall;
 
 pub use select::{resolve_selector, RuleLayer, Selection};

@@ -47,6 +47,15 @@ pub(crate) enum ResultStatus {
     },
 }
 
+/// Whether every turn after turn `t` holds results only: its calls are the last the history
+/// made, a parallel batch with some results recorded included.
+pub(crate) fn only_results_after(conv: &Conversation, t: usize) -> bool {
+    conv.turns
+        .iter()
+        .skip(t + 1)
+        .all(|turn| turn.items.iter().all(|i| matches!(i, Item::Result(_))))
+}
+
 #[derive(Debug, Default)]
 pub(crate) struct Pairs {
     /// Every client-side result (provider-executed ones excluded), in order.

@@ -1,4 +1,4 @@
-use super::pairing::{call_at, next_turn_block, removal_waits, rewritten_ids};
+use super::pairing::{call_at, next_turn_block, only_results_after, removal_waits, rewritten_ids};
 use super::{declare_rule, Context, Rule, RuleMeta, UnpairedFix};
 use crate::finding::{Applicability, Finding, FixIntent};
 use crate::transcript::{Conversation, Item, Loc, Role, ToolCall};
@@ -24,7 +24,9 @@ declare_rule! {
     ///
     /// A call that ends the conversation is not reported for requests and fine-tuning
     /// examples, which may legitimately end there. Session logs that are resumed (Claude
-    /// Code, Codex) are: resuming sends the call followed by the next prompt.
+    /// Code, Codex) are: resuming sends the call followed by the next prompt. In the other
+    /// agents' sessions such a call is still running, and so is one of a parallel batch
+    /// whose other calls' results are all that follows it.
     ///
     /// A call whose result exists but in the wrong place is reported as
     /// `misplaced-tool-result` instead.
@@ -72,7 +74,10 @@ impl Rule for UnpairedToolCall {
             let Some(call) = call_at(conv, pos) else {
                 continue;
             };
-            let trailing = pos.0 == last_turn;
+            // In an agent's session, a call after which only results follow is as still
+            // running as one the file ends on: one of a parallel batch whose others finished.
+            let trailing = pos.0 == last_turn
+                || (conv.format.is_agent_session() && only_results_after(conv, pos.0));
             if trailing && !conv.resumable {
                 continue;
             }
