@@ -272,7 +272,10 @@ class Scenario:
         typed = ("task", "resume-killed") if self.name != "compaction" else ()
         self.result["user_markers"] = [m for k, m in self.markers.items() if k in typed]
         if not files or not session_id:
-            self.result["error"] = "no session was saved" if not files else "no session id found"
+            why = "no session was saved" if not files else "no session id found"
+            task = self.result["phases"]["task"]
+            tail = " ".join(task["stderr_tail"].split())[-300:]
+            self.result["error"] = f"{why} (the first run exited {task['exit']}" + (f": {tail})" if tail else ")")
             return
         self.result["file_holds"] = agent.describe_files(files, self.calls_issued())
         unkilled = [p for p, i in self.result["phases"].items() if i["expected_kill"] and not i["killed"]]
@@ -302,7 +305,11 @@ class Scenario:
 
     def copy_home(self, home, name):
         target = self.root / name
-        shutil.copytree(home, target, symlinks=True)
+        # An agent's cache is not part of its session; Copilot CLI unpacks its 235 MB binary
+        # there, so a copy per home filled CI's disk. The copies share the original's.
+        shutil.copytree(home, target, symlinks=True, ignore=lambda d, names: [".cache"] if d == str(home) else [])
+        if (home / ".cache").exists():
+            (target / ".cache").symlink_to(home / ".cache")
         # Config files that name the home by path must name the copy.
         self.agent.setup(target, self.work, self.base_url)
         return target
@@ -392,7 +399,7 @@ def load_agent(name):
     return importlib.import_module("agents." + name.replace("-", "_"))
 
 
-def run_one(agent_name, scenario, scratch, bin_dir):
+def run_one(agent_name, scenario, scratch, bin_dir, keep=False):
     agent = load_agent(agent_name)
     root = scratch / f"{agent_name}--{scenario}"
     started = time.time()
@@ -404,6 +411,11 @@ def run_one(agent_name, scenario, scratch, bin_dir):
         result = {"agent": agent_name, "scenario": scenario, "error": f"{type(error).__name__}: {error}"}
     result["seconds"] = round(time.time() - started, 1)
     result["scratch"] = str(root)
+    # A row that agrees is not needed to explain anything: its homes go (Copilot CLI's alone
+    # are 700 MB a row). A failing row keeps its scratch for the reader.
+    if not keep and root.exists() and not report.check_failures([result]):
+        shutil.rmtree(root, ignore_errors=True)
+        result["scratch"] = None
     print(f"[{time.strftime('%H:%M:%S')}] {agent_name} {scenario}: {report.one_line(result)}", flush=True)
     return result
 
@@ -417,7 +429,7 @@ def inner(args):
     started = time.time()
     # Agents of one kind share nothing but the binary: rows run side by side.
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(lambda job: run_one(job[0], job[1], scratch, bin_dir), jobs))
+        results = list(pool.map(lambda job: run_one(job[0], job[1], scratch, bin_dir, args.keep), jobs))
     versions = {a: installed_version(bin_dir.parent, load_agent(a).PACKAGE) for a in agents}
     summary = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
                "seconds": round(time.time() - started, 1), "installed": versions, "rows": results}
@@ -463,6 +475,7 @@ def main():
     parser.add_argument("--newest", action="store_true", help="install @latest of each agent instead of the lock")
     # Rows mostly wait on the agent and the kill timers: 4 at once fit 2 cores.
     parser.add_argument("--jobs", type=int, default=4, help="rows run at once [4]")
+    parser.add_argument("--keep", action="store_true", help="keep every row's scratch, not only the failing rows'")
     parser.add_argument("--no-write", action="store_true", help="do not write results.json / RESULTS.md")
     parser.add_argument("--out", default=str(HERE), help="where results.json and RESULTS.md go [conformance/]")
     parser.add_argument("--inner", action="store_true", help=argparse.SUPPRESS)
