@@ -4,6 +4,8 @@
 
 use serde::Serialize;
 
+use crate::provider::Provider;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
@@ -49,6 +51,16 @@ pub struct RuleMeta {
     pub name: &'static str,
     pub severity: Severity,
     pub fix: FixAvailability,
+    /// The providers known to reject a history with any finding of this rule (the rule's
+    /// documentation gives each one's error text; `provider-errors.md` the sources). Empty for
+    /// rules whose findings cost money or correctness but that every provider accepts, and
+    /// for rules that judge each finding themselves ([`RuleMeta::judged_by`]). Gemini on
+    /// Vertex AI is not listed: it rejects whatever Gemini rejects (`Context::judge` adds it).
+    pub rejected_by: &'static [Provider],
+    /// For a rule that judges its own findings, dialect by dialect: every provider one of
+    /// them can name as rejecting (a test holds the findings of every fixture, under every
+    /// target, to [`RuleMeta::enforced_by`]).
+    pub judged_by: &'static [Provider],
     /// One line: when the rule fires.
     pub summary: &'static str,
     /// The rule's doc comment.
@@ -56,6 +68,23 @@ pub struct RuleMeta {
 }
 
 impl RuleMeta {
+    /// Every provider a finding of this rule can name as rejecting it, in [`Provider::ALL`]'s
+    /// order, Gemini on Vertex AI beside Gemini: what `toolcheck rules` and `explain` list.
+    pub fn enforced_by(&self) -> Vec<Provider> {
+        let own = if self.judged_by.is_empty() {
+            self.rejected_by
+        } else {
+            self.judged_by
+        };
+        Provider::ALL
+            .iter()
+            .copied()
+            .filter(|p| {
+                own.contains(p) || (*p == Provider::GeminiVertex && own.contains(&Provider::Gemini))
+            })
+            .collect()
+    }
+
     /// The documentation with the doc-comment leading space removed.
     pub fn documentation(&self) -> String {
         self.doc

@@ -15,7 +15,7 @@ use super::EXIT_CLEAN;
 pub(super) fn rules_command(args: &RulesArgs) -> u8 {
     let rows: Vec<(&rules::RuleMeta, Vec<Provider>)> = rules::RULES
         .iter()
-        .map(|r| (r.meta(), crate::provider::enforced_by(r.meta().code)))
+        .map(|r| (r.meta(), r.meta().enforced_by()))
         .filter(|(_, by)| args.target.is_empty() || args.target.iter().any(|t| by.contains(t)))
         .collect();
     let mut text;
@@ -67,7 +67,7 @@ pub(super) fn explain_command(key: &str) -> u8 {
     match rules::find(key) {
         Some(rule) => {
             let m = rule.meta();
-            let by = crate::provider::enforced_by(m.code);
+            let by = m.enforced_by();
             let rejected = if by.is_empty() {
                 "Rejected by: no provider known".to_string()
             } else {

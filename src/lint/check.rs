@@ -256,7 +256,7 @@ pub fn check_conversation(
         if !finding.providers.is_empty() {
             continue;
         }
-        let rejecting = crate::provider::rejected_by(finding.rule.code);
+        let rejecting = finding.rule.rejected_by;
         if rejecting.is_empty() {
             continue;
         }

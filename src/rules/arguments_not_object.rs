@@ -29,6 +29,7 @@ declare_rule! {
         name: "arguments-not-object",
         severity: Error,
         fix: Sometimes,
+        rejected_by: [Openai, Anthropic, Gemini, Bedrock],
         summary: "arguments parse to a non-object, including double-encoded JSON strings",
     }
 }

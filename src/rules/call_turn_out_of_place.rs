@@ -50,6 +50,7 @@ declare_rule! {
         name: "call-turn-out-of-place",
         severity: Error,
         fix: None,
+        judged_by: [Gemini],
         summary: "a turn of tool calls does not follow a user turn or a turn of tool results",
     }
 }

@@ -47,6 +47,7 @@ declare_rule! {
         name: "content-after-tool-use",
         severity: Error,
         fix: Unsafe,
+        judged_by: [Anthropic, Bedrock],
         summary: "an assistant message has content after its `tool_use` blocks",
     }
 }

@@ -42,6 +42,8 @@ declare_rule! {
         name: "duplicate-tool-call-id",
         severity: Error,
         fix: None,
+        rejected_by: [Anthropic],
+        judged_by: [Anthropic, Gemini],
         summary: "two calls share an id in one turn (a warning across turns)",
     }
 }

@@ -37,6 +37,7 @@ declare_rule! {
         name: "duplicate-tool-result",
         severity: Error,
         fix: Sometimes,
+        rejected_by: [Gemini],
         summary: "one call answered twice",
     }
 }

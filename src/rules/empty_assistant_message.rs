@@ -44,6 +44,7 @@ declare_rule! {
         name: "empty-assistant-message",
         severity: Error,
         fix: None,
+        judged_by: [Openai, Deepseek, Mistral],
         summary: "an assistant message has an empty `tool_calls` array, or neither content nor tool calls",
     }
 }

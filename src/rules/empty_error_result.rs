@@ -31,6 +31,7 @@ declare_rule! {
         name: "empty-error-result",
         severity: Error,
         fix: Safe,
+        judged_by: [Bedrock],
         summary: "an error result has empty content",
     }
 }

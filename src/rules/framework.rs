@@ -321,7 +321,9 @@ pub trait Rule: Sync {
 }
 
 /// Declares a rule: its doc comment becomes `RuleMeta::doc`, so the documentation users read
-/// with `toolcheck explain` is the doc comment in the source.
+/// with `toolcheck explain` is the doc comment in the source; `rejected_by` names the
+/// providers that reject every finding, `judged_by` those a rule that judges each finding
+/// itself can name (see [`RuleMeta`]).
 macro_rules! declare_rule {
     (
         $(#[doc = $doc:literal])*
@@ -330,6 +332,8 @@ macro_rules! declare_rule {
             name: $name:literal,
             severity: $sev:ident,
             fix: $fix:ident,
+            $(rejected_by: [$($rejecting:ident),* $(,)?],)?
+            $(judged_by: [$($judging:ident),* $(,)?],)?
             summary: $summary:literal $(,)?
         }
     ) => {
@@ -342,6 +346,8 @@ macro_rules! declare_rule {
                 name: $name,
                 severity: $crate::finding::Severity::$sev,
                 fix: $crate::rules::FixAvailability::$fix,
+                rejected_by: &[$($($crate::provider::Provider::$rejecting),*)?],
+                judged_by: &[$($($crate::provider::Provider::$judging),*)?],
                 summary: $summary,
                 doc: concat!($($doc, "\n"),*),
             };

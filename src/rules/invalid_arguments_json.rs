@@ -31,6 +31,7 @@ declare_rule! {
         name: "invalid-arguments-json",
         severity: Error,
         fix: Unsafe,
+        rejected_by: [Openai, Anthropic, Gemini, Bedrock],
         summary: "arguments are not valid JSON (\"truncated\" when a valid prefix)",
     }
 }

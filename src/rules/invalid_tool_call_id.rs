@@ -43,6 +43,7 @@ declare_rule! {
         name: "invalid-tool-call-id",
         severity: Error,
         fix: None,
+        judged_by: [Openai, OpenaiResponses, Anthropic, Mistral],
         summary: "a tool-call id breaks a targeted provider's pattern or length limit",
     }
 }

@@ -39,6 +39,7 @@ declare_rule! {
         name: "invalid-tool-name",
         severity: Error,
         fix: None,
+        judged_by: [Openai, Anthropic, Gemini, Bedrock],
         summary: "a tool name breaks a targeted provider's naming pattern or length limit",
     }
 }

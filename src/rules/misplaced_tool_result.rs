@@ -38,6 +38,7 @@ declare_rule! {
         name: "misplaced-tool-result",
         severity: Error,
         fix: Safe,
+        rejected_by: [Openai, Anthropic, Gemini, Bedrock],
         summary: "a call's result exists later, but not where the provider requires it",
     }
 }

@@ -102,6 +102,7 @@ declare_rule! {
         name: "missing-thinking-block",
         severity: Error,
         fix: None,
+        judged_by: [Anthropic, Bedrock, Deepseek, Moonshot, Gemini, OpenaiResponses],
         summary: "a tool-call turn lacks the reasoning its provider requires passed back (thinking block, reasoning_content, thought signature, reasoning item)",
     }
 }

@@ -36,6 +36,7 @@ declare_rule! {
         name: "missing-tool-config",
         severity: Error,
         fix: None,
+        judged_by: [Bedrock],
         summary: "a request's messages hold tool calls or results, but it declares no tools",
     }
 }

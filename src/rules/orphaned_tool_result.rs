@@ -46,6 +46,7 @@ declare_rule! {
         name: "orphaned-tool-result",
         severity: Error,
         fix: Safe,
+        rejected_by: [Openai, OpenaiResponses, Anthropic, Gemini, Bedrock, Mistral, Deepseek],
         summary: "a result answers no earlier call in its conversation",
     }
 }

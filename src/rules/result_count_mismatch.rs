@@ -77,6 +77,7 @@ declare_rule! {
         name: "result-count-mismatch",
         severity: Error,
         fix: Safe,
+        judged_by: [Gemini, Bedrock],
         summary: "a turn of tool calls is answered over several result turns, where only the first counts",
     }
 }

@@ -36,6 +36,7 @@ declare_rule! {
         name: "result-name-mismatch",
         severity: Error,
         fix: None,
+        judged_by: [Gemini],
         summary: "a tool result names a different tool than the call it answers (Gemini)",
     }
 }

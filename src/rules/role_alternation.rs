@@ -42,6 +42,7 @@ declare_rule! {
         name: "role-alternation",
         severity: Warning,
         fix: Unsafe,
+        judged_by: [Bedrock],
         summary: "two consecutive messages have the same role (Bedrock Converse)",
     }
 }

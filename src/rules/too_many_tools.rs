@@ -37,6 +37,7 @@ declare_rule! {
         name: "too-many-tools",
         severity: Error,
         fix: None,
+        judged_by: [Openai, OpenaiResponses, Gemini],
         summary: "a request declares more tools than a targeted provider accepts (OpenAI 128, Gemini 512)",
     }
 }

@@ -54,6 +54,7 @@ declare_rule! {
         name: "unpaired-tool-call",
         severity: Error,
         fix: Safe,
+        rejected_by: [Openai, OpenaiResponses, Anthropic, Gemini, Bedrock, Mistral, Deepseek, Moonshot],
         summary: "a call has no result anywhere after it, and the conversation goes on past it",
     }
 }

@@ -46,6 +46,7 @@ declare_rule! {
         name: "user-after-tool-result",
         severity: Warning,
         fix: None,
+        judged_by: [Mistral],
         summary: "a user message follows tool results with no assistant message between (Mistral)",
     }
 }
