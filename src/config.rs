@@ -251,7 +251,7 @@ impl Config {
                     format.span(),
                     &format!(
                         "unknown input-format `{name}`; valid values: auto, {}",
-                        crate::format::Format::ALL.map(|f| f.name()).join(", ")
+                        crate::format::Format::names()
                     ),
                 ));
             }

@@ -5,8 +5,6 @@
 
 use serde::Serialize;
 
-use crate::format::Format;
-
 #[derive(
     Debug,
     Clone,
@@ -89,65 +87,6 @@ impl Provider {
         }
         Provider::ALL.into_iter().find(|p| p.name() == name)
     }
-
-    /// The providers a format is sent to as it stands. Session and framework formats are
-    /// replayed to the provider their tool speaks (Claude Code: Anthropic; Codex: the
-    /// Responses API); the Vercel AI SDK and LangChain translate for many, so they are held
-    /// to the rules every provider shares.
-    pub fn native(format: Format) -> &'static [Provider] {
-        match format {
-            Format::OpenAiChat => &[Provider::Openai],
-            Format::OpenAiResponses | Format::Codex => &[Provider::OpenaiResponses],
-            Format::Anthropic | Format::ClaudeCode => &[Provider::Anthropic],
-            Format::Gemini => &[Provider::Gemini],
-            Format::BedrockConverse => &[Provider::Bedrock],
-            // Strands keeps Converse messages; Bedrock is its default model provider.
-            Format::Strands => &[Provider::Bedrock],
-            Format::VercelAi | Format::Langchain | Format::LanggraphCheckpoint => &[],
-            // Moltis replays a session to whichever provider it is configured with.
-            Format::Moltis => &[],
-            // An MCP log is tool traffic: the client's model sees it through its own format.
-            Format::Mcp => &[],
-            Format::SpringAi => &[],
-            Format::AgentScope => &[],
-            // ADK reaches any model through LiteLLM; its events are Gemini-shaped whichever.
-            Format::Adk => &[],
-            Format::LanggraphStream => &[],
-            // Cline, Roo Code and Kilo Code keep Anthropic-shaped messages and translate them
-            // for whichever provider the task uses.
-            Format::Cline => &[],
-            // pi's wire format follows each assistant's `api`, which may change within a
-            // session.
-            Format::Pi => &[],
-            // Copilot CLI replays as Anthropic blocks for Claude models and Responses items for
-            // GPT ones, per the session's model.
-            Format::CopilotCli => &[],
-            // Gemini CLI replays its recordings to Gemini as `Content[]`.
-            Format::GeminiCli => &[Provider::Gemini],
-            // Qwen Code keeps Gemini `Content` and translates it for the configured provider,
-            // mostly OpenAI-compatible endpoints.
-            Format::QwenCode => &[],
-            // Goose replays a session to whichever provider it is configured with.
-            Format::Goose => &[],
-            // opencode converts its parts with the AI SDK for whichever provider the session's
-            // model uses.
-            Format::Opencode => &[],
-            // Crush converts its messages with its `fantasy` library for whichever provider
-            // the session's model uses.
-            Format::Crush => &[],
-            // A trace names the provider each request went to (`Conversation::provider`);
-            // one that does not is held to the rules every provider shares.
-            Format::Otel | Format::OpenInference | Format::Langfuse | Format::Langsmith => &[],
-            // A Letta agent names its model endpoint (`llm_config.model_endpoint_type`).
-            Format::Letta => &[],
-            // ATIF is converted from many agents and providers: the rules they share.
-            Format::Atif => &[],
-            // OpenHands replays its history through LiteLLM to any provider.
-            Format::OpenHands => &[],
-            // Pydantic AI replays its history to whichever provider the agent's model uses.
-            Format::PydanticAi => &[],
-        }
-    }
 }
 
 /// The provider a trace names (OTel `gen_ai.provider.name` / `gen_ai.system`, OpenInference
@@ -189,14 +128,6 @@ pub fn from_model(model: &str) -> Option<Provider> {
     } else {
         return None;
     })
-}
-
-/// Whether a format's conversations reach a chat model as they stand. An MCP log is tool
-/// traffic between a client and a server: the model sees it through the client's own format,
-/// so the log is held to no chat provider, whatever `--target` names, and what rules find in
-/// it is never a provider's rejection.
-pub fn sent_to_a_model(format: Format) -> bool {
-    format != Format::Mcp
 }
 
 impl std::fmt::Display for Provider {

@@ -65,12 +65,12 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
 /// The most lines of non-test code one source file may hold.
 const MAX_LINES: usize = 800;
 
-fn src() -> PathBuf {
+pub(crate) fn src() -> PathBuf {
     common::root().join("src")
 }
 
 /// Every `.rs` file under `dir`.
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .expect("src/ is readable")
         .map(|e| e.expect("a directory entry").path())
@@ -95,7 +95,7 @@ fn module_of(file: &Path) -> Option<String> {
 }
 
 /// The file's code before its `#[cfg(test)]` module.
-fn non_test(text: &str) -> &str {
+pub(crate) fn non_test(text: &str) -> &str {
     let cut = text
         .match_indices("#[cfg(test)]")
         .map(|(at, _)| at)
@@ -104,7 +104,7 @@ fn non_test(text: &str) -> &str {
 }
 
 /// `code` with comments and the contents of string and char literals blanked out.
-fn strip(code: &str) -> String {
+pub(crate) fn strip(code: &str) -> String {
     let chars: Vec<char> = code.chars().collect();
     let mut out = String::with_capacity(code.len());
     let mut i = 0;

@@ -53,6 +53,7 @@ mod pre_commit;
 mod provider_limits;
 mod providers;
 mod reasoning;
+mod registries;
 mod replay;
 mod robustness;
 mod server;

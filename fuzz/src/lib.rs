@@ -185,6 +185,7 @@ mod tests {
             .map(|f| fix_setup(option_bytes(f, 0, 0)).opts.input_format)
             .collect();
         assert_eq!(forced[0], None);
-        assert_eq!(forced[1..], Format::ALL.map(Some));
+        let every: Vec<_> = Format::ALL.iter().copied().map(Some).collect();
+        assert_eq!(forced[1..], every[..]);
     }
 }

@@ -1,6 +1,6 @@
 //! The adapter framework: what a format adapter is (`Adapter`: sniffing a document or a
 //! session record, normalising either into conversations, planning the edits of a fix) and
-//! its answer to a fix intent (`Planned`). The registry of adapters is `formats/mod.rs`.
+//! its answer to a fix intent (`Planned`). The registry of formats is `format.rs`'s `each_format!`.
 
 use super::Dialect;
 use crate::edit::plan::EditContext;

@@ -435,7 +435,7 @@ fn read_app_details(invocation: &Tree, iloc: &Loc, conv: &mut Conversation) {
 mod tests {
     use super::*;
     use crate::lint::lint_str;
-    use crate::tree_json as json;
+    use crate::tree_json;
 
     fn codes(text: &str) -> Vec<String> {
         lint_str("x.json", text).codes()
@@ -445,10 +445,10 @@ mod tests {
     fn events_one_per_document_are_one_session() {
         // As a session store hands them over: one event per row, each its own document.
         let rows = [
-            json!({"content": {"parts": [{"text": "hi"}], "role": "user"}, "invocation_id": "e-1", "author": "user", "actions": {}}),
-            json!({"content": {"parts": [{"function_call": {"id": "adk-1", "name": "f", "args": {}}}], "role": "model"}, "invocation_id": "e-1", "author": "a", "actions": {}}),
-            json!({"content": {"parts": [{"function_response": {"id": "adk-1", "name": "f", "response": {"isError": true, "content": []}}}], "role": "user"}, "invocation_id": "e-1", "author": "a", "actions": {}}),
-            json!({"content": {"parts": [{"function_call": {"id": "adk-2", "name": "f", "args": {}}}], "role": "model"}, "invocation_id": "e-1", "author": "a", "actions": {}}),
+            tree_json!({"content": {"parts": [{"text": "hi"}], "role": "user"}, "invocation_id": "e-1", "author": "user", "actions": {}}),
+            tree_json!({"content": {"parts": [{"function_call": {"id": "adk-1", "name": "f", "args": {}}}], "role": "model"}, "invocation_id": "e-1", "author": "a", "actions": {}}),
+            tree_json!({"content": {"parts": [{"function_response": {"id": "adk-1", "name": "f", "response": {"isError": true, "content": []}}}], "role": "user"}, "invocation_id": "e-1", "author": "a", "actions": {}}),
+            tree_json!({"content": {"parts": [{"function_call": {"id": "adk-2", "name": "f", "args": {}}}], "role": "model"}, "invocation_id": "e-1", "author": "a", "actions": {}}),
         ];
         let docs: Vec<Doc<'_>> = rows
             .iter()

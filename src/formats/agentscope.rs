@@ -409,7 +409,7 @@ fn read_result(block: &Tree, loc: Loc, message: &Loc) -> ToolResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tree_json as json;
+    use crate::tree_json;
 
     fn read(doc: &Tree) -> Vec<Conversation> {
         AgentScope
@@ -421,15 +421,15 @@ mod tests {
     }
 
     fn msg(role: &str, content: Tree) -> Tree<'static> {
-        json!({"id": "m", "name": "Friday", "role": role, "content": content, "metadata": {}, "timestamp": "2026-11-21 09:38:31.116"})
+        tree_json!({"id": "m", "name": "Friday", "role": role, "content": content, "metadata": {}, "timestamp": "2026-11-21 09:38:31.116"})
     }
 
     #[test]
     fn reads_a_json_session_and_prefers_raw_input() {
-        let doc = json!({"friday": {"memory": {"_compressed_summary": "", "content": [
-            [msg("user", json!("Search")), []],
-            [msg("assistant", json!([{"type": "tool_use", "id": "c1", "name": "search", "input": {"query": "hello wor"}, "raw_input": "{\"query\": \"hello wor"}])), []],
-            [msg("system", json!([{"type": "tool_result", "id": "c1", "name": "search", "output": [{"type": "text", "text": "Error: boom"}]}])), []]
+        let doc = tree_json!({"friday": {"memory": {"_compressed_summary": "", "content": [
+            [msg("user", tree_json!("Search")), []],
+            [msg("assistant", tree_json!([{"type": "tool_use", "id": "c1", "name": "search", "input": {"query": "hello wor"}, "raw_input": "{\"query\": \"hello wor"}])), []],
+            [msg("system", tree_json!([{"type": "tool_result", "id": "c1", "name": "search", "output": [{"type": "text", "text": "Error: boom"}]}])), []]
         ]}, "toolkit": {"active_groups": []}}});
         assert_eq!(AgentScope.sniff(&doc), Some(90));
         let conv = &read(&doc)[0];
@@ -447,7 +447,7 @@ mod tests {
 
     #[test]
     fn splits_a_2x_assistant_message_at_its_results() {
-        let doc = json!({"session_id": "s", "context": [
+        let doc = tree_json!({"session_id": "s", "context": [
             {"name": "Friday", "role": "assistant", "id": "r1", "metadata": {}, "created_at": "x", "content": [
                 {"type": "tool_call", "id": "c1", "name": "w", "input": "{}", "state": "finished"},
                 {"type": "tool_result", "id": "c1", "name": "w", "output": "ok", "state": "error"},
@@ -463,12 +463,12 @@ mod tests {
 
     #[test]
     fn leaves_other_formats_alone() {
-        let anthropic = json!([{"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}]}]);
+        let anthropic = tree_json!([{"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}]}]);
         assert_eq!(AgentScope.sniff(&anthropic), None);
-        assert_eq!(AgentScope.sniff(&json!({"messages": []})), None);
-        assert_eq!(AgentScope.sniff(&json!([])), None);
+        assert_eq!(AgentScope.sniff(&tree_json!({"messages": []})), None);
+        assert_eq!(AgentScope.sniff(&tree_json!([])), None);
         // A chat export with names and timestamps, in OpenAI's shape.
-        let openai = json!([{"id": "1", "role": "assistant", "name": "bot", "content": "", "metadata": {}, "timestamp": "t", "tool_calls": []}]);
+        let openai = tree_json!([{"id": "1", "role": "assistant", "name": "bot", "content": "", "metadata": {}, "timestamp": "t", "tool_calls": []}]);
         assert_eq!(AgentScope.sniff(&openai), None);
         assert_eq!(AgentScope.sniff_record(&openai[0]), None);
     }

@@ -248,12 +248,12 @@ pub(crate) fn read_tools(container: &Tree, root: &Loc, conv: &mut Conversation) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tree_json as json;
+    use crate::tree_json;
 
     /// Only a result flagged `is_error` keeps its text.
     #[test]
     fn only_failed_results_keep_their_text() {
-        let value = json!({"messages": [
+        let value = tree_json!({"messages": [
             {"role": "assistant", "content": [
                 {"type": "tool_use", "id": "a", "name": "f", "input": {}},
                 {"type": "tool_use", "id": "b", "name": "f", "input": {}}

@@ -297,7 +297,7 @@ mod tests {
     use crate::formats::detect;
     use crate::lint::lint_str;
     use crate::transcript::SchemaDecl;
-    use crate::tree_json as json;
+    use crate::tree_json;
 
     fn codes(text: &str) -> Vec<String> {
         lint_str("x.json", text).codes()
@@ -405,7 +405,7 @@ mod tests {
 
     #[test]
     fn error_flag_and_result_text() {
-        let conv = conversation(json!({"messages": [
+        let conv = conversation(tree_json!({"messages": [
             {"role": "assistant", "content": [
                 {"toolUse": {"toolUseId": "t1", "name": "f", "input": {}}},
                 {"toolUse": {"toolUseId": "t2", "name": "f", "input": {}}},
@@ -440,7 +440,7 @@ mod tests {
 
     #[test]
     fn reads_tool_specs() {
-        let conv = conversation(json!({
+        let conv = conversation(tree_json!({
             "messages": [],
             "toolConfig": {"tools": [
                 {"toolSpec": {"name": "a", "inputSchema": {"json": {"type": "object"}}}},
@@ -473,7 +473,7 @@ mod tests {
 
     #[test]
     fn reads_calls_and_rejects_bad_roles() {
-        let conv = conversation(json!({"messages": [
+        let conv = conversation(tree_json!({"messages": [
             {"role": "assistant", "content": [{"toolUse": {"toolUseId": "t1", "name": "f"}}]}
         ]}))
         .expect("a conversation");
@@ -481,7 +481,7 @@ mod tests {
         assert_eq!(call.arguments, Arguments::Absent);
         assert_eq!(call.args_loc.pointer, "/messages/0/content/0/toolUse");
         assert_eq!(call.loc.pointer, "/messages/0/content/0");
-        let bad = json!({"messages": [{"role": "system", "content": [{"text": "x"}]}]});
+        let bad = tree_json!({"messages": [{"role": "system", "content": [{"text": "x"}]}]});
         assert!(conversation(bad).is_none());
     }
 }

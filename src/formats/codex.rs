@@ -236,7 +236,7 @@ fn new_conversation(loc: Loc) -> Conversation {
 
 #[cfg(test)]
 mod tests {
-    use crate::tree_json as json;
+    use crate::tree_json;
 
     use super::*;
     use crate::lint::{lint_str, Outcome};
@@ -250,27 +250,27 @@ mod tests {
     }
 
     fn line(kind: &str, payload: Tree) -> Tree<'static> {
-        json!({"timestamp": "2025-10-02T09:00:00.000Z", "type": kind, "payload": payload})
+        tree_json!({"timestamp": "2025-10-02T09:00:00.000Z", "type": kind, "payload": payload})
     }
 
     fn call(id: &str) -> Tree<'_> {
         line(
             "response_item",
-            json!({"type": "function_call", "name": "shell", "arguments": "{\"command\":[\"ls\"]}", "call_id": id}),
+            tree_json!({"type": "function_call", "name": "shell", "arguments": "{\"command\":[\"ls\"]}", "call_id": id}),
         )
     }
 
     fn output(id: &str, output: Tree) -> Tree<'static> {
         line(
             "response_item",
-            json!({"type": "function_call_output", "call_id": id, "output": output}),
+            tree_json!({"type": "function_call_output", "call_id": id, "output": output}),
         )
     }
 
     fn user(text: &str) -> Tree<'_> {
         line(
             "response_item",
-            json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}),
+            tree_json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}),
         )
     }
 
@@ -384,24 +384,24 @@ mod tests {
     #[test]
     fn sniffs_records() {
         assert_eq!(Codex.sniff_record(&user("hi")), Some(90));
-        assert_eq!(Codex.sniff_record(&json!({"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c"})), Some(40));
-        assert_eq!(Codex.sniff_record(&json!({"id": "5e0c2b7a", "timestamp": "2025-05-14T16:40:12Z", "instructions": null})), Some(50));
+        assert_eq!(Codex.sniff_record(&tree_json!({"type": "function_call", "name": "shell", "arguments": "{}", "call_id": "c"})), Some(40));
+        assert_eq!(Codex.sniff_record(&tree_json!({"id": "5e0c2b7a", "timestamp": "2025-05-14T16:40:12Z", "instructions": null})), Some(50));
         assert_eq!(
-            Codex.sniff_record(&json!({"record_type": "state"})),
+            Codex.sniff_record(&tree_json!({"record_type": "state"})),
             Some(10)
         );
         // Not ours: chat messages, Claude Code lines, NeMo-Gym records, unknown envelopes.
         assert_eq!(
-            Codex.sniff_record(&json!({"role": "user", "content": "hi"})),
+            Codex.sniff_record(&tree_json!({"role": "user", "content": "hi"})),
             None
         );
-        assert_eq!(Codex.sniff_record(&json!({"type": "user", "message": {"role": "user", "content": "hi"}, "uuid": "u1", "timestamp": "t"})), None);
+        assert_eq!(Codex.sniff_record(&tree_json!({"type": "user", "message": {"role": "user", "content": "hi"}, "uuid": "u1", "timestamp": "t"})), None);
         assert_eq!(
-            Codex.sniff_record(&json!({"responses_create_params": {"input": []}, "response": {}})),
+            Codex.sniff_record(&tree_json!({"responses_create_params": {"input": []}, "response": {}})),
             None
         );
         assert_eq!(
-            Codex.sniff_record(&json!({"timestamp": "t", "type": "other", "payload": {}})),
+            Codex.sniff_record(&tree_json!({"timestamp": "t", "type": "other", "payload": {}})),
             None
         );
     }
@@ -409,7 +409,7 @@ mod tests {
     #[test]
     fn output_shapes_and_error_flags() {
         let text = jsonl(&[
-            line("session_meta", json!({"id": "s1", "cwd": "/tmp"})),
+            line("session_meta", tree_json!({"id": "s1", "cwd": "/tmp"})),
             user("go"),
             call("c1"),
             call("c2"),
@@ -417,14 +417,14 @@ mod tests {
             call("c4"),
             output(
                 "c1",
-                json!({"content": "permission denied", "success": false}),
+                tree_json!({"content": "permission denied", "success": false}),
             ),
-            output("c2", json!({"content": "ok", "success": true})),
+            output("c2", tree_json!({"content": "ok", "success": true})),
             output(
                 "c3",
-                json!([{"type": "input_text", "text": "Error: no such file"}, {"type": "input_image", "image_url": "data:image/png;base64,AA"}]),
+                tree_json!([{"type": "input_text", "text": "Error: no such file"}, {"type": "input_image", "image_url": "data:image/png;base64,AA"}]),
             ),
-            output("c4", json!("Exit code: 0\nOutput:\nREADME.md")),
+            output("c4", tree_json!("Exit code: 0\nOutput:\nREADME.md")),
         ]);
         assert_eq!(codes("s.jsonl", &text), Vec::<String>::new());
         let convs = normalise(&text);
@@ -458,11 +458,11 @@ mod tests {
             call("c1"),
             line(
                 "compacted",
-                json!({"message": "Summary of the work so far."}),
+                tree_json!({"message": "Summary of the work so far."}),
             ),
             user("continue"),
             call("c2"),
-            output("c2", json!("done")),
+            output("c2", tree_json!("done")),
         ]);
         assert_eq!(codes("s.jsonl", &text), Vec::<String>::new());
         let convs = normalise(&text);
@@ -479,7 +479,7 @@ mod tests {
             user("go"),
             line(
                 "compacted",
-                json!({"message": "", "replacement_history": [
+                tree_json!({"message": "", "replacement_history": [
                     {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]},
                     {"type": "function_call", "name": "shell", "arguments": "{\"command\": [", "call_id": "c9"}
                 ]}),

@@ -350,7 +350,7 @@ fn tool_call(request: &Tree, loc: Loc, at: &Loc) -> ToolCall {
 
 #[cfg(test)]
 mod tests {
-    use crate::tree_json as json;
+    use crate::tree_json;
 
     use super::*;
     use crate::formats::session_docs;
@@ -358,25 +358,25 @@ mod tests {
 
     #[test]
     fn sniffs_copilot_events_only() {
-        let start = json!({"type": "session.start", "data": {"sessionId": "s", "version": 1, "producer": "copilot-agent", "copilotVersion": "1.0.80"}, "id": "e0", "timestamp": "t", "parentId": null});
+        let start = tree_json!({"type": "session.start", "data": {"sessionId": "s", "version": 1, "producer": "copilot-agent", "copilotVersion": "1.0.80"}, "id": "e0", "timestamp": "t", "parentId": null});
         assert_eq!(CopilotCli.sniff_record(&start), Some(90));
-        let call = json!({"type": "assistant.message", "data": {"messageId": "m", "content": "", "toolRequests": []}, "id": "e1", "timestamp": "t", "parentId": "e0"});
+        let call = tree_json!({"type": "assistant.message", "data": {"messageId": "m", "content": "", "toolRequests": []}, "id": "e1", "timestamp": "t", "parentId": "e0"});
         assert_eq!(CopilotCli.sniff_record(&call), Some(90));
-        let done = json!({"type": "tool.execution_complete", "data": {"toolCallId": "c", "success": true}, "id": "e2", "timestamp": "t", "parentId": "e1"});
+        let done = tree_json!({"type": "tool.execution_complete", "data": {"toolCallId": "c", "success": true}, "id": "e2", "timestamp": "t", "parentId": "e1"});
         assert_eq!(CopilotCli.sniff_record(&done), Some(90));
-        let turn = json!({"type": "assistant.turn_end", "data": {"turnId": "0"}, "id": "e3", "timestamp": "t", "parentId": "e2"});
+        let turn = tree_json!({"type": "assistant.turn_end", "data": {"turnId": "0"}, "id": "e3", "timestamp": "t", "parentId": "e2"});
         assert_eq!(CopilotCli.sniff_record(&turn), Some(50));
         // Near misses: Claude Code, Codex, pi and Moltis lines, and an event without its
         // envelope.
         for other in [
-            json!({"type": "user", "uuid": "u", "parentUuid": null, "sessionId": "s", "message": {"role": "user", "content": "hi"}}),
-            json!({"type": "assistant", "uuid": "u", "parentUuid": "p", "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}]}}),
-            json!({"type": "session_meta", "payload": {"id": "s", "cwd": "/w"}}),
-            json!({"type": "response_item", "payload": {"type": "function_call", "call_id": "c", "name": "shell", "arguments": "{}"}}),
-            json!({"type": "session", "version": 3, "id": "s", "timestamp": "t", "cwd": "/w"}),
-            json!({"type": "message", "id": "a1", "parentId": null, "timestamp": "t", "message": {"role": "toolResult", "toolCallId": "c", "toolName": "bash", "content": [], "isError": false}}),
-            json!({"role": "tool_result", "tool_call_id": "c", "success": true}),
-            json!({"type": "tool.execution_complete", "toolCallId": "c", "success": true}),
+            tree_json!({"type": "user", "uuid": "u", "parentUuid": null, "sessionId": "s", "message": {"role": "user", "content": "hi"}}),
+            tree_json!({"type": "assistant", "uuid": "u", "parentUuid": "p", "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}]}}),
+            tree_json!({"type": "session_meta", "payload": {"id": "s", "cwd": "/w"}}),
+            tree_json!({"type": "response_item", "payload": {"type": "function_call", "call_id": "c", "name": "shell", "arguments": "{}"}}),
+            tree_json!({"type": "session", "version": 3, "id": "s", "timestamp": "t", "cwd": "/w"}),
+            tree_json!({"type": "message", "id": "a1", "parentId": null, "timestamp": "t", "message": {"role": "toolResult", "toolCallId": "c", "toolName": "bash", "content": [], "isError": false}}),
+            tree_json!({"role": "tool_result", "tool_call_id": "c", "success": true}),
+            tree_json!({"type": "tool.execution_complete", "toolCallId": "c", "success": true}),
         ] {
             assert_eq!(CopilotCli.sniff_record(&other), None, "{other}");
         }
@@ -387,15 +387,15 @@ mod tests {
     #[test]
     fn reads_calls_results_and_failures() {
         let records = [
-            json!({"type": "user.message", "data": {"content": "go"}, "id": "e0", "parentId": null}),
-            json!({"type": "assistant.message", "data": {"content": "", "toolRequests": [
+            tree_json!({"type": "user.message", "data": {"content": "go"}, "id": "e0", "parentId": null}),
+            tree_json!({"type": "assistant.message", "data": {"content": "", "toolRequests": [
                 {"toolCallId": "a", "name": "view", "arguments": {"path": "x"}},
                 {"toolCallId": "b", "name": "edit", "arguments": "{\"path\": \"x"},
                 {"toolCallId": "c", "name": "apply_patch", "arguments": "*** Begin", "type": "custom"}
             ]}, "id": "e1", "parentId": "e0"}),
-            json!({"type": "tool.execution_start", "data": {"toolCallId": "a", "toolName": "view", "arguments": {}}, "id": "e2", "parentId": "e1"}),
-            json!({"type": "tool.execution_complete", "data": {"toolCallId": "a", "success": true, "result": {"content": "ok"}}, "id": "e3", "parentId": "e2"}),
-            json!({"type": "tool.execution_complete", "data": {"toolCallId": "b", "success": false, "error": {"message": "denied"}}, "id": "e4", "parentId": "e3"}),
+            tree_json!({"type": "tool.execution_start", "data": {"toolCallId": "a", "toolName": "view", "arguments": {}}, "id": "e2", "parentId": "e1"}),
+            tree_json!({"type": "tool.execution_complete", "data": {"toolCallId": "a", "success": true, "result": {"content": "ok"}}, "id": "e3", "parentId": "e2"}),
+            tree_json!({"type": "tool.execution_complete", "data": {"toolCallId": "b", "success": false, "error": {"message": "denied"}}, "id": "e4", "parentId": "e3"}),
         ];
         let convs = CopilotCli
             .normalise(&session_docs(&records))
@@ -438,12 +438,12 @@ mod tests {
     #[test]
     fn each_agent_is_a_conversation_of_its_own() {
         let records = [
-            json!({"type": "user.message", "data": {"content": "go"}, "id": "e0", "parentId": null}),
-            json!({"type": "assistant.message", "data": {"content": "", "toolRequests": [{"toolCallId": "task", "name": "task", "arguments": {}}]}, "id": "e1", "parentId": "e0"}),
-            json!({"type": "user.message", "data": {"content": "look"}, "id": "e2", "parentId": "e1", "agentId": "sub"}),
-            json!({"type": "assistant.message", "data": {"content": "", "toolRequests": [{"toolCallId": "g", "name": "glob", "arguments": {}}]}, "id": "e3", "parentId": "e2", "agentId": "sub"}),
-            json!({"type": "tool.execution_complete", "data": {"toolCallId": "g", "success": true}, "id": "e4", "parentId": "e3", "agentId": "sub"}),
-            json!({"type": "tool.execution_complete", "data": {"toolCallId": "task", "success": true}, "id": "e5", "parentId": "e4"}),
+            tree_json!({"type": "user.message", "data": {"content": "go"}, "id": "e0", "parentId": null}),
+            tree_json!({"type": "assistant.message", "data": {"content": "", "toolRequests": [{"toolCallId": "task", "name": "task", "arguments": {}}]}, "id": "e1", "parentId": "e0"}),
+            tree_json!({"type": "user.message", "data": {"content": "look"}, "id": "e2", "parentId": "e1", "agentId": "sub"}),
+            tree_json!({"type": "assistant.message", "data": {"content": "", "toolRequests": [{"toolCallId": "g", "name": "glob", "arguments": {}}]}, "id": "e3", "parentId": "e2", "agentId": "sub"}),
+            tree_json!({"type": "tool.execution_complete", "data": {"toolCallId": "g", "success": true}, "id": "e4", "parentId": "e3", "agentId": "sub"}),
+            tree_json!({"type": "tool.execution_complete", "data": {"toolCallId": "task", "success": true}, "id": "e5", "parentId": "e4"}),
         ];
         let convs = CopilotCli
             .normalise(&session_docs(&records))
@@ -458,12 +458,12 @@ mod tests {
     #[test]
     fn history_before_the_last_compaction_is_excluded() {
         let records = [
-            json!({"type": "user.message", "data": {"content": "old"}, "id": "e0", "parentId": null}),
-            json!({"type": "assistant.message", "data": {"content": "", "toolRequests": [{"toolCallId": "gone", "name": "view", "arguments": {}}]}, "id": "e1", "parentId": "e0"}),
-            json!({"type": "session.compaction_start", "data": {}, "id": "e2", "parentId": "e1"}),
-            json!({"type": "user.message", "data": {"content": "while compacting"}, "id": "e3", "parentId": "e2"}),
-            json!({"type": "session.compaction_complete", "data": {"success": true, "summaryContent": "s", "preCompactionMessagesLength": 2}, "id": "e4", "parentId": "e3"}),
-            json!({"type": "session.compaction_complete", "data": {"success": false}, "id": "e5", "parentId": "e4"}),
+            tree_json!({"type": "user.message", "data": {"content": "old"}, "id": "e0", "parentId": null}),
+            tree_json!({"type": "assistant.message", "data": {"content": "", "toolRequests": [{"toolCallId": "gone", "name": "view", "arguments": {}}]}, "id": "e1", "parentId": "e0"}),
+            tree_json!({"type": "session.compaction_start", "data": {}, "id": "e2", "parentId": "e1"}),
+            tree_json!({"type": "user.message", "data": {"content": "while compacting"}, "id": "e3", "parentId": "e2"}),
+            tree_json!({"type": "session.compaction_complete", "data": {"success": true, "summaryContent": "s", "preCompactionMessagesLength": 2}, "id": "e4", "parentId": "e3"}),
+            tree_json!({"type": "session.compaction_complete", "data": {"success": false}, "id": "e5", "parentId": "e4"}),
         ];
         let convs = CopilotCli
             .normalise(&session_docs(&records))
@@ -483,7 +483,7 @@ mod tests {
 
     #[test]
     fn not_copilot_when_forced_on_other_lines() {
-        let records = [json!({"role": "user", "content": "hi"})];
+        let records = [tree_json!({"role": "user", "content": "hi"})];
         assert!(CopilotCli.normalise(&session_docs(&records)).is_err());
     }
 

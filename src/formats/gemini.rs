@@ -402,7 +402,7 @@ mod tests {
     use super::*;
     use crate::formats::detect;
     use crate::lint::lint_str;
-    use crate::tree_json as json;
+    use crate::tree_json;
 
     fn codes(text: &str) -> Vec<String> {
         lint_str("x.json", text).codes()
@@ -620,7 +620,7 @@ mod tests {
 
     #[test]
     fn reads_calls_results_and_errors() {
-        let convs = conversations(json!({"contents": [
+        let convs = conversations(tree_json!({"contents": [
             {"role": "model", "parts": [{"functionCall": {"id": "c1", "name": "f"}}]},
             {"role": "user", "parts": [
                 {"functionResponse": {"id": "c1", "name": "f", "response": {"error": "Permission denied"}}}
@@ -635,14 +635,14 @@ mod tests {
         assert_eq!(result.text, "Permission denied");
         assert_eq!(result.call_id.as_deref(), Some("c1"));
 
-        let bad_role = json!({"contents": [{"role": "system", "parts": [{"text": "x"}]}]});
+        let bad_role = tree_json!({"contents": [{"role": "system", "parts": [{"text": "x"}]}]});
         let value = &bad_role;
         assert!(Gemini.normalise(&[Doc { base: 0, value }]).is_err());
     }
 
     #[test]
     fn reads_declarations_in_both_casings() {
-        let convs = conversations(json!({
+        let convs = conversations(tree_json!({
             "contents": [],
             "tools": [
                 {"functionDeclarations": [

@@ -372,7 +372,7 @@ fn read_calls(
 
 #[cfg(test)]
 mod tests {
-    use crate::tree_json as json;
+    use crate::tree_json;
 
     use super::*;
     use crate::lint::{lint_str, Outcome};
@@ -425,8 +425,8 @@ mod tests {
 
     #[test]
     fn detection_and_wrappers() {
-        let stored = json!([{"type": "human", "data": {"content": "hi"}}]);
-        let dumpd = json!({"values": {"messages": [
+        let stored = tree_json!([{"type": "human", "data": {"content": "hi"}}]);
+        let dumpd = tree_json!({"values": {"messages": [
             {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "HumanMessage"], "kwargs": {"content": "hi"}}
         ]}});
         for doc in [&stored, &dumpd] {
@@ -437,11 +437,11 @@ mod tests {
         }
         // Not LangChain: OpenAI messages, Responses-style items.
         assert_eq!(
-            Langchain.sniff(&json!([{"role": "user", "content": "hi"}])),
+            Langchain.sniff(&tree_json!([{"role": "user", "content": "hi"}])),
             None
         );
         assert_eq!(
-            Langchain.sniff(&json!([{"type": "message", "role": "user", "content": "hi"}])),
+            Langchain.sniff(&tree_json!([{"type": "message", "role": "user", "content": "hi"}])),
             None
         );
         // A LangSmith batch: one conversation per inner array.
@@ -455,7 +455,7 @@ mod tests {
     #[test]
     fn raw_copies_and_legacy_functions() {
         // `additional_kwargs.tool_calls` duplicates `tool_calls`/`invalid_tool_calls`: not read.
-        let ai = json!([{"type": "ai", "data": {
+        let ai = tree_json!([{"type": "ai", "data": {
             "content": "",
             "tool_calls": [],
             "invalid_tool_calls": [{"name": "f", "args": "{", "id": "c1", "error": "bad"}],
@@ -478,7 +478,7 @@ mod tests {
 
     #[test]
     fn error_status() {
-        let value = json!([
+        let value = tree_json!([
             {"type": "ai", "data": {"content": "", "tool_calls": [
                 {"name": "f", "args": {}, "id": "a"}, {"name": "f", "args": {}, "id": "b"}, {"name": "f", "args": {}, "id": "c"}
             ]}},
@@ -495,7 +495,7 @@ mod tests {
 
     #[test]
     fn rejects_other_shapes() {
-        let value = json!([{"role": "user", "content": "hi"}]);
+        let value = tree_json!([{"role": "user", "content": "hi"}]);
         let doc = Doc {
             base: 0,
             value: &value,

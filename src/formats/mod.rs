@@ -1,6 +1,7 @@
 //! Provider formats: the registry of adapters, and detection.
 //!
-//! One file per format (a directory for a large one: `claude_code/`). An adapter
+//! One file per format (a directory for a large one: `claude_code/`), registered by its line
+//! of [`crate::format::each_format!`], which declares the modules and [`ADAPTERS`]. An adapter
 //! (`adapter.rs`) knows its JSON shapes and turns them into the normalised
 //! [`crate::transcript::Conversation`] model; it never decides what is wrong. Detection is
 //! cheap: each adapter scores a document (or a session record) from its top-level shape, and
@@ -27,79 +28,19 @@ pub(crate) use shape::{
     all_have_role, array_at, blocks, field, has_text, opens_with_any, str_at, AGENTS_SDK_FAILURES,
 };
 
-mod adk;
-mod agentscope;
-mod anthropic;
-mod atif;
-mod bedrock_converse;
-mod claude_code;
-mod cline;
-mod codex;
-mod copilot_cli;
-mod crush;
-mod gemini;
-mod gemini_cli;
-mod goose;
-mod langchain;
-mod langfuse;
-mod langgraph_checkpoint;
-mod langgraph_stream;
-mod langsmith;
-mod letta;
-mod mcp;
-mod moltis;
-mod openai_chat;
-mod openai_responses;
-mod opencode;
-mod openhands;
-mod openinference;
-mod otel;
 mod otlp;
 mod phoenix;
-mod pi;
-mod pydantic_ai;
-mod qwen_code;
-mod spring_ai;
-mod strands;
-mod vercel_ai;
 
-/// Every adapter, one per format, in detection-priority order (ties go to the earlier one).
-/// Adding a format is one file plus one line here.
-static ADAPTERS: &[&dyn Adapter] = &[
-    &openai_chat::OpenAiChat,
-    &anthropic::Anthropic,
-    &cline::Cline,
-    &gemini::Gemini,
-    &bedrock_converse::BedrockConverse,
-    &openai_responses::OpenAiResponses,
-    &codex::Codex,
-    &claude_code::ClaudeCode,
-    &vercel_ai::VercelAi,
-    &langchain::Langchain,
-    &moltis::Moltis,
-    &mcp::Mcp,
-    &spring_ai::SpringAi,
-    &agentscope::AgentScope,
-    &adk::Adk,
-    &langgraph_stream::LanggraphStream,
-    &pi::Pi,
-    &copilot_cli::CopilotCli,
-    &gemini_cli::GeminiCli,
-    &qwen_code::QwenCode,
-    &goose::Goose,
-    &opencode::Opencode,
-    &crush::Crush,
-    &otel::Otel,
-    &openinference::OpenInference,
-    &pydantic_ai::PydanticAi,
-    &langfuse::Langfuse,
-    &langsmith::Langsmith,
-    &langgraph_checkpoint::LanggraphCheckpoint,
-    &letta::Letta,
-    &strands::Strands,
-    &atif::Atif,
-    &openhands::OpenHands,
-];
+/// One module per format, and every adapter in the registry's order
+/// ([`crate::format::each_format!`]).
+macro_rules! adapters {
+    ($($variant:ident $name:literal $kind:ident [$($native:ident),*] $module:ident,)*) => {
+        $(mod $module;)*
+
+        static ADAPTERS: &[&dyn Adapter] = &[$(&$module::$variant,)*];
+    };
+}
+crate::format::each_format!(adapters);
 
 // Defined beside the transcript, which carries it as a tag; the adapters live here.
 impl Format {
@@ -172,7 +113,7 @@ mod registry_tests {
         formats.sort_by_key(|f| f.name());
         formats.dedup();
         assert_eq!(formats.len(), listed, "a format has two adapters");
-        for format in Format::ALL {
+        for &format in Format::ALL {
             assert!(
                 format.adapter().is_some(),
                 "{} has no adapter",

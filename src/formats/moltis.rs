@@ -192,33 +192,33 @@ fn tool_result(record: &Tree, mloc: &Loc, is_error: bool, shown: &Tree) -> ToolR
 
 #[cfg(test)]
 mod tests {
-    use crate::tree_json as json;
+    use crate::tree_json;
 
     use super::*;
     use crate::lint::{lint_str, Outcome};
 
     fn call(id: &str, args: &str) -> Tree<'static> {
-        json!({"role": "assistant", "content": "", "created_at": 1750000001000u64, "tool_calls": [{"id": id, "type": "function", "function": {"name": "exec", "arguments": args}}], "run_id": "r1"})
+        tree_json!({"role": "assistant", "content": "", "created_at": 1750000001000u64, "tool_calls": [{"id": id, "type": "function", "function": {"name": "exec", "arguments": args}}], "run_id": "r1"})
     }
 
     #[test]
     fn sniffs_moltis_lines_only() {
         assert_eq!(
-            Moltis.sniff_record(&json!({"role": "tool_result", "tool_call_id": "c", "tool_name": "exec", "success": true})),
+            Moltis.sniff_record(&tree_json!({"role": "tool_result", "tool_call_id": "c", "tool_name": "exec", "success": true})),
             Some(90)
         );
         assert_eq!(
             Moltis.sniff_record(
-                &json!({"role": "user", "content": "hi", "created_at": 1750000000000u64})
+                &tree_json!({"role": "user", "content": "hi", "created_at": 1750000000000u64})
             ),
             Some(40)
         );
         assert_eq!(
-            Moltis.sniff_record(&json!({"role": "user", "content": "hi"})),
+            Moltis.sniff_record(&tree_json!({"role": "user", "content": "hi"})),
             None
         );
         assert_eq!(
-            Moltis.sniff_record(&json!({"type": "user", "message": {"role": "user"}})),
+            Moltis.sniff_record(&tree_json!({"type": "user", "message": {"role": "user"}})),
             None
         );
     }
@@ -226,16 +226,16 @@ mod tests {
     #[test]
     fn failure_markers() {
         let records = [
-            json!({"role": "user", "content": "go", "created_at": 1750000000000u64}),
+            tree_json!({"role": "user", "content": "go", "created_at": 1750000000000u64}),
             call("c1", "{}"),
-            json!({"role": "tool_result", "tool_call_id": "c1", "tool_name": "exec", "arguments": {}, "success": false, "error": "missing 'command'"}),
+            tree_json!({"role": "tool_result", "tool_call_id": "c1", "tool_name": "exec", "arguments": {}, "success": false, "error": "missing 'command'"}),
             call("c2", "{}"),
-            json!({"role": "tool_result", "tool_call_id": "c2", "tool_name": "exec", "arguments": {}, "success": true, "result": {"error": "denied"}}),
+            tree_json!({"role": "tool_result", "tool_call_id": "c2", "tool_name": "exec", "arguments": {}, "success": true, "result": {"error": "denied"}}),
             call("c3", "{}"),
-            json!({"role": "tool_result", "tool_call_id": "c3", "tool_name": "exec", "arguments": {}, "success": true, "result": {"result": {"success": false}}}),
+            tree_json!({"role": "tool_result", "tool_call_id": "c3", "tool_name": "exec", "arguments": {}, "success": true, "result": {"result": {"success": false}}}),
             call("c4", "{}"),
-            json!({"role": "tool_result", "tool_call_id": "c4", "tool_name": "exec", "arguments": {}, "success": true, "result": {"stdout": "ok", "error": null}}),
-            json!({"role": "tool", "tool_call_id": "c0", "content": "[Result from earlier conversation — see context summary above]"}),
+            tree_json!({"role": "tool_result", "tool_call_id": "c4", "tool_name": "exec", "arguments": {}, "success": true, "result": {"stdout": "ok", "error": null}}),
+            tree_json!({"role": "tool", "tool_call_id": "c0", "content": "[Result from earlier conversation — see context summary above]"}),
         ];
         let docs = crate::formats::session_docs(&records);
         let convs = Moltis.normalise(&docs).unwrap_or_default();

@@ -386,13 +386,13 @@ fn tool_def(name: &str, schema: Option<&Tree>, strict: bool, loc: Loc, schema_lo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tree_json as json;
+    use crate::tree_json;
 
     /// Only a failed result keeps its text (what `repeated-failing-call` compares); a result
     /// that did not fail keeps none.
     #[test]
     fn only_failed_results_keep_their_text() {
-        let value = json!({"messages": [
+        let value = tree_json!({"messages": [
             {"role": "assistant", "content": null, "tool_calls": [
                 {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}},
                 {"id": "b", "type": "function", "function": {"name": "f", "arguments": "{}"}}

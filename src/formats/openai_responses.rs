@@ -449,7 +449,7 @@ pub(crate) fn output_item(call: &Tree, text: &str) -> Option<Json> {
 
 #[cfg(test)]
 mod tests {
-    use crate::tree_json as json;
+    use crate::tree_json;
 
     use super::*;
     use crate::lint::{lint_str, Outcome};
@@ -540,79 +540,79 @@ mod tests {
         let responses = Some(Format::OpenAiResponses);
         assert_eq!(
             detected(
-                &json!({"input": [{"type": "function_call_output", "call_id": "c", "output": "1"}]})
+                &tree_json!({"input": [{"type": "function_call_output", "call_id": "c", "output": "1"}]})
             ),
             responses
         );
         assert_eq!(
-            detected(&json!({"model": "gpt-5", "input": [{"role": "user", "content": "hi"}]})),
+            detected(&tree_json!({"model": "gpt-5", "input": [{"role": "user", "content": "hi"}]})),
             responses
         );
         assert_eq!(
-            detected(&json!({"instructions": "Be brief.", "input": "hi"})),
+            detected(&tree_json!({"instructions": "Be brief.", "input": "hi"})),
             responses
         );
         assert_eq!(
-            detected(&json!({"object": "response", "output": []})),
+            detected(&tree_json!({"object": "response", "output": []})),
             responses
         );
         assert_eq!(
             detected(
-                &json!([{"role": "user", "content": "hi"}, {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"}])
+                &tree_json!([{"role": "user", "content": "hi"}, {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"}])
             ),
             responses
         );
         // Chat preference records, plain message arrays and embeddings requests are not ours.
         assert_eq!(
             detected(
-                &json!({"input": {"messages": [{"role": "user", "content": "hi"}]}, "preferred_output": []})
+                &tree_json!({"input": {"messages": [{"role": "user", "content": "hi"}]}, "preferred_output": []})
             ),
             Some(Format::OpenAiChat)
         );
         assert_eq!(
-            detected(&json!([{"role": "user", "content": "hi"}])),
+            detected(&tree_json!([{"role": "user", "content": "hi"}])),
             Some(Format::OpenAiChat)
         );
         assert_eq!(
-            detected(&json!({"model": "text-embedding-3-small", "input": ["a", "b"]})),
+            detected(&tree_json!({"model": "text-embedding-3-small", "input": ["a", "b"]})),
             None
         );
         assert_eq!(
-            detected(&json!({"model": "text-embedding-3-small", "input": "a"})),
+            detected(&tree_json!({"model": "text-embedding-3-small", "input": "a"})),
             None
         );
     }
 
     #[test]
     fn server_history_excuses_outputs_without_calls() {
-        let output = json!({"type": "function_call_output", "call_id": "call_1", "output": "ok"});
+        let output = tree_json!({"type": "function_call_output", "call_id": "call_1", "output": "ok"});
         for doc in [
-            json!({"previous_response_id": "resp_1", "input": [output]}),
-            json!({"conversation": {"id": "conv_1"}, "input": [output]}),
-            json!({"model": "gpt-5", "input": [{"type": "item_reference", "id": "fc_1"}, output]}),
+            tree_json!({"previous_response_id": "resp_1", "input": [output]}),
+            tree_json!({"conversation": {"id": "conv_1"}, "input": [output]}),
+            tree_json!({"model": "gpt-5", "input": [{"type": "item_reference", "id": "fc_1"}, output]}),
         ] {
             assert!(normalise(&doc).server_history, "{doc}");
             assert_eq!(codes("x.json", &doc.to_string()), Vec::<String>::new());
         }
         // `previous_response_id: null` in a saved response is not a chain.
-        let doc = json!({"object": "response", "previous_response_id": null, "output": [output]});
+        let doc = tree_json!({"object": "response", "previous_response_id": null, "output": [output]});
         assert_eq!(codes("x.json", &doc.to_string()), ["TC101@1:60"]);
     }
 
     #[test]
     fn trailing_calls_are_fine_but_a_call_left_behind_is_not() {
-        let call = |id: &str| json!({"type": "function_call", "call_id": id, "name": "f", "arguments": "{}"});
+        let call = |id: &str| tree_json!({"type": "function_call", "call_id": id, "name": "f", "arguments": "{}"});
         let output =
-            |id: &str| json!({"type": "function_call_output", "call_id": id, "output": "ok"});
-        let doc = json!({"input": [call("a"), call("b")]});
+            |id: &str| tree_json!({"type": "function_call_output", "call_id": id, "output": "ok"});
+        let doc = tree_json!({"input": [call("a"), call("b")]});
         assert_eq!(codes("x.json", &doc.to_string()), Vec::<String>::new());
-        let doc = json!({"input": [call("a"), call("b"), output("a")]});
+        let doc = tree_json!({"input": [call("a"), call("b"), output("a")]});
         assert_eq!(codes("x.json", &doc.to_string()), ["TC102@1:78"]);
     }
 
     #[test]
     fn provider_executed_items_are_not_paired() {
-        let doc = json!({"input": [
+        let doc = tree_json!({"input": [
             {"role": "user", "content": "search"},
             {"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {"type": "search", "query": "q"}},
             {"type": "file_search_call", "id": "fs_1", "status": "completed", "queries": ["q"]},
@@ -628,14 +628,14 @@ mod tests {
             .calls()
             .all(|(_, c)| c.kind == CallKind::ProviderExecuted));
         // An `mcp_call` with broken arguments is still reported.
-        let doc = json!({"input": [{"type": "mcp_call", "id": "mcp_1", "server_label": "docs",
+        let doc = tree_json!({"input": [{"type": "mcp_call", "id": "mcp_1", "server_label": "docs",
             "name": "lookup", "arguments": "{\"q\": ", "output": "x"}]});
         assert_eq!(codes("x.json", &doc.to_string()), ["TC201@1:93"]);
     }
 
     #[test]
     fn builtin_client_calls_pair_with_their_outputs() {
-        let doc = json!({"input": [
+        let doc = tree_json!({"input": [
             {"type": "computer_call", "id": "cu_1", "call_id": "call_c", "status": "completed",
              "action": {"type": "click", "x": 10, "y": 20, "button": "left"}, "pending_safety_checks": []},
             {"type": "local_shell_call", "id": "lsh_1", "call_id": "call_l", "status": "completed",
@@ -669,7 +669,7 @@ mod tests {
 
     #[test]
     fn reads_tools() {
-        let doc = json!({"input": "hi", "tools": [
+        let doc = tree_json!({"input": "hi", "tools": [
             {"type": "function", "name": "f", "parameters": {"type": "object"}, "strict": true},
             {"type": "function", "function": {"name": "nested", "parameters": {"type": "object"}}},
             {"type": "custom", "name": "grammar_tool", "format": {"type": "text"}},
@@ -704,7 +704,7 @@ mod tests {
 
     #[test]
     fn nemo_gym_locations() {
-        let doc = json!({"responses_create_params": {"input": [{"role": "user", "content": "q"}],
+        let doc = tree_json!({"responses_create_params": {"input": [{"role": "user", "content": "q"}],
             "tools": [{"type": "function", "name": "f", "parameters": {"type": "object"}}]},
             "response": {"output": [{"type": "function_call", "call_id": "c", "name": "f", "arguments": "{"}]}});
         let conv = normalise(&doc);

@@ -451,7 +451,7 @@ fn tool_call(block: &Tree, loc: Loc, at: &Loc) -> ToolCall {
 
 #[cfg(test)]
 mod tests {
-    use crate::tree_json as json;
+    use crate::tree_json;
 
     use super::*;
     use crate::formats::session_docs;
@@ -459,20 +459,20 @@ mod tests {
 
     #[test]
     fn sniffs_pi_records_only() {
-        let header = json!({"type": "session", "version": 3, "id": "5b0c8e2a", "timestamp": "2026-03-02T10:00:00.000Z", "cwd": "/w"});
+        let header = tree_json!({"type": "session", "version": 3, "id": "5b0c8e2a", "timestamp": "2026-03-02T10:00:00.000Z", "cwd": "/w"});
         assert_eq!(Pi.sniff_record(&header), Some(90));
-        let result = json!({"type": "message", "id": "a1", "parentId": null, "timestamp": "t", "message": {"role": "toolResult", "toolCallId": "c", "toolName": "bash", "content": [], "isError": false}});
+        let result = tree_json!({"type": "message", "id": "a1", "parentId": null, "timestamp": "t", "message": {"role": "toolResult", "toolCallId": "c", "toolName": "bash", "content": [], "isError": false}});
         assert_eq!(Pi.sniff_record(&result), Some(90));
-        let call = json!({"type": "message", "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "c", "name": "bash", "arguments": {}}]}});
+        let call = tree_json!({"type": "message", "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "c", "name": "bash", "arguments": {}}]}});
         assert_eq!(Pi.sniff_record(&call), Some(90));
         // Near misses: Claude Code, Codex and Moltis lines.
         for other in [
-            json!({"type": "user", "uuid": "u", "parentUuid": null, "sessionId": "s", "message": {"role": "user", "content": "hi"}}),
-            json!({"type": "assistant", "uuid": "u", "parentUuid": "p", "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}]}}),
-            json!({"type": "session_meta", "payload": {"id": "s", "cwd": "/w"}}),
-            json!({"type": "response_item", "payload": {"type": "message", "role": "user", "content": []}}),
-            json!({"role": "tool_result", "tool_call_id": "c", "success": true}),
-            json!({"type": "message", "message": {"role": "user", "content": "hi"}}),
+            tree_json!({"type": "user", "uuid": "u", "parentUuid": null, "sessionId": "s", "message": {"role": "user", "content": "hi"}}),
+            tree_json!({"type": "assistant", "uuid": "u", "parentUuid": "p", "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}]}}),
+            tree_json!({"type": "session_meta", "payload": {"id": "s", "cwd": "/w"}}),
+            tree_json!({"type": "response_item", "payload": {"type": "message", "role": "user", "content": []}}),
+            tree_json!({"role": "tool_result", "tool_call_id": "c", "success": true}),
+            tree_json!({"type": "message", "message": {"role": "user", "content": "hi"}}),
         ] {
             assert_eq!(Pi.sniff_record(&other), None, "{other}");
         }
@@ -482,13 +482,13 @@ mod tests {
     #[test]
     fn replays_the_leaf_path_after_the_last_compaction() {
         let records = [
-            json!({"type": "session", "version": 3, "id": "s", "timestamp": "t", "cwd": "/w"}),
-            json!({"type": "message", "id": "e1", "parentId": null, "message": {"role": "user", "content": "dropped by the compaction"}}),
-            json!({"type": "message", "id": "e2", "parentId": "e1", "message": {"role": "user", "content": "kept"}}),
-            json!({"type": "message", "id": "b1", "parentId": "e2", "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "off", "name": "bash", "arguments": {}}], "stopReason": "toolUse"}}),
-            json!({"type": "compaction", "id": "e3", "parentId": "e2", "summary": "s", "firstKeptEntryId": "e2", "tokensBefore": 1}),
-            json!({"type": "message", "id": "e4", "parentId": "e3", "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "gone", "name": "bash", "arguments": {}, "partialJson": "{\"a"}], "stopReason": "aborted"}}),
-            json!({"type": "message", "id": "e5", "parentId": "e4", "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "live", "name": "bash", "arguments": {}, "partialJson": "{\"a\":"}], "stopReason": "length"}}),
+            tree_json!({"type": "session", "version": 3, "id": "s", "timestamp": "t", "cwd": "/w"}),
+            tree_json!({"type": "message", "id": "e1", "parentId": null, "message": {"role": "user", "content": "dropped by the compaction"}}),
+            tree_json!({"type": "message", "id": "e2", "parentId": "e1", "message": {"role": "user", "content": "kept"}}),
+            tree_json!({"type": "message", "id": "b1", "parentId": "e2", "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "off", "name": "bash", "arguments": {}}], "stopReason": "toolUse"}}),
+            tree_json!({"type": "compaction", "id": "e3", "parentId": "e2", "summary": "s", "firstKeptEntryId": "e2", "tokensBefore": 1}),
+            tree_json!({"type": "message", "id": "e4", "parentId": "e3", "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "gone", "name": "bash", "arguments": {}, "partialJson": "{\"a"}], "stopReason": "aborted"}}),
+            tree_json!({"type": "message", "id": "e5", "parentId": "e4", "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "live", "name": "bash", "arguments": {}, "partialJson": "{\"a\":"}], "stopReason": "length"}}),
         ];
         let convs = Pi.normalise(&session_docs(&records)).unwrap_or_default();
         let conv = convs.first().expect("one conversation");
@@ -509,11 +509,11 @@ mod tests {
     #[test]
     fn the_leaf_is_the_last_entry_whatever_its_type() {
         let records = [
-            json!({"type": "session", "version": 3, "id": "s", "timestamp": "t", "cwd": "/w"}),
-            json!({"type": "message", "id": "e1", "parentId": null, "message": {"role": "user", "content": "root"}}),
-            json!({"type": "message", "id": "e2", "parentId": "e1", "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "abandoned", "name": "bash", "arguments": {}}], "stopReason": "toolUse"}}),
-            json!({"type": "message", "id": "e3", "parentId": "e1", "message": {"role": "assistant", "content": [{"type": "text", "text": "other branch"}], "stopReason": "stop"}}),
-            json!({"type": "leaf", "id": "e4", "parentId": "e3", "targetId": "e3"}),
+            tree_json!({"type": "session", "version": 3, "id": "s", "timestamp": "t", "cwd": "/w"}),
+            tree_json!({"type": "message", "id": "e1", "parentId": null, "message": {"role": "user", "content": "root"}}),
+            tree_json!({"type": "message", "id": "e2", "parentId": "e1", "message": {"role": "assistant", "content": [{"type": "toolCall", "id": "abandoned", "name": "bash", "arguments": {}}], "stopReason": "toolUse"}}),
+            tree_json!({"type": "message", "id": "e3", "parentId": "e1", "message": {"role": "assistant", "content": [{"type": "text", "text": "other branch"}], "stopReason": "stop"}}),
+            tree_json!({"type": "leaf", "id": "e4", "parentId": "e3", "targetId": "e3"}),
         ];
         let convs = Pi.normalise(&session_docs(&records)).unwrap_or_default();
         let conv = convs.first().expect("one conversation");
@@ -524,18 +524,18 @@ mod tests {
 
     #[test]
     fn not_pi_when_forced_on_other_lines() {
-        let records = [json!({"role": "user", "content": "hi"})];
+        let records = [tree_json!({"role": "user", "content": "hi"})];
         assert!(Pi.normalise(&session_docs(&records)).is_err());
     }
 
     #[test]
     fn v1_files_replay_in_file_order_from_the_kept_index() {
         let records = [
-            json!({"type": "session", "id": "s", "timestamp": "t", "cwd": "/w"}),
-            json!({"type": "message", "message": {"role": "user", "content": "old"}}),
-            json!({"type": "message", "message": {"role": "user", "content": "kept"}}),
-            json!({"type": "compaction", "summary": "s", "firstKeptEntryIndex": 2, "tokensBefore": 1}),
-            json!({"type": "message", "message": {"role": "toolResult", "toolCallId": "x", "toolName": "bash", "content": [], "isError": false, "details": {"status": "error"}}}),
+            tree_json!({"type": "session", "id": "s", "timestamp": "t", "cwd": "/w"}),
+            tree_json!({"type": "message", "message": {"role": "user", "content": "old"}}),
+            tree_json!({"type": "message", "message": {"role": "user", "content": "kept"}}),
+            tree_json!({"type": "compaction", "summary": "s", "firstKeptEntryIndex": 2, "tokensBefore": 1}),
+            tree_json!({"type": "message", "message": {"role": "toolResult", "toolCallId": "x", "toolName": "bash", "content": [], "isError": false, "details": {"status": "error"}}}),
         ];
         let convs = Pi.normalise(&session_docs(&records)).unwrap_or_default();
         let conv = convs.first().expect("one conversation");

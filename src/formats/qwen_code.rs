@@ -378,7 +378,7 @@ fn push_parts(
 
 #[cfg(test)]
 mod tests {
-    use crate::tree_json as json;
+    use crate::tree_json;
 
     use super::*;
     use crate::formats::session_docs;
@@ -390,7 +390,7 @@ mod tests {
         kind: &str,
         message: Tree<'static>,
     ) -> Tree<'static> {
-        json!({"uuid": uuid, "parentUuid": parent, "sessionId": "s", "timestamp": "t", "type": kind, "cwd": "/w", "version": "0.5.2", "message": message})
+        tree_json!({"uuid": uuid, "parentUuid": parent, "sessionId": "s", "timestamp": "t", "type": kind, "cwd": "/w", "version": "0.5.2", "message": message})
     }
 
     fn conversation(records: &[Tree<'_>]) -> Conversation {
@@ -406,15 +406,15 @@ mod tests {
             "u",
             None,
             "user",
-            json!({"role": "user", "parts": [{"text": "hi"}]}),
+            tree_json!({"role": "user", "parts": [{"text": "hi"}]}),
         );
         assert_eq!(QwenCode.sniff_record(&user), Some(95));
-        let result = json!({"uuid": "r", "parentUuid": "u", "sessionId": "s", "type": "tool_result", "message": {"role": "user", "parts": []}});
+        let result = tree_json!({"uuid": "r", "parentUuid": "u", "sessionId": "s", "type": "tool_result", "message": {"role": "user", "parts": []}});
         assert_eq!(QwenCode.sniff_record(&result), Some(95));
-        let compression = json!({"uuid": "c", "parentUuid": "r", "sessionId": "s", "type": "system", "subtype": "chat_compression", "systemPayload": {"compressedHistory": []}});
+        let compression = tree_json!({"uuid": "c", "parentUuid": "r", "sessionId": "s", "type": "system", "subtype": "chat_compression", "systemPayload": {"compressedHistory": []}});
         assert_eq!(QwenCode.sniff_record(&compression), Some(95));
         // Claude Code's own sniffing passes over the records only Qwen Code writes.
-        let telemetry = json!({"uuid": "t", "parentUuid": "c", "sessionId": "s", "type": "system", "subtype": "ui_telemetry", "cwd": "/w", "version": "0.24.4", "systemPayload": {"uiEvent": {"event.name": "qwen-code.api_response"}}});
+        let telemetry = tree_json!({"uuid": "t", "parentUuid": "c", "sessionId": "s", "type": "system", "subtype": "ui_telemetry", "cwd": "/w", "version": "0.24.4", "systemPayload": {"uiEvent": {"event.name": "qwen-code.api_response"}}});
         for qwen in [&user, &result, &compression, &telemetry] {
             assert_eq!(
                 crate::formats::claude_code::ClaudeCode.sniff_record(qwen),
@@ -424,12 +424,12 @@ mod tests {
         }
         // Near misses: Claude Code (same envelope, `message.content`), Gemini CLI, pi, Codex.
         for other in [
-            json!({"type": "user", "uuid": "u", "parentUuid": null, "sessionId": "s", "cwd": "/w", "version": "2.0.1", "message": {"role": "user", "content": "hi"}}),
-            json!({"type": "assistant", "uuid": "u", "parentUuid": "p", "sessionId": "s", "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}]}}),
-            json!({"type": "system", "subtype": "compact_boundary", "uuid": "u", "parentUuid": null, "sessionId": "s", "content": "Conversation compacted"}),
-            json!({"id": "m", "timestamp": "t", "type": "gemini", "content": [{"functionCall": {"name": "ls", "args": {}}}]}),
-            json!({"type": "message", "id": "a1", "parentId": null, "message": {"role": "toolResult", "toolCallId": "c", "toolName": "bash", "content": []}}),
-            json!({"type": "response_item", "payload": {"type": "function_call", "call_id": "c", "name": "shell", "arguments": "{}"}}),
+            tree_json!({"type": "user", "uuid": "u", "parentUuid": null, "sessionId": "s", "cwd": "/w", "version": "2.0.1", "message": {"role": "user", "content": "hi"}}),
+            tree_json!({"type": "assistant", "uuid": "u", "parentUuid": "p", "sessionId": "s", "message": {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}]}}),
+            tree_json!({"type": "system", "subtype": "compact_boundary", "uuid": "u", "parentUuid": null, "sessionId": "s", "content": "Conversation compacted"}),
+            tree_json!({"id": "m", "timestamp": "t", "type": "gemini", "content": [{"functionCall": {"name": "ls", "args": {}}}]}),
+            tree_json!({"type": "message", "id": "a1", "parentId": null, "message": {"role": "toolResult", "toolCallId": "c", "toolName": "bash", "content": []}}),
+            tree_json!({"type": "response_item", "payload": {"type": "function_call", "call_id": "c", "name": "shell", "arguments": "{}"}}),
         ] {
             assert_eq!(QwenCode.sniff_record(&other), None, "{other}");
         }
@@ -440,7 +440,7 @@ mod tests {
     /// Code's envelope; cut off while a call ran, its last message record is that call.
     #[test]
     fn a_session_opening_with_system_records_is_detected_as_qwen_code() {
-        let system = |uuid: &str, parent: Option<&str>, subtype: &str| json!({"uuid": uuid, "parentUuid": parent, "sessionId": "s", "timestamp": "t", "type": "system", "provenance": "system", "cwd": "/w", "version": "0.24.4", "subtype": subtype, "systemPayload": {}});
+        let system = |uuid: &str, parent: Option<&str>, subtype: &str| tree_json!({"uuid": uuid, "parentUuid": parent, "sessionId": "s", "timestamp": "t", "type": "system", "provenance": "system", "cwd": "/w", "version": "0.24.4", "subtype": subtype, "systemPayload": {}});
         let records = [
             system("s1", None, "session_source"),
             system("s2", Some("s1"), "session_model"),
@@ -448,7 +448,7 @@ mod tests {
                 "u1",
                 Some("s2"),
                 "user",
-                json!({"role": "user", "parts": [{"text": "go"}]}),
+                tree_json!({"role": "user", "parts": [{"text": "go"}]}),
             ),
             system("s3", Some("u1"), "attribution_snapshot"),
             system("s4", Some("s3"), "ui_telemetry"),
@@ -456,7 +456,7 @@ mod tests {
                 "a1",
                 Some("s4"),
                 "assistant",
-                json!({"role": "model", "parts": [{"functionCall": {"id": "k1", "name": "ls", "args": {}}}]}),
+                tree_json!({"role": "model", "parts": [{"functionCall": {"id": "k1", "name": "ls", "args": {}}}]}),
             ),
         ];
         let detected = crate::formats::detect_session(records.iter()).map(|a| a.format());
@@ -476,39 +476,39 @@ mod tests {
                 "u1",
                 None,
                 "user",
-                json!({"role": "user", "parts": [{"text": "go"}]}),
+                tree_json!({"role": "user", "parts": [{"text": "go"}]}),
             ),
             record(
                 "a1",
                 Some("u1"),
                 "assistant",
-                json!({"role": "model", "parts": [{"functionCall": {"id": "c1", "name": "ls", "args": {}}}]}),
+                tree_json!({"role": "model", "parts": [{"functionCall": {"id": "c1", "name": "ls", "args": {}}}]}),
             ),
             // A second record of a1 (streamed in two writes): its parts join a1's.
             record(
                 "a1",
                 Some("u1"),
                 "assistant",
-                json!({"role": "model", "parts": [{"functionCall": {"id": "c2", "name": "ls", "args": {}}}]}),
+                tree_json!({"role": "model", "parts": [{"functionCall": {"id": "c2", "name": "ls", "args": {}}}]}),
             ),
             // An abandoned branch.
             record(
                 "x1",
                 Some("u1"),
                 "assistant",
-                json!({"role": "model", "parts": [{"functionCall": {"id": "gone", "name": "rm", "args": {}}}]}),
+                tree_json!({"role": "model", "parts": [{"functionCall": {"id": "gone", "name": "rm", "args": {}}}]}),
             ),
             record(
                 "r1",
                 Some("a1"),
                 "tool_result",
-                json!({"role": "user", "parts": [{"functionResponse": {"id": "c1", "name": "ls", "response": {}}}]}),
+                tree_json!({"role": "user", "parts": [{"functionResponse": {"id": "c1", "name": "ls", "response": {}}}]}),
             ),
             record(
                 "r2",
                 Some("r1"),
                 "tool_result",
-                json!({"role": "user", "parts": [{"functionResponse": {"id": "c2", "name": "ls", "response": {}}}]}),
+                tree_json!({"role": "user", "parts": [{"functionResponse": {"id": "c2", "name": "ls", "response": {}}}]}),
             ),
         ];
         let conv = conversation(&records);
@@ -532,16 +532,16 @@ mod tests {
                 "u1",
                 None,
                 "user",
-                json!({"role": "user", "parts": [{"functionResponse": {"id": "old", "name": "ls", "response": {}}}]}),
+                tree_json!({"role": "user", "parts": [{"functionResponse": {"id": "old", "name": "ls", "response": {}}}]}),
             ),
-            json!({"uuid": "c1", "parentUuid": "u1", "sessionId": "s", "type": "system", "subtype": "chat_compression",
+            tree_json!({"uuid": "c1", "parentUuid": "u1", "sessionId": "s", "type": "system", "subtype": "chat_compression",
                    "systemPayload": {"info": {}, "compressedHistory": [{"role": "user", "parts": [{"text": "summary"}]}, {"role": "model", "parts": [{"text": "ok"}]}]}}),
-            json!({"uuid": "t1", "parentUuid": "c1", "sessionId": "s", "type": "system", "subtype": "ui_telemetry", "systemPayload": {"uiEvent": {}}}),
+            tree_json!({"uuid": "t1", "parentUuid": "c1", "sessionId": "s", "type": "system", "subtype": "ui_telemetry", "systemPayload": {"uiEvent": {}}}),
             record(
                 "u2",
                 Some("t1"),
                 "user",
-                json!({"role": "user", "parts": [{"text": "next"}]}),
+                tree_json!({"role": "user", "parts": [{"text": "next"}]}),
             ),
         ];
         let conv = conversation(&records);
@@ -570,7 +570,7 @@ mod tests {
 
     #[test]
     fn not_qwen_when_forced_on_other_lines() {
-        let records = [json!({"role": "user", "content": "hi"})];
+        let records = [tree_json!({"role": "user", "content": "hi"})];
         assert!(QwenCode.normalise(&session_docs(&records)).is_err());
     }
 }

@@ -415,7 +415,7 @@ fn response(data: Option<&Tree>) -> (bool, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tree_json as json;
+    use crate::tree_json;
 
     fn read(doc: &Tree) -> Vec<Conversation> {
         normalise(&[Doc {
@@ -427,7 +427,7 @@ mod tests {
 
     #[test]
     fn reads_redis_documents_and_pairs_by_id() {
-        let doc = json!([
+        let doc = tree_json!([
             {"type": "USER", "content": "Weather?", "conversation_id": "c", "metadata": {"messageType": "USER"}},
             {"type": "ASSISTANT", "content": "", "conversation_id": "c", "toolCalls": [{"id": "a", "type": "function", "name": "w", "arguments": "{}"}]},
             {"type": "TOOL", "content": "", "conversation_id": "c", "toolResponses": [{"id": "a", "name": "w", "responseData": "\"Sunny\""}]}
@@ -447,7 +447,7 @@ mod tests {
 
     #[test]
     fn reads_session_rows_inside_their_string() {
-        let doc = json!([
+        let doc = tree_json!([
             {"message_type": "ASSISTANT", "message_content": "", "message_data": "[{\"id\":\"a\",\"name\":\"w\",\"arguments\":null}]"},
             {"message_type": "TOOL", "message_content": "", "message_data": "[{\"id\":\"a\",\"name\":\"w\",\"responseData\":\"City must not be blank\"}]"}
         ]);
@@ -463,7 +463,7 @@ mod tests {
 
     #[test]
     fn reads_text_content_of_hand_rolled_dumps() {
-        let doc = json!([{"messageType": "ASSISTANT", "textContent": "Done.", "toolCalls": [], "toolResponses": []}]);
+        let doc = tree_json!([{"messageType": "ASSISTANT", "textContent": "Done.", "toolCalls": [], "toolResponses": []}]);
         assert_eq!(SpringAi.sniff(&doc), Some(90));
         let conv = &read(&doc)[0];
         assert!(
@@ -474,15 +474,15 @@ mod tests {
     #[test]
     fn leaves_other_formats_alone() {
         assert_eq!(
-            SpringAi.sniff(&json!([{"role": "user", "content": "hi"}])),
+            SpringAi.sniff(&tree_json!([{"role": "user", "content": "hi"}])),
             None
         );
         assert_eq!(
-            SpringAi.sniff(&json!([{"type": "human", "data": {}}])),
+            SpringAi.sniff(&tree_json!([{"type": "human", "data": {}}])),
             None
         );
         assert_eq!(
-            SpringAi.sniff(&json!([{"type": "USER", "content": "hi"}])),
+            SpringAi.sniff(&tree_json!([{"type": "USER", "content": "hi"}])),
             None
         );
     }

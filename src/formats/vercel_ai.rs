@@ -503,7 +503,7 @@ fn push_v4_invocation(conv: &mut Conversation, role: Role, inv: &Tree, loc: Loc,
 
 #[cfg(test)]
 mod tests {
-    use crate::tree_json as json;
+    use crate::tree_json;
 
     use super::*;
     use crate::lint::{lint_str, Outcome};
@@ -575,32 +575,32 @@ mod tests {
 
     #[test]
     fn detection() {
-        let v5 = json!({"messages": [
+        let v5 = tree_json!({"messages": [
             {"role": "system", "content": "be brief"},
             {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": {}}]},
             {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1", "toolName": "f", "output": {"type": "text", "value": "ok"}}]}
         ]});
         assert_eq!(detected(v5), Some(Format::VercelAi));
-        let ui = json!([{"id": "m1", "role": "user", "parts": [{"type": "text", "text": "hi"}]}]);
+        let ui = tree_json!([{"id": "m1", "role": "user", "parts": [{"type": "text", "text": "hi"}]}]);
         assert_eq!(detected(ui), Some(Format::VercelAi));
-        let openai = json!({"messages": [
+        let openai = tree_json!({"messages": [
             {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
             {"role": "tool", "tool_call_id": "c1", "content": "ok"}
         ]});
         assert_eq!(detected(openai), Some(Format::OpenAiChat));
-        let anthropic = json!({"messages": [
+        let anthropic = tree_json!({"messages": [
             {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "f", "input": {}}]},
             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]}
         ]});
         assert_eq!(detected(anthropic), Some(Format::Anthropic));
         let plain =
-            json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]);
+            tree_json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]);
         assert_eq!(detected(plain), Some(Format::OpenAiChat));
     }
 
     #[test]
     fn error_flags_and_provider_results() {
-        let c = conv(json!([
+        let c = conv(tree_json!([
             {"role": "assistant", "content": [
                 {"type": "tool-call", "toolCallId": "a", "toolName": "f", "input": {}},
                 {"type": "tool-call", "toolCallId": "b", "toolName": "f", "args": {}},
@@ -618,7 +618,7 @@ mod tests {
             .collect();
         assert_eq!(results, [(true, false), (false, false), (false, true)]);
         // A deferred provider-executed result in a tool message is not an orphan.
-        let text = json!([
+        let text = tree_json!([
             {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "srv", "toolName": "code", "input": {}, "providerExecuted": true}]},
             {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "srv", "toolName": "code", "output": {"type": "text", "value": "done"}}]},
             {"role": "user", "content": "thanks"}
@@ -678,7 +678,7 @@ mod tests {
 
     #[test]
     fn rejects_unknown_roles() {
-        let value = json!([{"role": "bot", "content": "hi"}]);
+        let value = tree_json!([{"role": "bot", "content": "hi"}]);
         let doc = Doc {
             base: 0,
             value: &value,

@@ -218,13 +218,15 @@ pub fn check_conversation(
     jsonl: bool,
 ) -> Vec<Finding> {
     let recorded = conv.provider.map(|p| [p]);
+    use crate::provider::Provider;
     // An OpenAI-shaped request naming another provider's model is sent to that provider.
-    let by_model = match (&opts.targets, &recorded, conv.format) {
-        (
-            None,
-            None,
-            crate::format::Format::OpenAiChat | crate::format::Format::OpenAiResponses,
-        ) => conv
+    let openai_shaped = conv.format.kind() == crate::format::Kind::Sent
+        && matches!(
+            conv.format.native(),
+            [Provider::Openai] | [Provider::OpenaiResponses]
+        );
+    let by_model = match (&opts.targets, &recorded) {
+        (None, None) if openai_shaped => conv
             .model
             .as_deref()
             .and_then(|m| crate::provider::from_model(m).map(|p| ([p], m))),
@@ -234,7 +236,7 @@ pub fn check_conversation(
         (Some(targets), _, _) => targets,
         (None, Some(recorded), _) => recorded,
         (None, None, Some((inferred, _))) => inferred,
-        (None, None, None) => crate::provider::Provider::native(conv.format),
+        (None, None, None) => conv.format.native(),
     };
     let cx = Context::new(
         conv,

@@ -295,7 +295,7 @@ pub(super) fn unrecognised_finding(opts: &LintOptions, reason: &str) -> Finding 
     )
     .help(format!(
         "pass `--input-format` with one of: {}",
-        Format::ALL.map(Format::name).join(", ")
+        Format::names()
     ))
 }
 

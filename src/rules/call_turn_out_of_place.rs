@@ -70,7 +70,7 @@ impl Rule for CallTurnOutOfPlace {
         };
         // Gemini's own Contents are what it receives; other formats' assistant messages may
         // be merged on the way.
-        let native = Provider::native(conv.format).contains(&Provider::Gemini);
+        let native = conv.format.native().contains(&Provider::Gemini);
         for (t, turn) in conv.turns.iter().enumerate() {
             if turn.role != Role::Assistant || !has_calls(turn) {
                 continue;

@@ -85,7 +85,7 @@ pub struct Context<'a> {
     checked: OnceCell<CheckedByCall>,
     conv: &'a Conversation,
     source: Option<&'a SourceFile>,
-    /// Whether the conversation reaches a chat model at all (`provider::sent_to_a_model`):
+    /// Whether the conversation reaches a chat model at all (`Format::sent_to_a_model`):
     /// when not, no provider rejects anything in it.
     to_a_model: bool,
     /// Whether the user named the targets (`--target`, `target` in the config), rather than
@@ -114,7 +114,7 @@ impl<'a> Context<'a> {
             args: Default::default(),
             compiled: Default::default(),
             checked: OnceCell::new(),
-            to_a_model: crate::provider::sent_to_a_model(conv.format),
+            to_a_model: conv.format.sent_to_a_model(),
             conv,
             source,
             named_targets: false,
