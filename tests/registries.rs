@@ -1,24 +1,26 @@
 //! One declaration per thing: a format is its module of `src/formats/` plus one line of the
-//! registry in `src/format.rs`, and nothing else in the crate branches on which format a
-//! conversation is.
+//! registry in `src/format.rs`, an agent its module of `src/agents/` plus one line of the
+//! registry in `src/agents/mod.rs`, and nothing else in the crate branches on which format a
+//! conversation is or which agent a store belongs to.
 
 use std::path::Path;
 
 use crate::layers::{non_test, rust_files, src, strip};
 
-/// One line of `each_format!`: the variant and the module.
+/// One line of a registry macro: the variant and the module.
 struct Line {
     variant: String,
     module: String,
 }
 
-fn registry() -> Vec<Line> {
-    let text = std::fs::read_to_string(src().join("format.rs")).expect("src/format.rs");
+/// The lines of the registry macro in `file` (relative to `src/`).
+fn registry(file: &str) -> Vec<Line> {
+    let text = std::fs::read_to_string(src().join(file)).expect("the registry's file");
     let body = text
         .split_once("$then! {")
         .and_then(|(_, rest)| rest.split_once("\n        }"))
         .map(|(body, _)| body)
-        .expect("each_format! holds `$then! { … }`");
+        .unwrap_or_else(|| panic!("{file}: the registry holds `$then! {{ … }}`"));
     body.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with("//"))
@@ -32,24 +34,29 @@ fn registry() -> Vec<Line> {
         .collect()
 }
 
+/// The file of module `module` in `dir`, and its code.
+fn module_code(dir: &Path, module: &str, variant: &str) -> (std::path::PathBuf, String) {
+    let file = [
+        dir.join(format!("{module}.rs")),
+        dir.join(module).join("mod.rs"),
+    ]
+    .into_iter()
+    .find(|p| p.is_file())
+    .unwrap_or_else(|| panic!("{variant}: no {}/{module}.rs", dir.display()));
+    let code = std::fs::read_to_string(&file).expect("readable");
+    (file, code)
+}
+
 #[test]
 fn every_registered_format_has_its_module_and_its_adapter() {
-    let lines = registry();
+    let lines = registry("format.rs");
     assert!(
         lines.len() > 30,
         "the registry was not read: {} lines",
         lines.len()
     );
-    let formats = src().join("formats");
     for line in &lines {
-        let file = [
-            formats.join(format!("{}.rs", line.module)),
-            formats.join(&line.module).join("mod.rs"),
-        ]
-        .into_iter()
-        .find(|p| p.is_file())
-        .unwrap_or_else(|| panic!("{}: no src/formats/{}.rs", line.variant, line.module));
-        let code = std::fs::read_to_string(&file).expect("readable");
+        let (file, code) = module_code(&src().join("formats"), &line.module, &line.variant);
         assert!(
             code.contains(&format!("pub struct {};", line.variant)),
             "{} declares no adapter `pub struct {};`",
@@ -59,36 +66,66 @@ fn every_registered_format_has_its_module_and_its_adapter() {
     }
 }
 
-/// Outside `format.rs` no code matches on, or compares with, a particular format: what
-/// differs by format is declared on its registry line or in its adapter.
 #[test]
-fn nothing_outside_the_registry_branches_on_a_format() {
+fn every_registered_agent_has_its_module_and_its_locations() {
+    let lines = registry("agents/mod.rs");
+    assert!(
+        lines.len() > 10,
+        "the registry was not read: {} lines",
+        lines.len()
+    );
+    for line in &lines {
+        let (file, code) = module_code(&src().join("agents"), &line.module, &line.variant);
+        assert!(
+            code.contains("pub(super) fn locations(env: &Env, add: &mut Add<'_>)"),
+            "{} has no `locations`",
+            file.display()
+        );
+    }
+}
+
+/// Outside its registry no code matches on, or compares with, a particular format or
+/// agent: what differs by format is declared on its registry line or in its adapter, what
+/// differs by agent in its module.
+#[test]
+fn nothing_outside_the_registries_branches_on_a_format_or_an_agent() {
     let mut files = Vec::new();
     rust_files(&src(), &mut files);
     let mut found = Vec::new();
-    for file in files.iter().filter(|f| !f.ends_with("format.rs")) {
+    for file in &files {
+        let rel = file
+            .strip_prefix(src())
+            .unwrap_or(Path::new(""))
+            .to_path_buf();
         let text = std::fs::read_to_string(file).expect("readable");
         let code = strip(non_test(&text));
+        let checked = [
+            ("Format", rel == Path::new("format.rs")),
+            ("Agent", rel.starts_with("agents")),
+        ];
         for (n, line) in code.lines().enumerate() {
-            if branches_on_a_format(line) {
-                let rel = file.strip_prefix(src()).unwrap_or(Path::new(""));
-                found.push(format!("src/{}:{}: {}", rel.display(), n + 1, line.trim()));
+            for (name, own) in checked {
+                if !own && branches_on(line, name) {
+                    found.push(format!("src/{}:{}: {}", rel.display(), n + 1, line.trim()));
+                }
             }
         }
     }
     assert!(
         found.is_empty(),
-        "declare it on the format's registry line instead:\n{}",
+        "declare it on the registry line or in the module instead:\n{}",
         found.join("\n")
     );
 }
 
-/// `Format::X =>`, `Format::X |`, `| Format::X`, `== Format::X`, `Format::X !=`…
-fn branches_on_a_format(line: &str) -> bool {
+/// `Format::X =>`, `Format::X |`, `| Format::X`, `== Format::X`, `Format::X !=`… for the enum
+/// `name`.
+fn branches_on(line: &str, name: &str) -> bool {
+    let path = format!("{name}::");
     let mut rest = line;
-    while let Some(at) = rest.find("Format::") {
+    while let Some(at) = rest.find(&path) {
         let before = rest[..at].trim_end();
-        let name_start = at + "Format::".len();
+        let name_start = at + path.len();
         let after = &rest[name_start..];
         let name_len = after
             .find(|c: char| !c.is_alphanumeric() && c != '_')
@@ -119,16 +156,18 @@ fn branches_on_a_format(line: &str) -> bool {
 
 #[test]
 fn the_branch_reader_sees_matches_and_comparisons_only() {
-    assert!(branches_on_a_format("Format::Pi => &[],"));
-    assert!(branches_on_a_format(
-        "Format::Otel | Format::Langfuse => x,"
-    ));
-    assert!(branches_on_a_format("if conv.format == Format::Mcp {"));
-    assert!(branches_on_a_format(
-        "crate::format::Format::GeminiCli != f"
-    ));
-    assert!(!branches_on_a_format("format: Format::Goose,"));
-    assert!(!branches_on_a_format("OutputFormat::Json => write(out),"));
-    assert!(!branches_on_a_format("for &format in Format::ALL {"));
-    assert!(!branches_on_a_format("a || Format::from_name(n).is_some()"));
+    assert!(branches_on_format("Format::Pi => &[],"));
+    assert!(branches_on_format("Format::Otel | Format::Langfuse => x,"));
+    assert!(branches_on_format("if conv.format == Format::Mcp {"));
+    assert!(branches_on_format("crate::format::Format::GeminiCli != f"));
+    assert!(!branches_on_format("format: Format::Goose,"));
+    assert!(!branches_on_format("OutputFormat::Json => write(out),"));
+    assert!(!branches_on_format("for &format in Format::ALL {"));
+    assert!(!branches_on_format("a || Format::from_name(n).is_some()"));
+    assert!(branches_on("Agent::Pi | Agent::OhMyPi => {", "Agent"));
+    assert!(!branches_on("agent: Agent::ALL[0],", "Agent"));
+}
+
+fn branches_on_format(line: &str) -> bool {
+    branches_on(line, "Format")
 }

@@ -1,5 +1,5 @@
 //! The `doctor` target's check: bytes → a fake home directory (in a fresh directory) with
-//! session files and databases where `src/agents.rs` looks for a dozen agents → `toolcheck
+//! session files and databases where `src/agents/` looks for a dozen agents → `toolcheck
 //! doctor` as the command line runs it (`app::run_code`, the process environment pointed at
 //! the fake home) → invariants on every file.
 //!
@@ -35,7 +35,7 @@
 //! * `idempotent`: running the same doctor command again changes nothing (but for one more
 //!   backup of each read-only session, which doctor backs up before it fails to write it).
 //!
-//! The process environment is changed for the run (every variable `agents.rs` reads is set
+//! The process environment is changed for the run (every variable `src/agents/` reads is set
 //! or removed) and put back afterwards; doctor's report goes to /dev/null.
 
 use std::ffi::OsString;
@@ -50,7 +50,7 @@ use super::support::{changed_paths, fail, tree, Entry, TempDir};
 /// The most files an input makes.
 const MAX_FILES: usize = 32;
 
-/// Every variable `src/agents.rs` reads (a test holds this list to that file).
+/// Every variable `src/agents/` reads (a test holds this list to that file).
 const VARS: [&str; 24] = [
     "APPDATA",
     "CLAUDE_CONFIG_DIR",
@@ -115,7 +115,7 @@ const fn place(agent: &'static str, base: Base, path: &'static str, db: bool) ->
     }
 }
 
-/// Where `src/agents.rs` looks on Linux, one or two places per agent, and two files that are
+/// Where `src/agents/` looks on Linux, one or two places per agent, and two files that are
 /// never sessions.
 const PLACES: [Place; 26] = [
     place("claude-code", Base::Claude, "projects/-home-p/{n}.jsonl", false),
@@ -656,7 +656,20 @@ mod tests {
 
     #[test]
     fn every_variable_agents_reads_is_set_or_removed() {
-        let source = include_str!("../../src/agents.rs");
+        // The fuzz crate's tests and the root's `fuzz_regressions` both build this file.
+        let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let dir = [manifest.join("src/agents"), manifest.join("../src/agents")]
+            .into_iter()
+            .find(|d| d.is_dir())
+            .expect("src/agents/ beside the fuzz crate");
+        let mut source = String::new();
+        for entry in std::fs::read_dir(&dir).expect("src/agents/ is readable") {
+            let path = entry.expect("an entry").path();
+            if path.extension().is_some_and(|e| e == "rs") {
+                source.push_str(&std::fs::read_to_string(&path).expect("readable"));
+            }
+        }
+        assert!(source.contains("CODEX_HOME"), "src/agents/ was not read");
         let mut named: Vec<&str> = source
             .split('"')
             .skip(1)
@@ -668,7 +681,7 @@ mod tests {
         for name in named {
             assert!(
                 VARS.contains(&name),
-                "{name} is read by agents.rs: add it to VARS"
+                "{name} is read by src/agents/: add it to VARS"
             );
         }
     }

@@ -1,4 +1,4 @@
-//! `toolcheck doctor`: finds every coding agent's session stores (`agents.rs`), lints them
+//! `toolcheck doctor`: finds every coding agent's session stores (`agents/`), lints them
 //! read-only on the thread pool through the same pipeline as `lint` (`input.rs`), and
 //! reports per agent which sessions will not resume. With `--fix`, the safe fixes of the
 //! broken sessions go through the fix engine as `fix --write` applies them, each changed

@@ -1,7 +1,7 @@
-//! Where coding agents keep their sessions, for `toolcheck doctor`: one table of every
-//! agent's default locations on this OS and the environment variables that move them
-//! (`agents.md` §0.1 and §7), and a read-only search of those locations for session files
-//! and databases.
+//! Where coding agents keep their sessions, for `toolcheck doctor`: the registry of agents
+//! ([`each_agent!`]), one module each with its default locations on this OS and the
+//! environment variables that move them (`agents.md` §0.1 and §7), and a read-only search of
+//! those locations for session files and databases.
 //!
 //! The environment comes in through [`Env`], so tests (and embedders) pass a fake home and
 //! variables. Nothing here writes, and no symbolic link inside a root is followed: a link
@@ -67,7 +67,7 @@ impl Env {
     }
 
     /// `~` and `~/…` expanded to the home directory.
-    fn expand(&self, value: &str) -> PathBuf {
+    pub(crate) fn expand(&self, value: &str) -> PathBuf {
         match (value.strip_prefix('~'), &self.home) {
             (Some(""), Some(home)) => home.clone(),
             (Some(rest), Some(home)) if rest.starts_with(['/', '\\']) => {
@@ -78,7 +78,7 @@ impl Env {
     }
 
     /// `~/rel`, when there is a home.
-    fn home_join(&self, rel: &str) -> Option<PathBuf> {
+    pub(crate) fn home_join(&self, rel: &str) -> Option<PathBuf> {
         self.home.as_ref().map(|h| h.join(rel))
     }
 
@@ -96,79 +96,70 @@ impl Env {
     }
 }
 
-/// The agents whose sessions `doctor` looks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Agent {
-    ClaudeCode,
-    Codex,
-    Pi,
-    OhMyPi,
-    OpenClaw,
-    Cline,
-    RooCode,
-    KiloCode,
-    Opencode,
-    CopilotCli,
-    Goose,
-    GeminiCli,
-    QwenCode,
+/// Every agent `doctor` looks for, one line each: its variant, the name `--agent` takes, the
+/// name people know it by, and its module here, whose `locations` lists where it keeps its
+/// sessions on this OS and the variables that move them. Adding an agent is its module plus
+/// one line here (`tests/registries.rs` holds this); what it sends on resume is its replay
+/// model (`replay/`), and the format its sessions are read as is the format's own line.
+macro_rules! each_agent {
+    ($then:ident) => {
+        $then! {
+            ClaudeCode "claude-code" "Claude Code" claude_code,
+            Codex "codex" "Codex" codex,
+            Pi "pi" "pi" pi,
+            OhMyPi "oh-my-pi" "oh-my-pi" oh_my_pi,
+            OpenClaw "openclaw" "OpenClaw" openclaw,
+            Cline "cline" "Cline" cline,
+            RooCode "roo-code" "Roo Code" roo_code,
+            KiloCode "kilo-code" "Kilo Code" kilo_code,
+            Opencode "opencode" "opencode" opencode,
+            CopilotCli "copilot-cli" "GitHub Copilot CLI" copilot_cli,
+            Goose "goose" "Goose" goose,
+            GeminiCli "gemini-cli" "Gemini CLI" gemini_cli,
+            QwenCode "qwen-code" "Qwen Code" qwen_code,
+        }
+    };
 }
 
+macro_rules! declare_agents {
+    ($($variant:ident $name:literal $title:literal $module:ident,)*) => {
+        $(mod $module;)*
+
+        /// The agents whose sessions `doctor` looks for.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Agent {
+            $($variant,)*
+        }
+
+        impl Agent {
+            pub const ALL: [Agent; [$($name),*].len()] = [$(Agent::$variant,)*];
+
+            /// The name `--agent` takes.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Agent::$variant => $name,)*
+                }
+            }
+
+            /// The name people know it by.
+            pub fn title(self) -> &'static str {
+                match self {
+                    $(Agent::$variant => $title,)*
+                }
+            }
+
+            /// Adds the agent's locations, in its module's order.
+            fn locations(self, env: &Env, add: &mut Add<'_>) {
+                match self {
+                    $(Agent::$variant => $module::locations(env, add),)*
+                }
+            }
+        }
+    };
+}
+each_agent!(declare_agents);
+
 impl Agent {
-    pub const ALL: [Agent; 13] = [
-        Agent::ClaudeCode,
-        Agent::Codex,
-        Agent::Pi,
-        Agent::OhMyPi,
-        Agent::OpenClaw,
-        Agent::Cline,
-        Agent::RooCode,
-        Agent::KiloCode,
-        Agent::Opencode,
-        Agent::CopilotCli,
-        Agent::Goose,
-        Agent::GeminiCli,
-        Agent::QwenCode,
-    ];
-
-    /// The name `--agent` takes.
-    pub fn name(self) -> &'static str {
-        match self {
-            Agent::ClaudeCode => "claude-code",
-            Agent::Codex => "codex",
-            Agent::Pi => "pi",
-            Agent::OhMyPi => "oh-my-pi",
-            Agent::OpenClaw => "openclaw",
-            Agent::Cline => "cline",
-            Agent::RooCode => "roo-code",
-            Agent::KiloCode => "kilo-code",
-            Agent::Opencode => "opencode",
-            Agent::CopilotCli => "copilot-cli",
-            Agent::Goose => "goose",
-            Agent::GeminiCli => "gemini-cli",
-            Agent::QwenCode => "qwen-code",
-        }
-    }
-
-    /// The name people know it by.
-    pub fn title(self) -> &'static str {
-        match self {
-            Agent::ClaudeCode => "Claude Code",
-            Agent::Codex => "Codex",
-            Agent::Pi => "pi",
-            Agent::OhMyPi => "oh-my-pi",
-            Agent::OpenClaw => "OpenClaw",
-            Agent::Cline => "Cline",
-            Agent::RooCode => "Roo Code",
-            Agent::KiloCode => "Kilo Code",
-            Agent::Opencode => "opencode",
-            Agent::CopilotCli => "GitHub Copilot CLI",
-            Agent::Goose => "Goose",
-            Agent::GeminiCli => "Gemini CLI",
-            Agent::QwenCode => "Qwen Code",
-        }
-    }
-
     pub fn from_name(name: &str) -> Option<Agent> {
         Agent::ALL.into_iter().find(|a| a.name() == name)
     }
@@ -187,21 +178,6 @@ pub struct Location {
     /// Name endings of files the agent keeps beside its sessions that are not sessions.
     skip: &'static [&'static str],
 }
-
-/// OpenClaw's artifacts beside transcripts (`artifacts.ts`): pre-compaction twins,
-/// renamed-away copies, trajectories and locks.
-const OPENCLAW_SKIP: &[&str] = &[
-    ".bak.*",
-    ".reset.*",
-    ".deleted.*",
-    ".checkpoint.*.jsonl",
-    ".trajectory.jsonl",
-    ".trajectory-path.json",
-    ".jsonl.lock",
-];
-
-/// The VS Code editors whose global storage the Cline family writes to.
-const EDITORS: [&str; 5] = ["Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf"];
 
 impl Location {
     fn new(
@@ -231,201 +207,40 @@ fn moved(env: &Env, vars: &[&str], default: Option<PathBuf>) -> Option<(PathBuf,
 pub fn locations(env: &Env, agents: &[Agent]) -> Vec<Location> {
     let mut out = Vec::new();
     for &agent in agents {
-        push_locations(env, agent, &mut out);
+        agent.locations(
+            env,
+            &mut Add {
+                agent,
+                out: &mut out,
+            },
+        );
     }
     out
 }
 
-fn push_locations(env: &Env, agent: Agent, out: &mut Vec<Location>) {
-    let mut add = |root: Option<(PathBuf, String)>, patterns: &'static [&'static str]| {
+/// Where an agent's module adds its locations.
+struct Add<'a> {
+    agent: Agent,
+    out: &'a mut Vec<Location>,
+}
+
+impl Add<'_> {
+    /// A root (with what put it there), if there is one, and the patterns of its sessions.
+    fn root(&mut self, root: Option<(PathBuf, String)>, patterns: &'static [&'static str]) {
+        self.root_skipping(root, patterns, &[]);
+    }
+
+    /// A root whose files ending in one of `skip` are the agent's but not sessions.
+    fn root_skipping(
+        &mut self,
+        root: Option<(PathBuf, String)>,
+        patterns: &'static [&'static str],
+        skip: &'static [&'static str],
+    ) {
         if let Some((root, origin)) = root {
-            out.push(Location::new(agent, root, &origin, patterns));
-        }
-    };
-    match agent {
-        Agent::ClaudeCode => {
-            let dir = moved(env, &["CLAUDE_CONFIG_DIR"], env.home_join(".claude"));
-            // Sub-agent transcripts sit in `<project>/<session>/subagents/`.
-            let sessions: &[&str] = &["*/*.jsonl", "*/*/subagents/*.jsonl"];
-            add(dir.map(|(d, o)| (d.join("projects"), o)), sessions);
-            // Some 1.0.29–1.0.3x builds (anthropics/claude-code#2277) wrote here.
-            let config = moved(env, &["XDG_CONFIG_HOME"], env.home_join(".config"));
-            add(
-                config.map(|(d, o)| (d.join("claude").join("projects"), o)),
-                sessions,
-            );
-        }
-        Agent::Codex => {
-            let home = moved(env, &["CODEX_HOME"], env.home_join(".codex"));
-            add(
-                home.clone().map(|(d, o)| (d.join("sessions"), o)),
-                &["*/*/*/rollout-*.jsonl"],
-            );
-            add(
-                home.map(|(d, o)| (d.join("archived_sessions"), o)),
-                &["rollout-*.jsonl"],
-            );
-        }
-        Agent::Pi | Agent::OhMyPi => {
-            let (var, default) = if agent == Agent::Pi {
-                ("PI_CODING_AGENT_DIR", ".pi/agent")
-            } else {
-                ("OMP_CODING_AGENT_DIR", ".omp/agent")
-            };
-            let dir = moved(env, &[var], env.home_join(default));
-            let sessions = if agent == Agent::Pi {
-                moved(env, &["PI_CODING_AGENT_SESSION_DIR"], None)
-            } else {
-                None
-            };
-            let sessions = sessions.or_else(|| dir.clone().map(|(d, o)| (d.join("sessions"), o)));
-            add(sessions, &["*.jsonl", "*/*.jsonl"]);
-            // Opt-in SQLite sessions (`PERSISTENT_STORE=sqlite`).
-            add(dir, &["sessions.sqlite"]);
-        }
-        Agent::OpenClaw => {
-            let state =
-                moved(env, &["OPENCLAW_STATE_DIR", "CLAWDBOT_STATE_DIR"], None).or_else(|| {
-                    let home = env.path("OPENCLAW_HOME").or_else(|| env.home.clone())?;
-                    // `~/.openclaw`, else the first legacy state dir that exists.
-                    let dirs = [".openclaw", ".clawdbot", ".moldbot", ".moltbot"];
-                    let found = dirs
-                        .iter()
-                        .map(|d| home.join(d))
-                        .find(|d| d.is_dir())
-                        .unwrap_or_else(|| home.join(".openclaw"));
-                    let origin = if env.path("OPENCLAW_HOME").is_some() {
-                        "$OPENCLAW_HOME"
-                    } else {
-                        "default"
-                    };
-                    Some((found, origin.to_string()))
-                });
-            if let Some((root, origin)) = state {
-                let mut loc = Location::new(
-                    agent,
-                    root.join("agents"),
-                    &origin,
-                    &["*/sessions/*.jsonl", "*/agent/openclaw-agent.sqlite"],
-                );
-                loc.skip = OPENCLAW_SKIP;
-                out.push(loc);
-            }
-        }
-        Agent::Cline | Agent::RooCode | Agent::KiloCode => {
-            let extension = match agent {
-                Agent::Cline => "saoudrizwan.claude-dev",
-                Agent::RooCode => "rooveterinaryinc.roo-cline",
-                _ => "kilocode.kilo-code",
-            };
-            let base = match env.os {
-                Os::Linux => env.home_join(".config"),
-                Os::Mac => env.home_join("Library/Application Support"),
-                Os::Windows => env.path("APPDATA"),
-            };
-            let tasks: &[&str] = &["tasks/*/api_conversation_history.json"];
-            if let Some(base) = base {
-                for editor in EDITORS {
-                    let root = base
-                        .join(editor)
-                        .join("User")
-                        .join("globalStorage")
-                        .join(extension);
-                    add(Some((root, "default".to_string())), tasks);
-                }
-            }
-            let server = env.home_join(".vscode-server/data/User/globalStorage");
-            add(
-                server.map(|s| (s.join(extension), "default".to_string())),
-                tasks,
-            );
-            match agent {
-                Agent::Cline => {
-                    // The SDK and CLI (mid-2026): `~/.cline/data/{sessions,db}/<id>/`.
-                    let data = moved(env, &["CLINE_DATA_DIR"], None).or_else(|| {
-                        moved(env, &["CLINE_DIR"], env.home_join(".cline"))
-                            .map(|(d, o)| (d.join("data"), o))
-                    });
-                    let files: &[&str] = &["*/*.messages.json"];
-                    let sessions = moved(env, &["CLINE_SESSION_DATA_DIR"], None)
-                        .or_else(|| data.clone().map(|(d, o)| (d.join("sessions"), o)));
-                    add(sessions, files);
-                    let db = moved(env, &["CLINE_DB_DATA_DIR"], None)
-                        .or_else(|| data.map(|(d, o)| (d.join("db"), o)));
-                    add(db, files);
-                }
-                Agent::KiloCode => {
-                    // Kilo ≥ 7.2.21 and the Kilo CLI keep an opencode database.
-                    let db = moved(env, &["KILO_DB"], None).or_else(|| {
-                        moved(env, &["XDG_DATA_HOME"], env.home_join(".local/share"))
-                            .map(|(d, o)| (d.join("kilo").join("kilo.db"), o))
-                    });
-                    add(db, &[""]);
-                }
-                _ => {}
-            }
-        }
-        Agent::Opencode => {
-            let data = moved(env, &["XDG_DATA_HOME"], env.home_join(".local/share"))
-                .map(|(d, o)| (d.join("opencode"), o));
-            match env.vars.get("OPENCODE_DB").filter(|v| !v.is_empty()) {
-                Some(db) if db == ":memory:" => {}
-                Some(db) => {
-                    let db = env.expand(db);
-                    // A relative `OPENCODE_DB` is relative to the data directory.
-                    let db = match &data {
-                        Some((d, _)) if db.is_relative() => d.join(db),
-                        _ => db,
-                    };
-                    add(Some((db, "$OPENCODE_DB".to_string())), &[""]);
-                }
-                // The default database and the dev channels' `opencode-<channel>.db`.
-                None => add(data, &["opencode.db", "opencode-*.db"]),
-            }
-        }
-        Agent::CopilotCli => {
-            let home = moved(env, &["COPILOT_HOME"], env.home_join(".copilot"));
-            add(
-                home.clone().map(|(d, o)| (d.join("session-state"), o)),
-                &["*/events.jsonl"],
-            );
-            add(
-                home.map(|(d, o)| (d.join("history-session-state"), o)),
-                &["*.json"],
-            );
-        }
-        Agent::Goose => {
-            let data = moved(env, &["GOOSE_PATH_ROOT"], None)
-                .map(|(d, o)| (d.join("data"), o))
-                .or_else(|| match env.os {
-                    Os::Windows => env
-                        .path("APPDATA")
-                        .map(|d| (d.join("Block").join("goose").join("data"), "default".into())),
-                    _ => moved(env, &["XDG_DATA_HOME"], env.home_join(".local/share"))
-                        .map(|(d, o)| (d.join("goose"), o)),
-                });
-            add(
-                data.map(|(d, o)| (d.join("sessions"), o)),
-                &["sessions.db", "*.jsonl"],
-            );
-        }
-        Agent::GeminiCli => {
-            let home = moved(env, &["GEMINI_CLI_HOME"], env.home.clone());
-            add(
-                home.map(|(d, o)| (d.join(".gemini").join("tmp"), o)),
-                &[
-                    "*/chats/session-*.jsonl",
-                    "*/chats/session-*.json",
-                    "*/chats/*/*.jsonl",
-                ],
-            );
-        }
-        Agent::QwenCode => {
-            add(
-                env.home_join(".qwen/projects")
-                    .map(|d| (d, "default".to_string())),
-                &["*/chats/*.jsonl"],
-            );
+            let mut loc = Location::new(self.agent, root, &origin, patterns);
+            loc.skip = skip;
+            self.out.push(loc);
         }
     }
 }
@@ -743,7 +558,7 @@ mod tests {
         let env = Env::new(vars, Os::Windows);
         assert_eq!(env.home, Some(PathBuf::from("C:\\Users\\u")));
         let roo = roots(&env, Agent::RooCode);
-        assert_eq!(roo.len(), EDITORS.len() + 1);
+        assert_eq!(roo.len(), cline::EDITORS.len() + 1);
         assert!(roo
             .first()
             .is_some_and(|r| r.starts_with("C:\\Users\\u\\AppData\\Roaming")));
