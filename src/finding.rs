@@ -116,9 +116,13 @@ pub struct Finding {
 pub struct Replayed {
     /// The agent's `--agent` name.
     pub agent: &'static str,
-    /// The version the session records, as recorded.
+    /// The agent version the session records, as recorded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
+    /// The version of the session's file format, where that is all it records of its
+    /// writer (pi).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format_version: Option<String>,
     pub action: ReplayAction,
     /// The result text the agent sends in place of the missing one.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -99,11 +99,14 @@ pub fn lint(
     out.outcome = Outcome::Checked(formats);
     if matches!(&out.outcome, Outcome::Checked(f) if f.is_empty()) && out.diagnostics.is_empty() {
         // As for a whole file: no record matched a conversation format.
-        let reason = "no record that matches a conversation format".to_string();
+        let reason = crate::lint::Skip::new(
+            crate::lint::SkipKind::Other,
+            "no record that matches a conversation format",
+        );
         if !explicit && opts.input_format.is_none() {
             out.outcome = Outcome::Skipped(reason);
         } else {
-            let report = crate::lint::unrecognised_report(name, opts, &reason);
+            let report = crate::lint::unrecognised_report(name, opts, &reason.reason);
             out.diagnostics = place(&report.source, report.findings);
         }
     }

@@ -77,3 +77,20 @@ fn json_says_what_the_agent_sends_instead() {
     );
     assert_eq!(json[0]["severity"], "warning");
 }
+
+/// A pi session records only its file format's version: that is never shown as pi's own.
+#[test]
+fn a_format_version_is_not_shown_as_the_agents() {
+    let fixture = common::root().join("fixtures/pi/broken-unanswered-call.jsonl");
+    let fixture = fixture.to_str().expect("a UTF-8 path");
+    let out = toolcheck_in(
+        &common::root(),
+        &["lint", "--no-config", fixture, "--output-format", "json"],
+        None,
+    );
+    let json: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON");
+    let replay = &json[0]["replay"];
+    assert_eq!(replay["agent"], "pi", "{}", out.transcript());
+    assert_eq!(replay["format_version"], "3");
+    assert!(replay.get("version").is_none(), "{replay}");
+}

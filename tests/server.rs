@@ -397,12 +397,13 @@ fn queued_edits_are_linted_once_at_their_last_version() {
     assert!(text.contains("unpaired-tool-call"), "{hover}");
     // Each publish is for one version's own text, in order, the last one before the hover
     // for the last version; and the edits, queued while the first text was linted, were
-    // linted once or twice, not 50 times.
+    // linted a few times, not 50: how many batches the queue is drained in depends on how
+    // the client's writes interleave with the lints (four on a loaded 2-core machine).
     let versions: Vec<i64> = publishes.iter().filter_map(|p| p.version).collect();
     assert_eq!(versions.len(), publishes.len());
     assert!(versions.windows(2).all(|w| w[0] < w[1]), "{versions:?}");
     assert_eq!(versions.last(), Some(&(last as i64)), "{versions:?}");
-    assert!(publishes.len() <= 3, "{versions:?}");
+    assert!(publishes.len() <= 8, "{versions:?}");
     for p in &publishes {
         assert_eq!(p.uri, doc);
         let calls = match p.version {

@@ -229,7 +229,7 @@ fn check(store: &Store, settings: &Settings) -> SessionReport {
         linted.place(&|source, findings| diagnostics_of(source, findings, settings));
     match outcome {
         Outcome::Skipped(reason) => {
-            report.status = Status::NotRead(reason);
+            report.status = Status::NotRead(reason.reason);
             return report;
         }
         Outcome::Checked(formats) => report.formats = formats.iter().map(|f| f.name()).collect(),

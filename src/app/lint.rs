@@ -188,14 +188,18 @@ pub(super) fn lint_command(common: &CommonArgs) -> u8 {
             eprintln!("checked {} ({formats}): {counts}", escape::value(name));
         }
         for (name, reason) in &skipped {
-            eprintln!("skipped {}: {}", escape::value(name), escape::value(reason));
+            eprintln!(
+                "skipped {}: {}",
+                escape::value(name),
+                escape::value(&reason.reason)
+            );
         }
     }
     // Nothing was read (a missing file): the error says it all, and "No findings: 0 files
     // checked" beside it would read as a pass.
     let nothing_read = exit == EXIT_ERROR && totals.files_checked + totals.files_skipped == 0;
     if !common.quiet && format.is_human() && !nothing_read {
-        let reasons: Vec<&str> = skipped.iter().map(|(_, r)| r.as_str()).collect();
+        let reasons: Vec<_> = skipped.iter().map(|(_, r)| r.kind).collect();
         let mut line = totals.summary_naming(&reasons);
         if let Some(hint) = totals.fix_hint() {
             line.push(' ');

@@ -292,7 +292,11 @@ pub fn check_conversation(
     if conv.repaired_pairing {
         for finding in findings.iter_mut().filter(|f| f.replay.is_none()) {
             let kept = matches!(&finding.anchor, crate::finding::Anchor::Node(loc) if conv.kept_unpaired.contains(loc));
-            if matches!(finding.rule.code, "TC101" | "TC102")
+            if [
+                rules::OrphanedToolResult::META.code,
+                rules::UnpairedToolCall::META.code,
+            ]
+            .contains(&finding.rule.code)
                 && finding.severity == crate::finding::Severity::Error
                 && !kept
             {

@@ -73,7 +73,67 @@ pub enum Outcome {
     /// Read as transcripts of these formats.
     Checked(Vec<Format>),
     /// Not a transcript, met in a directory walk.
-    Skipped(String),
+    Skipped(Skip),
+}
+
+/// Why a file was not read as a conversation: what it is, and the reason `-v` prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skip {
+    pub kind: SkipKind,
+    pub reason: String,
+}
+
+impl Skip {
+    pub fn new(kind: SkipKind, reason: impl Into<String>) -> Skip {
+        Skip {
+            kind,
+            reason: reason.into(),
+        }
+    }
+}
+
+/// What a skipped file is, for the summary line (`2 Strands agent records, 1 other JSON`),
+/// in the order the summary names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SkipKind {
+    StrandsSession,
+    StrandsAgent,
+    OpenHandsState,
+    OtlpWithoutModelCalls,
+    PhoenixWithoutModelCalls,
+    SqliteWithoutSessions,
+    EmptyDocument,
+    EmptyFile,
+    Other,
+}
+
+impl SkipKind {
+    /// How the summary names one, and several.
+    pub fn names(self) -> (&'static str, &'static str) {
+        match self {
+            SkipKind::StrandsSession => ("Strands session record", "Strands session records"),
+            SkipKind::StrandsAgent => ("Strands agent record", "Strands agent records"),
+            SkipKind::OpenHandsState => (
+                "OpenHands conversation state",
+                "OpenHands conversation states",
+            ),
+            SkipKind::OtlpWithoutModelCalls => (
+                "OTLP export without model calls",
+                "OTLP exports without model calls",
+            ),
+            SkipKind::PhoenixWithoutModelCalls => (
+                "Phoenix span export without model calls",
+                "Phoenix span exports without model calls",
+            ),
+            SkipKind::SqliteWithoutSessions => (
+                "SQLite database without session tables",
+                "SQLite databases without session tables",
+            ),
+            SkipKind::EmptyDocument => ("empty document", "empty documents"),
+            SkipKind::EmptyFile => ("empty file", "empty files"),
+            SkipKind::Other => ("other JSON", "other JSON"),
+        }
+    }
 }
 
 #[derive(Debug)]

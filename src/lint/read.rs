@@ -9,6 +9,7 @@ use rayon::prelude::*;
 
 use super::check::{check_docs, check_read, read_docs};
 use super::LintOptions;
+use super::{Skip, SkipKind};
 use crate::finding::Finding;
 use crate::format::Format;
 use crate::formats;
@@ -48,7 +49,7 @@ pub(super) struct Linter<'a> {
 
 impl Linter<'_> {
     /// Runs the file; returns `Some(reason)` when it is skipped as not a transcript.
-    pub(super) fn run(&mut self) -> Option<String> {
+    pub(super) fn run(&mut self) -> Option<Skip> {
         // A UTF-8 byte order mark (Windows editors, PowerShell) is skipped, and kept as is.
         let bom = if self.source.text.starts_with('\u{feff}') {
             3
@@ -64,7 +65,10 @@ impl Linter<'_> {
                 // A dataset with no records: nothing to check, nothing wrong.
                 return None;
             }
-            return self.unrecognised("nothing (the file is empty)".into());
+            return self.unrecognised(Skip::new(
+                SkipKind::EmptyFile,
+                "nothing (the file is empty)",
+            ));
         }
         if is_jsonl(self.source) {
             return self.run_jsonl(bom, true);
@@ -87,7 +91,7 @@ impl Linter<'_> {
     /// Checks the one JSON document that starts at byte `base`. The document's tree is
     /// dropped once its conversations are read, before the rules run: a file's findings
     /// never share the memory with the tree of the whole file.
-    fn run_document(&mut self, doc: json::Parsed, base: usize) -> Option<String> {
+    fn run_document(&mut self, doc: json::Parsed, base: usize) -> Option<Skip> {
         let adapter = match self.opts.input_format {
             Some(format) => format.adapter(),
             None => formats::detect(&doc.value),
@@ -115,7 +119,7 @@ impl Linter<'_> {
     /// Checks a JSONL file; `bom` is the length of a byte order mark before the first line.
     /// `or_document`: a file whose first record does not parse may be one pretty-printed
     /// JSON document saved as `.jsonl`, and is read as what it is.
-    fn run_jsonl(&mut self, bom: usize, or_document: bool) -> Option<String> {
+    fn run_jsonl(&mut self, bom: usize, or_document: bool) -> Option<Skip> {
         let source = self.source;
         let log = extension(source).as_deref() == Some("log");
         let mut lines: Vec<(usize, &str)> = Vec::new();
@@ -215,16 +219,20 @@ impl Linter<'_> {
             }
         }
         if !recognised && self.findings.is_empty() && !self.records_only {
-            return self.unrecognised("no record that matches a conversation format".to_string());
+            return self.unrecognised(Skip::new(
+                SkipKind::Other,
+                "no record that matches a conversation format",
+            ));
         }
         None
     }
 
-    fn unrecognised(&mut self, reason: String) -> Option<String> {
+    fn unrecognised(&mut self, skip: Skip) -> Option<Skip> {
         if !self.explicit && self.opts.input_format.is_none() {
-            return Some(reason);
+            return Some(skip);
         }
-        self.findings.push(unrecognised_finding(self.opts, &reason));
+        self.findings
+            .push(unrecognised_finding(self.opts, &skip.reason));
         None
     }
 
@@ -415,25 +423,30 @@ fn describe_json_error(e: &json::JsonError, what: &str) -> String {
 }
 
 /// What a document that matched no format holds, for the skip reason and the finding.
-fn describe_shape(doc: &crate::tree::Value<'_>) -> String {
+fn describe_shape(doc: &crate::tree::Value<'_>) -> Skip {
+    let (kind, reason) = shape_of(doc);
+    Skip::new(kind, reason)
+}
+
+fn shape_of(doc: &crate::tree::Value<'_>) -> (SkipKind, String) {
     match doc {
-        Tree::Object(map) if map.is_empty() => "an empty object".to_string(),
+        Tree::Object(map) if map.is_empty() => (SkipKind::EmptyDocument, "an empty object".to_string()),
         // Strands `FileSessionManager` records beside the messages folder.
         Tree::Object(map) if map.contains_key("session_id") && map.contains_key("session_type") => {
-            "a Strands session record (`session.json`); its conversations are the `agents/agent_<id>/messages/` folders".to_string()
+            (SkipKind::StrandsSession, "a Strands session record (`session.json`); its conversations are the `agents/agent_<id>/messages/` folders".to_string())
         }
         Tree::Object(map) if map.contains_key("agent_id") && map.contains_key("conversation_manager_state") => {
-            "a Strands agent record (`agent.json`); its conversation is the `messages/` folder beside it".to_string()
+            (SkipKind::StrandsAgent, "a Strands agent record (`agent.json`); its conversation is the `messages/` folder beside it".to_string())
         }
         // OpenHands V1 `ConversationState` (`base_state.json`) beside the `events/` folder.
         Tree::Object(map) if ["agent", "workspace", "execution_status"].iter().all(|k| map.contains_key(k)) => {
-            "an OpenHands conversation state (`base_state.json`); its conversation is the `events/` folder beside it".to_string()
+            (SkipKind::OpenHandsState, "an OpenHands conversation state (`base_state.json`); its conversation is the `events/` folder beside it".to_string())
         }
         _ if crate::formats::is_phoenix_spans(doc) => {
-            "Arize Phoenix spans with no OpenInference model-call (`LLM`) spans, so no conversation".to_string()
+            (SkipKind::PhoenixWithoutModelCalls, "Arize Phoenix spans with no OpenInference model-call (`LLM`) spans, so no conversation".to_string())
         }
         Tree::Object(map) if map.contains_key("resourceSpans") || map.contains_key("resourceLogs") => {
-            "an OpenTelemetry (OTLP) export with no GenAI or OpenInference model-call spans, so no conversation".to_string()
+            (SkipKind::OtlpWithoutModelCalls, "an OpenTelemetry (OTLP) export with no GenAI or OpenInference model-call spans, so no conversation".to_string())
         }
         Tree::Object(map)
             if ["messages", "contents", "input"]
@@ -444,22 +457,31 @@ fn describe_shape(doc: &crate::tree::Value<'_>) -> String {
                 .into_iter()
                 .find(|k| map.contains_key(k))
                 .unwrap_or("messages");
-            format!("an object whose `{key}` is not a list of messages of a known format")
+            (
+                SkipKind::Other,
+                format!("an object whose `{key}` is not a list of messages of a known format"),
+            )
         }
         Tree::Object(map) => {
             let keys: Vec<String> = map.keys().take(5).map(|k| format!("`{k}`")).collect();
             let more = if map.len() > 5 { ", ..." } else { "" };
-            format!(
-                "an object with keys {}{more}, and no `messages`, `contents` or `input` of a known shape",
-                keys.join(", ")
+            (
+                SkipKind::Other,
+                format!(
+                    "an object with keys {}{more}, and no `messages`, `contents` or `input` of a known shape",
+                    keys.join(", ")
+                ),
             )
         }
-        Tree::Array(items) if items.is_empty() => "an empty array".to_string(),
-        Tree::Array(items) => format!(
-            "an array of {} items that are not messages of a known format",
-            items.len()
+        Tree::Array(items) if items.is_empty() => (SkipKind::EmptyDocument, "an empty array".to_string()),
+        Tree::Array(items) => (
+            SkipKind::Other,
+            format!(
+                "an array of {} items that are not messages of a known format",
+                items.len()
+            ),
         ),
-        other => format!(
+        other => (SkipKind::Other, format!(
             "a bare {}",
             match other {
                 Tree::String(_) => "string",
@@ -467,6 +489,6 @@ fn describe_shape(doc: &crate::tree::Value<'_>) -> String {
                 Tree::Bool(_) => "boolean",
                 _ => "null",
             }
-        ),
+        )),
     }
 }

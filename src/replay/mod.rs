@@ -244,7 +244,12 @@ pub fn judge(conv: &Conversation, findings: &mut [Finding]) {
         let shown = repair.or(model.newest(defect));
         finding.replay = Some(Replayed {
             agent: model.agent,
-            version: recorded.map(str::to_string),
+            version: recorded
+                .filter(|_| matches!(model.recorded, Recorded::Version(_)))
+                .map(str::to_string),
+            format_version: recorded
+                .filter(|_| matches!(model.recorded, Recorded::FormatVersion { .. }))
+                .map(str::to_string),
             action,
             placeholder: repair.and_then(|r| match r.action {
                 Action::Answers(text) => Some(text),

@@ -107,6 +107,13 @@ impl SessionReport {
             .find_map(|r| r.replay.version.as_deref())
     }
 
+    /// The session format's version, where that is all the session records of its writer.
+    pub fn format_version(&self) -> Option<&str> {
+        self.replayed
+            .iter()
+            .find_map(|r| r.replay.format_version.as_deref())
+    }
+
     /// How many results the agent invents, or calls and results it leaves out, on resume.
     pub fn patched(&self) -> usize {
         self.replayed
@@ -439,10 +446,11 @@ fn write_patched(
             .unwrap_or_default();
         writeln!(out, "    {}{when}", shown(&s.path, report.home))?;
         let n = s.patched();
-        let version = s
-            .agent_version()
-            .map(|v| format!(" {v}"))
-            .unwrap_or_default();
+        let version = match (s.agent_version(), s.format_version()) {
+            (Some(v), _) => format!(" {v}"),
+            (None, Some(f)) => format!(" (session format {f})"),
+            (None, None) => String::new(),
+        };
         let shown_instead = s
             .replayed
             .iter()
@@ -592,6 +600,7 @@ fn session_json(s: &SessionReport) -> serde_json::Value {
         "counts": {"errors": s.errors, "warnings": s.warnings, "fixable": s.fixable},
         "first_error": first_error,
         "agent_version": s.agent_version(),
+        "format_version": s.format_version(),
         "verdict": verdict(&s.status),
         "replayed": replayed,
         "fix_command": (matches!(s.status, Status::Broken | Status::Patched) && s.fixable > 0).then(|| fix_command(&s.path)),

@@ -4,6 +4,7 @@ use std::io::{self, Write};
 
 pub use crate::diagnostic::Diagnostic;
 use crate::finding::Severity;
+use crate::lint::SkipKind;
 
 mod concise;
 pub mod doctor;
@@ -57,53 +58,14 @@ impl OutputFormat {
     }
 }
 
-/// What skipped files are, from their skip reasons, for the summary line:
-/// `": 2 Strands agent records, 1 other JSON"` (empty without reasons).
-fn skipped_kinds(reasons: &[&str]) -> String {
-    // (how the reason opens, one, several)
-    const KINDS: [(&str, &str, &str); 8] = [
-        (
-            "a Strands session record",
-            "Strands session record",
-            "Strands session records",
-        ),
-        (
-            "a Strands agent record",
-            "Strands agent record",
-            "Strands agent records",
-        ),
-        (
-            "an OpenHands conversation state",
-            "OpenHands conversation state",
-            "OpenHands conversation states",
-        ),
-        (
-            "an OpenTelemetry (OTLP) export",
-            "OTLP export without model calls",
-            "OTLP exports without model calls",
-        ),
-        (
-            "Arize Phoenix spans",
-            "Phoenix span export without model calls",
-            "Phoenix span exports without model calls",
-        ),
-        (
-            "a SQLite database",
-            "SQLite database without session tables",
-            "SQLite databases without session tables",
-        ),
-        ("an empty", "empty document", "empty documents"),
-        ("nothing", "empty file", "empty files"),
-    ];
-    let mut counts: Vec<(usize, usize)> = Vec::new();
-    for reason in reasons {
-        let k = KINDS
-            .iter()
-            .position(|(prefix, _, _)| reason.starts_with(prefix))
-            .unwrap_or(KINDS.len());
-        match counts.iter_mut().find(|(kind, _)| *kind == k) {
+/// What skipped files are, for the summary line: `": 2 Strands agent records, 1 other
+/// JSON"` (empty without any).
+fn skipped_kinds(skipped: &[SkipKind]) -> String {
+    let mut counts: Vec<(SkipKind, usize)> = Vec::new();
+    for &kind in skipped {
+        match counts.iter_mut().find(|(k, _)| *k == kind) {
             Some((_, n)) => *n += 1,
-            None => counts.push((k, 1)),
+            None => counts.push((kind, 1)),
         }
     }
     if counts.is_empty() {
@@ -112,13 +74,9 @@ fn skipped_kinds(reasons: &[&str]) -> String {
     counts.sort_unstable();
     let named: Vec<String> = counts
         .iter()
-        .map(|&(k, n)| {
-            let name = match KINDS.get(k) {
-                Some((_, one, _)) if n == 1 => one,
-                Some((_, _, several)) => several,
-                None => &"other JSON",
-            };
-            format!("{n} {name}")
+        .map(|&(kind, n)| {
+            let (one, several) = kind.names();
+            format!("{n} {}", if n == 1 { one } else { several })
         })
         .collect();
     format!(": {}", named.join(", "))
@@ -174,8 +132,8 @@ impl Totals {
         self.summary_naming(&[])
     }
 
-    /// The summary line, naming what the skipped files are (`skipped`: each skip's reason).
-    pub fn summary_naming(&self, skipped: &[&str]) -> String {
+    /// The summary line, naming what the skipped files are (`skipped`: each skip's kind).
+    pub fn summary_naming(&self, skipped: &[SkipKind]) -> String {
         let kinds = skipped_kinds(skipped);
         let files = format!(
             "{} {} checked{}",

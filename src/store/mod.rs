@@ -222,7 +222,10 @@ pub fn lint_text(
     formats.sort();
     formats.dedup();
     let outcome = if !snapshot.has_tables && !explicit {
-        Outcome::Skipped("a SQLite database with no session table toolcheck reads".into())
+        Outcome::Skipped(crate::lint::Skip::new(
+            crate::lint::SkipKind::SqliteWithoutSessions,
+            "a SQLite database with no session table toolcheck reads",
+        ))
     } else {
         if !snapshot.has_tables {
             findings.push(Finding::at_span(
