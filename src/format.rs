@@ -74,6 +74,9 @@ macro_rules! each_format {
             Atif "atif" Sent [] atif,
             // OpenHands replays its history through LiteLLM to any provider.
             OpenHands "openhands" Resumed [] openhands,
+            // Kimi Code CLI's default provider (`kimi`) is Moonshot's OpenAI-compatible
+            // endpoint; one configured otherwise is not named in the session.
+            KimiCli "kimi-cli" Resumed [Moonshot] kimi_cli,
         }
     };
 }

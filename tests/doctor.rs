@@ -303,7 +303,7 @@ fn fresh_home_finds_nothing() {
     };
     let out = home.run(&[]);
     insta::assert_snapshot!(out.transcript(), @r"
-    no agent sessions found (looked in 36 places; -v lists them)
+    no agent sessions found (looked in 37 places; -v lists them)
     --- exit 0 ---
     ");
 }
@@ -542,5 +542,37 @@ fn a_copied_response_repair_is_named() {
         ),
         "{}",
         out.transcript()
+    );
+}
+
+/// Kimi Code CLI: its `context.jsonl` is found under `~/.kimi/sessions/<md5>/<id>/`, the
+/// `wire.jsonl` beside it is not a session, and `--fix` leaves a session Kimi resumes.
+#[test]
+fn kimi_sessions_are_found_and_repaired() {
+    let home = Home {
+        dir: tempfile::tempdir().expect("tempdir"),
+    };
+    let dir = ".kimi/sessions/a409a57d616101980b9a665911da18b1/b6def5ac-dbb4-4171-9b1d";
+    home.session(
+        "kimi-cli/broken-unanswered-call.jsonl",
+        &format!("{dir}/context.jsonl"),
+        2 * DAY,
+    );
+    home.session("kimi-cli/wire.jsonl", &format!("{dir}/wire.jsonl"), 2 * DAY);
+    let out = home.run(&["--agent", "kimi-cli"]);
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert!(
+        out.stdout.contains("1 will not resume") && out.stdout.contains("TC102"),
+        "{}",
+        out.transcript()
+    );
+    assert!(!out.stdout.contains("wire.jsonl"), "{}", out.transcript());
+    let fixed = home.run(&["--agent", "kimi-cli", "--fix"]);
+    assert_eq!(fixed.code, 0, "{}", fixed.transcript());
+    let after = home.run(&["--agent", "kimi-cli"]);
+    assert!(
+        after.stdout.contains("0 will not resume"),
+        "{}",
+        after.transcript()
     );
 }

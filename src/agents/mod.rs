@@ -117,6 +117,7 @@ macro_rules! each_agent {
             Goose "goose" "Goose" goose,
             GeminiCli "gemini-cli" "Gemini CLI" gemini_cli,
             QwenCode "qwen-code" "Qwen Code" qwen_code,
+            KimiCli "kimi-cli" "Kimi Code CLI" kimi_cli,
         }
     };
 }

@@ -17,6 +17,8 @@ mod shape;
 
 pub use adapter::{plan, Adapter, Planned};
 pub(crate) use adapter::{removal, remove_only};
+/// Whether a JSONL file's first record opens a Kimi Code CLI wire log.
+pub(crate) use kimi_cli::is_wire_log as is_kimi_wire_log;
 /// A LangGraph checkpoint column as JSON text (for the store layer).
 pub(crate) use langgraph_checkpoint::{decode as decode_checkpoint, Undecoded};
 /// Whether a document is Arize Phoenix spans (for saying why one without model calls is no

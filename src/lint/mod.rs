@@ -101,6 +101,7 @@ pub enum SkipKind {
     OpenHandsState,
     OtlpWithoutModelCalls,
     PhoenixWithoutModelCalls,
+    KimiWireLog,
     SqliteWithoutSessions,
     EmptyDocument,
     EmptyFile,
@@ -125,6 +126,7 @@ impl SkipKind {
                 "Phoenix span export without model calls",
                 "Phoenix span exports without model calls",
             ),
+            SkipKind::KimiWireLog => ("Kimi Code CLI wire log", "Kimi Code CLI wire logs"),
             SkipKind::SqliteWithoutSessions => (
                 "SQLite database without session tables",
                 "SQLite databases without session tables",

@@ -189,6 +189,10 @@ impl Linter<'_> {
             return None;
         }
         let opts = self.opts;
+        let wire_log = head
+            .first()
+            .and_then(|p| p.as_ref().ok())
+            .is_some_and(|p| formats::is_kimi_wire_log(&p.value));
         let (read, rest) = lines.split_at(head.len());
         let per_record: Vec<RecordOutcome> = head
             .into_par_iter()
@@ -219,6 +223,12 @@ impl Linter<'_> {
             }
         }
         if !recognised && self.findings.is_empty() && !self.records_only {
+            if wire_log {
+                return self.unrecognised(Skip::new(
+                    SkipKind::KimiWireLog,
+                    "a Kimi Code CLI wire log (the UI's event log, not what the model is sent); its history is the `context.jsonl` beside it",
+                ));
+            }
             return self.unrecognised(Skip::new(
                 SkipKind::Other,
                 "no record that matches a conversation format",

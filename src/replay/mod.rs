@@ -20,6 +20,7 @@
 mod claude_code;
 mod codex;
 mod copilot_cli;
+mod kimi_cli;
 mod opencode;
 mod pi;
 mod qwen_code;
@@ -40,6 +41,7 @@ pub const MODELS: &[&Model] = &[
     &copilot_cli::MODEL,
     &opencode::MODEL,
     &qwen_code::MODEL,
+    &kimi_cli::MODEL,
 ];
 
 /// One agent's resume, by version.
@@ -373,6 +375,14 @@ pub fn page() -> String {
             }
             Recorded::Nothing => "not recorded".to_string(),
         };
+        if model.repairs.is_empty() {
+            page.push_str(&format!(
+                "| `{}` | {recorded} | {} | any | every version | sends it as held (repairs nothing) | `src/replay/{}.rs` |\n",
+                model.agent,
+                model.checked,
+                model.agent.replace('-', "_")
+            ));
+        }
         for r in model.repairs {
             let defect = match r.defect {
                 Defect::UnansweredCall => "a call without a result",
