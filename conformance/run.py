@@ -31,7 +31,15 @@ from fake_provider import Provider  # noqa: E402
 from agents.common import canonical  # noqa: E402
 import report  # noqa: E402
 
-AGENTS = ["claude-code", "codex", "gemini-cli", "qwen-code", "pi", "opencode", "kilo", "copilot-cli"]
+AGENTS = ["claude-code", "codex", "gemini-cli", "qwen-code", "pi", "opencode", "kilo", "copilot-cli", "kimi-cli",
+          "hermes"]
+# Agents from PyPI (an agent module's `PIP`) each live in a venv of their own here
+# (scripts/conformance.sh builds them from pip/<name>.lock), beside the npm ones' node_modules.
+VENVS = HERE / ".venvs"
+
+
+def venv_bin(agent):
+    return VENVS / agent.PIP / "bin"
 # A bare sleep is refused by some agents; `sleep 57` is distinctive, so the runner finds its process.
 SLOW = "echo conf-slow-start; sleep 57"
 SCENARIOS = {
@@ -136,9 +144,10 @@ class Run:
 
 
 def file_mentions(paths, needle):
-    for path in paths:
+    # A SQLite store in WAL mode holds its newest rows in the `-wal` file beside it.
+    for path in [p for path in paths for p in (Path(path), Path(f"{path}-wal"))]:
         try:
-            if needle.encode() in Path(path).read_bytes():
+            if needle.encode() in path.read_bytes():
                 return True
         except OSError:
             pass
@@ -180,7 +189,7 @@ class Scenario:
 
     def env(self, home):
         env = {
-            "PATH": f"{self.bin_dir}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+            "PATH": ":".join([str(self.bin_dir), *self.venv_path(), os.environ.get("PATH", "/usr/bin:/bin")]),
             "HOME": str(home),
             "LANG": "C.UTF-8",
             "TERM": "dumb",
@@ -191,6 +200,9 @@ class Scenario:
         (self.root / "tmp").mkdir(exist_ok=True)
         env.update(self.agent.env(home, self.work, self.base_url))
         return env
+
+    def venv_path(self):
+        return [str(venv_bin(self.agent))] if getattr(self.agent, "PIP", None) else []
 
     def phase(self, phase, home, session_id=None, kill=False):
         prompt = self.prompt(phase)
@@ -405,6 +417,10 @@ def run_one(agent_name, scenario, scratch, bin_dir, keep=False):
     started = time.time()
     if scenario not in agent.SCENARIOS:
         return {"agent": agent_name, "scenario": scenario, "skipped": agent.SCENARIOS_SKIPPED.get(scenario, "")}
+    if getattr(agent, "PIP", None) and not (venv_bin(agent) / agent.start_cmd("", None, None)[0]).exists():
+        return {"agent": agent_name, "scenario": scenario,
+                "skipped": f"{agent.PIP} is not installed: scripts/conformance.sh builds conformance/.venvs/{agent.PIP} "
+                           "where a Python the lock names is found"}
     try:
         result = Scenario(agent, scenario, root, bin_dir).run()
     except Exception as error:  # one broken row must not stop the others
@@ -430,7 +446,7 @@ def inner(args):
     # Agents of one kind share nothing but the binary: rows run side by side.
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         results = list(pool.map(lambda job: run_one(job[0], job[1], scratch, bin_dir, args.keep), jobs))
-    versions = {a: installed_version(bin_dir.parent, load_agent(a).PACKAGE) for a in agents}
+    versions = {a: installed_version(bin_dir.parent, load_agent(a)) for a in agents}
     summary = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
                "seconds": round(time.time() - started, 1), "installed": versions, "rows": results}
     if not args.no_write:
@@ -450,9 +466,14 @@ def inner(args):
     return 0
 
 
-def installed_version(node_modules, package):
+def installed_version(node_modules, agent):
+    pip = getattr(agent, "PIP", None)
+    if pip:
+        name = pip.replace("-", "_")
+        found = sorted((VENVS / pip).glob(f"lib/python*/site-packages/{name}-*.dist-info"))
+        return found[-1].name[len(name) + 1:-len(".dist-info")] if found else None
     try:
-        return json.loads((node_modules / package / "package.json").read_text())["version"]
+        return json.loads((node_modules / agent.PACKAGE / "package.json").read_text())["version"]
     except (OSError, ValueError, KeyError):
         return None
 
@@ -461,7 +482,8 @@ def install_newest(agents):
     """npm install @latest of each agent into a temp dir; returns its node_modules/.bin."""
     target = Path(tempfile.mkdtemp(prefix="toolcheck-conformance-newest-"))
     (target / "package.json").write_text('{"private": true}\n')
-    packages = [load_agent(a).PACKAGE + "@latest" for a in agents]
+    # The PyPI agents keep conformance/.venv's pins.
+    packages = [load_agent(a).PACKAGE + "@latest" for a in agents if load_agent(a).PACKAGE]
     subprocess.run(["npm", "install", "--no-audit", "--no-fund", *packages], cwd=target, check=True)
     return target / "node_modules" / ".bin"
 

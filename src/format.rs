@@ -77,6 +77,9 @@ macro_rules! each_format {
             // Kimi Code CLI's default provider (`kimi`) is Moonshot's OpenAI-compatible
             // endpoint; one configured otherwise is not named in the session.
             KimiCli "kimi-cli" Resumed [Moonshot] kimi_cli,
+            // Hermes Agent sends the Chat Completions wire to whichever provider the session
+            // uses; the rows do not name it.
+            Hermes "hermes" Resumed [] hermes,
         }
     };
 }

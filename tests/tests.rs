@@ -42,6 +42,7 @@ mod framework_qwen_code;
 mod framework_spring_ai;
 mod framework_strands;
 mod frameworks_folder;
+mod hermes_store;
 mod langgraph_checkpoint;
 mod layers;
 mod lint;

@@ -51,7 +51,7 @@ use super::support::{changed_paths, fail, tree, Entry, TempDir};
 const MAX_FILES: usize = 32;
 
 /// Every variable `src/agents/` reads (a test holds this list to that file).
-const VARS: [&str; 25] = [
+const VARS: [&str; 26] = [
     "APPDATA",
     "CLAUDE_CONFIG_DIR",
     "CLAWDBOT_STATE_DIR",
@@ -63,6 +63,7 @@ const VARS: [&str; 25] = [
     "COPILOT_HOME",
     "GEMINI_CLI_HOME",
     "GOOSE_PATH_ROOT",
+    "HERMES_HOME",
     "HOME",
     "KILO_DB",
     "KIMI_SHARE_DIR",
@@ -118,7 +119,7 @@ const fn place(agent: &'static str, base: Base, path: &'static str, db: bool) ->
 
 /// Where `src/agents/` looks on Linux, one or two places per agent, and two files that are
 /// never sessions.
-const PLACES: [Place; 27] = [
+const PLACES: [Place; 28] = [
     place("claude-code", Base::Claude, "projects/-home-p/{n}.jsonl", false),
     place("claude-code", Base::Claude, "projects/-home-p/s{n}/subagents/agent-{n}.jsonl", false),
     place("claude-code", Base::Config, "claude/projects/-home-p/{n}.jsonl", false),
@@ -167,6 +168,7 @@ const PLACES: [Place; 27] = [
         ..place("claude-code", Base::Claude, "projects/-home-p/{n}.txt", false)
     },
     place("kimi-cli", Base::Home, ".kimi/sessions/a409a57d/s{n}/context.jsonl", false),
+    place("hermes", Base::Home, ".hermes/state.db", true),
 ];
 
 /// What the option byte decides.

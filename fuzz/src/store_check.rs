@@ -14,10 +14,10 @@
 //!   `4` Charm Crush `messages(id, session_id, role, parts, …, created_at, updated_at, …)` with
 //!   Crush's triggers, beside `sessions(…, summary_message_id)`; `5` LangGraph `SqliteSaver`
 //!   `checkpoints(thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type,
-//!   checkpoint, metadata)`; `6` a Hermes-style `messages(id, session_id, role, content,
-//!   tool_call_id, tool_calls, …, timestamp)` beside `sessions`, which toolcheck does not read
-//!   (a near miss: the same names, other columns). Goose, Crush and Hermes get a `sessions`
-//!   table;
+//!   checkpoint, metadata)`; `6` Hermes Agent's `messages(id, session_id, role, content,
+//!   tool_call_id, tool_calls, tool_name, timestamp, …)` (its schema before 0.16.0, without
+//!   `active`) beside `sessions`, read by its `tool_calls` (NULL reads as `null`). Goose,
+//!   Crush and Hermes get a `sessions` table;
 //! * `s`: bit 0 leaves the joined tables (`message`, `sessions`) empty, bit 1 makes the
 //!   second table, bit 2 makes the session tables `WITHOUT ROWID`, bit 3 gives them a user
 //!   column named `rowid`, bit 4 puts the database in WAL journal mode, bit 5 adds an
@@ -41,7 +41,7 @@
 //!   `a` the role, `b` `metadata_json`; opencode `a` starts a new message whose `data` it is
 //!   (a row without one is a part of its session's last message); Crush `a` the role, and
 //!   `b` (any bytes) makes the row its session's summary message; Hermes `a` the role, `b`
-//!   `tool_calls`. Without them a role alternates user, assistant by row. A LangGraph row's
+//!   its `content`. Without them a role alternates user, assistant by row. A LangGraph row's
 //!   bytes are its checkpoint blob, `0xFE` included (bits 2–4 pick the `type`: msgpack,
 //!   JSON, pickle or NULL; bit 6 orders its `checkpoint_id` backwards; bit 7 puts it in a
 //!   subgraph namespace).
@@ -141,7 +141,8 @@ impl Kind {
             Kind::Adk => 7,
             Kind::Goose => 4,
             Kind::Opencode | Kind::Langgraph => 5,
-            Kind::Crush | Kind::Hermes => 3,
+            Kind::Crush => 3,
+            Kind::Hermes => 5,
         }
     }
 
@@ -218,8 +219,8 @@ impl Kind {
             ),
             Kind::Hermes => format!(
                 "CREATE TABLE {name} (id INTEGER PRIMARY KEY{autoincrement}, \
-                 session_id TEXT NOT NULL, role TEXT NOT NULL, content {json}, \
-                 tool_call_id TEXT, tool_calls TEXT, tool_name TEXT, timestamp REAL NOT NULL, \
+                 session_id TEXT NOT NULL, role TEXT NOT NULL, content TEXT, \
+                 tool_call_id TEXT, tool_calls {json}, tool_name TEXT, timestamp REAL NOT NULL, \
                  token_count INTEGER, finish_reason TEXT{rowid}){without}"
             ),
         }
@@ -605,10 +606,10 @@ fn insert(
             ins.value("id", Value::Integer(i + 1))
                 .value("session_id", Value::Text(session))
                 .text("role", &role(a))
-                .json("content", row.ctrl, json)
+                .json("tool_calls", row.ctrl, json)
                 .value("timestamp", Value::Real(at as f64 / 10.0));
-            if let Some(calls) = b {
-                ins.text("tool_calls", calls);
+            if let Some(content) = b {
+                ins.text("content", content);
             }
         }
     }
@@ -910,7 +911,15 @@ fn run(data: &[u8]) -> Result<Outcome, ()> {
             };
             touched += usize::from(now.map(|(_, c)| c) != Some(cells));
             // The row the diff names: its rowid, and its JSON as read (rows may share a rowid).
-            let as_read = json.and_then(|j| cells.get(j)).map(|c| c.1.clone());
+            // A NULL JSON column reads as `null` (Hermes's `tool_calls`; other kinds never
+            // fix a NULL row).
+            let as_read = json.and_then(|j| cells.get(j)).map(|c| {
+                if c.0 == 0 {
+                    b"null".to_vec()
+                } else {
+                    c.1.clone()
+                }
+            });
             let fixes = named.iter().find(|(t, r, old, _)| {
                 t == table && Some(*r) == *rowid && as_read.as_deref() == Some(old.as_bytes())
             });
@@ -1161,11 +1170,15 @@ mod tests {
         let rows: Vec<(u8, &[u8])> = crush.iter().map(|r| (0, r.as_slice())).collect();
         assert_eq!(run(&input([CRUSH, 0, 0], &rows)), Ok(Outcome::Unchanged));
         assert_eq!(formats_read(&input([CRUSH, 0, 0], &rows)), ["crush"]);
-        // Not a store toolcheck reads: linted (`unknown-format` when named), never written.
-        let hermes = [with(r#"{"role":"user"}"#, &["tool", r#"[{"id":"x"}]"#])];
-        let rows: Vec<(u8, &[u8])> = hermes.iter().map(|r| (0, r.as_slice())).collect();
-        assert_eq!(run(&input([HERMES, 0, 0], &rows)), Ok(Outcome::Unchanged));
-        assert!(formats_read(&input([HERMES, 0, 0], &rows)).is_empty());
+        // Rows without calls hold a NULL `tool_calls` (cell type 6; `s` 64: the column is
+        // untyped, so it may).
+        let hermes = [
+            with("", &["user", "List the files"]),
+            with("", &["assistant", "There are two."]),
+        ];
+        let rows: Vec<(u8, &[u8])> = hermes.iter().map(|r| (6 << 2, r.as_slice())).collect();
+        assert_eq!(run(&input([HERMES, 64, 0], &rows)), Ok(Outcome::Unchanged));
+        assert_eq!(formats_read(&input([HERMES, 64, 0], &rows)), ["hermes"]);
     }
 
     #[test]

@@ -118,6 +118,7 @@ macro_rules! each_agent {
             GeminiCli "gemini-cli" "Gemini CLI" gemini_cli,
             QwenCode "qwen-code" "Qwen Code" qwen_code,
             KimiCli "kimi-cli" "Kimi Code CLI" kimi_cli,
+            Hermes "hermes" "Hermes Agent" hermes,
         }
     };
 }

@@ -22,7 +22,7 @@
 
 use serde_json::{json, Value as Json};
 
-use super::openai_chat::read_tool_call;
+use super::openai_chat::push_tool_calls;
 use super::{array_at, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{result_text, Conversation, Item, Loc, Pairing, Role, Text, ToolResult};
 use crate::tree::Value as Tree;
@@ -115,15 +115,7 @@ impl Adapter for KimiCli {
                     conv.start_turn(role, mloc.clone());
                     push_content(&mut conv, record, &mloc);
                     if role == Role::Assistant {
-                        let mut pending = Vec::new();
-                        for (j, call) in array_at(record, "tool_calls")
-                            .into_iter()
-                            .flatten()
-                            .enumerate()
-                        {
-                            let call = read_tool_call(call, &mloc, j, &mut pending);
-                            conv.push_to_last(Item::Call(call));
-                        }
+                        push_tool_calls(&mut conv, record, &mloc);
                     }
                 }
             }

@@ -14,8 +14,8 @@
 
 use serde_json::{json, Value as Json};
 
-use super::openai_chat::read_tool_call;
-use super::{array_at, has_text, str_at, Adapter, CallSite, Dialect, Doc, Format};
+use super::openai_chat::push_tool_calls;
+use super::{has_text, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
     looks_like_error, result_text, Conversation, EchoedArguments, Item, Loc, Pairing, Role, Text,
     ToolResult,
@@ -123,15 +123,7 @@ impl Adapter for Moltis {
                         }));
                     }
                     if role == Role::Assistant {
-                        let mut pending = Vec::new();
-                        for (j, call) in array_at(record, "tool_calls")
-                            .into_iter()
-                            .flatten()
-                            .enumerate()
-                        {
-                            let call = read_tool_call(call, &mloc, j, &mut pending);
-                            conv.push_to_last(Item::Call(call));
-                        }
+                        push_tool_calls(&mut conv, record, &mloc);
                     }
                 }
             }

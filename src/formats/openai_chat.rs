@@ -254,6 +254,20 @@ fn arguments(value: Option<&Tree>) -> Arguments {
     }
 }
 
+/// Every OpenAI-shaped call of `record.tool_calls`, pushed to the conversation's last turn
+/// (session formats that keep Chat Completions messages as records: Moltis, Kimi, Hermes).
+pub(crate) fn push_tool_calls(conv: &mut Conversation, record: &Tree, mloc: &Loc) {
+    let mut pending = Vec::new();
+    for (j, call) in array_at(record, "tool_calls")
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let call = read_tool_call(call, mloc, j, &mut pending);
+        conv.push_to_last(Item::Call(call));
+    }
+}
+
 /// Reads one OpenAI `tool_calls[j]` of the message at `mloc`. Shared with the LangChain
 /// adapter (`additional_kwargs.tool_calls`).
 pub(crate) fn read_tool_call(

@@ -20,6 +20,7 @@
 mod claude_code;
 mod codex;
 mod copilot_cli;
+mod hermes;
 mod kimi_cli;
 mod opencode;
 mod pi;
@@ -42,6 +43,7 @@ pub const MODELS: &[&Model] = &[
     &opencode::MODEL,
     &qwen_code::MODEL,
     &kimi_cli::MODEL,
+    &hermes::MODEL,
 ];
 
 /// One agent's resume, by version.

@@ -306,6 +306,9 @@ pub(super) fn scan(
                             Ok(std::borrow::Cow::Borrowed(s))
                         }
                     }),
+                (ValueRef::Null, _) if table.kind().null_json => {
+                    Ok(std::borrow::Cow::Borrowed("null"))
+                }
                 (ValueRef::Null, _) => Err(RowProblem::broken("the column is NULL")),
                 _ => Err(RowProblem::broken(
                     "the column holds a number, not JSON text",

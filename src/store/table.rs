@@ -22,6 +22,9 @@ pub(super) struct TableKind {
     pub only: Option<&'static str>,
     /// Where the column is not JSON text: how to read it. Such rows are read, never written.
     pub decode: Option<Decode>,
+    /// Whether a NULL in the JSON column reads as JSON `null` rather than a broken row (Hermes
+    /// keeps `tool_calls` only on the rows that have calls).
+    pub null_json: bool,
     /// Columns the table must also have (besides `session_id` and `json`) to be this kind.
     pub requires: &'static [&'static str],
     /// Columns that name a session with `session_id` where the table has them (ADK keys
@@ -77,6 +80,7 @@ pub(super) static KINDS: &[TableKind] = &[
         session: "session_id",
         only: None,
         decode: None,
+        null_json: false,
         format: Format::OpenAiResponses,
         json: "message_data",
         requires: &[],
@@ -92,6 +96,7 @@ pub(super) static KINDS: &[TableKind] = &[
         session: "session_id",
         only: None,
         decode: None,
+        null_json: false,
         format: Format::Adk,
         json: "event_data",
         requires: &["timestamp"],
@@ -109,6 +114,7 @@ pub(super) static KINDS: &[TableKind] = &[
         session: "session_id",
         only: None,
         decode: None,
+        null_json: false,
         format: Format::Goose,
         json: "content_json",
         requires: &["role", "created_timestamp"],
@@ -138,6 +144,7 @@ pub(super) static KINDS: &[TableKind] = &[
         session: "session_id",
         only: None,
         decode: None,
+        null_json: false,
         format: Format::Opencode,
         json: "data",
         requires: &["message_id", "id"],
@@ -172,6 +179,7 @@ pub(super) static KINDS: &[TableKind] = &[
         session: "session_id",
         only: None,
         decode: None,
+        null_json: false,
         format: Format::Crush,
         json: "parts",
         requires: &["role", "created_at", "id"],
@@ -214,6 +222,7 @@ pub(super) static KINDS: &[TableKind] = &[
             kind: "type",
             decode: crate::formats::decode_checkpoint,
         }),
+        null_json: false,
         format: Format::LanggraphCheckpoint,
         json: "checkpoint",
         requires: &["checkpoint_ns", "checkpoint_id", "type"],
@@ -222,6 +231,74 @@ pub(super) static KINDS: &[TableKind] = &[
         forbids: &[],
         wrap: &[],
         join: None,
+    },
+    // Hermes Agent `~/.hermes/state.db` (`hermes_state.py`, schema 11–22): `messages(id,
+    // session_id, role, content, tool_call_id, tool_calls, tool_name, timestamp, reasoning…,
+    // active, compacted…)`, one message per row in columns, `tool_calls` OpenAI-shaped JSON
+    // (NULL on rows without calls), read back by `id` (`get_messages_as_conversation`); since
+    // 0.16.0 only `active = 1` rows are the history (compaction and rewinds clear it).
+    TableKind {
+        session: "session_id",
+        only: Some("t.active = 1"),
+        decode: None,
+        null_json: true,
+        format: Format::Hermes,
+        json: "tool_calls",
+        requires: &["role", "content", "tool_call_id", "tool_name", "timestamp", "id", "active"],
+        session_keys: &[],
+        order: &["id"],
+        forbids: &[],
+        wrap: HERMES_WRAP,
+        join: None,
+    },
+    // Hermes before 0.16.0: no `active` column, every row is the history.
+    TableKind {
+        session: "session_id",
+        only: None,
+        decode: None,
+        null_json: true,
+        format: Format::Hermes,
+        json: "tool_calls",
+        requires: &["role", "content", "tool_call_id", "tool_name", "timestamp", "id"],
+        session_keys: &[],
+        order: &["id"],
+        forbids: &[],
+        wrap: HERMES_WRAP,
+        join: None,
+    },
+];
+
+/// The columns of a Hermes message row beside its `tool_calls`.
+const HERMES_WRAP: &[Wrap] = &[
+    Wrap {
+        key: "role",
+        column: "role",
+        json: false,
+    },
+    Wrap {
+        key: "content",
+        column: "content",
+        json: false,
+    },
+    Wrap {
+        key: "tool_call_id",
+        column: "tool_call_id",
+        json: false,
+    },
+    Wrap {
+        key: "tool_name",
+        column: "tool_name",
+        json: false,
+    },
+    Wrap {
+        key: "reasoning_content",
+        column: "reasoning_content",
+        json: false,
+    },
+    Wrap {
+        key: "reasoning",
+        column: "reasoning",
+        json: false,
     },
 ];
 
