@@ -300,6 +300,10 @@ pub struct DoctorArgs {
     #[arg(long, value_enum, value_name = "FORMAT", default_value_t = DoctorFormat::Text)]
     pub output_format: DoctorFormat,
 
+    /// Colour the text report (honours NO_COLOR).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+
     /// Also list every location looked at, found or not, and what was skipped and why.
     #[arg(short, long)]
     pub verbose: bool,
@@ -370,6 +374,10 @@ pub struct RulesArgs {
     /// Only the rules whose findings these providers reject (comma-separated or repeated).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "PROVIDER")]
     pub target: Vec<crate::provider::Provider>,
+
+    /// Colour the table (honours NO_COLOR).
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
 }
 
 fn input_formats() -> clap::builder::PossibleValuesParser {

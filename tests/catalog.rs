@@ -93,3 +93,31 @@ fn explain_prints_the_whole_page_and_no_path_that_means_nothing_after_install() 
     assert!(page.contains(last), "{last}");
     assert!(!out.stdout.contains("docs/rules/"), "{}", out.stdout);
 }
+
+/// `rules` takes `--color` as `lint` does: the codes and severities coloured, the columns
+/// still aligned, and nothing coloured with `never` (the default off a terminal).
+#[test]
+fn rules_color_always_colours_severities_and_never_does_not() {
+    let plain = toolcheck(&["rules"]);
+    let never = toolcheck(&["rules", "--color", "never"]);
+    assert_eq!(plain.stdout, never.stdout);
+    assert!(!never.stdout.contains('\x1b'));
+    let always = toolcheck(&["rules", "--color", "always"]);
+    assert_eq!(always.code, 0, "{}", always.transcript());
+    assert!(
+        always.stdout.contains("\x1b[1;31mTC101 \x1b[0m"),
+        "{}",
+        always.stdout
+    );
+    assert!(
+        always.stdout.contains("\x1b[1;33mwarning \x1b[0m"),
+        "{}",
+        always.stdout
+    );
+    let stripped = always
+        .stdout
+        .replace("\x1b[1;31m", "")
+        .replace("\x1b[1;33m", "")
+        .replace("\x1b[0m", "");
+    assert_eq!(stripped, plain.stdout);
+}

@@ -576,3 +576,25 @@ fn kimi_sessions_are_found_and_repaired() {
         after.transcript()
     );
 }
+
+/// `doctor` takes `--color` as `lint` does: what will not resume in red, the error code too,
+/// and the same text once the colours are taken out.
+#[test]
+fn doctor_color_always_marks_what_will_not_resume() {
+    let home = generated_home();
+    let plain = home.run(&["--color", "never"]);
+    assert!(!plain.stdout.contains('\x1b'), "{}", plain.stdout);
+    let always = home.run(&["--color", "always"]);
+    assert!(
+        always.stdout.contains("\x1b[1;31m1 will not resume\x1b[0m"),
+        "{}",
+        always.stdout
+    );
+    let stripped = always
+        .stdout
+        .replace("\x1b[1;31m", "")
+        .replace("\x1b[1;33m", "")
+        .replace("\x1b[1m", "")
+        .replace("\x1b[0m", "");
+    assert_eq!(stripped, plain.stdout);
+}

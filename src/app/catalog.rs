@@ -9,8 +9,9 @@ use crate::rules;
 use crate::settings::Resolver;
 use crate::{docs, escape};
 
-use super::output::{print, usage_error};
+use super::output::{print, usage_error, use_color};
 use super::EXIT_CLEAN;
+use crate::report::paint::Paint;
 
 pub(super) fn rules_command(args: &RulesArgs) -> u8 {
     let rows: Vec<(&rules::RuleMeta, Vec<Provider>)> = rules::RULES
@@ -43,12 +44,15 @@ pub(super) fn rules_command(args: &RulesArgs) -> u8 {
                 "{:<6} {:<name_width$} {:<8} {:<9} summary\n",
                 "code", "name", "severity", "fix"
             );
+            let paint = Paint::new(use_color(args.color));
             for (m, by) in &rows {
+                // Padded before it is coloured, so the columns line up either way.
+                let severity = format!("{:<8}", m.severity.as_str());
                 text.push_str(&format!(
-                    "{:<6} {:<name_width$} {:<8} {:<9} {}\n",
-                    m.code,
+                    "{} {:<name_width$} {} {:<9} {}\n",
+                    paint.severity(m.severity, &format!("{:<6}", m.code)),
                     m.name,
-                    m.severity.as_str(),
+                    paint.severity(m.severity, &severity),
                     m.fix.as_str(),
                     m.summary
                 ));

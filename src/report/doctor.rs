@@ -134,6 +134,8 @@ pub struct DoctorReport<'a> {
     pub backups: Option<&'a Path>,
     /// Sessions found but not modified within `--since`.
     pub left_out: usize,
+    /// The colours of the text report.
+    pub paint: super::paint::Paint,
 }
 
 /// `toolcheck fix --write <path>`, the path quoted for a POSIX shell (PowerShell and cmd
@@ -257,6 +259,7 @@ pub fn write_text(out: &mut dyn Write, report: &DoctorReport<'_>) -> io::Result<
         );
     }
     let home = report.home;
+    let paint = report.paint;
     for agent in Agent::ALL {
         let mine: Vec<&SessionReport> = sessions.iter().filter(|s| s.agent == agent).collect();
         if mine.is_empty() {
@@ -273,20 +276,20 @@ pub fn write_text(out: &mut dyn Write, report: &DoctorReport<'_>) -> io::Result<
         writeln!(
             out,
             "{}: {} checked in {}",
-            agent.title(),
+            paint.bold(agent.title()),
             plural(mine.len(), "session", "sessions"),
             plural(stores.len(), "store", "stores"),
         )?;
         for store in &stores {
             writeln!(out, "  store {}", shown(store, home))?;
         }
-        let mut counts = vec![format!("{broken} will not resume")];
+        let mut counts = vec![paint.error_if(broken, &format!("{broken} will not resume"))];
         if patched > 0 {
-            counts.push(format!(
+            counts.push(paint.warning(&format!(
                 "{patched} resume{} with results {} invents",
                 if patched == 1 { "s" } else { "" },
                 agent.title()
-            ));
+            )));
         }
         counts.push(format!("{warnings} with warnings only"));
         if not_read > 0 {
@@ -330,7 +333,7 @@ pub fn write_text(out: &mut dyn Write, report: &DoctorReport<'_>) -> io::Result<
                 writeln!(
                     out,
                     "      {at}: {} [{}] {}",
-                    e.code,
+                    paint.error(e.code),
                     e.rule,
                     escape::value(&e.message)
                 )?;
@@ -392,17 +395,23 @@ pub fn write_text(out: &mut dyn Write, report: &DoctorReport<'_>) -> io::Result<
         .count();
     let patched = if patched > 0 {
         format!(
-            ", {patched} resume{} with results the agent invents",
-            if patched == 1 { "s" } else { "" }
+            ", {}",
+            report.paint.warning(&format!(
+                "{patched} resume{} with results the agent invents",
+                if patched == 1 { "s" } else { "" }
+            ))
         )
     } else {
         String::new()
     };
     write!(
         out,
-        "Checked {} of {}: {broken} will not resume{patched}, {warnings} with warnings only.",
+        "Checked {} of {}: {}{patched}, {warnings} with warnings only.",
         plural(sessions.len(), "session", "sessions"),
         plural(agents, "agent", "agents"),
+        report
+            .paint
+            .error_if(broken, &format!("{broken} will not resume")),
     )?;
     let fixable = sessions
         .iter()

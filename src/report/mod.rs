@@ -13,6 +13,7 @@ mod github;
 mod gitlab;
 mod json;
 mod junit;
+pub mod paint;
 mod sarif;
 
 pub use full::{FullRenderer, DEFAULT_WIDTH};
