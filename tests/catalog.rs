@@ -114,10 +114,6 @@ fn rules_color_always_colours_severities_and_never_does_not() {
         "{}",
         always.stdout
     );
-    let stripped = always
-        .stdout
-        .replace("\x1b[1;31m", "")
-        .replace("\x1b[1;33m", "")
-        .replace("\x1b[0m", "");
+    let stripped = common::strip_colors(&always.stdout);
     assert_eq!(stripped, plain.stdout);
 }

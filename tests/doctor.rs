@@ -590,11 +590,6 @@ fn doctor_color_always_marks_what_will_not_resume() {
         "{}",
         always.stdout
     );
-    let stripped = always
-        .stdout
-        .replace("\x1b[1;31m", "")
-        .replace("\x1b[1;33m", "")
-        .replace("\x1b[1m", "")
-        .replace("\x1b[0m", "");
+    let stripped = common::strip_colors(&always.stdout);
     assert_eq!(stripped, plain.stdout);
 }

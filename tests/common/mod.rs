@@ -316,3 +316,22 @@ pub fn fix_write_round_trip(
     assert_eq!(std::fs::read_to_string(&path).expect("file"), after);
     (original, after)
 }
+
+/// `text` without the SGR colour sequences toolcheck writes (`\x1b[…m`).
+pub fn strip_colors(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("\x1b[") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        match after.find('m') {
+            Some(end) => rest = &after[end + 1..],
+            None => {
+                rest = after;
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
