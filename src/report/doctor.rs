@@ -312,67 +312,14 @@ pub fn write_text(out: &mut dyn Write, report: &DoctorReport<'_>) -> io::Result<
                 )?;
             }
         }
-        let mut broken_list: Vec<&&SessionReport> =
-            mine.iter().filter(|s| s.status == Status::Broken).collect();
-        // Newest first; ties by path, so the order never depends on the walk.
-        broken_list.sort_by(|a, b| b.modified.cmp(&a.modified).then(a.path.cmp(&b.path)));
-        if !broken_list.is_empty() {
-            writeln!(out, "  most recent sessions that will not resume:")?;
-        }
-        for s in broken_list.iter().take(MOST_RECENT) {
-            let when = s
-                .modified
-                .map(|m| format!(" (modified {})", ago(report.now, m)))
-                .unwrap_or_default();
-            writeln!(out, "    {}{when}", shown(&s.path, home))?;
-            if let Some(e) = &s.first_error {
-                let at = e
-                    .location
-                    .clone()
-                    .unwrap_or_else(|| format!("{}:{}", e.line, e.column));
-                writeln!(
-                    out,
-                    "      {at}: {} [{}] {}",
-                    paint.error(e.code),
-                    e.rule,
-                    escape::value(&e.message)
-                )?;
-            }
-            let more = s.errors.saturating_sub(1);
-            if more > 0 {
-                writeln!(
-                    out,
-                    "      and {more} more {}",
-                    if more == 1 { "error" } else { "errors" }
-                )?;
-            }
-            if s.fixable > 0 {
-                writeln!(
-                    out,
-                    "      repair: {}",
-                    escape::value(&fix_command(&s.path))
-                )?;
-            } else if s.unsafe_fixable > 0 {
-                writeln!(
-                    out,
-                    "      repair (unsafe: review the diff first): {} --unsafe-fixes",
-                    escape::value(&fix_command(&s.path))
-                )?;
-            } else {
-                writeln!(
-                    out,
-                    "      no automatic repair: see {}",
-                    escape::value(&format!("toolcheck lint {}", shell_quote_path(&s.path)))
-                )?;
-            }
-        }
-        if broken_list.len() > MOST_RECENT {
-            writeln!(
-                out,
-                "    and {} more (--output-format json lists every session)",
-                broken_list.len() - MOST_RECENT
-            )?;
-        }
+        write_recent(
+            out,
+            report,
+            &mine,
+            Status::Broken,
+            "will not resume",
+            &mut |out, s| write_broken(out, s, paint),
+        )?;
         write_patched(out, report, &mine)?;
         writeln!(out)?;
     }
@@ -436,56 +383,122 @@ fn write_patched(
     report: &DoctorReport<'_>,
     mine: &[&SessionReport],
 ) -> io::Result<()> {
-    let mut patched: Vec<&&SessionReport> = mine
-        .iter()
-        .filter(|s| s.status == Status::Patched)
-        .collect();
-    patched.sort_by(|a, b| b.modified.cmp(&a.modified).then(a.path.cmp(&b.path)));
-    if patched.is_empty() {
+    write_recent(
+        out,
+        report,
+        mine,
+        Status::Patched,
+        "resume with invented results",
+        &mut |out, s| {
+            let n = s.patched();
+            let version = match (s.agent_version(), s.format_version()) {
+                (Some(v), _) => format!(" {v}"),
+                (None, Some(f)) => format!(" (session format {f})"),
+                (None, None) => String::new(),
+            };
+            let shown_instead = s
+                .replayed
+                .iter()
+                .find_map(|r| r.replay.placeholder)
+                .map(|p| format!(", answering {}", escape::value(&format!("{p:?}"))))
+                .unwrap_or_default();
+            writeln!(
+                out,
+                "      {}: {}{version} papers over {} on resume{shown_instead}",
+                plural(n, "defect", "defects"),
+                s.agent.title(),
+                if n == 1 { "it" } else { "them" },
+            )?;
+            if s.fixable > 0 {
+                writeln!(
+                    out,
+                    "      record what is known instead: {}",
+                    escape::value(&fix_command(&s.path))
+                )?;
+            }
+            Ok(())
+        },
+    )
+}
+
+/// What a session that will not resume is: its first error, how many more, and its repair.
+fn write_broken(
+    out: &mut dyn Write,
+    s: &SessionReport,
+    paint: super::paint::Paint,
+) -> io::Result<()> {
+    if let Some(e) = &s.first_error {
+        let at = e
+            .location
+            .clone()
+            .unwrap_or_else(|| format!("{}:{}", e.line, e.column));
+        writeln!(
+            out,
+            "      {at}: {} [{}] {}",
+            paint.error(e.code),
+            e.rule,
+            escape::value(&e.message)
+        )?;
+    }
+    let more = s.errors.saturating_sub(1);
+    if more > 0 {
+        writeln!(
+            out,
+            "      and {more} more {}",
+            if more == 1 { "error" } else { "errors" }
+        )?;
+    }
+    if s.fixable > 0 {
+        writeln!(
+            out,
+            "      repair: {}",
+            escape::value(&fix_command(&s.path))
+        )
+    } else if s.unsafe_fixable > 0 {
+        writeln!(
+            out,
+            "      repair (unsafe: review the diff first): {} --unsafe-fixes",
+            escape::value(&fix_command(&s.path))
+        )
+    } else {
+        writeln!(
+            out,
+            "      no automatic repair: see {}",
+            escape::value(&format!("toolcheck lint {}", shell_quote_path(&s.path)))
+        )
+    }
+}
+
+/// The agent's most recent sessions of `status`, newest first (ties by path, so the order
+/// never depends on the walk), each with its modification time and what `each` says of it,
+/// and how many more there are.
+fn write_recent(
+    out: &mut dyn Write,
+    report: &DoctorReport<'_>,
+    mine: &[&SessionReport],
+    status: Status,
+    what: &str,
+    each: &mut dyn FnMut(&mut dyn Write, &SessionReport) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut list: Vec<&&SessionReport> = mine.iter().filter(|s| s.status == status).collect();
+    if list.is_empty() {
         return Ok(());
     }
-    writeln!(
-        out,
-        "  most recent sessions that resume with invented results:"
-    )?;
-    for s in patched.iter().take(MOST_RECENT) {
+    list.sort_by(|a, b| b.modified.cmp(&a.modified).then(a.path.cmp(&b.path)));
+    writeln!(out, "  most recent sessions that {what}:")?;
+    for s in list.iter().take(MOST_RECENT) {
         let when = s
             .modified
             .map(|m| format!(" (modified {})", ago(report.now, m)))
             .unwrap_or_default();
         writeln!(out, "    {}{when}", shown(&s.path, report.home))?;
-        let n = s.patched();
-        let version = match (s.agent_version(), s.format_version()) {
-            (Some(v), _) => format!(" {v}"),
-            (None, Some(f)) => format!(" (session format {f})"),
-            (None, None) => String::new(),
-        };
-        let shown_instead = s
-            .replayed
-            .iter()
-            .find_map(|r| r.replay.placeholder)
-            .map(|p| format!(", answering {}", escape::value(&format!("{p:?}"))))
-            .unwrap_or_default();
-        writeln!(
-            out,
-            "      {}: {}{version} papers over {} on resume{shown_instead}",
-            plural(n, "defect", "defects"),
-            s.agent.title(),
-            if n == 1 { "it" } else { "them" },
-        )?;
-        if s.fixable > 0 {
-            writeln!(
-                out,
-                "      record what is known instead: {}",
-                escape::value(&fix_command(&s.path))
-            )?;
-        }
+        each(out, s)?;
     }
-    if patched.len() > MOST_RECENT {
+    if list.len() > MOST_RECENT {
         writeln!(
             out,
             "    and {} more (--output-format json lists every session)",
-            patched.len() - MOST_RECENT
+            list.len() - MOST_RECENT
         )?;
     }
     Ok(())
