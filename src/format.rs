@@ -80,6 +80,9 @@ macro_rules! each_format {
             // Hermes Agent sends the Chat Completions wire to whichever provider the session
             // uses; the rows do not name it.
             Hermes "hermes" Resumed [] hermes,
+            // Factory Droid reaches whichever provider its model uses (Factory's proxy or a
+            // custom model); the session does not name it.
+            Droid "droid" Resumed [] droid,
         }
     };
 }

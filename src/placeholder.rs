@@ -37,6 +37,7 @@ const PLACEHOLDERS: &[(&str, Text)] = &[
         Text::EndsWith("missing tool result in session history; inserted synthetic error result for transcript repair"),
     ),
     ("Hermes Agent", Text::Is("[Result unavailable — see context summary above]")),
+    ("Factory Droid", Text::Is("Error: Tool execution was cancelled")),
     (
         "Gemini CLI",
         Text::Is("The tool execution result was lost due to context management truncation."),

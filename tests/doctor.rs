@@ -303,7 +303,7 @@ fn fresh_home_finds_nothing() {
     };
     let out = home.run(&[]);
     insta::assert_snapshot!(out.transcript(), @r"
-    no agent sessions found (looked in 38 places; -v lists them)
+    no agent sessions found (looked in 39 places; -v lists them)
     --- exit 0 ---
     ");
 }
@@ -592,4 +592,31 @@ fn doctor_color_always_marks_what_will_not_resume() {
     );
     let stripped = common::strip_colors(&always.stdout);
     assert_eq!(stripped, plain.stdout);
+}
+
+/// Factory Droid: its sessions are found under `~/.factory/sessions/<project>/`, the
+/// `.settings.json` beside each is not one, and a session the agent patches on resume says so.
+#[test]
+fn droid_sessions_are_found_and_judged_by_what_droid_sends() {
+    let home = Home {
+        dir: tempfile::tempdir().expect("tempdir"),
+    };
+    let dir = ".factory/sessions/-home-dev-api";
+    home.session(
+        "droid/broken-unanswered-call.jsonl",
+        &format!("{dir}/8e0b2c4d-6f8a-4c1e-9b3d-5f7a9c1e3b5d.jsonl"),
+        2 * DAY,
+    );
+    home.write(
+        &format!("{dir}/8e0b2c4d-6f8a-4c1e-9b3d-5f7a9c1e3b5d.settings.json"),
+        br#"{"model":"claude-sonnet-4-5","autonomyMode":"auto-low"}"#,
+        2 * DAY,
+    );
+    let out = home.run(&["--agent", "droid"]);
+    assert!(
+        out.stdout.contains("1 session checked")
+            && out.stdout.contains("Error: Tool execution was cancelled"),
+        "{}",
+        out.transcript()
+    );
 }

@@ -51,7 +51,7 @@ use super::support::{changed_paths, fail, tree, Entry, TempDir};
 const MAX_FILES: usize = 32;
 
 /// Every variable `src/agents/` reads (a test holds this list to that file).
-const VARS: [&str; 26] = [
+const VARS: [&str; 27] = [
     "APPDATA",
     "CLAUDE_CONFIG_DIR",
     "CLAWDBOT_STATE_DIR",
@@ -61,6 +61,7 @@ const VARS: [&str; 26] = [
     "CLINE_SESSION_DATA_DIR",
     "CODEX_HOME",
     "COPILOT_HOME",
+    "FACTORY_HOME_OVERRIDE",
     "GEMINI_CLI_HOME",
     "GOOSE_PATH_ROOT",
     "HERMES_HOME",
@@ -119,7 +120,7 @@ const fn place(agent: &'static str, base: Base, path: &'static str, db: bool) ->
 
 /// Where `src/agents/` looks on Linux, one or two places per agent, and two files that are
 /// never sessions.
-const PLACES: [Place; 28] = [
+const PLACES: [Place; 29] = [
     place("claude-code", Base::Claude, "projects/-home-p/{n}.jsonl", false),
     place("claude-code", Base::Claude, "projects/-home-p/s{n}/subagents/agent-{n}.jsonl", false),
     place("claude-code", Base::Config, "claude/projects/-home-p/{n}.jsonl", false),
@@ -169,6 +170,7 @@ const PLACES: [Place; 28] = [
     },
     place("kimi-cli", Base::Home, ".kimi/sessions/a409a57d/s{n}/context.jsonl", false),
     place("hermes", Base::Home, ".hermes/state.db", true),
+    place("droid", Base::Home, ".factory/sessions/-home-p/{n}.jsonl", false),
 ];
 
 /// What the option byte decides.

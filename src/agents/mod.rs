@@ -119,6 +119,7 @@ macro_rules! each_agent {
             QwenCode "qwen-code" "Qwen Code" qwen_code,
             KimiCli "kimi-cli" "Kimi Code CLI" kimi_cli,
             Hermes "hermes" "Hermes Agent" hermes,
+            Droid "droid" "Factory Droid" droid,
         }
     };
 }

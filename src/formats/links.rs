@@ -204,6 +204,39 @@ pub(crate) fn insert_linked_after<L: Links>(
     Some(edits)
 }
 
+/// Inserts a `{"type": "message", id, parentId, timestamp, message}` line answering the call
+/// `call_id` after its assistant's line `after` (pi entries, Droid messages, linked by `id` and
+/// `parentId`): its id derived from the session's and the call's (`id_len` characters of it),
+/// its timestamp the assistant's, `message` built from the assistant's record. `None` when
+/// the line's id is already there (inserted before and still not answering, or taken).
+pub(crate) fn insert_message_line(
+    cx: &EditContext<'_>,
+    after: &Loc,
+    call_id: &str,
+    id_len: usize,
+    message: impl FnOnce(&serde_json::Map<String, Json>) -> Json,
+) -> Option<Vec<Edit>> {
+    let holder = record(cx, after.base)?;
+    let holder = holder.as_object()?;
+    let after_id = holder.get("id").and_then(Json::as_str)?;
+    // The header's id: the same call in another session gets another line id.
+    let session = string_at(cx, 0, "/id").unwrap_or_default();
+    let id = derived_uuid(&session, call_id).get(..id_len)?.to_string();
+    if mentions_id::<IdParent>(cx, &id) {
+        return None;
+    }
+    let mut line = serde_json::Map::new();
+    line.insert("type".into(), "message".into());
+    line.insert("id".into(), id.clone().into());
+    line.insert("parentId".into(), after_id.into());
+    if let Some(ts) = holder.get("timestamp") {
+        line.insert("timestamp".into(), ts.clone());
+    }
+    line.insert("message".into(), message(holder));
+    let rendered = serde_json::to_string(&Json::Object(line)).ok()?;
+    insert_linked_after::<IdParent>(cx, after, &id, &rendered)
+}
+
 /// Moves a result line (the caller checks the result is the whole line) to right after
 /// `after`'s line: it is cut out of the chain (its children take its parent) and linked in after `after` (whose
 /// children then hang from it). A result sharing its line with other blocks is not moved.

@@ -38,7 +38,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Value as Json};
 
-use super::links::{self, derived_uuid, insert_linked_after, mentions_id, IdParent};
+use super::links::{self, IdParent};
 use super::{array_at, blocks, has_text, str_at, Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::Edit;
@@ -210,38 +210,21 @@ fn insert_result(
     if !call.message.pointer.is_empty() || call.message.base != after.base {
         return None;
     }
-    let holder = links::record(cx, after.base)?;
-    let holder = holder.as_object()?;
-    let after_id = holder.get("id").and_then(Json::as_str)?;
-    // The header's id: the same call in another session gets another line id.
-    let session = links::string_at(cx, 0, "/id").unwrap_or_default();
-    let id = derived_uuid(&session, call_id).get(..8)?.to_string();
-    if mentions_id::<IdParent>(cx, &id) {
-        // Inserted before and still not answering, or the id is taken: write nothing.
-        return None;
-    }
-    let mut message = serde_json::Map::new();
-    message.insert("role".into(), "toolResult".into());
-    message.insert("toolCallId".into(), call_id.into());
-    message.insert("toolName".into(), call.name.clone().into());
-    message.insert(
-        "content".into(),
-        json!([{"type": "text", "text": NEVER_RETURNED}]),
-    );
-    message.insert("isError".into(), true.into());
-    if let Some(ms) = holder.get("message").and_then(|m| m.get("timestamp")) {
-        message.insert("timestamp".into(), ms.clone());
-    }
-    let mut line = serde_json::Map::new();
-    line.insert("type".into(), "message".into());
-    line.insert("id".into(), id.clone().into());
-    line.insert("parentId".into(), after_id.into());
-    if let Some(ts) = holder.get("timestamp") {
-        line.insert("timestamp".into(), ts.clone());
-    }
-    line.insert("message".into(), Json::Object(message));
-    let rendered = serde_json::to_string(&Json::Object(line)).ok()?;
-    insert_linked_after::<IdParent>(cx, after, &id, &rendered)
+    links::insert_message_line(cx, after, call_id, 8, |holder| {
+        let mut message = serde_json::Map::new();
+        message.insert("role".into(), "toolResult".into());
+        message.insert("toolCallId".into(), call_id.into());
+        message.insert("toolName".into(), call.name.clone().into());
+        message.insert(
+            "content".into(),
+            json!([{"type": "text", "text": NEVER_RETURNED}]),
+        );
+        message.insert("isError".into(), true.into());
+        if let Some(ms) = holder.get("message").and_then(|m| m.get("timestamp")) {
+            message.insert("timestamp".into(), ms.clone());
+        }
+        Json::Object(message)
+    })
 }
 
 /// Whether an entry carries pi's tree links: an `id` and a `parentId` (a string, or null at

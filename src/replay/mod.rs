@@ -20,6 +20,7 @@
 mod claude_code;
 mod codex;
 mod copilot_cli;
+mod droid;
 mod hermes;
 mod kimi_cli;
 mod opencode;
@@ -44,6 +45,7 @@ pub const MODELS: &[&Model] = &[
     &qwen_code::MODEL,
     &kimi_cli::MODEL,
     &hermes::MODEL,
+    &droid::MODEL,
 ];
 
 /// One agent's resume, by version.
