@@ -233,3 +233,35 @@ fn a_message_left_empty_by_a_fix_is_deleted() {
     assert_eq!(before.len(), after.len() + 1);
     assert_eq!(common::lint_concise(dir.path(), "crush.db").code, 0);
 }
+
+/// `doctor` finds each project's `crush.db` through Crush's `projects.json` (v0.25.0+),
+/// wherever the project is, a relative `data_dir` (before v0.68.0) resolved against its path.
+#[test]
+fn doctor_finds_project_databases_through_crushs_index() {
+    let home = temp();
+    let api = home.path().join("code/api");
+    let web = home.path().join("code/web");
+    for project in [&api, &web] {
+        std::fs::create_dir_all(project.join(".crush")).expect("mkdir");
+    }
+    crush_db(&api.join(".crush/crush.db"), &[("s1", broken(), None)]);
+    crush_db(&web.join(".crush/crush.db"), &[("s1", clean(), None)]);
+    let index = home.path().join(".local/share/crush");
+    std::fs::create_dir_all(&index).expect("mkdir");
+    let projects = serde_json::json!({"projects": [
+        {"path": api, "data_dir": api.join(".crush"), "last_accessed": "2026-11-30T09:00:00Z"},
+        {"path": web, "data_dir": ".crush", "last_accessed": "2026-11-29T09:00:00Z"},
+    ]});
+    std::fs::write(index.join("projects.json"), projects.to_string()).expect("written");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolcheck"))
+        .args(["doctor", "--agent", "crush", "--output-format", "json"])
+        .env_clear()
+        .env("HOME", home.path())
+        .output()
+        .expect("toolcheck runs");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let text = report.to_string();
+    assert!(text.contains("code/api/.crush/crush.db"), "{text}");
+    assert!(text.contains("code/web/.crush/crush.db"), "{text}");
+    assert!(text.contains("will-not-resume"), "{text}");
+}

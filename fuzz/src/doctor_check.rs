@@ -51,7 +51,7 @@ use super::support::{changed_paths, fail, tree, Entry, TempDir};
 const MAX_FILES: usize = 32;
 
 /// Every variable `src/agents/` reads (a test holds this list to that file).
-const VARS: [&str; 27] = [
+const VARS: [&str; 28] = [
     "APPDATA",
     "CLAUDE_CONFIG_DIR",
     "CLAWDBOT_STATE_DIR",
@@ -61,6 +61,7 @@ const VARS: [&str; 27] = [
     "CLINE_SESSION_DATA_DIR",
     "CODEX_HOME",
     "COPILOT_HOME",
+    "CRUSH_GLOBAL_DATA",
     "FACTORY_HOME_OVERRIDE",
     "GEMINI_CLI_HOME",
     "GOOSE_PATH_ROOT",

@@ -120,6 +120,7 @@ macro_rules! each_agent {
             KimiCli "kimi-cli" "Kimi Code CLI" kimi_cli,
             Hermes "hermes" "Hermes Agent" hermes,
             Droid "droid" "Factory Droid" droid,
+            Crush "crush" "Crush" crush,
         }
     };
 }
