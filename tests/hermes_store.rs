@@ -147,13 +147,7 @@ fn doctor_finds_the_home_and_each_profile() {
     let home = tempfile::tempdir().expect("tempdir");
     state_db(&home.path().join(".hermes/state.db"), RESUMED);
     state_db(&home.path().join(".hermes/profiles/work/state.db"), ORPHAN);
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolcheck"))
-        .args(["doctor", "--agent", "hermes", "--output-format", "json"])
-        .env_clear()
-        .env("HOME", home.path())
-        .output()
-        .expect("toolcheck runs");
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let report = common::doctor_json(home.path(), "hermes");
     let text = report.to_string();
     assert!(text.contains("patched-on-resume"), "{text}");
     assert!(text.contains("profiles/work/state.db"), "{text}");

@@ -253,13 +253,7 @@ fn doctor_finds_project_databases_through_crushs_index() {
         {"path": web, "data_dir": ".crush", "last_accessed": "2026-11-29T09:00:00Z"},
     ]});
     std::fs::write(index.join("projects.json"), projects.to_string()).expect("written");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolcheck"))
-        .args(["doctor", "--agent", "crush", "--output-format", "json"])
-        .env_clear()
-        .env("HOME", home.path())
-        .output()
-        .expect("toolcheck runs");
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let report = common::doctor_json(home.path(), "crush");
     let text = report.to_string();
     assert!(text.contains("code/api/.crush/crush.db"), "{text}");
     assert!(text.contains("code/web/.crush/crush.db"), "{text}");

@@ -335,3 +335,15 @@ pub fn strip_colors(text: &str) -> String {
     out.push_str(rest);
     out
 }
+
+/// `toolcheck doctor --agent <agent> --output-format json` with `home` as the only
+/// environment, as JSON.
+pub fn doctor_json(home: &Path, agent: &str) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_toolcheck"))
+        .args(["doctor", "--agent", agent, "--output-format", "json"])
+        .env_clear()
+        .env("HOME", home)
+        .output()
+        .expect("toolcheck runs");
+    serde_json::from_slice(&out.stdout).expect("doctor prints JSON")
+}
