@@ -32,7 +32,7 @@ from agents.common import canonical  # noqa: E402
 import report  # noqa: E402
 
 AGENTS = ["claude-code", "codex", "gemini-cli", "qwen-code", "pi", "opencode", "kilo", "copilot-cli", "kimi-cli",
-          "hermes"]
+          "hermes", "droid"]
 # Agents from PyPI (an agent module's `PIP`) each live in a venv of their own here
 # (scripts/conformance.sh builds them from pip/<name>.lock), beside the npm ones' node_modules.
 VENVS = HERE / ".venvs"
