@@ -34,10 +34,9 @@ impl Options {
         let input_format = match self.input_format.as_deref() {
             None | Some("auto") => None,
             Some(name) => Some(Format::from_name(name).ok_or_else(|| {
-                let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
                 format!(
                     "unknown input format `{name}`: expected auto or one of {}",
-                    names.join(", ")
+                    Format::names()
                 )
             })?),
         };

@@ -90,17 +90,7 @@ fn state_db(path: &Path, rows: &[Row]) {
 fn a_resumed_session_is_patched_on_resume_not_broken() {
     let dir = tempfile::tempdir().expect("tempdir");
     state_db(&dir.path().join("state.db"), RESUMED);
-    let out = toolcheck_in(
-        dir.path(),
-        &[
-            "lint",
-            "--no-config",
-            "state.db",
-            "--output-format",
-            "concise",
-        ],
-        None,
-    );
+    let out = common::lint_concise(dir.path(), "state.db");
     insta::assert_snapshot!(out.transcript());
 }
 
@@ -109,17 +99,7 @@ fn an_orphaned_result_row_is_deleted_and_nothing_else_changes() {
     let dir = tempfile::tempdir().expect("tempdir");
     let db = dir.path().join("state.db");
     state_db(&db, ORPHAN);
-    let lint = toolcheck_in(
-        dir.path(),
-        &[
-            "lint",
-            "--no-config",
-            "state.db",
-            "--output-format",
-            "concise",
-        ],
-        None,
-    );
+    let lint = common::lint_concise(dir.path(), "state.db");
     assert!(
         lint.stdout.contains("state.db:messages[rowid=3]: TC101"),
         "{}",

@@ -27,9 +27,6 @@ use crate::tree::Value as Tree;
 
 pub struct Droid;
 
-/// Record types only Droid writes beside its messages.
-const BOOKKEEPING: [&str; 3] = ["agent_turn_outcome", "todo_state", "compaction_state"];
-
 /// Fields only Droid puts on a message record's `message`.
 const MESSAGE_MARKS: [&str; 5] = [
     "interactionMode",
@@ -97,7 +94,7 @@ impl Adapter for Droid {
                     };
                     push_message(&mut conv, role, message, &Loc::new(doc.base, "/message"));
                 }
-                Some(kind) if BOOKKEEPING.contains(&kind) => {}
+                // `agent_turn_outcome`, `todo_state`, `compaction_state`: bookkeeping.
                 _ => {}
             }
         }
@@ -158,7 +155,7 @@ fn insert_result(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::session_docs;
+    use crate::formats::{one_conversation, session_docs};
     use crate::transcript::Item;
     use crate::tree_json;
 
@@ -183,8 +180,7 @@ mod tests {
             tree_json!({"type": "message", "id": "r1", "parentId": "a1", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "is_error": false, "content": "a\n"}]}}),
             tree_json!({"type": "agent_turn_outcome", "turnId": "t", "reason": "completed"}),
         ];
-        let docs = session_docs(&records);
-        let conv = Droid.normalise(&docs).expect("a Droid session").pop().expect("one");
+        let conv = one_conversation(&Droid, &records);
         let results: Vec<_> = conv
             .turns
             .iter()

@@ -14,9 +14,9 @@
 //! rows), so sessions are held to the rules every provider shares. A row cannot be inserted
 //! between others, so an unanswered call gets no fix here; a stray result row is removed.
 
-use super::openai_chat::push_tool_calls;
+use super::openai_chat::{push_tool_calls, tool_record_result};
 use super::{str_at, Adapter, Dialect, Doc, Format};
-use crate::transcript::{result_text, Conversation, Item, Loc, Pairing, Role, Text, ToolResult};
+use crate::transcript::{Conversation, Item, Loc, Pairing, Role, Text, ToolResult};
 use crate::tree::Value as Tree;
 
 pub struct Hermes;
@@ -91,7 +91,6 @@ fn has_content(value: Option<&Tree>) -> bool {
 /// A `tool` row: failed where the tool's JSON output names an error (`{"output", "exit_code",
 /// "error"}` from the terminal tool; `{"error": …}` from the others) or a non-zero exit.
 fn tool_result(record: &Tree, mloc: &Loc) -> ToolResult {
-    let call_id = str_at(record, "tool_call_id").map(str::to_string);
     let content = record.get("content").unwrap_or(&Tree::Null);
     let output = content
         .as_str()
@@ -102,31 +101,17 @@ fn tool_result(record: &Tree, mloc: &Loc) -> ToolResult {
                 .and_then(serde_json::Value::as_i64)
                 .is_some_and(|code| code != 0)
     });
-    ToolResult {
-        key: crate::transcript::pairing_key(call_id.as_deref(), mloc),
-        call_id,
-        name: str_at(record, "tool_name").map(str::to_string),
-        is_error: failed,
-        text: result_text(content),
-        provider_executed: false,
-        loc: mloc.clone(),
-        message: mloc.clone(),
-    }
+    tool_record_result(record, mloc, failed, content)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::session_docs;
+    use crate::formats::one_conversation;
     use crate::tree_json;
 
     fn read(records: &[Tree]) -> Conversation {
-        let docs = session_docs(records);
-        Hermes
-            .normalise(&docs)
-            .expect("a Hermes session")
-            .pop()
-            .expect("one conversation")
+        one_conversation(&Hermes, records)
     }
 
     #[test]

@@ -22,9 +22,9 @@
 
 use serde_json::{json, Value as Json};
 
-use super::openai_chat::push_tool_calls;
+use super::openai_chat::{push_tool_calls, tool_record_result};
 use super::{array_at, str_at, Adapter, CallSite, Dialect, Doc, Format};
-use crate::transcript::{result_text, Conversation, Item, Loc, Pairing, Role, Text, ToolResult};
+use crate::transcript::{Conversation, Item, Loc, Pairing, Role, Text, ToolResult};
 use crate::tree::Value as Tree;
 
 pub struct KimiCli;
@@ -160,23 +160,14 @@ fn push_content(conv: &mut Conversation, record: &Tree, mloc: &Loc) {
 }
 
 fn tool_result(record: &Tree, mloc: &Loc) -> ToolResult {
-    let call_id = str_at(record, "tool_call_id").map(str::to_string);
     let content = record.get("content").unwrap_or(&Tree::Null);
     let opening = match content {
         Tree::String(text) => Some(text.as_str()),
         Tree::Array(parts) => parts.first().and_then(|p| str_at(p, "text")),
         _ => None,
     };
-    ToolResult {
-        key: crate::transcript::pairing_key(call_id.as_deref(), mloc),
-        call_id,
-        name: None,
-        is_error: opening.is_some_and(|t| t.starts_with("<system>ERROR")),
-        text: result_text(content),
-        provider_executed: false,
-        loc: mloc.clone(),
-        message: mloc.clone(),
-    }
+    let failed = opening.is_some_and(|t| t.starts_with("<system>ERROR"));
+    tool_record_result(record, mloc, failed, content)
 }
 
 /// Whether the first record of a JSONL file opens a Kimi Code CLI wire log (`wire.jsonl`),
@@ -188,16 +179,11 @@ pub(crate) fn is_wire_log(first: &Tree) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::formats::session_docs;
+    use crate::formats::one_conversation;
     use crate::tree_json;
 
     fn read(records: &[Tree]) -> Conversation {
-        let docs = session_docs(records);
-        KimiCli
-            .normalise(&docs)
-            .expect("a Kimi session")
-            .pop()
-            .expect("one conversation")
+        one_conversation(&KimiCli, records)
     }
 
     #[test]

@@ -24,11 +24,11 @@ pub(crate) use langgraph_checkpoint::{decode as decode_checkpoint, Undecoded};
 /// Whether a document is Arize Phoenix spans (for saying why one without model calls is no
 /// conversation).
 pub(crate) use phoenix::is_container as is_phoenix_spans;
-#[cfg(test)]
-pub(crate) use shape::session_docs;
 pub(crate) use shape::{
     all_have_role, array_at, blocks, field, has_text, opens_with_any, str_at, AGENTS_SDK_FAILURES,
 };
+#[cfg(test)]
+pub(crate) use shape::{one_conversation, session_docs};
 
 mod otlp;
 mod phoenix;

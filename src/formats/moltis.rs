@@ -14,11 +14,10 @@
 
 use serde_json::{json, Value as Json};
 
-use super::openai_chat::push_tool_calls;
+use super::openai_chat::{push_tool_calls, tool_record_result};
 use super::{has_text, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
-    looks_like_error, result_text, Conversation, EchoedArguments, Item, Loc, Pairing, Role, Text,
-    ToolResult,
+    looks_like_error, Conversation, EchoedArguments, Item, Loc, Pairing, Role, Text,
 };
 use crate::tree::Value as Tree;
 
@@ -105,7 +104,7 @@ impl Adapter for Moltis {
                 "notice" => {}
                 "tool" => {
                     let content = record.get("content").unwrap_or(&Tree::Null);
-                    let result = tool_result(record, &mloc, looks_like_error(content), content);
+                    let result = tool_record_result(record, &mloc, looks_like_error(content), content);
                     conv.push(Role::Tool, &mloc, Item::Result(result));
                 }
                 "tool_result" => read_tool_result(record, &mloc, &mut conv),
@@ -152,7 +151,7 @@ fn read_tool_result(record: &Tree, mloc: &Loc, conv: &mut Conversation) {
     let shown = error
         .or_else(|| output.get("error").filter(|e| !e.is_null()))
         .unwrap_or(output);
-    let result = tool_result(record, mloc, failed, shown);
+    let result = tool_record_result(record, mloc, failed, shown);
     if let Some(args) = record.get("arguments") {
         conv.echoed_arguments.push(EchoedArguments {
             result: result.loc.clone(),
@@ -166,20 +165,6 @@ fn read_tool_result(record: &Tree, mloc: &Loc, conv: &mut Conversation) {
 fn reports_failure(output: &Tree) -> bool {
     output.get("error").is_some_and(|e| !e.is_null())
         || output.get("success").and_then(Tree::as_bool) == Some(false)
-}
-
-fn tool_result(record: &Tree, mloc: &Loc, is_error: bool, shown: &Tree) -> ToolResult {
-    let call_id = str_at(record, "tool_call_id").map(str::to_string);
-    ToolResult {
-        key: crate::transcript::pairing_key(call_id.as_deref(), mloc),
-        call_id,
-        name: str_at(record, "tool_name").map(str::to_string),
-        is_error,
-        text: result_text(shown),
-        provider_executed: false,
-        loc: mloc.clone(),
-        message: mloc.clone(),
-    }
 }
 
 #[cfg(test)]

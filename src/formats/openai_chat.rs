@@ -254,6 +254,23 @@ fn arguments(value: Option<&Tree>) -> Arguments {
     }
 }
 
+/// A record that is one tool message answering its `tool_call_id`, named by its `tool_name`
+/// where it has one (session formats that keep Chat Completions messages as records: Moltis,
+/// Kimi, Hermes); `shown` is what its text is read from.
+pub(crate) fn tool_record_result(record: &Tree, mloc: &Loc, is_error: bool, shown: &Tree) -> ToolResult {
+    let call_id = str_at(record, "tool_call_id").map(str::to_string);
+    ToolResult {
+        key: pairing_key(call_id.as_deref(), mloc),
+        call_id,
+        name: str_at(record, "tool_name").map(str::to_string),
+        is_error,
+        text: result_text(shown),
+        provider_executed: false,
+        loc: mloc.clone(),
+        message: mloc.clone(),
+    }
+}
+
 /// Every OpenAI-shaped call of `record.tool_calls`, pushed to the conversation's last turn
 /// (session formats that keep Chat Completions messages as records: Moltis, Kimi, Hermes).
 pub(crate) fn push_tool_calls(conv: &mut Conversation, record: &Tree, mloc: &Loc) {

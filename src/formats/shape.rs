@@ -52,6 +52,18 @@ pub(crate) fn session_docs<'a>(records: &'a [Tree<'a>]) -> Vec<crate::json::Doc<
         .collect()
 }
 
+/// The one conversation `adapter` reads from `records` as a session, for adapter tests.
+#[cfg(test)]
+pub(crate) fn one_conversation(
+    adapter: &dyn super::Adapter,
+    records: &[Tree<'_>],
+) -> crate::transcript::Conversation {
+    let docs = session_docs(records);
+    let mut read = adapter.normalise(&docs).expect("a session of the format");
+    assert_eq!(read.len(), 1, "one conversation");
+    read.pop().expect("one conversation")
+}
+
 /// The tool outputs the OpenAI Agents SDK writes in place of a failed tool's result, which
 /// carries no error flag: `default_tool_error_function` in openai-agents-python
 /// `src/agents/tool.py` (and its openai-agents-js twin) returns "An error occurred while

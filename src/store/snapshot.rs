@@ -269,6 +269,7 @@ pub(super) fn scan(
             .map(|(_, c)| format!(", {}", c.as_deref().unwrap_or("NULL")))
             .collect();
         let decode = table.kind().decode.as_ref();
+        let null_json = table.kind().null_json;
         let kind_column = decode.map_or(String::new(), |d| format!(", t.{}", d.kind));
         let session: Vec<String> = table.session.iter().map(|c| format!("t.{c}")).collect();
         let sql = format!(
@@ -306,9 +307,7 @@ pub(super) fn scan(
                             Ok(std::borrow::Cow::Borrowed(s))
                         }
                     }),
-                (ValueRef::Null, _) if table.kind().null_json => {
-                    Ok(std::borrow::Cow::Borrowed("null"))
-                }
+                (ValueRef::Null, _) if null_json => Ok(std::borrow::Cow::Borrowed("null")),
                 (ValueRef::Null, _) => Err(RowProblem::broken("the column is NULL")),
                 _ => Err(RowProblem::broken(
                     "the column holds a number, not JSON text",
