@@ -637,6 +637,12 @@ pub fn openapi_to_json_schema(value: Json) -> Json {
                     "type" => {
                         let ty = match v {
                             Json::String(s) => Json::String(s.to_ascii_lowercase()),
+                            // Protobuf's JSON mapping lets an enum be written as its number,
+                            // and Vertex AI accepts `"type": 6` for OBJECT.
+                            Json::Number(n) => match n.as_u64().and_then(openapi_type_number) {
+                                Some(name) => Json::String(name.into()),
+                                None => Json::Number(n),
+                            },
                             other => other,
                         };
                         out.insert(key, ty);
@@ -678,6 +684,21 @@ pub fn openapi_to_json_schema(value: Json) -> Json {
         Json::Array(items) => Json::Array(items.into_iter().map(openapi_to_json_schema).collect()),
         other => other,
     }
+}
+
+/// The name of a Gemini `Type` enum value written as its protobuf number
+/// (`google.ai.generativelanguage.v1beta.Type`, `google.cloud.aiplatform.v1.Type`).
+pub fn openapi_type_number(number: u64) -> Option<&'static str> {
+    Some(match number {
+        1 => "string",
+        2 => "number",
+        3 => "integer",
+        4 => "boolean",
+        5 => "array",
+        6 => "object",
+        7 => "null",
+        _ => return None,
+    })
 }
 
 /// OpenAI `strict: true`: every object allows no extra keys and requires every property,

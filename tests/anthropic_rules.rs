@@ -7,17 +7,8 @@ use common::{toolcheck, toolcheck_stdin};
 
 /// Concise findings for a body read from stdin as `name`, one per line (without the summary).
 fn lint_body(name: &str, body: &str, extra: &[&str]) -> Vec<String> {
-    let mut args = vec![
-        "lint",
-        "-",
-        "--stdin-filename",
-        name,
-        "--output-format",
-        "concise",
-    ];
-    args.extend_from_slice(extra);
-    let out = toolcheck_stdin(&args, body);
-    out.stdout
+    common::lint_stdin_concise(name, body, extra)
+        .stdout
         .lines()
         .filter(|l| l.starts_with(name))
         .map(|l| l.trim_start_matches(name).to_string())

@@ -321,7 +321,7 @@ fn statistics_as_json() {
     let rows: Vec<serde_json::Value> =
         serde_json::from_str(&out.stdout).expect("only JSON on stdout");
     let total: u64 = rows.iter().filter_map(|r| r["count"].as_u64()).sum();
-    assert_eq!(total, 17);
+    assert_eq!(total, 18);
     assert!(rows
         .iter()
         .all(|r| r["code"].is_string() && r["rule"].is_string()));

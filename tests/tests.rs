@@ -51,6 +51,7 @@ mod loops;
 mod msrv;
 mod output_safety;
 mod pre_commit;
+mod provider_fidelity;
 mod provider_limits;
 mod providers;
 mod reasoning;

@@ -54,8 +54,9 @@ impl Adapter for Anthropic {
         let typed_blocks = messages.iter().flat_map(blocks).any(|b| {
             matches!(
                 str_at(b, "type"),
-                Some("tool_use" | "tool_result" | "server_tool_use" | "thinking")
-            ) || b.get("source").is_some()
+                Some("tool_use" | "server_tool_use" | "mcp_tool_use" | "thinking")
+            ) || str_at(b, "type").is_some_and(|t| t.ends_with("tool_result"))
+                || b.get("source").is_some()
         });
         let anthropic_tools = array_at(doc, "tools")
             .is_some_and(|t| t.iter().any(|t| t.get("input_schema").is_some()));

@@ -10,7 +10,9 @@ declare_rule! {
     /// and compiled), or a root that is not an object type where the provider requires one.
     /// The finding points at the tool definition's schema. A schema beyond toolcheck's size or
     /// `$ref` depth limits is not compiled and not called invalid: `input-not-checked` reports
-    /// it.
+    /// it. A Gemini schema whose `type` is written as its protobuf enum number (`6` for OBJECT,
+    /// `1` for STRING), which protobuf's JSON mapping allows and Vertex AI accepts (HTTP 200),
+    /// is read as that type.
     ///
     /// ## Why it matters
     /// A schema passed as a string, or one the provider cannot read, means the model never
@@ -121,7 +123,15 @@ fn root_problem(
     if !object_required {
         return None;
     }
-    match map.get("type") {
+    // Gemini's `Type` enum may be written as its protobuf number (`6` is OBJECT).
+    let numbered = match map.get("type") {
+        Some(Json::Number(n)) if dialect == SchemaDialect::OpenApi => n
+            .as_u64()
+            .and_then(crate::schema::openapi_type_number)
+            .map(|name| Json::String(name.into())),
+        _ => None,
+    };
+    match numbered.as_ref().or(map.get("type")) {
         Some(Json::String(ty)) if ty.eq_ignore_ascii_case("object") => None,
         Some(Json::String(ty)) if dialect == SchemaDialect::OpenApi || ty == &ty.to_ascii_lowercase() => Some(format!(
             "schema of tool `{name}` has root type \"{ty}\"; tool parameters must be an object"

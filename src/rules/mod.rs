@@ -25,6 +25,7 @@ mod invalid_tool_call_id;
 mod invalid_tool_name;
 mod invalid_tool_schema;
 mod invented_tool_result;
+mod misplaced_system_message;
 mod misplaced_tool_result;
 mod missing_thinking_block;
 mod missing_tool_config;
@@ -36,6 +37,7 @@ mod result_name_mismatch;
 mod role_alternation;
 mod schema_violation;
 mod too_many_tools;
+mod unanswered_server_tool_use;
 mod unknown_format;
 mod unknown_tool;
 mod unpaired_tool_call;
@@ -69,6 +71,7 @@ pub static RULES: &[&dyn Rule] = &[
     &duplicate_tool_call_id::DuplicateToolCallId,
     &duplicate_tool_result::DuplicateToolResult,
     &invalid_tool_call_id::InvalidToolCallId,
+    &unanswered_server_tool_use::UnansweredServerToolUse,
     &invalid_arguments_json::InvalidArgumentsJson,
     &empty_arguments::EmptyArguments,
     &arguments_not_object::ArgumentsNotObject,
@@ -90,6 +93,7 @@ pub static RULES: &[&dyn Rule] = &[
     &empty_assistant_message::EmptyAssistantMessage,
     &result_name_mismatch::ResultNameMismatch,
     &role_alternation::RoleAlternation,
+    &misplaced_system_message::MisplacedSystemMessage,
 ];
 
 /// The rule whose code or name is `key`.

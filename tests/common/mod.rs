@@ -157,6 +157,20 @@ pub fn toolcheck_stdin(args: &[&str], stdin: &str) -> Output {
     toolcheck_in(&root(), args, Some(stdin))
 }
 
+/// `lint -` of `body`, named `name`, in concise form, with `extra` arguments.
+pub fn lint_stdin_concise(name: &str, body: &str, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "lint",
+        "-",
+        "--stdin-filename",
+        name,
+        "--output-format",
+        "concise",
+    ];
+    args.extend_from_slice(extra);
+    toolcheck_stdin(&args, body)
+}
+
 pub fn toolcheck_in(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
     toolcheck_bytes(dir, args, stdin.map(str::as_bytes)).1
 }

@@ -1,0 +1,133 @@
+//! Rejections of 2026 (issue 40): each shape a provider rejects gets its finding at the
+//! severity the evidence supports, and each shape it accepts gets none.
+
+use crate::common;
+
+use common::{concise_case, lint_stdin_concise as lint_body, toolcheck_stdin};
+
+/// The concise lines naming `code`.
+fn lines_with(out: &common::Output, code: &str) -> Vec<String> {
+    out.stdout
+        .lines()
+        .filter(|l| l.contains(code))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn server_tool_use_without_its_result_is_rejected_unless_its_message_is_last() {
+    let snapshot = [
+        concise_case(
+            "fixtures/anthropic/broken-unanswered-server-tool-use.json",
+            &[],
+        ),
+        concise_case("fixtures/anthropic/clean-paused-server-tool-use.json", &[]),
+    ]
+    .join("\n");
+    insta::assert_snapshot!(snapshot);
+}
+
+#[test]
+fn server_tool_result_without_its_call_is_rejected() {
+    let body = r#"{"model": "claude-sonnet-4-5", "max_tokens": 64,
+      "messages": [
+        {"role": "user", "content": "Search it."},
+        {"role": "assistant", "content": [
+          {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01", "content": []},
+          {"type": "text", "text": "Nothing found."}]},
+        {"role": "user", "content": "Thanks"}]}"#;
+    let out = lint_body("orphan.json", body, &[]);
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert_eq!(
+        lines_with(&out, "TC107"),
+        ["orphan.json:5:11: TC107 [unanswered-server-tool-use] server tool result for \"srvtoolu_01\" has no server tool call before it"],
+        "{}",
+        out.transcript()
+    );
+    let answered = body.replace(
+        r#"{"type": "web_search_tool_result""#,
+        r#"{"type": "server_tool_use", "id": "srvtoolu_01", "name": "web_search", "input": {"query": "q"}},
+          {"type": "web_search_tool_result""#,
+    );
+    let out = lint_body("answered.json", &answered, &[]);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+}
+
+#[test]
+fn mistral_rejects_a_system_message_after_the_conversation_began() {
+    let file = "fixtures/openai-chat/broken-mistral-system-order.json";
+    let snapshot = [
+        concise_case(file, &[]),
+        // Other OpenAI-compatible endpoints accept it.
+        concise_case(file, &["--target", "openai"]),
+    ]
+    .join("\n");
+    insta::assert_snapshot!(snapshot);
+    // The unsafe fix moves the system message up, every byte kept.
+    let text = std::fs::read_to_string(common::root().join(file)).expect("fixture");
+    let out = toolcheck_stdin(
+        &[
+            "fix",
+            "-",
+            "--stdin-filename",
+            "order.json",
+            "--unsafe-fixes",
+            "--select",
+            "TC513",
+            "--diff",
+        ],
+        &text,
+    );
+    assert!(
+        out.stdout.contains("+  {\"role\": \"system\", \"content\": \"Budget: 2 tool calls left.\"},\n   {\"role\": \"user\", \"content\": \"Tag the release.\"},"),
+        "{}",
+        out.transcript()
+    );
+}
+
+#[test]
+fn gemini_schema_types_written_as_protobuf_enum_numbers_are_read() {
+    // Vertex AI answered HTTP 200 to `"type": 6` (OBJECT) and `1` (STRING): protobuf's JSON
+    // mapping allows an enum's number.
+    let body = r#"{"contents": [
+        {"role": "user", "parts": [{"text": "Find the order."}]},
+        {"role": "model", "parts": [{"functionCall": {"name": "find_order", "args": {"id": "A-17"}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "find_order", "response": {"status": "shipped"}}}]}],
+      "tools": [{"functionDeclarations": [{"name": "find_order", "description": "Look up an order.",
+        "parameters": {"type": 6, "properties": {"id": {"type": 1}}, "required": ["id"]}}]}]}"#;
+    let out = lint_body("vertex.json", body, &["--target", "gemini-vertex"]);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    // The numbers are types, not ignored: a number where a string is declared is reported.
+    let wrong = body.replace(r#""id": "A-17""#, r#""id": 17"#);
+    let out = lint_body("vertex.json", &wrong, &["--target", "gemini-vertex"]);
+    assert_eq!(lines_with(&out, "TC301").len(), 1, "{}", out.transcript());
+    // A root that is a number other than OBJECT is still not an object schema.
+    let string_root = body.replace(r#""type": 6"#, r#""type": 1"#);
+    let out = lint_body("vertex.json", &string_root, &["--target", "gemini-vertex"]);
+    let found = lines_with(&out, "TC303");
+    assert_eq!(found.len(), 1, "{}", out.transcript());
+    assert!(found[0].contains("root type \"string\""), "{}", found[0]);
+}
+
+#[test]
+fn an_invalid_tool_use_id_is_reported_in_a_claude_code_session() {
+    let text =
+        std::fs::read_to_string(common::root().join("fixtures/claude-code/clean-session.jsonl"))
+            .expect("fixture");
+    let id = text
+        .split('"')
+        .find(|s| s.starts_with("toolu_"))
+        .expect("the session makes a call")
+        .to_string();
+    for bad in ["toolu.bad:1", ""] {
+        let session = text.replace(&id, bad);
+        let out = lint_body("session.jsonl", &session, &[]);
+        let found = lines_with(&out, "TC106");
+        assert_eq!(found.len(), 1, "{bad:?}: {}", out.transcript());
+        assert!(
+            found[0].contains("rejected by anthropic (must match ^[a-zA-Z0-9_-]+$)"),
+            "{}",
+            found[0]
+        );
+    }
+}
