@@ -51,8 +51,8 @@ const defaultLogger = {
 function bind({ lint, fix }) {
   /**
    * Checks a history before it is sent to `provider` (anthropic, openai, openai-responses,
-   * gemini, gemini-vertex, bedrock, mistral, deepseek, moonshot; none: the history's own
-   * format's provider).
+   * gemini, gemini-vertex, bedrock, mistral, deepseek, moonshot (kimi), minimax, dashscope
+   * (qwen); none: the history's own format's provider).
    * - raise: throw ToolHistoryError listing what the provider rejects; return `messages`
    *   itself when there is nothing.
    * - repair: apply the safe fixes for those findings and return the repaired history
@@ -65,8 +65,8 @@ function bind({ lint, fix }) {
       throw new RangeError(`unknown guard mode ${JSON.stringify(mode)}; expected one of ${MODES.join(', ')}`);
     }
     const settings = { format, tools, target: provider || undefined, select, ignore };
-    // Findings name a provider by its canonical name (`kimi` is `moonshot`).
-    const named = provider === 'kimi' ? 'moonshot' : provider;
+    // Findings name a provider by its canonical name (`kimi` is `moonshot`, `qwen` is `dashscope`).
+    const named = { kimi: 'moonshot', qwen: 'dashscope' }[provider] || provider;
     const found = relevantFindings(lint(messages, settings), named, everything);
     if (found.length === 0) return messages;
     if (mode === 'warn') {

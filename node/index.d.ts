@@ -43,6 +43,9 @@ export type Provider =
   | 'deepseek'
   | 'moonshot'
   | 'kimi'
+  | 'minimax'
+  | 'dashscope'
+  | 'qwen'
   | (string & {});
 
 /** Codes, prefixes or rule names, as a comma-separated string or an array. */

@@ -43,10 +43,17 @@ pub enum Provider {
     #[value(alias = "kimi")]
     #[serde(alias = "kimi")]
     Moonshot,
+    /// MiniMax's OpenAI-compatible chat completions (`MiniMax-M2.7` …).
+    Minimax,
+    /// Alibaba Cloud Model Studio (DashScope): Qwen models on its OpenAI-compatible endpoint
+    /// (`qwen` for short).
+    #[value(alias = "qwen")]
+    #[serde(alias = "qwen")]
+    Dashscope,
 }
 
 impl Provider {
-    pub const ALL: [Provider; 9] = [
+    pub const ALL: [Provider; 11] = [
         Provider::Openai,
         Provider::OpenaiResponses,
         Provider::Anthropic,
@@ -56,6 +63,8 @@ impl Provider {
         Provider::GeminiVertex,
         Provider::Deepseek,
         Provider::Moonshot,
+        Provider::Minimax,
+        Provider::Dashscope,
     ];
 
     pub fn name(self) -> &'static str {
@@ -69,6 +78,8 @@ impl Provider {
             Provider::GeminiVertex => "gemini-vertex",
             Provider::Deepseek => "deepseek",
             Provider::Moonshot => "moonshot",
+            Provider::Minimax => "minimax",
+            Provider::Dashscope => "dashscope",
         }
     }
 
@@ -82,8 +93,10 @@ impl Provider {
     }
 
     pub fn from_name(name: &str) -> Option<Provider> {
-        if name == "kimi" {
-            return Some(Provider::Moonshot);
+        match name {
+            "kimi" => return Some(Provider::Moonshot),
+            "qwen" => return Some(Provider::Dashscope),
+            _ => {}
         }
         Provider::ALL.into_iter().find(|p| p.name() == name)
     }
@@ -106,12 +119,13 @@ pub fn from_trace_name(name: &str) -> Option<Provider> {
 
 /// The provider an OpenAI-shaped request is sent to, from the `model` it names
 /// (`deepseek-chat`, `kimi-k2.5`, `mistral-small-latest`, `claude-sonnet-4-5`,
-/// `gemini-2.5-flash`): those names are served by their own provider's OpenAI-compatible
+/// `gemini-2.5-flash`, `MiniMax-M2.7`, `qwen3-coder-plus`): those names are served by their own provider's OpenAI-compatible
 /// endpoint, which holds the body to its own rules. A name with a router's prefix
 /// (`deepseek/deepseek-chat`) goes through a router that translates, so it names none.
 pub fn from_model(model: &str) -> Option<Provider> {
     let model = model.trim().to_ascii_lowercase();
-    if model.contains('/') {
+    // `vendor/model` names a router; `name:tag` a local runtime (Ollama's `qwen3:8b`).
+    if model.contains('/') || model.contains(':') {
         return None;
     }
     let starts = |prefixes: &[&str]| prefixes.iter().any(|p| model.starts_with(p));
@@ -119,6 +133,10 @@ pub fn from_model(model: &str) -> Option<Provider> {
         Provider::Deepseek
     } else if starts(&["kimi-", "moonshot-"]) {
         Provider::Moonshot
+    } else if starts(&["minimax-"]) {
+        Provider::Minimax
+    } else if starts(&["qwen-", "qwen2", "qwen3", "qwq-"]) {
+        Provider::Dashscope
     } else if starts(&["mistral-", "magistral-", "codestral-", "devstral-"]) {
         Provider::Mistral
     } else if starts(&["claude-"]) {

@@ -131,3 +131,92 @@ fn an_invalid_tool_use_id_is_reported_in_a_claude_code_session() {
         );
     }
 }
+
+#[test]
+fn openai_chat_requires_ids_on_calls_and_tool_messages() {
+    let body = r#"{"model": "gpt-4.1", "messages": [
+  {"role": "user", "content": "Weather in Paris?"},
+  {"role": "assistant", "content": null, "tool_calls": [{"type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]},
+  {"role": "tool", "content": "18C"}
+]}"#;
+    let out = lint_body("idless.json", body, &[]);
+    assert_eq!(
+        lines_with(&out, "TC106"),
+        [
+            "idless.json:3:57: TC106 [invalid-tool-call-id] tool call has no `id`; OpenAI requires one on every `tool_calls` entry",
+            "idless.json:4:3: TC106 [invalid-tool-call-id] tool message has no `tool_call_id` (\"Missing parameter 'tool_call_id': messages with role 'tool' must have a 'tool_call_id'.\")",
+        ],
+        "{}",
+        out.transcript()
+    );
+    // Ollama's own shape pairs by name: object arguments, results named by `tool_name`.
+    common::assert_lints_clean("fixtures/openai-chat/clean-ollama.json", &[]);
+    // With both ids the pair is whole.
+    let whole = body
+        .replace(
+            r#"[{"type": "function""#,
+            r#"[{"id": "call_1", "type": "function""#,
+        )
+        .replace(
+            r#"{"role": "tool", "content""#,
+            r#"{"role": "tool", "tool_call_id": "call_1", "content""#,
+        );
+    let out = lint_body("ids.json", &whole, &[]);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+}
+
+#[test]
+fn openai_responses_rejects_a_function_call_with_an_empty_name() {
+    let body = r#"{"model": "gpt-5", "input": [
+  {"role": "user", "content": "List the files."},
+  {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "", "arguments": "{}"},
+  {"type": "function_call_output", "call_id": "call_1", "output": "a.txt"}
+]}"#;
+    let out = lint_body("empty-name.json", body, &[]);
+    let found = lines_with(&out, "TC304");
+    assert_eq!(found.len(), 1, "{}", out.transcript());
+    assert!(
+        found[0]
+            .contains("called tool name \"\" is rejected by openai-responses (must not be empty)"),
+        "{}",
+        found[0]
+    );
+    assert!(out.stdout.contains("1 error"), "{}", out.transcript());
+}
+
+#[test]
+fn minimax_and_dashscope_are_targets_named_by_the_request_model() {
+    let qwen = r#"{"model": "qwen-flash", "messages": [
+  {"role": "user", "content": "What color is the sky?"},
+  {"role": "assistant", "content": "Blue.", "tool_calls": []},
+  {"role": "user", "content": "And at night?"}
+]}"#;
+    let out = lint_body("qwen.json", qwen, &[]);
+    assert_eq!(
+        lines_with(&out, "TC508"),
+        ["qwen.json:3:59: TC508 [empty-assistant-message] assistant message has an empty `tool_calls` array, which dashscope rejects (\"Empty tool_calls is not supported in message.\") (held to dashscope: the request's model is `qwen-flash`)"],
+        "{}",
+        out.transcript()
+    );
+    // `qwen` is DashScope's alias; a local runtime's `name:tag` names no provider.
+    let out = lint_body("qwen.json", qwen, &["--target", "qwen"]);
+    assert_eq!(lines_with(&out, "TC508").len(), 1, "{}", out.transcript());
+    let local = qwen.replace("qwen-flash", "qwen3:8b");
+    let out = lint_body("local.json", &local, &[]);
+    assert!(!out.stdout.contains("dashscope"), "{}", out.transcript());
+    let minimax = r#"{"model": "MiniMax-M2.7", "messages": [
+  {"role": "user", "content": "Search it"},
+  {"role": "assistant", "content": null, "tool_calls": [{"id": "call_function_1", "type": "function", "function": {"name": "search", "arguments": "{\"q\": \"hel"}}]},
+  {"role": "tool", "tool_call_id": "call_function_1", "content": "none"}
+]}"#;
+    let out = lint_body("minimax.json", minimax, &[]);
+    let found = lines_with(&out, "TC201");
+    assert_eq!(found.len(), 1, "{}", out.transcript());
+    assert!(
+        found[0].ends_with("(held to minimax: the request's model is `MiniMax-M2.7`)"),
+        "{}",
+        found[0]
+    );
+    let rules = common::toolcheck(&["rules", "--target", "minimax"]);
+    assert!(rules.stdout.contains("TC201"), "{}", rules.transcript());
+}

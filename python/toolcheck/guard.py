@@ -20,7 +20,7 @@ log = logging.getLogger("toolcheck")
 MODES = ("raise", "repair", "warn")
 
 # Provider aliases `--target` takes, by the name findings use.
-_CANONICAL = {"kimi": "moonshot"}
+_CANONICAL = {"kimi": "moonshot", "qwen": "dashscope"}
 
 
 class ToolHistoryError(ValueError):
@@ -90,8 +90,8 @@ def guard(
 ) -> Any:
     """Checks a history before it is sent to ``provider`` (``anthropic``, ``openai``,
     ``openai-responses``, ``gemini``, ``gemini-vertex``, ``bedrock``, ``mistral``,
-    ``deepseek``, ``moonshot`` (``kimi``); ``None``: the history's own
-    format's provider).
+    ``deepseek``, ``moonshot`` (``kimi``), ``minimax``, ``dashscope`` (``qwen``); ``None``:
+    the history's own format's provider).
 
     ``messages`` is any history toolcheck reads: a message list (OpenAI Chat, Responses items,
     Anthropic, Gemini contents, Bedrock messages, LangChain message dicts), a whole request

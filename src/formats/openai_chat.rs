@@ -19,6 +19,7 @@ use super::{
 };
 use crate::transcript::{
     failed_text, looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation,
+    MissingId,
     Item, Loc, Pairing, ReasoningKind, Role, Text, ToolCall, ToolDef, ToolResult,
 };
 use crate::tree::Value as Tree;
@@ -143,6 +144,12 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
                     conv.shapes
                         .result_ids
                         .push((mloc.clone(), mloc.child("tool_call_id")));
+                } else if str_at(message, "role") == Some("tool")
+                    && message.get("tool_name").is_none()
+                {
+                    conv.shapes
+                        .missing_ids
+                        .push((mloc.clone(), MissingId::Result));
                 }
                 let name = str_at(message, "name")
                     .or_else(|| str_at(message, "tool_name"))
@@ -194,6 +201,12 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
                     .enumerate()
                 {
                     let call = read_tool_call(call, &mloc, j, &mut pending_by_name);
+                    // Ollama writes id-less calls with object arguments, paired by name.
+                    if call.id.is_none() && matches!(call.arguments, Arguments::Encoded(_)) {
+                        conv.shapes
+                            .missing_ids
+                            .push((call.loc.clone(), MissingId::Call));
+                    }
                     conv.push_to_last(Item::Call(call));
                 }
                 let calls = array_at(message, "tool_calls");

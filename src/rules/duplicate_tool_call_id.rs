@@ -17,7 +17,8 @@ declare_rule! {
     ///
     /// ## Why it matters
     /// Results are paired with calls by id, so a repeated id makes the pairing ambiguous.
-    /// Anthropic rejects duplicates in one message ("`tool_use` ids must be unique"), and
+    /// Anthropic rejects duplicates in one message ("`tool_use` ids must be unique", which
+    /// Claude Code shows as "API Error: 400 duplicate tool_use ID in conversation history."), and
     /// Responses rejects duplicate items. Gemini 3 rejects two `functionCall` parts with the
     /// same id inside one `model` Content with a bare "Request contains an invalid argument."
     /// and accepts the same id in different model turns (watt-mind/coach PR #280, 2026-07,

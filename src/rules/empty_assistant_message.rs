@@ -11,8 +11,10 @@ declare_rule! {
     ///   instead." (code `empty_array`; home-assistant/core PR #118577, 2024-05;
     ///   openai/openai-python#2061, 2025-01, where `chat.completions.parse` returned the
     ///   empty array the next request was rejected for; openai/openai-node PR #1341,
-    ///   2025-02). Mistral has accepted it (recorded traffic, issue 24), so `--target
-    ///   mistral` does not report it;
+    ///   2025-02), and Qwen on DashScope: "Empty tool_calls is not supported in message."
+    ///   (`invalid_parameter_error`; `<400> InternalError.Algo.InvalidParameter: …` from its
+    ///   native API; quoted in 2026 threads for `qwen-flash` and Qwen3.6-Plus). Mistral has
+    ///   accepted it (recorded traffic, issue 24), so `--target mistral` does not report it;
     /// - content absent or `null` and no tool calls. DeepSeek rejects it: "Invalid assistant
     ///   message: content or tool_calls must be set" (charmbracelet/crush#920), and Mistral:
     ///   "Assistant message must have either content or tool_calls, but not none."
@@ -44,7 +46,7 @@ declare_rule! {
         name: "empty-assistant-message",
         severity: Error,
         fix: None,
-        judged_by: [Openai, Deepseek, Mistral],
+        judged_by: [Openai, Dashscope, Deepseek, Mistral],
         summary: "an assistant message has an empty `tool_calls` array, or neither content nor tool calls",
     }
 }
@@ -55,14 +57,19 @@ impl Rule for EmptyAssistantMessage {
     }
 
     fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
-        if let Some(verdict) = cx.judge(&[Provider::Openai]) {
+        if let Some(verdict) = cx.judge(&[Provider::Openai, Provider::Dashscope]) {
+            let quoted = if verdict.1.contains(&Provider::Openai) {
+                "Expected an array with minimum length 1"
+            } else {
+                "Empty tool_calls is not supported in message."
+            };
             for calls in &conv.shapes.empty_call_lists {
                 out.push(
                     Finding::at(
                         &Self::META,
                         calls,
                         format!(
-                            "assistant message has an empty `tool_calls` array, which {} rejects (\"Expected an array with minimum length 1\")",
+                            "assistant message has an empty `tool_calls` array, which {} rejects (\"{quoted}\")",
                             provider::list(&verdict.1)
                         ),
                     )

@@ -11,7 +11,10 @@ declare_rule! {
     /// A user who interrupts a streaming tool call leaves half-received arguments such as
     /// `{"query": "hello wor` in the history. Proxies and providers that validate arguments
     /// reject every later request of the conversation ("Invalid JSON format in tool call
-    /// arguments"), and frameworks that do not may silently dispatch the call with `{}`.
+    /// arguments"; MiniMax: "invalid params, invalid function arguments json string,
+    /// tool_call_id: call_function_av290x6dp459_1 (2013)", `bad_request_error`, quoted in
+    /// eight 2026 threads), and frameworks that do not may silently dispatch the call with
+    /// `{}`.
     /// Free-text inputs (`custom_tool_call`) are not JSON by design and are not checked.
     ///
     /// ## Example
@@ -31,7 +34,7 @@ declare_rule! {
         name: "invalid-arguments-json",
         severity: Error,
         fix: Unsafe,
-        rejected_by: [Openai, Anthropic, Gemini, Bedrock],
+        rejected_by: [Openai, Anthropic, Gemini, Bedrock, Minimax],
         summary: "arguments are not valid JSON (\"truncated\" when a valid prefix)",
     }
 }

@@ -1,7 +1,7 @@
 use super::{declare_rule, Context, Rule, RuleMeta};
 use crate::finding::Finding;
 use crate::provider::{self, Provider};
-use crate::transcript::Conversation;
+use crate::transcript::{Conversation, MissingId};
 
 declare_rule! {
     /// ## What it does
@@ -21,6 +21,13 @@ declare_rule! {
     /// - Mistral: exactly nine letters or digits: "Tool call id was call_0fypS1hVX but must be
     ///   a-z, A-Z, 0-9, with a length of 9." (jackmpcollins/magentic#276,
     ///   langchain-ai/langchain#24668).
+    ///
+    /// - OpenAI Chat Completions: an id at all. A `tool` message without `tool_call_id` is
+    ///   rejected with "Missing parameter 'tool_call_id': messages with role 'tool' must have
+    ///   a 'tool_call_id'." (`param: messages.[3].tool_call_id`), and the API reference marks
+    ///   a `tool_calls` entry's `id` required; toolcheck pairs such calls and results by
+    ///   position, so nothing else reports them. Ollama's id-less calls (object arguments,
+    ///   results named by `tool_name`) pair by name by design and are not reported.
     ///
     /// Each conversation is held to its own format's provider, or to `--target`.
     ///
@@ -79,6 +86,28 @@ impl Rule for InvalidToolCallId {
     }
 
     fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
+        if let Some(verdict) = (!conv.shapes.missing_ids.is_empty())
+            .then(|| cx.judge(&[Provider::Openai]))
+            .flatten()
+        {
+            for (loc, side) in &conv.shapes.missing_ids {
+                let (message, help) = match side {
+                    MissingId::Call => (
+                        "tool call has no `id`; OpenAI requires one on every `tool_calls` entry",
+                        "give the call an id (`call_…`) and its tool message the same `tool_call_id`",
+                    ),
+                    MissingId::Result => (
+                        "tool message has no `tool_call_id` (\"Missing parameter 'tool_call_id': messages with role 'tool' must have a 'tool_call_id'.\")",
+                        "set `tool_call_id` to the id of the call this message answers",
+                    ),
+                };
+                out.push(
+                    Finding::at(&Self::META, loc, message)
+                        .help(help)
+                        .rejected_by(verdict.clone()),
+                );
+            }
+        }
         for (_, call) in conv.client_calls() {
             let Some(id) = call.id.as_deref() else {
                 continue;

@@ -21,6 +21,9 @@ declare_rule! {
     /// - Gemini: starts with a letter or an underscore; letters, digits, underscores, dots,
     ///   colons and dashes; at most 64 characters (the `FunctionDeclaration.name` reference of
     ///   the Gemini API).
+    /// - OpenAI Responses: not empty: "Invalid 'input[4].name': empty string. Expected a
+    ///   string with minimum length 1, but got an empty string instead." (a `function_call`
+    ///   item whose name a stream never delivered; quoted in 2026 gateway and agent threads).
     ///
     /// ## Why it matters
     /// MCP servers and plugins name tools `server.tool`, `get_/whoami` or `Complete Session`;
@@ -39,7 +42,7 @@ declare_rule! {
         name: "invalid-tool-name",
         severity: Error,
         fix: None,
-        judged_by: [Openai, Anthropic, Gemini, Bedrock],
+        judged_by: [Openai, OpenaiResponses, Anthropic, Gemini, Bedrock],
         summary: "a tool name breaks a targeted provider's naming pattern or length limit",
     }
 }
@@ -72,6 +75,7 @@ fn violation(provider: Provider, name: &str) -> Option<String> {
             Some(format!("at most 64 characters, this one has {len}"))
         }
         Provider::Anthropic if !plain => Some("must match ^[a-zA-Z0-9_-]+$".to_string()),
+        Provider::OpenaiResponses if name.is_empty() => Some("must not be empty".to_string()),
         Provider::Anthropic if len > 128 => {
             Some(format!("at most 128 characters, this one has {len}"))
         }

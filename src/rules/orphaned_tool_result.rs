@@ -9,14 +9,15 @@ declare_rule! {
     ///
     /// ## Why it matters
     /// Providers reject the whole request: Anthropic with "unexpected `tool_use_id` found in
-    /// `tool_result` blocks", OpenAI with "messages with role 'tool' must be a response to a
+    /// `tool_result` blocks" (listed in Claude Code's error reference as "API Error: 400
+    /// orphaned tool_result in conversation history"), OpenAI with "messages with role 'tool' must be a response to a
     /// preceding message with 'tool_calls'", Responses with "No tool call found for function
     /// call output", Mistral with "Unexpected role 'tool' after role 'user'" (code 3230,
     /// charmbracelet/crush#279, 2025-07; "Unexpected role RoleEnum.tool" in
     /// mistralai/mistral-inference#135, 2024-03), DeepSeek with OpenAI's text
-    /// (FoundationAgents/OpenManus#227, 2025-03). It typically happens when a chat-memory window or a compaction evicts
-    /// the assistant message holding the call but keeps the result, and every later request
-    /// of that conversation fails.
+    /// (FoundationAgents/OpenManus#227, 2025-03). It typically happens when a chat-memory
+    /// window or a compaction evicts the assistant message holding the call but keeps the
+    /// result, and every later request of that conversation fails.
     ///
     /// Responses API requests with `previous_response_id` or `conversation` keep earlier
     /// items on the server, so an output whose call is not in the file is not reported there.

@@ -12,15 +12,19 @@ declare_rule! {
     /// Every provider requires each call to be answered before the conversation continues:
     /// OpenAI rejects "An assistant message with 'tool_calls' must be followed by tool
     /// messages responding to each 'tool_call_id'", Anthropic "`tool_use` ids were found
-    /// without `tool_result` blocks immediately after", Responses "No tool output found for
+    /// without `tool_result` blocks immediately after" (which Claude Code shows as "API
+    /// Error: 400 due to tool use concurrency issues. Run /rewind to recover the
+    /// conversation."), Responses "No tool output found for
     /// function call", Mistral "Not the same number of function calls and responses"
     /// (camel-ai/camel#1467, 2025-01; mistralai/client-ts#106, 2025-06), DeepSeek and Kimi
     /// with OpenAI's text followed by "(insufficient tool messages following tool_calls
     /// message)" (zed-industries/zed#51944, 2026-03; bytedance/deer-flow#2706, 2026-05, on
     /// DeepSeek and, in a comment, Kimi 2.6); Kimi's own clients hit it with the ids listed
     /// ("The following tool_call_ids did not have response messages: Shell:58",
-    /// MoonshotAI/kimi-cli#1977; MoonshotAI/kimi-code#705, 2026-06). It happens when a run is interrupted while a tool executes, or when a
-    /// framework drops the result of one call of a parallel batch.
+    /// MoonshotAI/kimi-cli#1977; MoonshotAI/kimi-code#705, 2026-06), and Qwen on DashScope
+    /// with OpenAI's text after "<400> InternalError.Algo.InvalidParameter:"
+    /// (QwenLM/qwen-code#606). It happens when a run is interrupted while a tool executes,
+    /// or when a framework drops the result of one call of a parallel batch.
     ///
     /// A call that ends the conversation is not reported for requests and fine-tuning
     /// examples, which may legitimately end there. Session logs that are resumed (Claude
@@ -54,7 +58,7 @@ declare_rule! {
         name: "unpaired-tool-call",
         severity: Error,
         fix: Safe,
-        rejected_by: [Openai, OpenaiResponses, Anthropic, Gemini, Bedrock, Mistral, Deepseek, Moonshot],
+        rejected_by: [Openai, OpenaiResponses, Anthropic, Gemini, Bedrock, Mistral, Deepseek, Moonshot, Dashscope],
         summary: "a call has no result anywhere after it, and the conversation goes on past it",
     }
 }

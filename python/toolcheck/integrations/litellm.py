@@ -58,6 +58,8 @@ PROVIDERS: Dict[str, str] = {
     "mistral": "mistral",
     "deepseek": "deepseek",
     "moonshot": "moonshot",
+    "minimax": "minimax",
+    "dashscope": "dashscope",
 }
 
 # The call types whose request carries a chat history (``messages``) or Responses items (``input``).
