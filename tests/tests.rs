@@ -56,6 +56,7 @@ mod providers;
 mod reasoning;
 mod registries;
 mod replay;
+mod responses_items;
 mod robustness;
 mod server;
 mod settings;
