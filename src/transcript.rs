@@ -13,6 +13,11 @@ use crate::format::Format;
 use crate::tree::Value as Tree;
 use serde_json::Value as Json;
 
+mod reasoning;
+pub use reasoning::{
+    AfterReasoning, Follower, ReasoningItem, ReasoningKind, ReasoningShapes, StoredItems,
+};
+
 /// Where a node lives: the JSON document that starts at byte `base` of the file (the whole
 /// file for JSON, one line for JSONL) and the pointer inside that document.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -156,34 +161,8 @@ pub struct Conversation {
     pub model: Option<String>,
     /// Reasoning as the file holds it, for providers that require it passed back.
     pub reasoning: ReasoningShapes,
-}
-
-/// How a format carries reasoning that a provider requires passed back with tool calls.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReasoningKind {
-    /// `reasoning_content` on assistant messages (DeepSeek, Kimi on OpenAI-compatible chat).
-    ReasoningContent,
-    /// A `thoughtSignature` on `functionCall` parts (Gemini).
-    ThoughtSignature,
-    /// `reasoning` items before the items they produced (OpenAI Responses).
-    ReasoningItems,
-}
-
-/// Reasoning as a request holds it: an adapter records what is there; rules decide whether
-/// the provider required it.
-#[derive(Debug, Clone, Default)]
-pub struct ReasoningShapes {
-    /// How this format carries reasoning; `None` for formats that do not read it.
-    pub kind: Option<ReasoningKind>,
-    /// What the request options say about thinking (`thinking.type`, `extra_body.thinking`,
-    /// `reasoning_effort`): `Some(true)` on, `Some(false)` off, `None` where they do not say.
-    pub requested: Option<bool>,
-    /// What carries reasoning: assistant messages with a `reasoning_content` string (even
-    /// empty), `functionCall` parts with a signature, `reasoning` items.
-    pub carried: Vec<Loc>,
-    /// Calls the provider links to the reasoning that produced them (Responses
-    /// `function_call` items with an item `id`).
-    pub linked_calls: Vec<Loc>,
+    /// Whether the provider keeps the request's items, and the items it names by id alone.
+    pub stored: StoredItems,
 }
 
 /// What an adapter records about messages beyond their items: shapes only, which rules judge
@@ -495,6 +474,7 @@ impl Conversation {
             shapes: MessageShapes::default(),
             model: None,
             reasoning: ReasoningShapes::default(),
+            stored: StoredItems::default(),
         }
     }
 

@@ -59,8 +59,9 @@ fn thought_signature_dialect() {
     assert_lints_clean("fixtures/gemini/clean-request.json", &[]);
 }
 
-/// OpenAI Responses: a reasoning item with nothing after it is an error; a call kept without
-/// the reasoning item of its turn is one under a named target.
+/// OpenAI Responses: a call kept without the reasoning item of its turn is an error under a
+/// named target. The reasoning item followed by a user message is `reasoning-item-without-output`'s
+/// warning (no recorded rejection; `tests/responses_items.rs`).
 #[test]
 fn reasoning_items_dialect() {
     let mut report = String::new();

@@ -57,6 +57,7 @@ mod providers;
 mod reasoning;
 mod registries;
 mod replay;
+mod responses_items;
 mod robustness;
 mod server;
 mod settings;

@@ -10,6 +10,12 @@
 //! Resuming a session replays every item to the Responses API, so a trailing unanswered call
 //! is reported too (`resumable`).
 //!
+//! What the Responses API resolves by server id (reasoning items' ids, what follows them,
+//! `store`, `item_reference`s) is not recorded: Codex serialises its items its own way for
+//! the request (it never sends a reasoning item's `id`, and sends `reasoning_text` content
+//! to the local models that produce it), to its own backend as often as to OpenAI's public
+//! API, so the rollout does not show what the provider receives.
+//!
 //! `compacted` lines: on resume Codex replaces the history it rebuilt so far with the line's
 //! `replacement_history` (or, in rollouts without one, with the initial context, the user
 //! messages and the summary `message`: no calls or outputs survive either way). So each

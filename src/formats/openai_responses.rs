@@ -17,8 +17,14 @@
 //! Results may come anywhere after their call ([`Pairing::AnyLater`]). `previous_response_id`
 //! or `conversation` (and `item_reference` items) mean earlier items live on the server.
 //!
+//! What the provider resolves by server id is recorded for the request's `input` (and bare
+//! item arrays and session rows, which are input items): each `reasoning` item with its id,
+//! its `encrypted_content`, its `content` and the item after it, each `item_reference`, and
+//! the request's `store` flag. Rules judge them; the response's `output` is not input.
+//!
 //! The item reading here is shared with the Codex rollout adapter, whose `response_item`
-//! payloads are the same items.
+//! payloads are the same items; the id facts are not recorded for those (see
+//! [`super::codex`]).
 
 use serde_json::{json, Value as Json};
 
@@ -27,8 +33,9 @@ use super::{
     AGENTS_SDK_FAILURES,
 };
 use crate::transcript::{
-    looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc,
-    Pairing, ReasoningKind, Role, Text, ToolCall, ToolDef, ToolResult,
+    looks_like_error, pairing_key, result_text, AfterReasoning, Arguments, CallKind, Conversation,
+    Follower, Item, Loc, Pairing, ReasoningItem, ReasoningKind, Role, Text, ToolCall, ToolDef,
+    ToolResult,
 };
 use crate::tree::Value as Tree;
 
@@ -122,6 +129,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
 
     if let Some(items) = value.as_array() {
         read_items(items, &root, &mut conv);
+        record_links(items.iter().enumerate().map(|(i, v)| (v, root.child(i))), &mut conv);
         return Ok(conv);
     }
     if !value.is_object() {
@@ -165,9 +173,13 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
     };
     conv.server_history = chained(request) || chained(response);
     conv.model = str_at(request, "model").map(str::to_string);
+    conv.stored.store = request.get("store").and_then(Tree::as_bool);
 
     if let Some(items) = input.and_then(Tree::as_array) {
-        read_items(items, &request_loc.child("input"), &mut conv);
+        let input_loc = request_loc.child("input");
+        read_items(items, &input_loc, &mut conv);
+        let located = items.iter().enumerate().map(|(i, v)| (v, input_loc.child(i)));
+        record_links(located, &mut conv);
     }
     if let Some(items) = output {
         read_items(items, &response_loc.child("output"), &mut conv);
@@ -184,7 +196,87 @@ pub fn normalise_items(docs: &[Doc<'_>]) -> Conversation {
     for doc in docs {
         read_item(doc.value, Loc::new(doc.base, ""), &mut conv);
     }
+    record_links(
+        docs.iter().map(|d| (d.value, Loc::new(d.base, ""))),
+        &mut conv,
+    );
     conv
+}
+
+/// Records what the provider links by server id in a request's input: each `reasoning` item
+/// with its id, its encrypted content, its reasoning text and the item after it, and each
+/// `item_reference`. Input items only: a response's `output` is what the provider made, not
+/// what it is sent; and not Codex rollouts, whose items Codex serialises its own way (without
+/// reasoning ids) for its own backend.
+fn record_links<'a, 't: 'a>(
+    items: impl Iterator<Item = (&'a Tree<'t>, Loc)>,
+    conv: &mut Conversation,
+) {
+    let items: Vec<(&Tree, Loc)> = items.filter(|(item, _)| item.is_object()).collect();
+    for (i, (item, loc)) in items.iter().enumerate() {
+        match str_at(item, "type") {
+            Some("item_reference") => {
+                let id = str_at(item, "id").map(str::to_string);
+                conv.stored.references.push((loc.clone(), id));
+            }
+            Some("reasoning") => {
+                let next = match items.get(i + 1) {
+                    Some((next, at)) => follower(next, at),
+                    None => AfterReasoning::Nothing,
+                };
+                let content = array_at(item, "content")
+                    .filter(|parts| !parts.is_empty())
+                    .map(|_| loc.child("content"));
+                conv.reasoning.items.push(ReasoningItem {
+                    loc: loc.clone(),
+                    id: server_id(item).map(str::to_string),
+                    encrypted: str_at(item, "encrypted_content").is_some_and(|e| !e.is_empty()),
+                    content,
+                    next,
+                });
+            }
+            _ => {}
+        }
+    }
+}
+
+/// An item's server id (`rs_…`, `msg_…`, `fc_…`), when it has a non-empty one.
+fn server_id<'a>(item: &'a Tree) -> Option<&'a str> {
+    str_at(item, "id").filter(|id| !id.is_empty())
+}
+
+/// What the item `item` at `loc` is, as the item after a reasoning item.
+fn follower(item: &Tree, loc: &Loc) -> AfterReasoning {
+    let kind = str_at(item, "type").unwrap_or("message");
+    let named = |label: String| Follower {
+        loc: loc.clone(),
+        label,
+    };
+    let output = match kind {
+        "reasoning" => return AfterReasoning::Reasoning(named("`reasoning` item".into())),
+        "item_reference" => return AfterReasoning::Reference,
+        "message" => match str_at(item, "role") {
+            Some("assistant") => true,
+            Some(role) => return AfterReasoning::Input(named(format!("{role} message"))),
+            None => return AfterReasoning::Unknown,
+        },
+        // A server-side tool search's output is the model's own item.
+        "tool_search_output" => str_at(item, "execution") == Some("server"),
+        "mcp_list_tools" | "mcp_approval_request" => true,
+        "mcp_approval_response" => false,
+        k if k.ends_with("_output") => false,
+        k if k.ends_with("_call") => true,
+        _ => return AfterReasoning::Unknown,
+    };
+    let label = match kind {
+        "message" => "assistant message".to_string(),
+        other => format!("`{other}` item"),
+    };
+    match (output, server_id(item)) {
+        (true, Some(_)) => AfterReasoning::OutputWithId,
+        (true, None) => AfterReasoning::OutputWithoutId(named(label)),
+        (false, _) => AfterReasoning::Input(named(label)),
+    }
 }
 
 fn read_items(items: &[Tree], loc: &Loc, conv: &mut Conversation) {
@@ -700,6 +792,74 @@ mod tests {
             ]
         );
         assert!(conv.tools[2].schema.is_none());
+    }
+
+    #[test]
+    fn records_what_follows_reasoning_items_in_the_input_only() {
+        let doc = tree_json!({"store": false, "input": [
+            {"type": "reasoning", "id": "rs_1", "encrypted_content": "gA", "summary": []},
+            {"type": "message", "role": "assistant", "id": "msg_1", "content": []},
+            {"type": "reasoning", "id": "", "summary": [], "content": [{"type": "reasoning_text", "text": "t"}]},
+            {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"},
+            {"type": "function_call_output", "call_id": "c", "output": "ok"},
+            {"type": "reasoning", "id": "rs_3", "summary": [], "content": []},
+            {"role": "developer", "content": "be brief"},
+            {"type": "reasoning", "id": "rs_4", "summary": []},
+            {"type": "item_reference", "id": "msg_9"},
+            {"type": "reasoning", "id": "rs_5", "summary": []},
+            {"type": "reasoning", "id": "rs_6", "summary": []}
+        ], "output": [{"type": "reasoning", "id": "rs_out", "summary": []}]});
+        let conv = normalise(&doc);
+        assert_eq!(conv.stored.store, Some(false));
+        let refs: Vec<(&str, Option<&str>)> = conv
+            .stored
+            .references
+            .iter()
+            .map(|(loc, id)| (loc.pointer.as_str(), id.as_deref()))
+            .collect();
+        assert_eq!(refs, [("/input/8", Some("msg_9"))]);
+        let items: Vec<_> = conv
+            .reasoning
+            .items
+            .iter()
+            .map(|r| {
+                let content = r.content.as_ref().map(|c| c.pointer.as_str());
+                (r.loc.pointer.as_str(), r.id.as_deref(), r.encrypted, content)
+            })
+            .collect();
+        assert_eq!(
+            items,
+            [
+                ("/input/0", Some("rs_1"), true, None),
+                ("/input/2", None, false, Some("/input/2/content")),
+                ("/input/5", Some("rs_3"), false, None),
+                ("/input/7", Some("rs_4"), false, None),
+                ("/input/9", Some("rs_5"), false, None),
+                ("/input/10", Some("rs_6"), false, None),
+            ]
+        );
+        let follower = |pointer: &str, label: &str| Follower {
+            loc: Loc::new(0, pointer),
+            label: label.into(),
+        };
+        let next: Vec<AfterReasoning> = conv.reasoning.items.iter().map(|r| r.next.clone()).collect();
+        assert_eq!(
+            next,
+            [
+                AfterReasoning::OutputWithId,
+                AfterReasoning::OutputWithoutId(follower("/input/3", "`function_call` item")),
+                AfterReasoning::Input(follower("/input/6", "developer message")),
+                AfterReasoning::Reference,
+                AfterReasoning::Reasoning(follower("/input/10", "`reasoning` item")),
+                AfterReasoning::Nothing,
+            ]
+        );
+        // `store` is read as written: absent or not a boolean is `None`.
+        assert_eq!(normalise(&tree_json!({"input": []})).stored.store, None);
+        assert_eq!(
+            normalise(&tree_json!({"store": "false", "input": []})).stored.store,
+            None
+        );
     }
 
     #[test]

@@ -54,9 +54,8 @@ declare_rule! {
     ///   does not show: reasoning models may skip it):
     ///   "Item 'fc_…' of type 'function_call' was provided without its required 'reasoning'
     ///   item: 'rs_…'." (continuedev/continue#10018, 2026-01, gpt-5; cline/cline#12242, 2026-07,
-    ///   gpt-5.5); and a `reasoning` item with nothing after it in its turn: "Item 'rs_…' of
-    ///   type 'reasoning' was provided without its required following item."
-    ///   (continuedev/continue#8933, 2025-11; vercel/ai#7099).
+    ///   gpt-5.5). What must follow a `reasoning` item is `reasoning-item-without-output`'s
+    ///   (TC511).
     /// - **DeepSeek `/responses`**: the reasoning items of a turn come before its
     ///   `function_call` items; a `reasoning` item between two calls of one turn was rejected
     ///   (recorded traffic, pydantic-ai's DeepSeek Responses cassette, issue 24; DeepSeek

@@ -31,6 +31,8 @@ mod missing_thinking_block;
 mod missing_tool_config;
 mod orphaned_tool_result;
 mod parse_error;
+mod reasoning_item_content;
+mod reasoning_item_without_output;
 mod repeated_failing_call;
 mod result_count_mismatch;
 mod result_name_mismatch;
@@ -41,6 +43,7 @@ mod unanswered_server_tool_use;
 mod unknown_format;
 mod unknown_tool;
 mod unpaired_tool_call;
+mod unpersisted_item_reference;
 mod unread_tool_structures;
 mod unused_suppression;
 mod user_after_tool_result;
@@ -93,7 +96,10 @@ pub static RULES: &[&dyn Rule] = &[
     &empty_assistant_message::EmptyAssistantMessage,
     &result_name_mismatch::ResultNameMismatch,
     &role_alternation::RoleAlternation,
+    &reasoning_item_without_output::ReasoningItemWithoutOutput,
+    &unpersisted_item_reference::UnpersistedItemReference,
     &misplaced_system_message::MisplacedSystemMessage,
+    &reasoning_item_content::ReasoningItemContent,
 ];
 
 /// The rule whose code or name is `key`.

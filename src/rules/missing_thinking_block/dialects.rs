@@ -153,8 +153,8 @@ pub(super) fn thought_signatures(cx: &Context<'_>, conv: &Conversation, out: &mu
     }
 }
 
-/// OpenAI Responses: a reasoning item is followed by what it produced, and a call with an
-/// item id comes with its reasoning item when the input keeps reasoning items.
+/// OpenAI Responses: a call with an item id comes with its reasoning item when the input
+/// keeps reasoning items. (What follows a reasoning item is `reasoning-item-without-output`'s.)
 pub(super) fn reasoning_items(cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
     if conv.server_history || conv.reasoning.carried.is_empty() {
         return;
@@ -165,20 +165,6 @@ pub(super) fn reasoning_items(cx: &Context<'_>, conv: &Conversation, out: &mut V
     };
     let is_reasoning = |item: &Item| reasoning_item(conv, item).is_some();
     for turn in conv.turns.iter().filter(|t| t.role == Role::Assistant) {
-        if let Some(last) = turn.items.last().and_then(|i| reasoning_item(conv, i)) {
-            out.push(
-                Finding::at(
-                    &MissingThinkingBlock::META,
-                    &last.loc,
-                    format!(
-                        "`reasoning` item is not followed by the message or call it produced, which {} rejects (\"of type 'reasoning' was provided without its required following item\")",
-                        provider::list(&verdict.1)
-                    ),
-                )
-                .help("send a reasoning item together with the items that followed it in the response, or leave it out")
-                .rejected_by(verdict.clone()),
-            );
-        }
         // Whether the response that made a call produced a reasoning item the history does
         // not show (a reasoning model may skip it): only a named target holds it to one.
         if !cx.named_targets || turn.items.iter().any(is_reasoning) {
