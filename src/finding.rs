@@ -79,6 +79,14 @@ pub enum FixIntent {
     /// Move `blocks` (elements of the array holding `before`, after it, in order) to just
     /// before the element `before`, keeping every byte of each.
     MoveBlocks { blocks: Vec<Loc>, before: Loc },
+    /// Add the member `key` with this JSON text to the object at `object`.
+    AddMember {
+        object: Loc,
+        key: &'static str,
+        value: String,
+    },
+    /// Remove the member `key` of the object at `object`.
+    RemoveMember { object: Loc, key: &'static str },
 }
 
 /// A rule's proposed repair: how safe it is, what it does, and the intent.

@@ -212,5 +212,9 @@ fn new_rules_are_documented_with_the_provider_error() {
     assert!(tc501.contains("Unsafe"));
     let tc502 = toolcheck(&["explain", "TC502"]).stdout;
     assert!(tc502.contains("Expected `thinking` or `redacted_thinking`, but found"));
-    assert!(tc502.contains("## Fix\nNone"));
+    // Anthropic's thinking blocks are signed: no stand-in is offered for them.
+    assert!(
+        tc502.contains("None for Anthropic thinking\nblocks"),
+        "{tc502}"
+    );
 }

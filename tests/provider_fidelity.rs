@@ -220,3 +220,26 @@ fn minimax_and_dashscope_are_targets_named_by_the_request_model() {
     let rules = common::toolcheck(&["rules", "--target", "minimax"]);
     assert!(rules.stdout.contains("TC201"), "{}", rules.transcript());
 }
+
+#[test]
+fn reasoning_stand_ins_are_unsafe_fixes_the_provider_then_accepts() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let files = [
+        "fixtures/openai-chat/broken-deepseek-reasoning-content.json",
+        "fixtures/gemini/broken-thought-signature.json",
+        "fixtures/openai-responses/broken-reasoning-without-output.json",
+    ];
+    for file in files {
+        let name = file.rsplit('/').next().expect("a file name");
+        std::fs::copy(common::root().join(file), dir.path().join(name)).expect("copy");
+    }
+    let diff = common::toolcheck_in(dir.path(), &["fix", ".", "--unsafe-fixes"], None);
+    insta::assert_snapshot!(diff.transcript());
+    // Without --unsafe-fixes nothing is offered as safe.
+    let safe = common::toolcheck_in(dir.path(), &["fix", "."], None);
+    assert!(!safe.stdout.contains("+++"), "{}", safe.transcript());
+    let write = common::toolcheck_in(dir.path(), &["fix", ".", "--unsafe-fixes", "--write"], None);
+    assert_eq!(write.code, 0, "{}", write.transcript());
+    let after = common::lint_concise(dir.path(), ".");
+    assert_eq!(after.code, 0, "{}", after.transcript());
+}

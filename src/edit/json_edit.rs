@@ -129,6 +129,76 @@ fn dedent(element_text: &str) -> String {
     out
 }
 
+/// JSON whitespace, which a member's neighbourhood may hold.
+const WS: [char; 4] = [' ', '\t', '\r', '\n'];
+
+/// Adds `"key": value_text` as the first member of the object at `pointer`, spaced like the
+/// member it goes before (its line and indentation in a pretty object).
+pub fn insert_member(
+    text: &str,
+    base: usize,
+    pointer: &str,
+    key: &str,
+    value_text: &str,
+) -> Option<Edit> {
+    let (start, end) = locate(text, base, pointer)?;
+    let object = text.get(start..end)?;
+    let inner = object.strip_prefix('{')?.strip_suffix('}')?;
+    let spaced = object.contains("\": ") || !object.contains("\":");
+    let member = format!(
+        "{}{}{value_text}",
+        serde_json::to_string(key).ok()?,
+        if spaced { ": " } else { ":" }
+    );
+    if inner.trim_matches(WS).is_empty() {
+        return Some(Edit {
+            start: start + 1,
+            end: end - 1,
+            content: member,
+        });
+    }
+    let lead = inner.len() - inner.trim_start_matches(WS).len();
+    let gap = match inner.get(..lead)? {
+        "" if spaced => " ",
+        ws => ws,
+    };
+    let at = start + 1 + lead;
+    Some(Edit {
+        start: at,
+        end: at,
+        content: format!("{member},{gap}"),
+    })
+}
+
+/// Removes the member `key` of the object at `pointer`, with one adjoining comma.
+pub fn remove_member(text: &str, base: usize, pointer: &str, key: &str) -> Option<Edit> {
+    let token = key.replace('~', "~0").replace('/', "~1");
+    let (value_start, value_end) = locate(text, base, &format!("{pointer}/{token}"))?;
+    let key_json = serde_json::to_string(key).ok()?;
+    let before = text.get(..value_start)?.trim_end_matches(WS);
+    let before = before.strip_suffix(':')?.trim_end_matches(WS);
+    let key_start = before.strip_suffix(key_json.as_str())?.len();
+    let after = text.get(value_end..)?;
+    let rest = after.trim_start_matches(WS);
+    if let Some(next) = rest.strip_prefix(',') {
+        // Up to the next member: its own layout stays.
+        let next_start = text.len() - next.trim_start_matches(WS).len();
+        return Some(Edit {
+            start: key_start,
+            end: next_start,
+            content: String::new(),
+        });
+    }
+    // The last member: from the comma before it, or alone in its object.
+    let prefix = text.get(..key_start)?.trim_end_matches(WS);
+    let start = prefix.strip_suffix(',').map_or(key_start, str::len);
+    Some(Edit {
+        start,
+        end: value_end,
+        content: String::new(),
+    })
+}
+
 /// Replaces the value at `pointer` with `new_text`.
 pub fn replace_value(text: &str, base: usize, pointer: &str, new_text: String) -> Option<Edit> {
     let (start, end) = locate(text, base, pointer)?;
@@ -391,6 +461,58 @@ mod tests {
 
     fn after(text: &str, edit: Option<Edit>) -> String {
         apply(text, &[edit.expect("an edit")])
+    }
+
+    #[test]
+    fn inserts_a_member_laid_out_like_the_next_one() {
+        let compact = r#"{"m": {"role": "assistant", "content": null}}"#;
+        assert_eq!(
+            after(
+                compact,
+                insert_member(compact, 0, "/m", "reasoning_content", "\"\"")
+            ),
+            r#"{"m": {"reasoning_content": "", "role": "assistant", "content": null}}"#
+        );
+        let tight = r#"{"role":"assistant"}"#;
+        assert_eq!(
+            after(tight, insert_member(tight, 0, "", "k", "1")),
+            r#"{"k":1,"role":"assistant"}"#
+        );
+        let pretty = "{\r\n    \"role\": \"model\"\r\n}";
+        assert_eq!(
+            after(pretty, insert_member(pretty, 0, "", "k", "1")),
+            "{\r\n    \"k\": 1,\r\n    \"role\": \"model\"\r\n}"
+        );
+        assert_eq!(
+            after("{ }", insert_member("{ }", 0, "", "k", "1")),
+            r#"{"k": 1}"#
+        );
+        assert!(insert_member("[1]", 0, "", "k", "1").is_none());
+    }
+
+    #[test]
+    fn removes_a_member_with_one_comma() {
+        let t = r#"{"type": "reasoning", "id": "rs_1", "summary": []}"#;
+        assert_eq!(
+            after(t, remove_member(t, 0, "", "id")),
+            r#"{"type": "reasoning", "summary": []}"#
+        );
+        assert_eq!(
+            after(t, remove_member(t, 0, "", "summary")),
+            r#"{"type": "reasoning", "id": "rs_1"}"#
+        );
+        assert_eq!(
+            after(t, remove_member(t, 0, "", "type")),
+            r#"{"id": "rs_1", "summary": []}"#
+        );
+        let pretty = "{\n  \"id\": \"rs_1\",\n  \"x\": 1\n}";
+        assert_eq!(
+            after(pretty, remove_member(pretty, 0, "", "id")),
+            "{\n  \"x\": 1\n}"
+        );
+        let alone = r#"{"id": "rs_1"}"#;
+        assert_eq!(after(alone, remove_member(alone, 0, "", "id")), "{}");
+        assert!(remove_member(t, 0, "", "missing").is_none());
     }
 
     #[test]

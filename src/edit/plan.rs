@@ -125,6 +125,19 @@ pub fn generic(
             &at.pointer,
             new.clone(),
         )?]),
+        FixIntent::AddMember { object, key, value } => Some(vec![json_edit::insert_member(
+            text,
+            object.base,
+            &object.pointer,
+            key,
+            value,
+        )?]),
+        FixIntent::RemoveMember { object, key } => Some(vec![json_edit::remove_member(
+            text,
+            object.base,
+            &object.pointer,
+            key,
+        )?]),
         FixIntent::RemoveResult { result, message }
         | FixIntent::RemoveCall {
             call: result,

@@ -168,6 +168,7 @@ fn anchor(intent: &FixIntent) -> Option<&Loc> {
         FixIntent::FillErrorResult { content } => content,
         FixIntent::Replace { at, .. } => at,
         FixIntent::MoveBlocks { before, .. } => before,
+        FixIntent::AddMember { object, .. } | FixIntent::RemoveMember { object, .. } => object,
     })
 }
 

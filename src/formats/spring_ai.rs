@@ -218,6 +218,11 @@ fn plan_edits(dialect: &dyn Dialect, intent: &FixIntent, cx: &EditContext<'_>) -
         }
         FixIntent::RemoveCall { call, message } if in_string(call) => whole_row(call, message),
         FixIntent::Replace { at, .. } if in_string(at) => Planned::Unsupported,
+        FixIntent::AddMember { object, .. } | FixIntent::RemoveMember { object, .. }
+            if in_string(object) =>
+        {
+            Planned::Unsupported
+        }
         FixIntent::MoveResult { result, .. } if in_string(result) => Planned::Unsupported,
         FixIntent::GatherResults { into, results, .. }
             if in_string(into) || results.iter().any(in_string) =>

@@ -176,7 +176,9 @@ impl Adapter for Strands {
             FixIntent::MoveResult { .. } => Planned::Withheld(MOVE),
             FixIntent::Replace { .. }
             | FixIntent::FillErrorResult { .. }
-            | FixIntent::MoveBlocks { .. } => Planned::Generic,
+            | FixIntent::MoveBlocks { .. }
+            | FixIntent::AddMember { .. }
+            | FixIntent::RemoveMember { .. } => Planned::Generic,
         }
     }
 }

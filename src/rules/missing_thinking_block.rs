@@ -92,15 +92,27 @@ declare_rule! {
     /// ```
     ///
     /// ## Fix
-    /// None: thinking blocks, signatures and reasoning items are made by the provider and
-    /// cannot be invented. Keep the reasoning the model returned (unchanged) when storing the
-    /// history, or disable thinking for the request. For DeepSeek and Kimi an empty
-    /// `reasoning_content: ""` is what clients fill in for turns whose reasoning is lost.
+    /// Unsafe, where the provider accepts a stand-in:
+    /// - DeepSeek and Kimi: add `reasoning_content: ""` to the message. DeepSeek accepted an
+    ///   empty string on a `deepseek-reasoner` tool-call message (pydantic-ai's
+    ///   `test_deepseek_deferred_capability_with_thinking` cassette, HTTP 200), and clients
+    ///   (LiteLLM, Mastra) fill it in for Kimi; the same fix peers ship.
+    /// - Gemini 3: sign the first call of each step of the current turn with
+    ///   `"thoughtSignature": "skip_thought_signature_validator"`, the value Google documents
+    ///   for calls that did not come from Gemini ("You can set thought_signature to
+    ///   skip_thought_signature_validator", for the Gemini API and Vertex AI).
+    ///
+    /// Unsafe because the provider is then told the model reasoned nothing (or its
+    /// signature check is skipped): the request is accepted, but the model continues without
+    /// the reasoning it had, which can change what it does next. None for Anthropic thinking
+    /// blocks and Responses reasoning items, which are signed by the provider and cannot be
+    /// invented: keep the reasoning the model returned (unchanged) when storing the history,
+    /// or disable thinking for the request.
     pub struct MissingThinkingBlock {
         code: "TC502",
         name: "missing-thinking-block",
         severity: Error,
-        fix: None,
+        fix: Unsafe,
         judged_by: [Anthropic, Bedrock, Deepseek, Moonshot, Gemini, OpenaiResponses],
         summary: "a tool-call turn lacks the reasoning its provider requires passed back (thinking block, reasoning_content, thought signature, reasoning item)",
     }

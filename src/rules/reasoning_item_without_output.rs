@@ -1,5 +1,5 @@
 use super::{declare_rule, Context, Rule, RuleMeta};
-use crate::finding::Finding;
+use crate::finding::{Applicability, Finding, FixIntent};
 use crate::provider::{self, Provider};
 use crate::transcript::{AfterReasoning, Conversation};
 
@@ -52,18 +52,18 @@ declare_rule! {
     /// ```
     ///
     /// ## Fix
-    /// None automatic. Keep the server id of the item that followed the reasoning item
-    /// (`"id": "msg_…"`), or drop the reasoning item's `id` and send it with its
-    /// `encrypted_content` only, as the OpenAI Agents SDK does with
-    /// `reasoning_item_id_policy="omit"` (the request must then include
-    /// `reasoning.encrypted_content`); or leave the reasoning item out. toolcheck offers no
-    /// fix: its edits remove array elements or replace values, and none removes one member
-    /// of an object, which dropping the `id` needs.
+    /// Unsafe, for a reasoning item that carries its `encrypted_content`: drop the reasoning
+    /// item's `id`, so the provider reads the reasoning from the item itself instead of
+    /// pairing it by id, as the OpenAI Agents SDK does with `reasoning_item_id_policy="omit"`.
+    /// Unsafe because no recorded request shows this repair accepted after the fact, and the
+    /// request must ask for `reasoning.encrypted_content` in `include` for later turns to
+    /// keep it. Otherwise none: keep the server id of the item that followed the reasoning
+    /// item (`"id": "msg_…"`), or leave the reasoning item out.
     pub struct ReasoningItemWithoutOutput {
         code: "TC511",
         name: "reasoning-item-without-output",
         severity: Error,
-        fix: None,
+        fix: Unsafe,
         judged_by: [OpenaiResponses],
         summary: "a reasoning item with a server id is not followed by the output item it came with (OpenAI Responses)",
     }
@@ -120,19 +120,28 @@ impl Rule for ReasoningItemWithoutOutput {
                 | AfterReasoning::Reference
                 | AfterReasoning::Unknown => continue,
             };
-            out.push(
-                Finding::at(
-                    &Self::META,
-                    &item.loc,
-                    format!("`reasoning` item \"{id}\" {after}"),
-                )
-                .help(if item.encrypted {
-                    "keep the server id of the item the response returned after this reasoning item, or drop the reasoning item's `id` and send it with its `encrypted_content` only"
-                } else {
-                    "keep the server id of the item the response returned after this reasoning item, or leave the reasoning item out"
-                })
-                .rejected_by(verdict),
-            );
+            let mut finding = Finding::at(
+                &Self::META,
+                &item.loc,
+                format!("`reasoning` item \"{id}\" {after}"),
+            )
+            .help(if item.encrypted {
+                "keep the server id of the item the response returned after this reasoning item, or drop the reasoning item's `id` and send it with its `encrypted_content` only"
+            } else {
+                "keep the server id of the item the response returned after this reasoning item, or leave the reasoning item out"
+            })
+            .rejected_by(verdict);
+            if item.encrypted {
+                finding = finding.fix(
+                    Applicability::Unsafe,
+                    "drop the reasoning item's `id`; its `encrypted_content` carries the reasoning",
+                    FixIntent::RemoveMember {
+                        object: item.loc.clone(),
+                        key: "id",
+                    },
+                );
+            }
+            out.push(finding);
         }
     }
 }

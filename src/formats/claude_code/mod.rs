@@ -132,7 +132,9 @@ impl Adapter for ClaudeCode {
             FixIntent::Replace { .. }
             | FixIntent::MoveBlocks { .. }
             | FixIntent::GatherResults { .. }
-            | FixIntent::FillErrorResult { .. } => return Planned::Generic,
+            | FixIntent::FillErrorResult { .. }
+            | FixIntent::AddMember { .. }
+            | FixIntent::RemoveMember { .. } => return Planned::Generic,
         };
         crate::formats::links::planned(planned)
     }

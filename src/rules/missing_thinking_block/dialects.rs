@@ -2,7 +2,7 @@
 //! reasoning passed back with tool calls, and whether the history shows thinking was on.
 
 use super::MissingThinkingBlock;
-use crate::finding::Finding;
+use crate::finding::{Applicability, Finding, FixIntent};
 use crate::provider::{self, Provider};
 use crate::rules::Context;
 use crate::transcript::{Conversation, Item, Loc, Role, Text};
@@ -101,7 +101,16 @@ pub(super) fn reasoning_content(cx: &Context<'_>, conv: &Conversation, out: &mut
                 ),
             )
             .help("keep the `reasoning_content` the model returned with this message; where it is lost, an empty string is accepted")
-            .rejected_by(verdict.clone()),
+            .rejected_by(verdict.clone())
+            .fix(
+                Applicability::Unsafe,
+                "add an empty `reasoning_content` to the message",
+                FixIntent::AddMember {
+                    object: message.clone(),
+                    key: "reasoning_content",
+                    value: "\"\"".into(),
+                },
+            ),
         );
     }
 }
@@ -148,7 +157,16 @@ pub(super) fn thought_signatures(cx: &Context<'_>, conv: &Conversation, out: &mu
                 ),
             )
             .help("keep the `thoughtSignature` of the part Gemini returned the call in; calls replayed from another model can carry the documented `skip_thought_signature_validator`")
-            .rejected_by(verdict.clone()),
+            .rejected_by(verdict.clone())
+            .fix(
+                Applicability::Unsafe,
+                "sign the call with Gemini's documented `skip_thought_signature_validator`",
+                FixIntent::AddMember {
+                    object: first.loc.clone(),
+                    key: "thoughtSignature",
+                    value: "\"skip_thought_signature_validator\"".into(),
+                },
+            ),
         );
     }
 }
