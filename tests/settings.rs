@@ -172,6 +172,44 @@ reason = "kept from an older version of the fixture"
 }
 
 #[test]
+fn suppressions_of_rules_the_run_leaves_out_are_not_reported_unused() {
+    let dir = project(
+        r#"
+[[suppress]]
+path = "logs/*.json"
+rule = "duplicate-tool-call-id"
+pointer = "/messages/99"
+reason = "kept from an older version of the fixture"
+"#,
+    );
+    // The glob covers the file, but TC104 is not run: the entry could not have matched.
+    for args in [["--ignore", "TC104"], ["--select", "TC2,TC004"]] {
+        let mut all = vec!["lint", "logs", "--output-format", "concise"];
+        all.extend(args);
+        let out = run(dir.path(), &all);
+        assert!(
+            !out.stdout.contains("TC004"),
+            "{args:?}: {}",
+            out.transcript()
+        );
+    }
+    // With TC104 on, the stale entry is reported.
+    let out = run(
+        dir.path(),
+        &[
+            "lint",
+            "logs",
+            "--select",
+            "TC104,TC004",
+            "--output-format",
+            "concise",
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert!(out.stdout.contains("TC004"), "{}", out.transcript());
+}
+
+#[test]
 fn config_errors_name_file_line_and_column_with_valid_values() {
     let mut report = String::new();
     for config in [
