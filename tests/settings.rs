@@ -444,6 +444,50 @@ fn colour_follows_clicolor_force_and_width_follows_columns() {
 }
 
 #[test]
+fn wrapping_breaks_at_spaces_only_and_keeps_pointers_whole() {
+    let run_at = |columns: &str, format: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolcheck"))
+            .args(["lint", "fixtures", "--output-format", format])
+            .current_dir(root())
+            .env("NO_COLOR", "1")
+            .env("COLUMNS", columns)
+            .output()
+            .expect("runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let json: serde_json::Value = serde_json::from_str(&run_at("60", "json")).expect("json");
+    // Every word of the full report, its gutter left out.
+    let full = run_at("60", "full");
+    let words: std::collections::HashSet<&str> = full
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "│" | "·" | "×" | "⚠" | "help:"))
+        .collect();
+    let mut checked = 0;
+    for finding in json.as_array().expect("an array") {
+        let text = [&finding["message"], &finding["help"]]
+            .iter()
+            .filter_map(|v| v.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        // Escaped characters print differently; such a message is left out.
+        if text.chars().any(|c| c.is_control() || !c.is_ascii()) {
+            continue;
+        }
+        for word in text
+            .split(' ')
+            .filter(|w| w.contains('/') || w.contains('-'))
+        {
+            checked += 1;
+            assert!(
+                words.contains(word),
+                "{word:?} was broken across lines in:\n{full}"
+            );
+        }
+    }
+    assert!(checked > 100, "{checked} pointers, paths and names checked");
+}
+
+#[test]
 fn concise_output_is_coloured_when_asked() {
     let dir = project("");
     let coloured = run(
