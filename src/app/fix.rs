@@ -467,8 +467,9 @@ fn fix_summary(
     }
     if unsafe_left > 0 {
         s.push_str(&format!(
-            " {} left out: rerun with --unsafe-fixes to include them.",
-            plural(unsafe_left, "unsafe fix", "unsafe fixes")
+            " {} left out: rerun with --unsafe-fixes to include {}.",
+            plural(unsafe_left, "unsafe fix", "unsafe fixes"),
+            if unsafe_left == 1 { "it" } else { "them" }
         ));
     }
     s

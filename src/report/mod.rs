@@ -142,8 +142,13 @@ impl Totals {
             plural(self.files_checked, "file", "files"),
             if self.files_skipped > 0 {
                 format!(
-                    ", {} skipped (not a conversation format{kinds}; -v lists them)",
-                    self.files_skipped
+                    ", {} skipped (not a conversation format{kinds}; -v lists {})",
+                    self.files_skipped,
+                    if self.files_skipped == 1 {
+                        "it"
+                    } else {
+                        "them"
+                    }
                 )
             } else {
                 String::new()
