@@ -662,6 +662,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn since_is_shown_as_written() {
+        assert_eq!(duration(Duration::from_secs(90 * 60)), "90m");
+        assert_eq!(duration(Duration::from_secs(2 * 86_400)), "2d");
+        assert_eq!(duration(Duration::from_secs(14 * 86_400)), "2w");
+        assert_eq!(duration(Duration::from_secs(45)), "45s");
+        assert_eq!(duration(Duration::ZERO), "0s");
+    }
+
+    #[test]
     fn dates() {
         assert_eq!(utc(UNIX_EPOCH), "1970-01-01T00:00:00Z");
         let t = UNIX_EPOCH + Duration::from_secs(1_795_636_501);
