@@ -39,6 +39,7 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
         stdin,
         stdin_over,
         mut exit,
+        unreadable,
         ..
     } = match prepare(common, mode.unpaired, filter) {
         Ok(run) => run,
@@ -69,7 +70,10 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
     // `-q` with `--write`: the diffs of what was applied are not wanted either.
     let show_diffs = !(mode.write && common.quiet);
     let mut out = crate::stdout::stdout();
-    let mut summary = FixSummary::default();
+    let mut summary = FixSummary {
+        unreadable,
+        ..FixSummary::default()
+    };
     let mut diagnostics_out = Vec::new();
     for ((input, settings), result) in inputs.iter().zip(results) {
         let echo = filter && input.path.is_none();
@@ -92,6 +96,7 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
                     Err(Stop::Failed(message)) => {
                         eprintln!("error: {}", escape::value(&message));
                         exit = EXIT_ERROR;
+                        summary.unreadable += 1;
                     }
                     Err(Stop::Output(e)) => return output_error(&e),
                 }
@@ -100,6 +105,7 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
             Err(message) => {
                 eprintln!("error: {}", escape::value(&message));
                 exit = EXIT_ERROR;
+                summary.unreadable += 1;
                 if echo {
                     if let Err(code) = echo_stdin(&mut out, stdin.as_ref(), stdin_over.as_deref()) {
                         return code;
@@ -184,7 +190,10 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
     }
     let _ = out.flush();
     drop(out);
-    if !common.quiet {
+    // Nothing was read (a missing file): the error says it all, and "Nothing to fix"
+    // beside it would read as a pass.
+    let nothing_read = summary.files == 0 && summary.unreadable > 0;
+    if !common.quiet && !nothing_read {
         eprintln!("{}", summary.render(mode.write));
     }
     if exit != EXIT_CLEAN || common.exit_zero {
@@ -385,12 +394,17 @@ struct FixSummary {
     unsafe_left: usize,
     /// Fixes not applied because their file could not be written.
     failed: usize,
+    /// Files counted, fixed or not.
+    files: usize,
+    /// Paths that could not be read or fixed (each has had its error).
+    unreadable: usize,
 }
 
 impl FixSummary {
     /// Counts one file; `failed`: its fixes could not be written, so none of them count
     /// as fixed.
     fn count(&mut self, file: &FileTally, failed: bool) {
+        self.files += 1;
         if failed {
             self.failed += file.applied;
             return;
@@ -408,6 +422,26 @@ impl FixSummary {
     }
 
     fn render(&self, write: bool) -> String {
+        let s = self.render_written(write);
+        if self.unreadable == 0 {
+            return s;
+        }
+        let one = self.unreadable == 1;
+        let unreadable = format!(
+            "{} {} could not be read or fixed (see the {} above)",
+            self.unreadable,
+            if one { "path" } else { "paths" },
+            if one { "error" } else { "errors" }
+        );
+        // "Nothing to fix" alone would read as a pass: the failure comes first.
+        match s.strip_prefix("Nothing to fix.") {
+            Some(rest) => format!("{unreadable}; nothing to fix in the rest.{rest}"),
+            None => format!("{s} {unreadable}."),
+        }
+    }
+
+    /// The summary of the files read: what was (or would be) fixed, what remains.
+    fn render_written(&self, write: bool) -> String {
         let s = fix_summary(
             write,
             self.fixed,

@@ -93,6 +93,8 @@ pub struct Totals {
     /// Findings with a safe fix, and with an unsafe one.
     pub safe_fixable: usize,
     pub unsafe_fixable: usize,
+    /// Inputs that could not be read (each with its error on stderr).
+    pub unreadable: usize,
 }
 
 impl Totals {
@@ -129,6 +131,16 @@ impl Totals {
         self.errors + self.warnings
     }
 
+    /// `1 path could not be read (see the error above)`.
+    fn unreadable_text(&self) -> String {
+        format!(
+            "{} {} could not be read (see the {} above)",
+            self.unreadable,
+            plural(self.unreadable, "path", "paths"),
+            plural(self.unreadable, "error", "errors")
+        )
+    }
+
     pub fn summary(&self) -> String {
         self.summary_naming(&[])
     }
@@ -154,8 +166,22 @@ impl Totals {
                 String::new()
             }
         );
-        if self.findings() == 0 {
+        if self.unreadable > 0 && self.findings() == 0 {
+            // "No findings" first would read as a pass: the failure comes first.
+            format!("{}; no findings in {files}.", self.unreadable_text())
+        } else if self.findings() == 0 {
             format!("No findings: {files}.")
+        } else if self.unreadable > 0 {
+            format!(
+                "Found {} {} ({} {}, {} {}): {files}, {}.",
+                self.findings(),
+                plural(self.findings(), "finding", "findings"),
+                self.errors,
+                plural(self.errors, "error", "errors"),
+                self.warnings,
+                plural(self.warnings, "warning", "warnings"),
+                self.unreadable_text()
+            )
         } else {
             format!(
                 "Found {} {} ({} {}, {} {}): {files}.",
