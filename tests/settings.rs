@@ -523,4 +523,22 @@ fn concise_output_is_coloured_when_asked() {
         ],
     );
     assert!(!plain.stdout.contains('\u{1b}'), "{}", plain.stdout);
+    // fix's findings output too, and `--color always` wins over NO_COLOR (set by `run`).
+    let fix = run(
+        dir.path(),
+        &[
+            "fix",
+            "logs",
+            "--output-format",
+            "concise",
+            "--color",
+            "always",
+        ],
+    );
+    assert!(
+        fix.stdout
+            .contains("\u{1b}[1;31mTC101\u{1b}[0m [orphaned-tool-result]"),
+        "{}",
+        fix.stdout
+    );
 }
