@@ -40,6 +40,33 @@ fn every_shell_gets_a_script() {
 }
 
 #[test]
+fn no_shell_offers_the_hidden_subcommand() {
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let out = toolcheck(&["completions", shell]);
+        assert_eq!(out.code, 0, "{shell}: {}", out.stderr);
+        // bash spells it `generate__subcmd__docs` in its function names.
+        assert!(
+            !out.stdout.contains("generate-docs") && !out.stdout.contains("generate__"),
+            "{shell} offers generate-docs"
+        );
+        // The visible ones are all still there, with the root's options.
+        for name in [
+            "lint", "fix", "doctor", "rules", "explain", "tools", "server", "man",
+        ] {
+            assert!(out.stdout.contains(name), "{shell} completes {name}");
+        }
+        assert!(
+            out.stdout.contains("version"),
+            "{shell} completes --version"
+        );
+    }
+    // Hidden from completion, the command still runs.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = toolcheck(&["generate-docs", &dir.path().display().to_string()]);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+}
+
+#[test]
 fn unknown_shell_is_a_usage_error() {
     let out = toolcheck(&["completions", "tcsh"]);
     assert_eq!(out.code, 2);
