@@ -245,7 +245,7 @@ fn duration(d: Duration) -> String {
     let units = [(604_800, "w"), (86_400, "d"), (3_600, "h"), (60, "m")];
     units
         .iter()
-        .find(|(size, _)| secs > 0 && secs % size == 0)
+        .find(|(size, _)| secs > 0 && secs.is_multiple_of(*size))
         .map_or_else(
             || format!("{secs}s"),
             |(size, unit)| format!("{}{unit}", secs / size),
