@@ -329,13 +329,71 @@ fn lint_fix_writes_like_fix_write() {
         "unfixable findings remain: {}",
         out.transcript()
     );
-    assert!(
-        out.stderr.contains("Fixed 5 findings in 1 file."),
+    // What remains is reported as `lint` reports it, in the same order and words.
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(
+        lines.last().copied(),
+        Some("Fixed 5 findings; 6 remain (1 error, 5 warnings): 1 file checked. 1 fixable with `toolcheck fix --write --unsafe-fixes` (review the diff: unsafe fixes may drop data)."),
         "{}",
-        out.stderr
+        out.transcript()
     );
     let again = run(dir.path(), &["fix", "logs"]);
     assert!(again.stdout.is_empty(), "{}", again.transcript());
+    let lint = run(dir.path(), &["lint", "logs"]);
+    let reported = out.stdout.rsplit_once("\nFixed ").map(|(r, _)| r);
+    let linted = lint.stdout.rsplit_once("\nFound ").map(|(r, _)| r);
+    assert!(reported.is_some(), "{}", out.stdout);
+    assert_eq!(reported, linted, "{}", lint.stdout);
+    assert!(
+        out.stdout.contains("TC104 duplicate-tool-call-id"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn lint_fix_reports_what_remains_in_every_format() {
+    let dir = project(
+        r#"
+[[suppress]]
+path = "logs/*.json"
+rule = "TC104"
+pointer = "/messages/99"
+reason = "kept from an older version of the fixture"
+"#,
+    );
+    let out = run(
+        dir.path(),
+        &["lint", "--fix", "logs", "--output-format", "concise"],
+    );
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    // The remaining findings, the stale suppression among them, and no diff.
+    assert!(!out.stdout.contains("@@"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("logs/broken-request.json:32:9: TC104 [duplicate-tool-call-id]"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("toolcheck.toml:2:1: TC004 [unused-suppression]"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.ends_with("Fixed 5 findings; 7 remain (1 error, 6 warnings): 1 file checked. 1 fixable with `toolcheck fix --write --unsafe-fixes` (review the diff: unsafe fixes may drop data).\n"),
+        "{}",
+        out.stdout
+    );
+    // In JSON: the findings that remain, and nothing on stderr.
+    let out = run(
+        dir.path(),
+        &["lint", "--fix", "logs", "--output-format", "json"],
+    );
+    let found: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
+    assert_eq!(found.as_array().map(Vec::len), Some(7), "{}", out.stdout);
+    assert!(out.stderr.is_empty(), "{}", out.stderr);
 }
 
 #[test]
