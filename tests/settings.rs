@@ -394,6 +394,18 @@ reason = "kept from an older version of the fixture"
     let found: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
     assert_eq!(found.as_array().map(Vec::len), Some(7), "{}", out.stdout);
     assert!(out.stderr.is_empty(), "{}", out.stderr);
+    // Stdin stays a filter: the fixed text comes out, as with `fix --write -`.
+    let text = std::fs::read_to_string(root().join("fixtures/openai-chat/broken-request.json"))
+        .expect("fixture");
+    for args in [
+        &["lint", "--fix", "-"][..],
+        &["lint", "--fix", "--stdin-filename", "body.json"][..],
+    ] {
+        let out = toolcheck_in(dir.path(), args, Some(&text));
+        let fixed: Result<serde_json::Value, _> = serde_json::from_str(&out.stdout);
+        assert!(fixed.is_ok(), "{args:?}: {}", out.transcript());
+        assert_ne!(out.stdout, text, "{args:?}");
+    }
 }
 
 #[test]

@@ -33,8 +33,11 @@ pub(super) struct FixMode {
 
 pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
     let format = common.format();
-    // `lint --fix -` stays a filter that prints the fixed text, as `fix --write -` is.
-    let remaining_report = mode.report && !common.paths().iter().any(|p| p == "-");
+    // `lint --fix -` stays a filter that prints the fixed text, as `fix --write -` is (and
+    // `--stdin-filename` alone reads stdin).
+    let reads_stdin = common.paths().iter().any(|p| p == "-")
+        || (common.stdin_filename.is_some() && !common.paths_given());
+    let remaining_report = mode.report && !reads_stdin;
     // Any output format but `full` prints findings instead of diffs.
     let findings_output = format != OutputFormat::Full || common.statistics || remaining_report;
     // `lint --fix`'s full report: what remains, with its source, as `lint` shows it.
