@@ -224,7 +224,7 @@ pub struct LintArgs {
     #[command(flatten)]
     pub common: CommonArgs,
 
-    /// Apply the fixes in place, as `toolcheck fix --write` does.
+    /// Apply the fixes in place, as `toolcheck fix --write` does, then report what remains.
     #[arg(long)]
     pub fix: bool,
 

@@ -73,6 +73,16 @@ fn has_toolcheck_table(path: &Path) -> bool {
     }
 }
 
+/// A config file's path as findings and errors name it: relative to the current directory
+/// when it is under it, as the logs' paths are (the file is found from absolute directories).
+pub fn shown(path: &Path) -> String {
+    let relative = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf))
+        .filter(|p| !p.as_os_str().is_empty());
+    relative.as_deref().unwrap_or(path).display().to_string()
+}
+
 /// A config file is small; anything larger is a mistake (a log named `toolcheck.toml`).
 const MAX_CONFIG_SIZE: u64 = 1 << 20;
 
@@ -138,20 +148,20 @@ impl Config {
     /// Reads and checks one config file; tool paths become relative to its directory.
     pub fn load(path: &Path) -> Result<Config, String> {
         let text = crate::read::read_regular_to_string(path, MAX_CONFIG_SIZE)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            .map_err(|e| format!("cannot read {}: {e}", shown(path)))?;
         let parse_error = |e: toml::de::Error| {
             let at = e
                 .span()
                 .map(|s| line_col(&text, s.start))
                 .map_or(String::new(), |(l, c)| format!(":{l}:{c}"));
-            format!("{}{at}: {}", path.display(), e.message().trim_end())
+            format!("{}{at}: {}", shown(path), e.message().trim_end())
         };
         let mut config: Config = if is_pyproject(path) {
             toml::from_str::<Pyproject>(&text)
                 .map_err(parse_error)?
                 .tool
                 .and_then(|t| t.toolcheck)
-                .ok_or_else(|| format!("{}: no [tool.toolcheck] table", path.display()))?
+                .ok_or_else(|| format!("{}: no [tool.toolcheck] table", shown(path)))?
         } else {
             toml::from_str(&text).map_err(parse_error)?
         };
@@ -182,7 +192,7 @@ impl Config {
         let name = self
             .path
             .as_deref()
-            .map_or_else(|| "toolcheck.toml".to_string(), |p| p.display().to_string());
+            .map_or_else(|| "toolcheck.toml".to_string(), shown);
         let (line, col) = line_col(&self.text, span.start);
         format!("{name}:{line}:{col}: {message}")
     }

@@ -10,11 +10,65 @@ use clap::CommandFactory;
 use crate::cli::Cli;
 use crate::rules::{self, FixAvailability, RuleMeta};
 
-/// A completion script for `shell`.
+/// A completion script for `shell`, without the hidden subcommands.
 pub fn completions(shell: clap_complete::Shell) -> Vec<u8> {
     let mut out = Vec::new();
-    clap_complete::generate(shell, &mut Cli::command(), "toolcheck", &mut out);
+    let mut command = without_hidden_subcommands(&Cli::command());
+    clap_complete::generate(shell, &mut command, "toolcheck", &mut out);
     out
+}
+
+/// `command` without its hidden subcommands, at every level: clap_complete leaves out hidden
+/// arguments and values but offers hidden subcommands, and clap cannot remove a subcommand,
+/// so a level that has one is rebuilt from what the completion generators read (names,
+/// help, arguments, the visible subcommands) and the settings that shape its flags.
+fn without_hidden_subcommands(command: &clap::Command) -> clap::Command {
+    let visible: Vec<clap::Command> = command
+        .get_subcommands()
+        .filter(|c| !c.is_hide_set())
+        .map(without_hidden_subcommands)
+        .collect();
+    if visible.len() == command.get_subcommands().count() {
+        return command
+            .clone()
+            .mut_subcommands(|c| without_hidden_subcommands(&c));
+    }
+    let mut rebuilt = clap::Command::new(command.get_name().to_string())
+        .args(command.get_arguments().cloned())
+        .groups(command.get_groups().cloned())
+        .subcommands(visible)
+        .subcommand_required(command.is_subcommand_required_set())
+        .arg_required_else_help(command.is_arg_required_else_help_set())
+        .propagate_version(command.is_propagate_version_set())
+        .disable_help_flag(command.is_disable_help_flag_set())
+        .disable_version_flag(command.is_disable_version_flag_set())
+        .disable_help_subcommand(command.is_disable_help_subcommand_set())
+        .hide(command.is_hide_set())
+        .visible_aliases(
+            command
+                .get_visible_aliases()
+                .map(str::to_string)
+                .collect::<Vec<_>>(),
+        );
+    if let Some(about) = command.get_about() {
+        rebuilt = rebuilt.about(about.clone());
+    }
+    if let Some(about) = command.get_long_about() {
+        rebuilt = rebuilt.long_about(about.clone());
+    }
+    if let Some(version) = command.get_version() {
+        rebuilt = rebuilt.version(version.to_string());
+    }
+    if let Some(version) = command.get_long_version() {
+        rebuilt = rebuilt.long_version(version.to_string());
+    }
+    if let Some(name) = command.get_bin_name() {
+        rebuilt = rebuilt.bin_name(name.to_string());
+    }
+    if let Some(name) = command.get_display_name() {
+        rebuilt = rebuilt.display_name(name.to_string());
+    }
+    rebuilt
 }
 
 /// The roff man page of toolcheck, or with `subcommand` of `toolcheck-<subcommand>`.
@@ -170,4 +224,39 @@ pub fn generate(dir: &Path) -> io::Result<usize> {
         }
     }
     Ok(changed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn completion_command_is_the_cli_less_its_hidden_subcommands() {
+        let full = Cli::command();
+        let shown = without_hidden_subcommands(&full);
+        let names = |c: &clap::Command| -> Vec<String> {
+            c.get_subcommands()
+                .map(|s| s.get_name().to_string())
+                .collect()
+        };
+        let mut expected = names(&full);
+        expected.retain(|n| n != "generate-docs");
+        assert_eq!(names(&shown), expected);
+        assert_eq!(shown.get_name(), full.get_name());
+        assert_eq!(shown.get_version(), full.get_version());
+        assert_eq!(
+            shown.get_about().map(ToString::to_string),
+            full.get_about().map(ToString::to_string)
+        );
+        assert!(shown.is_subcommand_required_set());
+        // A level with nothing hidden is kept as it is, options and all.
+        let lint = |c: &clap::Command| {
+            c.find_subcommand("lint").map(|l| {
+                l.get_arguments()
+                    .map(|a| a.get_id().to_string())
+                    .collect::<Vec<_>>()
+            })
+        };
+        assert_eq!(lint(&shown), lint(&full));
+    }
 }

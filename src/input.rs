@@ -303,7 +303,7 @@ impl Fixed {
     }
 
     /// The findings of the text as fixed (`after`) or as read, each with its fix, placed by
-    /// `place`.
+    /// `place`, and with `render` their full report (`lint --fix` reports what remains).
     pub fn findings(
         &mut self,
         name: &SourceName,
@@ -311,7 +311,14 @@ impl Fixed {
         opts: &LintOptions,
         after: bool,
         place: &dyn Fn(&SourceFile, Vec<Finding>) -> Vec<Diagnostic>,
-    ) -> Vec<Diagnostic> {
+        render: Option<Render<'_>>,
+    ) -> (Vec<Diagnostic>, Vec<String>) {
+        let mut rendered = Vec::new();
+        let mut show = |source: &SourceFile, placed: &[Diagnostic]| {
+            if let Some(render) = render.filter(|_| !placed.is_empty()) {
+                rendered = render(source, placed, 0);
+            }
+        };
         let file = &mut self.file;
         let same_name = || SourceName {
             name: name.name.clone(),
@@ -336,25 +343,48 @@ impl Fixed {
                     rows: Some(rows),
                     folder: None,
                 };
-                linted.place(place).0
+                let (placed, source) = linted.place(place);
+                show(&source, &placed);
+                (placed, rendered)
             }
-            (None, Some(folder)) => file.place_findings(
-                after,
-                |text| folder.lint(same_name(), text.to_string(), opts),
-                |source, findings| {
-                    let mut placed = place(source, findings);
-                    folder.relocate(&source.text, &mut placed);
-                    placed
-                },
-            ),
-            (None, None) => file.place_findings(
-                after,
-                |text| {
-                    crate::lint::lint_bytes(same_name(), text.as_bytes().to_vec(), explicit, opts)
-                },
-                place,
-            ),
+            (None, Some(folder)) => {
+                let placed = file.place_findings(
+                    after,
+                    |text| folder.lint(same_name(), text.to_string(), opts),
+                    |source, findings| {
+                        let mut placed = place(source, findings);
+                        folder.relocate(&source.text, &mut placed);
+                        show(source, &placed);
+                        placed
+                    },
+                );
+                (placed, rendered)
+            }
+            (None, None) => {
+                let placed = file.place_findings(
+                    after,
+                    |text| {
+                        crate::lint::lint_bytes(
+                            same_name(),
+                            text.as_bytes().to_vec(),
+                            explicit,
+                            opts,
+                        )
+                    },
+                    |source, findings| {
+                        let placed = place(source, findings);
+                        show(source, &placed);
+                        placed
+                    },
+                );
+                (placed, rendered)
+            }
         }
+    }
+
+    /// How the file read: checked, or skipped as no conversation (a walked file).
+    pub fn outcome(&self) -> &crate::lint::Outcome {
+        &self.file.report.outcome
     }
 
     /// The diff of the fix, by `diff_of(name, old, new)`: of the whole text, or for a store

@@ -61,8 +61,9 @@ struct Suppress {
     id: Option<String>,
     pointer: Option<String>,
     used: AtomicBool,
-    /// Whether a file its `path` matches was checked in this run: only then can it be
-    /// unused (ruff reports an unused `noqa` only in the files it checked).
+    /// Whether this run covered the entry: checked a file its `path` matches, with a rule
+    /// of its `rule` enabled. Only then can it be unused (ruff reports an unused `noqa`
+    /// only in the files it checked); see [`rules::UnusedSuppression`].
     checked: AtomicBool,
     line: usize,
     column: usize,
@@ -119,7 +120,10 @@ impl Settings {
         });
     }
 
-    /// Marks the `[[suppress]]` entries whose `path` matches `path`, a file this run checked.
+    /// Marks the `[[suppress]]` entries this run covers, `path` being a file it checked: those
+    /// whose `path` matches it and whose `rule` names a rule the run has on. An entry for a
+    /// rule left out (`--select`, `--ignore`) could not have matched, so a run without that
+    /// rule says nothing about whether the entry is still needed.
     pub fn checked(&self, path: Option<&Path>) {
         if self.suppressions.is_empty() {
             return;
@@ -128,7 +132,8 @@ impl Settings {
             return;
         };
         for s in &self.suppressions {
-            if s.matcher.is_match(&rel) {
+            if s.matcher.is_match(&rel) && s.codes.iter().any(|c| self.opts.selection.is_enabled(c))
+            {
                 s.checked.store(true, Ordering::Relaxed);
             }
         }
@@ -161,7 +166,7 @@ impl Settings {
                     help: Some(
                         "remove the entry: the finding it accepted is gone, or the entry no longer points at it".into(),
                     ),
-                    path: config.display().to_string(),
+                    path: crate::config::shown(config),
                     format: None,
                     line: s.line,
                     column: s.column,

@@ -1234,3 +1234,39 @@ fn a_missing_file_gets_its_error_and_no_summary() {
     // "No findings: 0 files checked." beside the error read as a pass.
     assert_eq!(out.stdout, "", "{}", out.transcript());
 }
+
+#[test]
+fn a_missing_file_beside_clean_ones_is_no_pass() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::copy(
+        root().join("fixtures/openai-chat/clean-request.json"),
+        dir.path().join("clean.json"),
+    )
+    .expect("copy");
+    let lint = toolcheck_in(dir.path(), &["lint", "missing.json", "clean.json"], None);
+    assert_eq!(lint.code, 2, "{}", lint.transcript());
+    assert_eq!(
+        lint.stdout,
+        "1 path could not be read (see the error above); no findings in 1 file checked.\n",
+        "{}",
+        lint.transcript()
+    );
+    let fix = toolcheck_in(dir.path(), &["fix", "missing.json", "clean.json"], None);
+    assert_eq!(fix.code, 2, "{}", fix.transcript());
+    assert!(
+        fix.stderr.ends_with(
+            "1 path could not be read or fixed (see the error above); nothing to fix in the rest.\n"
+        ),
+        "{}",
+        fix.transcript()
+    );
+    // Nothing read at all: the error alone, no "Nothing to fix." beside it.
+    let fix = toolcheck_in(dir.path(), &["fix", "--write", "missing.json"], None);
+    assert_eq!(fix.code, 2, "{}", fix.transcript());
+    assert!(
+        !fix.stderr.contains("Nothing to fix"),
+        "{}",
+        fix.transcript()
+    );
+    assert!(fix.stderr.contains("missing.json"), "{}", fix.transcript());
+}

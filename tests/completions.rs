@@ -40,6 +40,33 @@ fn every_shell_gets_a_script() {
 }
 
 #[test]
+fn no_shell_offers_the_hidden_subcommand() {
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let out = toolcheck(&["completions", shell]);
+        assert_eq!(out.code, 0, "{shell}: {}", out.stderr);
+        // bash spells it `generate__subcmd__docs` in its function names.
+        assert!(
+            !out.stdout.contains("generate-docs") && !out.stdout.contains("generate__"),
+            "{shell} offers generate-docs"
+        );
+        // The visible ones are all still there, with the root's options.
+        for name in [
+            "lint", "fix", "doctor", "rules", "explain", "tools", "server", "man",
+        ] {
+            assert!(out.stdout.contains(name), "{shell} completes {name}");
+        }
+        assert!(
+            out.stdout.contains("version"),
+            "{shell} completes --version"
+        );
+    }
+    // Hidden from completion, the command still runs.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = toolcheck(&["generate-docs", &dir.path().display().to_string()]);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+}
+
+#[test]
 fn unknown_shell_is_a_usage_error() {
     let out = toolcheck(&["completions", "tcsh"]);
     assert_eq!(out.code, 2);
@@ -105,4 +132,56 @@ fn rule_options_complete_rule_codes_and_names_not_file_names() {
     assert!(!select.contains("compgen -f"), "{select}");
     let fish = toolcheck(&["completions", "fish"]).stdout;
     assert!(fish.contains("TC101"), "fish offers codes too");
+}
+
+/// The lines of the README's fenced block that follows `after`.
+#[cfg(unix)]
+fn readme_block(after: &str) -> Vec<String> {
+    let readme = std::fs::read_to_string(common::root().join("README.md")).expect("README");
+    let rest = readme.split_once(after).map(|(_, r)| r).unwrap_or_default();
+    let block = rest.split("```").nth(1).unwrap_or_default();
+    block.lines().skip(1).map(str::to_string).collect()
+}
+
+#[cfg(unix)]
+#[test]
+fn readme_install_lines_work_in_a_fresh_home() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_toolcheck"))
+        .parent()
+        .expect("the binary's folder")
+        .to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut lines = readme_block("## Shell completions");
+    lines.extend(readme_block("`toolcheck man` prints the man page"));
+    let mut ran = 0;
+    for line in &lines {
+        // PowerShell's line is PowerShell's; reading the page needs man.
+        if line.starts_with('#') || line.contains("$PROFILE") || line.contains("man -l") {
+            continue;
+        }
+        let status = std::process::Command::new("sh")
+            .args(["-c", line])
+            .env("HOME", home.path())
+            .env("PATH", &path)
+            .status()
+            .expect("sh runs");
+        assert!(status.success(), "{line:?} fails in a fresh home");
+        ran += 1;
+    }
+    assert_eq!(ran, 6, "{lines:?}");
+    for file in [
+        ".local/share/bash-completion/completions/toolcheck",
+        ".zfunc/_toolcheck",
+        ".config/fish/completions/toolcheck.fish",
+        ".config/elvish/rc.elv",
+        ".local/share/man/man1/toolcheck.1",
+    ] {
+        let text = std::fs::read_to_string(home.path().join(file)).unwrap_or_default();
+        assert!(text.contains("toolcheck"), "{file} holds the script");
+    }
 }

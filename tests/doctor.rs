@@ -280,7 +280,35 @@ fn agent_and_since_filter() {
     // Found, but all left out: said so, not "no agent sessions found".
     assert_eq!(
         out.stdout,
-        "no agent sessions modified within --since: 2 sessions found and left out (a longer --since, or none, checks them)\n"
+        "2 agent sessions found, none modified in the last 1h: nothing checked (a longer --since, or none, checks them)\n"
+    );
+    // The JSON report lists the sessions checked: none.
+    let out = home.run(&[
+        "--agent",
+        "copilot-cli",
+        "--since",
+        "60m",
+        "--output-format",
+        "json",
+    ]);
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (0, "[]\n"),
+        "{}",
+        out.stderr
+    );
+    // Some left out: the summary counts them beside the sessions checked.
+    let out = home.run(&["--since", "3h"]);
+    let summary = out.stdout.lines().last().unwrap_or_default();
+    assert!(
+        summary.starts_with("Checked 3 sessions of 2 agents ("),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        summary.contains(" more not modified in the last 3h, left out): "),
+        "{}",
+        out.stdout
     );
 }
 

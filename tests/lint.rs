@@ -170,6 +170,27 @@ fn directory_walk_skips_unrelated_json() {
 }
 
 #[test]
+fn a_skipped_file_and_its_one_item_are_named_in_the_singular() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("numbers.json"), "[1]").expect("write");
+    let out = common::toolcheck_in(dir.path(), &["lint", ".", "-v"], None);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    assert!(
+        out.stderr.contains(
+            "skipped numbers.json: an array of 1 item that is not a message of a known format"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stdout
+            .contains("1 skipped (not a conversation format: 1 other JSON; -v lists it)"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
 fn missing_path_exits_two_but_other_files_are_checked() {
     let out = toolcheck(&[
         "lint",

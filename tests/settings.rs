@@ -172,6 +172,44 @@ reason = "kept from an older version of the fixture"
 }
 
 #[test]
+fn suppressions_of_rules_the_run_leaves_out_are_not_reported_unused() {
+    let dir = project(
+        r#"
+[[suppress]]
+path = "logs/*.json"
+rule = "duplicate-tool-call-id"
+pointer = "/messages/99"
+reason = "kept from an older version of the fixture"
+"#,
+    );
+    // The glob covers the file, but TC104 is not run: the entry could not have matched.
+    for args in [["--ignore", "TC104"], ["--select", "TC2,TC004"]] {
+        let mut all = vec!["lint", "logs", "--output-format", "concise"];
+        all.extend(args);
+        let out = run(dir.path(), &all);
+        assert!(
+            !out.stdout.contains("TC004"),
+            "{args:?}: {}",
+            out.transcript()
+        );
+    }
+    // With TC104 on, the stale entry is reported.
+    let out = run(
+        dir.path(),
+        &[
+            "lint",
+            "logs",
+            "--select",
+            "TC104,TC004",
+            "--output-format",
+            "concise",
+        ],
+    );
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert!(out.stdout.contains("TC004"), "{}", out.transcript());
+}
+
+#[test]
 fn config_errors_name_file_line_and_column_with_valid_values() {
     let mut report = String::new();
     for config in [
@@ -291,13 +329,83 @@ fn lint_fix_writes_like_fix_write() {
         "unfixable findings remain: {}",
         out.transcript()
     );
-    assert!(
-        out.stderr.contains("Fixed 5 findings in 1 file."),
+    // What remains is reported as `lint` reports it, in the same order and words.
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(
+        lines.last().copied(),
+        Some("Fixed 5 findings; 6 remain (1 error, 5 warnings): 1 file checked. 1 fixable with `toolcheck fix --write --unsafe-fixes` (review the diff: unsafe fixes may drop data)."),
         "{}",
-        out.stderr
+        out.transcript()
     );
     let again = run(dir.path(), &["fix", "logs"]);
     assert!(again.stdout.is_empty(), "{}", again.transcript());
+    let lint = run(dir.path(), &["lint", "logs"]);
+    let reported = out.stdout.rsplit_once("\nFixed ").map(|(r, _)| r);
+    let linted = lint.stdout.rsplit_once("\nFound ").map(|(r, _)| r);
+    assert!(reported.is_some(), "{}", out.stdout);
+    assert_eq!(reported, linted, "{}", lint.stdout);
+    assert!(
+        out.stdout.contains("TC104 duplicate-tool-call-id"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn lint_fix_reports_what_remains_in_every_format() {
+    let dir = project(
+        r#"
+[[suppress]]
+path = "logs/*.json"
+rule = "TC104"
+pointer = "/messages/99"
+reason = "kept from an older version of the fixture"
+"#,
+    );
+    let out = run(
+        dir.path(),
+        &["lint", "--fix", "logs", "--output-format", "concise"],
+    );
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    // The remaining findings, the stale suppression among them, and no diff.
+    assert!(!out.stdout.contains("@@"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("logs/broken-request.json:32:9: TC104 [duplicate-tool-call-id]"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("toolcheck.toml:2:1: TC004 [unused-suppression]"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.ends_with("Fixed 5 findings; 7 remain (1 error, 6 warnings): 1 file checked. 1 fixable with `toolcheck fix --write --unsafe-fixes` (review the diff: unsafe fixes may drop data).\n"),
+        "{}",
+        out.stdout
+    );
+    // In JSON: the findings that remain, and nothing on stderr.
+    let out = run(
+        dir.path(),
+        &["lint", "--fix", "logs", "--output-format", "json"],
+    );
+    let found: serde_json::Value = serde_json::from_str(&out.stdout).expect("json");
+    assert_eq!(found.as_array().map(Vec::len), Some(7), "{}", out.stdout);
+    assert!(out.stderr.is_empty(), "{}", out.stderr);
+    // Stdin stays a filter: the fixed text comes out, as with `fix --write -`.
+    let text = std::fs::read_to_string(root().join("fixtures/openai-chat/broken-request.json"))
+        .expect("fixture");
+    for args in [
+        &["lint", "--fix", "-"][..],
+        &["lint", "--fix", "--stdin-filename", "body.json"][..],
+    ] {
+        let out = toolcheck_in(dir.path(), args, Some(&text));
+        let fixed: Result<serde_json::Value, _> = serde_json::from_str(&out.stdout);
+        assert!(fixed.is_ok(), "{args:?}: {}", out.transcript());
+        assert_ne!(out.stdout, text, "{args:?}");
+    }
 }
 
 #[test]
@@ -406,6 +514,50 @@ fn colour_follows_clicolor_force_and_width_follows_columns() {
 }
 
 #[test]
+fn wrapping_breaks_at_spaces_only_and_keeps_pointers_whole() {
+    let run_at = |columns: &str, format: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolcheck"))
+            .args(["lint", "fixtures", "--output-format", format])
+            .current_dir(root())
+            .env("NO_COLOR", "1")
+            .env("COLUMNS", columns)
+            .output()
+            .expect("runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let json: serde_json::Value = serde_json::from_str(&run_at("60", "json")).expect("json");
+    // Every word of the full report, its gutter left out.
+    let full = run_at("60", "full");
+    let words: std::collections::HashSet<&str> = full
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "│" | "·" | "×" | "⚠" | "help:"))
+        .collect();
+    let mut checked = 0;
+    for finding in json.as_array().expect("an array") {
+        let text = [&finding["message"], &finding["help"]]
+            .iter()
+            .filter_map(|v| v.as_str())
+            .collect::<Vec<_>>()
+            .join(" ");
+        // Escaped characters print differently; such a message is left out.
+        if text.chars().any(|c| c.is_control() || !c.is_ascii()) {
+            continue;
+        }
+        for word in text
+            .split(' ')
+            .filter(|w| w.contains('/') || w.contains('-'))
+        {
+            checked += 1;
+            assert!(
+                words.contains(word),
+                "{word:?} was broken across lines in:\n{full}"
+            );
+        }
+    }
+    assert!(checked > 100, "{checked} pointers, paths and names checked");
+}
+
+#[test]
 fn concise_output_is_coloured_when_asked() {
     let dir = project("");
     let coloured = run(
@@ -441,4 +593,22 @@ fn concise_output_is_coloured_when_asked() {
         ],
     );
     assert!(!plain.stdout.contains('\u{1b}'), "{}", plain.stdout);
+    // fix's findings output too, and `--color always` wins over NO_COLOR (set by `run`).
+    let fix = run(
+        dir.path(),
+        &[
+            "fix",
+            "logs",
+            "--output-format",
+            "concise",
+            "--color",
+            "always",
+        ],
+    );
+    assert!(
+        fix.stdout
+            .contains("\u{1b}[1;31mTC101\u{1b}[0m [orphaned-tool-result]"),
+        "{}",
+        fix.stdout
+    );
 }

@@ -224,3 +224,25 @@ fn a_refused_write_leaves_the_file_and_no_temporary() {
     assert_eq!(std::fs::read_to_string(&path).expect("read"), text);
     assert!(temporaries(dir.path()).is_empty());
 }
+
+#[test]
+fn lint_fix_of_a_dataset_in_chunks_reports_what_remains_as_lint_does() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = dataset(5 << 20, "\n", true);
+    std::fs::write(dir.path().join("data.jsonl"), &text).expect("write");
+    let lint = |args: &[&str]| {
+        let mut all = vec!["lint", "--no-config"];
+        all.extend_from_slice(args);
+        all.push("data.jsonl");
+        toolcheck_in(dir.path(), &all, None)
+    };
+    let fixed = lint(&["--fix"]);
+    assert_eq!(fixed.code, 1, "{}", fixed.stderr);
+    let after = lint(&[]);
+    // The findings of the written file, with their snippets at the file's lines.
+    let report = |out: &Output| out.stdout.rsplit_once("\n\n").map(|(r, _)| r.to_string());
+    assert!(report(&fixed).is_some_and(|r| r.contains("╭─[data.jsonl:")));
+    assert_eq!(report(&fixed), report(&after));
+    let summary = fixed.stdout.lines().last().unwrap_or_default();
+    assert!(summary.starts_with("Fixed "), "{summary}");
+}

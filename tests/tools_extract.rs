@@ -107,3 +107,20 @@ fn nothing_found_is_an_error() {
     let stdin = toolcheck(&["tools", "extract", "-"]);
     assert_eq!(stdin.code, 2, "{}", stdin.transcript());
 }
+
+#[test]
+fn one_strict_flag_dropped_is_said_in_the_singular() {
+    let out = toolcheck(&[
+        "tools",
+        "extract",
+        "fixtures/openai-responses/clean-request.json",
+        "fixtures/gemini/clean-request.json",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+    assert!(
+        out.stderr
+            .contains("warning: 1 OpenAI `strict` flag dropped: the definitions"),
+        "{}",
+        out.stderr
+    );
+}

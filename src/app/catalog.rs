@@ -155,7 +155,8 @@ pub(super) fn man_command(command: Option<&str>) -> u8 {
 pub(super) fn generate_docs_command(dir: &Path) -> u8 {
     match docs::generate(dir) {
         Ok(n) => {
-            eprintln!("{n} files updated in {}", dir.display());
+            let files = if n == 1 { "file" } else { "files" };
+            eprintln!("{n} {files} updated in {}", dir.display());
             EXIT_CLEAN
         }
         Err(e) => usage_error(&format!("cannot write {}: {e}", dir.display())),

@@ -157,6 +157,7 @@ pub(super) fn doctor_command(args: &DoctorArgs) -> u8 {
         places: found.places(),
         backups,
         left_out: found.stores.len() - stores.len(),
+        since: args.since,
         paint: crate::report::paint::Paint::new(super::output::use_color(args.color)),
     };
     let mut stdout = crate::stdout::stdout();

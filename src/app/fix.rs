@@ -7,14 +7,15 @@ use std::io::{self, IsTerminal, Seek, Write};
 use rayon::prelude::*;
 
 use crate::cli::CommonArgs;
+use crate::diagnostic::Diagnostic;
 use crate::escape;
 use crate::fix::{self, diff::DiffStyle};
 use crate::input::Fixing;
 use crate::read::Loaded;
-use crate::report::{self, OutputFormat};
+use crate::report::{self, FullRenderer, OutputFormat, Totals};
 use crate::rules::UnpairedFix;
 
-use super::output::{output_error, use_color};
+use super::output::{output_error, print, terminal_width, use_color};
 use super::prepare::{diagnostics_of, open_input, prepare, source_name, Run};
 use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS};
 
@@ -25,21 +26,37 @@ pub(super) struct FixMode {
     pub(super) diff: bool,
     pub(super) unsafe_fixes: bool,
     pub(super) unpaired: Option<UnpairedFix>,
+    /// `lint --fix`: report what remains as `lint` does (findings, unused suppressions and
+    /// its summary), instead of the diffs of what was applied.
+    pub(super) report: bool,
 }
 
 pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
     let format = common.format();
+    // `lint --fix -` stays a filter that prints the fixed text, as `fix --write -` is (and
+    // `--stdin-filename` alone reads stdin).
+    let reads_stdin = common.paths().iter().any(|p| p == "-")
+        || (common.stdin_filename.is_some() && !common.paths_given());
+    let remaining_report = mode.report && !reads_stdin;
     // Any output format but `full` prints findings instead of diffs.
-    let findings_output = format != OutputFormat::Full || common.statistics;
+    let findings_output = format != OutputFormat::Full || common.statistics || remaining_report;
+    // `lint --fix`'s full report: what remains, with its source, as `lint` shows it.
+    let full_report = remaining_report && format == OutputFormat::Full && !common.statistics;
+    let renderer = FullRenderer::with_width(use_color(common.color), terminal_width());
+    let render = |source: &crate::source::SourceFile, found: &[Diagnostic], first_line| {
+        renderer.render_part(source, found, first_line).collect()
+    };
+    let render = full_report.then_some(&render as crate::input::Render<'_>);
     // `fix --write -` prints the fixed text, like a formatter: a filter, which passes
     // through unchanged, byte for byte, whatever it does not rewrite.
     let filter = mode.write && !findings_output;
     let Run {
         inputs,
+        resolver_settings,
         stdin,
         stdin_over,
         mut exit,
-        ..
+        unreadable,
     } = match prepare(common, mode.unpaired, filter) {
         Ok(run) => run,
         Err(code) => return code,
@@ -69,8 +86,12 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
     // `-q` with `--write`: the diffs of what was applied are not wanted either.
     let show_diffs = !(mode.write && common.quiet);
     let mut out = crate::stdout::stdout();
-    let mut summary = FixSummary::default();
+    let mut summary = FixSummary {
+        unreadable,
+        ..FixSummary::default()
+    };
     let mut diagnostics_out = Vec::new();
+    let mut skipped = Vec::new();
     for ((input, settings), result) in inputs.iter().zip(results) {
         let echo = filter && input.path.is_none();
         let mut fixed_input = match result {
@@ -81,6 +102,7 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
                     style: &style,
                     findings_output,
                     show_diffs,
+                    render,
                 };
                 match fix_streamed(&plan, input, settings, &how, &mut out, &mut diagnostics_out) {
                     Ok((tally, failed)) => {
@@ -88,10 +110,12 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
                             exit = EXIT_ERROR;
                         }
                         summary.count(&tally, failed);
+                        settings.checked(input.path.as_deref());
                     }
                     Err(Stop::Failed(message)) => {
                         eprintln!("error: {}", escape::value(&message));
                         exit = EXIT_ERROR;
+                        summary.unreadable += 1;
                     }
                     Err(Stop::Output(e)) => return output_error(&e),
                 }
@@ -100,6 +124,7 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
             Err(message) => {
                 eprintln!("error: {}", escape::value(&message));
                 exit = EXIT_ERROR;
+                summary.unreadable += 1;
                 if echo {
                     if let Err(code) = echo_stdin(&mut out, stdin.as_ref(), stdin_over.as_deref()) {
                         return code;
@@ -111,16 +136,25 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
         let changed = fixed_input.file.changed();
         let mut failed = false;
         let tally = FileTally::of(&fixed_input.file);
+        match fixed_input.outcome() {
+            crate::lint::Outcome::Checked(_) => settings.checked(input.path.as_deref()),
+            crate::lint::Outcome::Skipped(reason) => skipped.push(reason.kind),
+        }
         if findings_output {
             // After --write, what remains in the written file; otherwise what is there now,
             // each with its fix.
-            diagnostics_out.extend(fixed_input.findings(
+            let (found, rendered) = fixed_input.findings(
                 &source_name(input),
                 input.explicit,
                 &settings.opts,
                 mode.write,
                 &|source, findings| diagnostics_of(source, findings, settings),
-            ));
+                render,
+            );
+            diagnostics_out.extend(found);
+            if let Err(e) = write_rendered(&mut out, &rendered) {
+                return output_error(&e);
+            }
         }
         if !changed {
             summary.count(&tally, false);
@@ -167,7 +201,26 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
             return output_error(&e);
         }
     }
-    if findings_output {
+    if remaining_report {
+        let unused = unused_suppressions(&resolver_settings);
+        if full_report {
+            // A config file is no log: one line each, without a snippet (as `lint` does).
+            let written = report::write_diagnostics_in(
+                &mut out,
+                OutputFormat::Concise,
+                &unused,
+                use_color(common.color),
+            );
+            if let Err(e) = written {
+                return output_error(&e);
+            }
+        }
+        summary.unused = unused.len();
+        diagnostics_out.extend(unused);
+    }
+    if full_report {
+        // Each file's findings were written as it was fixed.
+    } else if findings_output {
         let written = if common.statistics {
             report::write_statistics(&mut out, format, &diagnostics_out)
         } else {
@@ -184,14 +237,24 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
     }
     let _ = out.flush();
     drop(out);
-    if !common.quiet {
+    // Nothing was read (a missing file): the error says it all, and "Nothing to fix"
+    // beside it would read as a pass.
+    let nothing_read = summary.files == 0 && summary.unreadable > 0;
+    if remaining_report {
+        if !common.quiet && format.is_human() && !nothing_read {
+            let line = summary.render_remaining(&diagnostics_out, &skipped);
+            if let Err(code) = print(&format!("{line}\n")) {
+                return code;
+            }
+        }
+    } else if !common.quiet && !nothing_read {
         eprintln!("{}", summary.render(mode.write));
     }
     if exit != EXIT_CLEAN || common.exit_zero {
         return exit;
     }
     let something_left = if mode.write {
-        summary.remaining() > 0
+        summary.remaining() + summary.unused > 0
     } else {
         summary.files_changed > 0
     };
@@ -208,6 +271,8 @@ struct Streaming<'a> {
     style: &'a DiffStyle,
     findings_output: bool,
     show_diffs: bool,
+    /// `lint --fix`'s full report of what remains.
+    render: Option<crate::input::Render<'a>>,
 }
 
 /// Why a dataset fixed a chunk at a time stopped: a chunk not fixed (or the file not read),
@@ -254,7 +319,11 @@ fn fix_streamed(
     let mut output_failed: Option<io::Error> = None;
     let mut each = |chunk: &mut crate::input::FixedChunk| {
         if how.findings_output {
-            diagnostics_out.extend(chunk.findings(&job, mode.write, &place));
+            let (found, rendered) = chunk.findings(&job, mode.write, &place, how.render);
+            diagnostics_out.extend(found);
+            if let Err(e) = write_rendered(&mut *out, &rendered) {
+                output_failed.get_or_insert(e);
+            }
         }
         if let Some(diff) = &mut diff {
             let (old, new) = chunk.texts();
@@ -275,7 +344,12 @@ fn fix_streamed(
     }
     if let Some(report) = totals.unrecognised {
         if how.findings_output {
-            diagnostics_out.extend(place(&report.source, report.findings));
+            let placed = place(&report.source, report.findings);
+            if let Some(render) = how.render.filter(|_| !placed.is_empty()) {
+                write_rendered(&mut *out, &render(&report.source, &placed, 0))
+                    .map_err(Stop::Output)?;
+            }
+            diagnostics_out.extend(placed);
         }
     }
     let tally = FileTally {
@@ -300,6 +374,25 @@ fn fix_streamed(
         io::copy(&mut file, out).map_err(Stop::Output)?;
     }
     Ok((tally, failed))
+}
+
+/// Writes a file's findings as the full report rendered them, each followed by a blank line
+/// (as `lint` writes them).
+fn write_rendered(out: &mut dyn Write, rendered: &[String]) -> io::Result<()> {
+    for r in rendered {
+        write!(out, "{r}")?;
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// The `unused-suppression` findings of a run, when the rule is on (as `lint` reports them).
+fn unused_suppressions(settings: &[std::sync::Arc<crate::settings::Settings>]) -> Vec<Diagnostic> {
+    settings
+        .iter()
+        .flat_map(|s| s.unused_suppressions())
+        .filter(|d| settings.iter().any(|s| s.opts.selection.is_enabled(d.code)))
+        .collect()
 }
 
 /// Where a streamed diff goes: the spool that holds it until `--write` is done, or `out`.
@@ -385,12 +478,19 @@ struct FixSummary {
     unsafe_left: usize,
     /// Fixes not applied because their file could not be written.
     failed: usize,
+    /// Files counted, fixed or not.
+    files: usize,
+    /// Paths that could not be read or fixed (each has had its error).
+    unreadable: usize,
+    /// `lint --fix`: the unused suppressions reported.
+    unused: usize,
 }
 
 impl FixSummary {
     /// Counts one file; `failed`: its fixes could not be written, so none of them count
     /// as fixed.
     fn count(&mut self, file: &FileTally, failed: bool) {
+        self.files += 1;
         if failed {
             self.failed += file.applied;
             return;
@@ -408,6 +508,58 @@ impl FixSummary {
     }
 
     fn render(&self, write: bool) -> String {
+        let s = self.render_written(write);
+        if self.unreadable == 0 {
+            return s;
+        }
+        let one = self.unreadable == 1;
+        let unreadable = format!(
+            "{} {} could not be read or fixed (see the {} above)",
+            self.unreadable,
+            if one { "path" } else { "paths" },
+            if one { "error" } else { "errors" }
+        );
+        // "Nothing to fix" alone would read as a pass: the failure comes first.
+        match s.strip_prefix("Nothing to fix.") {
+            Some(rest) => format!("{unreadable}; nothing to fix in the rest.{rest}"),
+            None => format!("{s} {unreadable}."),
+        }
+    }
+
+    /// `lint --fix`'s summary, in `lint`'s words: the findings found, fixed and remaining
+    /// (`remaining`, as reported), and what else could fix them.
+    fn render_remaining(
+        &self,
+        remaining: &[Diagnostic],
+        skipped: &[crate::lint::SkipKind],
+    ) -> String {
+        let mut totals = Totals {
+            files_checked: self.files - skipped.len().min(self.files),
+            files_skipped: skipped.len(),
+            unreadable: self.unreadable,
+            ..Totals::default()
+        };
+        totals.count(remaining);
+        let mut line = totals.summary_fixed(self.fixed, skipped);
+        if let Some(hint) = totals.fix_hint() {
+            line.push(' ');
+            line.push_str(&hint);
+        }
+        if self.failed > 0 {
+            line.push_str(&format!(
+                " {} not applied: the file could not be written (see the errors above).",
+                if self.failed == 1 {
+                    "1 fix".to_string()
+                } else {
+                    format!("{} fixes", self.failed)
+                }
+            ));
+        }
+        line
+    }
+
+    /// The summary of the files read: what was (or would be) fixed, what remains.
+    fn render_written(&self, write: bool) -> String {
         let s = fix_summary(
             write,
             self.fixed,
@@ -467,8 +619,9 @@ fn fix_summary(
     }
     if unsafe_left > 0 {
         s.push_str(&format!(
-            " {} left out: rerun with --unsafe-fixes to include them.",
-            plural(unsafe_left, "unsafe fix", "unsafe fixes")
+            " {} left out: rerun with --unsafe-fixes to include {}.",
+            plural(unsafe_left, "unsafe fix", "unsafe fixes"),
+            if unsafe_left == 1 { "it" } else { "them" }
         ));
     }
     s

@@ -38,6 +38,7 @@ pub(super) fn lint_command(common: &CommonArgs) -> u8 {
         resolver_settings,
         stdin,
         mut exit,
+        unreadable,
         ..
     } = match prepare(common, None, false) {
         Ok(run) => run,
@@ -87,7 +88,10 @@ pub(super) fn lint_command(common: &CommonArgs) -> u8 {
     progress.finish();
 
     let mut out = crate::stdout::stdout();
-    let mut totals = Totals::default();
+    let mut totals = Totals {
+        unreadable,
+        ..Totals::default()
+    };
     let mut all = Vec::new();
     let mut skipped = Vec::new();
     let mut checked = Vec::new();
@@ -98,6 +102,7 @@ pub(super) fn lint_command(common: &CommonArgs) -> u8 {
             Err(message) => {
                 eprintln!("error: {}", escape::value(&message));
                 exit = EXIT_ERROR;
+                totals.unreadable += 1;
                 continue;
             }
         };

@@ -29,6 +29,9 @@ pub(super) struct Run {
     /// --write -` passes such an input through).
     pub(super) stdin_over: Option<Vec<u8>>,
     pub(super) exit: u8,
+    /// Paths named that could not be read (missing, unreadable), stdin among them: each has
+    /// had its error, and the summary counts them.
+    pub(super) unreadable: usize,
 }
 
 /// Checks the options, resolves the settings, finds the inputs and reads stdin. `Err` is the
@@ -96,6 +99,7 @@ pub(super) fn prepare(
     } else {
         EXIT_CLEAN
     };
+    let mut unreadable = found.errors.len();
     let mut inputs = Vec::with_capacity(found.inputs.len());
     // A walked file whose own closest config (not the one where the run starts) excludes it.
     let mut nested_excludes: Vec<(Arc<Settings>, discover::Excludes)> = Vec::new();
@@ -154,6 +158,7 @@ pub(super) fn prepare(
             Err(e) => {
                 eprintln!("error: cannot read stdin: {e}");
                 exit = EXIT_ERROR;
+                unreadable += 1;
                 None
             }
         }
@@ -166,6 +171,7 @@ pub(super) fn prepare(
         stdin,
         stdin_over,
         exit,
+        unreadable,
     })
 }
 

@@ -132,7 +132,8 @@ fn document(found: &[(String, ToolDef)]) -> (Option<Json>, Vec<String>) {
         let strict = kept.iter().filter(|(_, t, _)| t.strict).count();
         if strict > 0 {
             notes.push(format!(
-                "{strict} OpenAI `strict` flag(s) dropped: the definitions are written in Gemini's shape, which has none"
+                "{strict} OpenAI `strict` {} dropped: the definitions are written in Gemini's shape, which has none",
+                if strict == 1 { "flag" } else { "flags" }
             ));
         }
         let declarations: Vec<Json> = kept

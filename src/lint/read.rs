@@ -486,10 +486,14 @@ fn shape_of(doc: &crate::tree::Value<'_>) -> (SkipKind, String) {
         Tree::Array(items) if items.is_empty() => (SkipKind::EmptyDocument, "an empty array".to_string()),
         Tree::Array(items) => (
             SkipKind::Other,
-            format!(
-                "an array of {} items that are not messages of a known format",
-                items.len()
-            ),
+            if items.len() == 1 {
+                "an array of 1 item that is not a message of a known format".to_string()
+            } else {
+                format!(
+                    "an array of {} items that are not messages of a known format",
+                    items.len()
+                )
+            },
         ),
         other => (SkipKind::Other, format!(
             "a bare {}",

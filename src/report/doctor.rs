@@ -134,6 +134,8 @@ pub struct DoctorReport<'a> {
     pub backups: Option<&'a Path>,
     /// Sessions found but not modified within `--since`.
     pub left_out: usize,
+    /// `--since`, when given.
+    pub since: Option<Duration>,
     /// The colours of the text report.
     pub paint: super::paint::Paint,
 }
@@ -237,6 +239,19 @@ fn shown(path: &Path, home: Option<&Path>) -> String {
     escape::value(&text).into_owned()
 }
 
+/// A `--since` duration as it is written (`90m`, `2d`): in the largest unit that divides it.
+fn duration(d: Duration) -> String {
+    let secs = d.as_secs();
+    let units = [(604_800, "w"), (86_400, "d"), (3_600, "h"), (60, "m")];
+    units
+        .iter()
+        .find(|(size, _)| secs > 0 && secs.is_multiple_of(*size))
+        .map_or_else(
+            || format!("{secs}s"),
+            |(size, unit)| format!("{}{unit}", secs / size),
+        )
+}
+
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -245,17 +260,21 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 pub fn write_text(out: &mut dyn Write, report: &DoctorReport<'_>) -> io::Result<()> {
     let sessions = report.sessions;
     if sessions.is_empty() && report.left_out > 0 {
+        // Sessions were found: "none found" would send the reader looking for them.
         return writeln!(
             out,
-            "no agent sessions modified within --since: {} found and left out (a longer --since, or none, checks them)",
-            plural(report.left_out, "session", "sessions")
+            "{} found, none modified in the last {}: nothing checked (a longer --since, or none, checks {})",
+            plural(report.left_out, "agent session", "agent sessions"),
+            report.since.map_or_else(|| "--since".to_string(), duration),
+            if report.left_out == 1 { "it" } else { "them" }
         );
     }
     if sessions.is_empty() {
         return writeln!(
             out,
-            "no agent sessions found (looked in {}; -v lists them)",
-            plural(report.places, "place", "places")
+            "no agent sessions found (looked in {}; -v lists {})",
+            plural(report.places, "place", "places"),
+            if report.places == 1 { "it" } else { "them" }
         );
     }
     let home = report.home;
@@ -351,9 +370,17 @@ pub fn write_text(out: &mut dyn Write, report: &DoctorReport<'_>) -> io::Result<
     } else {
         String::new()
     };
+    // The sessions --since left out are counted, so the total is what was found.
+    let left_out = match (report.left_out, report.since) {
+        (0, _) => String::new(),
+        (n, since) => format!(
+            " ({n} more not modified in the last {}, left out)",
+            since.map_or_else(|| "--since".to_string(), duration)
+        ),
+    };
     write!(
         out,
-        "Checked {} of {}: {}{patched}, {warnings} with warnings only.",
+        "Checked {} of {}{left_out}: {}{patched}, {warnings} with warnings only.",
         plural(sessions.len(), "session", "sessions"),
         plural(agents, "agent", "agents"),
         report
@@ -633,6 +660,15 @@ fn session_json(s: &SessionReport) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn since_is_shown_as_written() {
+        assert_eq!(duration(Duration::from_secs(90 * 60)), "90m");
+        assert_eq!(duration(Duration::from_secs(2 * 86_400)), "2d");
+        assert_eq!(duration(Duration::from_secs(14 * 86_400)), "2w");
+        assert_eq!(duration(Duration::from_secs(45)), "45s");
+        assert_eq!(duration(Duration::ZERO), "0s");
+    }
 
     #[test]
     fn dates() {

@@ -40,7 +40,13 @@ impl FullRenderer {
             handler: GraphicalReportHandler::new_themed(theme)
                 .with_links(false)
                 .with_context_lines(1)
-                .with_width(width),
+                .with_width(width)
+                // Lines break at spaces only: a JSON pointer, a path or a rule name stays
+                // whole (and may overflow) so it can be copied, where textwrap's defaults
+                // would break after a `/`, at a `-`, or inside a word longer than the line.
+                .with_word_separator(textwrap::WordSeparator::AsciiSpace)
+                .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
+                .with_break_words(false),
         }
     }
 

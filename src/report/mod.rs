@@ -93,6 +93,8 @@ pub struct Totals {
     /// Findings with a safe fix, and with an unsafe one.
     pub safe_fixable: usize,
     pub unsafe_fixable: usize,
+    /// Inputs that could not be read (each with its error on stderr).
+    pub unreadable: usize,
 }
 
 impl Totals {
@@ -129,28 +131,93 @@ impl Totals {
         self.errors + self.warnings
     }
 
+    /// `1 path could not be read (see the error above)`.
+    fn unreadable_text(&self) -> String {
+        format!(
+            "{} {} could not be read (see the {} above)",
+            self.unreadable,
+            plural(self.unreadable, "path", "paths"),
+            plural(self.unreadable, "error", "errors")
+        )
+    }
+
     pub fn summary(&self) -> String {
         self.summary_naming(&[])
     }
 
-    /// The summary line, naming what the skipped files are (`skipped`: each skip's kind).
-    pub fn summary_naming(&self, skipped: &[SkipKind]) -> String {
+    /// `lint --fix`'s summary line, these totals being what remains after `fixed` fixes:
+    /// `Fixed 5 findings; 4 remain (3 errors, 1 warning): 1 file checked.` (ruff's "Found 9
+    /// errors (5 fixed, 4 remaining)", without a total: what remains may include findings
+    /// about what a fix inserted, such as a placeholder result); with nothing fixed, `lint`'s.
+    pub fn summary_fixed(&self, fixed: usize, skipped: &[SkipKind]) -> String {
+        if fixed == 0 {
+            return self.summary_naming(skipped);
+        }
+        let files = self.files_part(skipped);
+        let remaining = match self.findings() {
+            0 => "none remain".to_string(),
+            n => format!(
+                "{n} {} ({} {}, {} {})",
+                plural(n, "remains", "remain"),
+                self.errors,
+                plural(self.errors, "error", "errors"),
+                self.warnings,
+                plural(self.warnings, "warning", "warnings"),
+            ),
+        };
+        let unreadable = if self.unreadable > 0 {
+            format!(", {}", self.unreadable_text())
+        } else {
+            String::new()
+        };
+        format!(
+            "Fixed {fixed} {}; {remaining}: {files}{unreadable}.",
+            plural(fixed, "finding", "findings"),
+        )
+    }
+
+    /// `2 files checked, 1 skipped (...)`.
+    fn files_part(&self, skipped: &[SkipKind]) -> String {
         let kinds = skipped_kinds(skipped);
-        let files = format!(
+        format!(
             "{} {} checked{}",
             self.files_checked,
             plural(self.files_checked, "file", "files"),
             if self.files_skipped > 0 {
                 format!(
-                    ", {} skipped (not a conversation format{kinds}; -v lists them)",
-                    self.files_skipped
+                    ", {} skipped (not a conversation format{kinds}; -v lists {})",
+                    self.files_skipped,
+                    if self.files_skipped == 1 {
+                        "it"
+                    } else {
+                        "them"
+                    }
                 )
             } else {
                 String::new()
             }
-        );
-        if self.findings() == 0 {
+        )
+    }
+
+    /// The summary line, naming what the skipped files are (`skipped`: each skip's kind).
+    pub fn summary_naming(&self, skipped: &[SkipKind]) -> String {
+        let files = self.files_part(skipped);
+        if self.unreadable > 0 && self.findings() == 0 {
+            // "No findings" first would read as a pass: the failure comes first.
+            format!("{}; no findings in {files}.", self.unreadable_text())
+        } else if self.findings() == 0 {
             format!("No findings: {files}.")
+        } else if self.unreadable > 0 {
+            format!(
+                "Found {} {} ({} {}, {} {}): {files}, {}.",
+                self.findings(),
+                plural(self.findings(), "finding", "findings"),
+                self.errors,
+                plural(self.errors, "error", "errors"),
+                self.warnings,
+                plural(self.warnings, "warning", "warnings"),
+                self.unreadable_text()
+            )
         } else {
             format!(
                 "Found {} {} ({} {}, {} {}): {files}.",

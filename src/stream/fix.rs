@@ -84,8 +84,14 @@ impl FixedChunk {
 
     /// The findings of the chunk as fixed (`after`) or as read, each with its fix, placed by
     /// `place` and moved to the file's lines and offsets: what `input::Fixed::findings`
-    /// gives for these records in the whole file.
-    pub fn findings(&mut self, job: &Job<'_>, after: bool, place: Place<'_>) -> Vec<Diagnostic> {
+    /// gives for these records in the whole file; with `render`, their full report too.
+    pub fn findings(
+        &mut self,
+        job: &Job<'_>,
+        after: bool,
+        place: Place<'_>,
+        render: Option<super::Render<'_>>,
+    ) -> (Vec<Diagnostic>, Vec<String>) {
         let file = &mut self.fix;
         let relint = |text: &str| {
             let name = SourceName {
@@ -99,8 +105,13 @@ impl FixedChunk {
             placed.push(super::oversized(&file.report.source, limit));
         }
         let (line, base) = if after { self.new } else { self.old };
+        // Rendered in the chunk's text, before the spans move to the file's offsets.
+        let rendered = match render {
+            Some(render) if !placed.is_empty() => render(&file.report.source, &placed, line),
+            _ => Vec::new(),
+        };
         super::relocate(&mut placed, line, base);
-        placed
+        (placed, rendered)
     }
 }
 
@@ -403,7 +414,7 @@ mod tests {
                 let totals = run(&Plan { path: &path, limit: 1 << 20 }, &job, &mut |chunk| {
                     let (old, new) = chunk.texts();
                     diff.push(old, new, &mut diffs).map_err(|e| e.to_string())?;
-                    found.extend(chunk.findings(&job, write, &place));
+                    found.extend(chunk.findings(&job, write, &place, None).0);
                     Ok(())
                 })
                 .expect("chunked fix");
