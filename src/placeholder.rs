@@ -38,6 +38,8 @@ const PLACEHOLDERS: &[(&str, Text)] = &[
     ),
     ("Hermes Agent", Text::Is("[Result unavailable — see context summary above]")),
     ("Factory Droid", Text::Is("Error: Tool execution was cancelled")),
+    ("DeepSeek Harness", Text::Is(crate::replay::dsh::OUTCOME_UNKNOWN)),
+    ("DeepSeek Harness", Text::Is(crate::replay::dsh::NOT_STARTED)),
     (
         "Gemini CLI",
         Text::Is("The tool execution result was lost due to context management truncation."),

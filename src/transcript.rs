@@ -152,6 +152,10 @@ pub struct Conversation {
     pub model: Option<String>,
     /// Reasoning as the file holds it, for providers that require it passed back.
     pub reasoning: ReasoningShapes,
+    /// The calls of the step the log was stopped in, as the agent's own resume finds them
+    /// (DeepSeek Harness: no `step/end` or `turn/end` after them), each with whether the
+    /// log records the call as started: `None` for formats that do not tell.
+    pub open_calls: Option<Vec<(Loc, bool)>>,
 }
 
 /// How a format carries reasoning that a provider requires passed back with tool calls.
@@ -479,6 +483,7 @@ impl Conversation {
             shapes: MessageShapes::default(),
             model: None,
             reasoning: ReasoningShapes::default(),
+            open_calls: None,
         }
     }
 
