@@ -257,20 +257,7 @@ pub fn discover(paths: &[String], walk_opts: &WalkOptions, stdin_name: Option<&s
 }
 
 fn has_picked_extension(path: &Path) -> bool {
-    inner_extension(path).is_some_and(|e| EXTENSIONS.contains(&e.as_str()))
-}
-
-/// Suffixes of compressed logs (`zstd_log.rs`), looked through for the extension.
-const COMPRESSED: [&str; 2] = ["zstd", "zst"];
-
-/// A path's extension in lower case, seen through a compression suffix: `.jsonl` for
-/// `session.jsonl.zstd`.
-pub(crate) fn inner_extension(path: &Path) -> Option<String> {
-    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-    if COMPRESSED.contains(&ext.as_str()) {
-        return inner_extension(Path::new(path.file_stem()?));
-    }
-    Some(ext)
+    crate::read::inner_extension(path).is_some_and(|e| EXTENSIONS.contains(&e.as_str()))
 }
 
 /// A `.db`, `.sqlite` or `.sqlite3` file that starts with the SQLite header (session stores,

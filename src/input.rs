@@ -57,7 +57,8 @@ pub fn open<'a>(
             }
             // Compressed: its frames are read here, their text bounded by the same limit.
             if regular && crate::zstd_log::has_zstd_header(path) {
-                return crate::zstd_log::read(path, name, limit).map(|log| zstd_or_too_large(log, limit));
+                return crate::zstd_log::read(path, name, limit)
+                    .map(|log| zstd_or_too_large(log, limit));
             }
             if regular
                 && std::fs::metadata(path).is_ok_and(|m| crate::stream::is_candidate(path, m.len()))
@@ -77,7 +78,10 @@ pub fn open<'a>(
     };
     if let Loaded::Bytes(bytes, _) = &loaded {
         if crate::zstd_log::is_zstd(bytes) {
-            return Ok(zstd_or_too_large(crate::zstd_log::decode(bytes, limit), limit));
+            return Ok(zstd_or_too_large(
+                crate::zstd_log::decode(bytes, limit),
+                limit,
+            ));
         }
     }
     // A database that is not a regular file (stdin, a pipe) cannot be opened in place.
@@ -330,13 +334,9 @@ pub fn fix(
                 log.lint(name, text.into_bytes(), explicit, opts)
             };
             let text = String::from_utf8_lossy(log.bytes()).into_owned();
-            let file = crate::fix::fix_text(
-                text,
-                crate::encoding::Encoding::Utf8,
-                &lint,
-                unsafe_fixes,
-            )
-            .map_err(failed)?;
+            let file =
+                crate::fix::fix_text(text, crate::encoding::Encoding::Utf8, &lint, unsafe_fixes)
+                    .map_err(failed)?;
             Ok(Fixed {
                 file,
                 stamp: None,

@@ -114,7 +114,10 @@ fn frame_end(buf: &[u8], start: usize) -> Framed {
         flag => 1usize << flag,
     };
     let window = usize::from(!single_segment);
-    let dict = [0usize, 1, 2, 4].get(usize::from(fhd & 3)).copied().unwrap_or(0);
+    let dict = [0usize, 1, 2, 4]
+        .get(usize::from(fhd & 3))
+        .copied()
+        .unwrap_or(0);
     let checksum = if fhd & 4 != 0 { 4 } else { 0 };
     let mut at = start + 5 + window + dict + fcs;
     loop {
@@ -185,7 +188,11 @@ enum NoteKind {
     /// A complete frame that did not decompress, at this byte of the file.
     Corrupt { at: usize, why: String },
     /// The final frame, at this byte, is torn; `kept` bytes of it were recovered.
-    Torn { at: usize, kept: usize, dropped: usize },
+    Torn {
+        at: usize,
+        kept: usize,
+        dropped: usize,
+    },
     /// Bytes at this offset are no frame.
     Broken { at: usize, why: &'static str },
 }
@@ -350,7 +357,9 @@ fn torn_outcome(kept: usize, dropped: usize) -> String {
     match (kept, dropped) {
         (0, 0) => "nothing of it decompresses, so its lines are lost".into(),
         (kept, 0) => format!("its complete lines ({kept} bytes) were read"),
-        (0, dropped) => format!("it holds no complete line; a partial line of {dropped} bytes was not read"),
+        (0, dropped) => {
+            format!("it holds no complete line; a partial line of {dropped} bytes was not read")
+        }
         (kept, dropped) => format!(
             "its complete lines ({kept} bytes) were read, a partial line of {dropped} bytes was not"
         ),
@@ -385,7 +394,13 @@ mod tests {
         assert_eq!(scan.torn, Some(whole));
         let log = decode(&cut, 1 << 20).expect("decodes");
         assert!(log.bytes.ends_with(b"\n"));
-        assert!(matches!(log.notes.as_slice(), [Note { kind: NoteKind::Torn { .. }, .. }]));
+        assert!(matches!(
+            log.notes.as_slice(),
+            [Note {
+                kind: NoteKind::Torn { .. },
+                ..
+            }]
+        ));
     }
 
     fn scan_of(buf: &[u8]) -> Scan {

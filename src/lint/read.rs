@@ -28,7 +28,7 @@ pub(super) fn is_jsonl(source: &SourceFile) -> bool {
 /// The name's extension, seen through a compression suffix (`session.jsonl.zstd` is
 /// `jsonl`): a compressed log is read as the text it decompresses to.
 fn extension(source: &SourceFile) -> Option<String> {
-    crate::discover::inner_extension(std::path::Path::new(&source.name))
+    crate::read::inner_extension(std::path::Path::new(&source.name))
 }
 
 pub(super) struct Linter<'a> {

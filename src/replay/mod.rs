@@ -21,7 +21,7 @@ mod claude_code;
 mod codex;
 mod copilot_cli;
 mod droid;
-pub(crate) mod dsh;
+mod dsh;
 mod hermes;
 mod kimi_cli;
 mod opencode;
@@ -226,11 +226,11 @@ pub fn judge(conv: &Conversation, findings: &mut [Finding]) {
                     None => Defect::UnansweredCall,
                 }
             } else {
-            match turn_of_call(conv, loc) {
-                Some(t) if rules::only_results_after(conv, t) => Defect::TrailingUnansweredCall,
-                Some(_) => Defect::UnansweredCall,
-                None => continue,
-            }
+                match turn_of_call(conv, loc) {
+                    Some(t) if rules::only_results_after(conv, t) => Defect::TrailingUnansweredCall,
+                    Some(_) => Defect::UnansweredCall,
+                    None => continue,
+                }
             }
         } else if finding.rule.code == rules::OrphanedToolResult::META.code {
             Defect::OrphanedResult
