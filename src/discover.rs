@@ -195,7 +195,8 @@ fn normalize(path: &Path) -> PathBuf {
 }
 
 /// Expands `paths` into inputs, sorted by name. Directory walks take `.json`, `.jsonl`,
-/// `.ndjson` and `.af` files; see the module documentation for what they skip.
+/// `.ndjson` and `.af` files (and those compressed, `.jsonl.zstd`); see the module
+/// documentation for what they skip.
 pub fn discover(paths: &[String], walk_opts: &WalkOptions, stdin_name: Option<&str>) -> Discovered {
     let mut found = Discovered::default();
     for arg in paths {
@@ -256,9 +257,7 @@ pub fn discover(paths: &[String], walk_opts: &WalkOptions, stdin_name: Option<&s
 }
 
 fn has_picked_extension(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| EXTENSIONS.contains(&e.to_ascii_lowercase().as_str()))
+    crate::read::inner_extension(path).is_some_and(|e| EXTENSIONS.contains(&e.as_str()))
 }
 
 /// A `.db`, `.sqlite` or `.sqlite3` file that starts with the SQLite header (session stores,

@@ -83,6 +83,9 @@ macro_rules! each_format {
             // Factory Droid reaches whichever provider its model uses (Factory's proxy or a
             // custom model); the session does not name it.
             Droid "droid" Resumed [] droid,
+            // DeepSeek Harness (`dsh`) sends its history to DeepSeek's Chat Completions
+            // through its bundled adapter (`llm-deepseek`).
+            DeepseekHarness "deepseek-harness" Resumed [Deepseek] dsh,
         }
     };
 }

@@ -1,6 +1,7 @@
 //! An input once opened, whatever it is: text read whole (a JSON or JSONL file, a stream,
-//! stdin), a SQLite store read in place, or a session folder (`folder.rs`) whose files are
-//! one conversation. The commands lint, fix, diff and write an input
+//! stdin), a SQLite store read in place, a session folder (`folder.rs`) whose files are
+//! one conversation, or a log of Zstandard frames (`zstd_log.rs`) read as the text it
+//! decompresses to. The commands lint, fix, diff and write an input
 //! through this module, and never ask which kind it is.
 
 use std::path::Path;
@@ -25,6 +26,7 @@ pub enum Opened<'a> {
     Store(&'a Path),
     Lines { path: &'a Path, limit: u64 },
     Folder(crate::folder::Folder),
+    Zstd(crate::zstd_log::Log),
 }
 
 /// Opens the input at `path` (stdin, already read, when `None`): a regular file with the
@@ -53,6 +55,11 @@ pub fn open<'a>(
                 }
                 return Ok(Opened::Store(path));
             }
+            // Compressed: its frames are read here, their text bounded by the same limit.
+            if regular && crate::zstd_log::has_zstd_header(path) {
+                return crate::zstd_log::read(path, name, limit)
+                    .map(|log| zstd_or_too_large(log, limit));
+            }
             if regular
                 && std::fs::metadata(path).is_ok_and(|m| crate::stream::is_candidate(path, m.len()))
             {
@@ -69,6 +76,14 @@ pub fn open<'a>(
             None => return Err("cannot read stdin".into()),
         },
     };
+    if let Loaded::Bytes(bytes, _) = &loaded {
+        if crate::zstd_log::is_zstd(bytes) {
+            return Ok(zstd_or_too_large(
+                crate::zstd_log::decode(bytes, limit),
+                limit,
+            ));
+        }
+    }
     // A database that is not a regular file (stdin, a pipe) cannot be opened in place.
     if matches!(&loaded, Loaded::Bytes(bytes, _) if crate::store::is_sqlite(bytes)) {
         return Err(format!(
@@ -76,6 +91,14 @@ pub fn open<'a>(
         ));
     }
     Ok(Opened::Text(loaded))
+}
+
+/// A compressed log, or one whose file or text is over the limit (`input-not-checked`).
+fn zstd_or_too_large<'a>(log: Option<crate::zstd_log::Log>, limit: u64) -> Opened<'a> {
+    match log {
+        Some(log) => Opened::Zstd(log),
+        None => Opened::Text(Loaded::TooLarge { size: None, limit }),
+    }
 }
 
 /// An input's lint: its report, and for a store where each row sits in the report's text.
@@ -161,6 +184,11 @@ pub fn lint(
             rows: None,
             folder: Some(folder),
         },
+        Ready::Zstd(log) => Linted {
+            report: log.lint(name, log.bytes().to_vec(), explicit, opts),
+            rows: None,
+            folder: None,
+        },
         Ready::Text(Loaded::Bytes(bytes, _)) => Linted {
             report: crate::lint::lint_bytes(name, bytes, explicit, opts),
             rows: None,
@@ -179,6 +207,7 @@ enum Ready<'a> {
     Text(Loaded),
     Store(&'a Path),
     Folder(crate::folder::Folder),
+    Zstd(crate::zstd_log::Log),
 }
 
 fn ready<'a>(opened: Opened<'a>, name: &str) -> Result<Ready<'a>, String> {
@@ -186,6 +215,7 @@ fn ready<'a>(opened: Opened<'a>, name: &str) -> Result<Ready<'a>, String> {
         Opened::Text(loaded) => Ready::Text(loaded),
         Opened::Store(path) => Ready::Store(path),
         Opened::Folder(folder) => Ready::Folder(folder),
+        Opened::Zstd(log) => Ready::Zstd(log),
         Opened::Lines { path, limit } => Ready::Text(
             crate::read::read_path(path, limit).map_err(|e| format!("cannot read {name}: {e}"))?,
         ),
@@ -199,6 +229,8 @@ pub struct Fixed {
     stamp: Option<FileStamp>,
     store: Option<Snapshot>,
     folder: Option<crate::folder::Folder>,
+    /// For a compressed log: its frames' findings, which every relint carries.
+    zstd: Option<crate::zstd_log::Log>,
 }
 
 /// An input's fix: done whole, or a JSONL dataset to fix a chunk at a time while its diff,
@@ -253,6 +285,7 @@ pub fn fix(
                 stamp: None,
                 store: Some(snapshot),
                 folder: None,
+                zstd: None,
             })
         }
         // The fix loop on the folder's text; each fix edits inside one message file.
@@ -276,6 +309,7 @@ pub fn fix(
                 stamp: None,
                 store: None,
                 folder: Some(folder),
+                zstd: None,
             })
         }
         Ready::Text(Loaded::Bytes(bytes, stamp)) => {
@@ -286,6 +320,29 @@ pub fn fix(
                 stamp,
                 store: None,
                 folder: None,
+                zstd: None,
+            })
+        }
+        // Every fix is withheld (`Log::lint`), so the loop changes nothing: the findings
+        // are what `fix` reports.
+        Ready::Zstd(log) => {
+            let lint = |text: String| {
+                let name = SourceName {
+                    name: name.name.clone(),
+                    path: name.path.clone(),
+                };
+                log.lint(name, text.into_bytes(), explicit, opts)
+            };
+            let text = String::from_utf8_lossy(log.bytes()).into_owned();
+            let file =
+                crate::fix::fix_text(text, crate::encoding::Encoding::Utf8, &lint, unsafe_fixes)
+                    .map_err(failed)?;
+            Ok(Fixed {
+                file,
+                stamp: None,
+                store: None,
+                folder: None,
+                zstd: Some(log),
             })
         }
         Ready::Text(Loaded::TooLarge { size, limit }) => Err(format!(
@@ -363,13 +420,16 @@ impl Fixed {
             (None, None) => {
                 let placed = file.place_findings(
                     after,
-                    |text| {
-                        crate::lint::lint_bytes(
+                    |text| match &self.zstd {
+                        Some(log) => {
+                            log.lint(same_name(), text.as_bytes().to_vec(), explicit, opts)
+                        }
+                        None => crate::lint::lint_bytes(
                             same_name(),
                             text.as_bytes().to_vec(),
                             explicit,
                             opts,
-                        )
+                        ),
                     },
                     |source, findings| {
                         let placed = place(source, findings);
@@ -417,6 +477,9 @@ impl Fixed {
                 crate::store::write(path, name, snapshot, fixed).map_err(WriteError)
             }
             (None, Some(folder)) => folder.write(fixed),
+            (None, None) if self.zstd.is_some() => Err(WriteError(format!(
+                "{name}: not written: toolcheck does not write Zstandard-compressed logs yet"
+            ))),
             (None, None) => {
                 let encoding = self.file.encoding;
                 crate::fix::write::write_atomic(

@@ -30,6 +30,8 @@ pub mod read;
 pub mod transcript;
 #[doc(hidden)]
 pub mod tree;
+#[doc(hidden)]
+pub mod zstd_log;
 
 // Everything else is crate-private.
 mod agents;

@@ -39,6 +39,14 @@ const PLACEHOLDERS: &[(&str, Text)] = &[
     ("Hermes Agent", Text::Is("[Result unavailable — see context summary above]")),
     ("Factory Droid", Text::Is("Error: Tool execution was cancelled")),
     (
+        "DeepSeek Harness",
+        Text::Is("The tool call was interrupted after it was recorded, but no result was durably recorded. Its outcome is unknown. Decide whether to retry from the tool semantics: retry only if the operation is read-only or idempotent; if it may have side effects, first verify external state or ask the user. Do not retry blindly."),
+    ),
+    (
+        "DeepSeek Harness",
+        Text::Is("The tool call was interrupted before the Harness recorded it as started. Retry it if it is still needed."),
+    ),
+    (
         "Gemini CLI",
         Text::Is("The tool execution result was lost due to context management truncation."),
     ),

@@ -112,6 +112,19 @@ pub fn read_regular_to_string(path: &Path, limit: u64) -> Result<String, String>
     }
 }
 
+/// Suffixes of compressed logs (`zstd_log.rs`), looked through for the extension.
+const COMPRESSED: [&str; 2] = ["zstd", "zst"];
+
+/// A path's extension in lower case, seen through a compression suffix: `.jsonl` for
+/// `session.jsonl.zstd`.
+pub fn inner_extension(path: &Path) -> Option<String> {
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    if COMPRESSED.contains(&ext.as_str()) {
+        return inner_extension(Path::new(path.file_stem()?));
+    }
+    Some(ext)
+}
+
 /// Parses a size such as `1048576`, `512K`, `100MB`, `1G` or `2GiB` (powers of 1024).
 pub fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();

@@ -163,6 +163,10 @@ pub struct Conversation {
     pub reasoning: ReasoningShapes,
     /// Whether the provider keeps the request's items, and the items it names by id alone.
     pub stored: StoredItems,
+    /// The calls of the step the log was stopped in, as the agent's own resume finds them
+    /// (DeepSeek Harness: no `step/end` or `turn/end` after them), each with whether the
+    /// log records the call as started: `None` for formats that do not tell.
+    pub open_calls: Option<Vec<(Loc, bool)>>,
 }
 
 /// What an adapter records about messages beyond their items: shapes only, which rules judge
@@ -475,6 +479,7 @@ impl Conversation {
             model: None,
             reasoning: ReasoningShapes::default(),
             stored: StoredItems::default(),
+            open_calls: None,
         }
     }
 

@@ -331,7 +331,7 @@ fn fresh_home_finds_nothing() {
     };
     let out = home.run(&[]);
     insta::assert_snapshot!(out.transcript(), @r"
-    no agent sessions found (looked in 39 places; -v lists them)
+    no agent sessions found (looked in 40 places; -v lists them)
     --- exit 0 ---
     ");
 }

@@ -46,8 +46,8 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
     ),
     (
         "sources",
-        "where inputs come from and what they are: SQLite stores, session folders, opened inputs, directory walks, agents' session stores",
-        &["store", "folder", "input", "stream", "discover", "agents"],
+        "where inputs come from and what they are: SQLite stores, session folders, compressed logs, opened inputs, directory walks, agents' session stores",
+        &["store", "folder", "zstd_log", "input", "stream", "discover", "agents"],
     ),
     ("output", "the emitters, one per output format", &["report"]),
     (

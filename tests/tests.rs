@@ -23,6 +23,7 @@ mod completions;
 mod config;
 mod docs;
 mod doctor;
+mod dsh;
 mod encoding;
 mod fix;
 mod fix_props;

@@ -51,7 +51,7 @@ use super::support::{changed_paths, fail, tree, Entry, TempDir};
 const MAX_FILES: usize = 32;
 
 /// Every variable `src/agents/` reads (a test holds this list to that file).
-const VARS: [&str; 28] = [
+const VARS: [&str; 29] = [
     "APPDATA",
     "CLAUDE_CONFIG_DIR",
     "CLAWDBOT_STATE_DIR",
@@ -62,6 +62,7 @@ const VARS: [&str; 28] = [
     "CODEX_HOME",
     "COPILOT_HOME",
     "CRUSH_GLOBAL_DATA",
+    "DSH_HOME",
     "FACTORY_HOME_OVERRIDE",
     "GEMINI_CLI_HOME",
     "GOOSE_PATH_ROOT",
@@ -121,7 +122,7 @@ const fn place(agent: &'static str, base: Base, path: &'static str, db: bool) ->
 
 /// Where `src/agents/` looks on Linux, one or two places per agent, and two files that are
 /// never sessions.
-const PLACES: [Place; 29] = [
+const PLACES: [Place; 30] = [
     place("claude-code", Base::Claude, "projects/-home-p/{n}.jsonl", false),
     place("claude-code", Base::Claude, "projects/-home-p/s{n}/subagents/agent-{n}.jsonl", false),
     place("claude-code", Base::Config, "claude/projects/-home-p/{n}.jsonl", false),
@@ -172,6 +173,7 @@ const PLACES: [Place; 29] = [
     place("kimi-cli", Base::Home, ".kimi/sessions/a409a57d/s{n}/context.jsonl", false),
     place("hermes", Base::Home, ".hermes/state.db", true),
     place("droid", Base::Home, ".factory/sessions/-home-p/{n}.jsonl", false),
+    place("deepseek-harness", Base::Home, ".dsh/sessions/--home-p--/s{n}/session.jsonl.zstd", false),
 ];
 
 /// What the option byte decides.

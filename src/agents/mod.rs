@@ -121,6 +121,7 @@ macro_rules! each_agent {
             Hermes "hermes" "Hermes Agent" hermes,
             Droid "droid" "Factory Droid" droid,
             Crush "crush" "Crush" crush,
+            DeepseekHarness "deepseek-harness" "DeepSeek Harness (dsh)" dsh,
         }
     };
 }

@@ -25,11 +25,10 @@ pub(super) fn is_jsonl(source: &SourceFile) -> bool {
     )
 }
 
+/// The name's extension, seen through a compression suffix (`session.jsonl.zstd` is
+/// `jsonl`): a compressed log is read as the text it decompresses to.
 fn extension(source: &SourceFile) -> Option<String> {
-    std::path::Path::new(&source.name)
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase)
+    crate::read::inner_extension(std::path::Path::new(&source.name))
 }
 
 pub(super) struct Linter<'a> {

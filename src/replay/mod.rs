@@ -21,6 +21,7 @@ mod claude_code;
 mod codex;
 mod copilot_cli;
 mod droid;
+mod dsh;
 mod hermes;
 mod kimi_cli;
 mod opencode;
@@ -46,6 +47,7 @@ pub const MODELS: &[&Model] = &[
     &kimi_cli::MODEL,
     &hermes::MODEL,
     &droid::MODEL,
+    &dsh::MODEL,
 ];
 
 /// One agent's resume, by version.
@@ -106,6 +108,10 @@ pub enum Defect {
     OrphanedResult,
     /// A second result for a call.
     DuplicateResult,
+    /// A call no result answers in the step the session was stopped in, as the agent's own
+    /// resume finds it (`Conversation::open_calls`), and whether the session records it as
+    /// started.
+    OpenCall { started: bool },
 }
 
 /// What the agent does about the defect.
@@ -188,7 +194,11 @@ struct Writer {
 /// the one the history ends on.
 fn covers(repaired: Defect, found: Defect) -> bool {
     repaired == found
-        || (repaired == Defect::UnansweredCall && found == Defect::TrailingUnansweredCall)
+        || (repaired == Defect::UnansweredCall
+            && matches!(
+                found,
+                Defect::TrailingUnansweredCall | Defect::OpenCall { .. }
+            ))
 }
 
 /// The model of the agent whose sessions are read as `format`.
@@ -209,10 +219,18 @@ pub fn judge(conv: &Conversation, findings: &mut [Finding]) {
             continue;
         };
         let defect = if finding.rule.code == rules::UnpairedToolCall::META.code {
-            match turn_of_call(conv, loc) {
-                Some(t) if rules::only_results_after(conv, t) => Defect::TrailingUnansweredCall,
-                Some(_) => Defect::UnansweredCall,
-                None => continue,
+            // An agent that says which calls its resume closes repairs only those.
+            if let Some(open) = &conv.open_calls {
+                match open.iter().find(|(call, _)| call == loc) {
+                    Some(&(_, started)) => Defect::OpenCall { started },
+                    None => Defect::UnansweredCall,
+                }
+            } else {
+                match turn_of_call(conv, loc) {
+                    Some(t) if rules::only_results_after(conv, t) => Defect::TrailingUnansweredCall,
+                    Some(_) => Defect::UnansweredCall,
+                    None => continue,
+                }
             }
         } else if finding.rule.code == rules::OrphanedToolResult::META.code {
             Defect::OrphanedResult
@@ -393,6 +411,12 @@ pub fn page() -> String {
                 Defect::TrailingUnansweredCall => "a call the session was stopped in",
                 Defect::OrphanedResult => "a result without its call",
                 Defect::DuplicateResult => "a second result for a call",
+                Defect::OpenCall { started: true } => {
+                    "a call of the step the session was stopped in, recorded as started"
+                }
+                Defect::OpenCall { started: false } => {
+                    "a call of the step the session was stopped in, never started"
+                }
             };
             let action = match r.action {
                 Action::Answers(text) => format!("answers it with `{text}`"),

@@ -13,8 +13,9 @@ declare_rule! {
     /// CLI's "The execution of this tool, or a previous tool was interrupted.", OpenClaw's
     /// "[openclaw] missing tool result in session history; …", Hermes's "[Result
     /// unavailable — see context summary above]", Gemini CLI's "The tool execution result
-    /// was lost due to context management truncation.", and toolcheck's own inserted
-    /// results.
+    /// was lost due to context management truncation.", DeepSeek Harness's "The tool call
+    /// was interrupted after it was recorded, …" and "The tool call was interrupted before
+    /// the Harness recorded it as started. …", and toolcheck's own inserted results.
     ///
     /// It checks datasets and request bodies, not agent sessions: in a session such a
     /// result is how the agent resumed after a call was cut off, and `unpaired-tool-call`

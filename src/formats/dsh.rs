@@ -1,0 +1,532 @@
+//! DeepSeek Harness (`dsh`) sessions: `~/.dsh/sessions/--<project>--/<id>/session.jsonl.zstd`,
+//! an event log kept as Zstandard frames (read as its text by `zstd_log.rs`; a plain
+//! `session.jsonl` when dsh is set to `compression: none`). Built from dsh's published
+//! source (`deepseek-ai/deepseek-harness`, tag `dsh-v0.1.1-rc.2`, whose session format is
+//! the same on every tag since 0.1.0-rc.7), not from sessions a running dsh wrote.
+//!
+//! The first line is the header `{"type": "session", "version": 0, id, createdAt, cwd?,
+//! parentSession?, seedLength?, origin?, delegationDepth, agentPreset?}`
+//! (`session-persistence-jsonl/src/format.ts`); a `version` other than 0 is a later
+//! release's format (`session.vN.jsonl.zstd`, 0.1.3 and later), which dsh 0.1.1 refuses and
+//! this reader does not read yet. Every other line is an event `{type, seq, time, data,
+//! surfaceOp?, sourceEventSeqs?, ignorable?}` with `seq` dense from 0, or a packed run of
+//! stream chunks `{type: "text-chunks" | "reasoning-chunks" | "tool-call-chunks", seq0,
+//! time0, data}` standing for `data.texts`/`data.args` members at `seq0 + k`
+//! (`core/session/src/chunk-rows.ts`).
+//!
+//! What dsh sends on resume is the surface (`core/session/src/surface.ts`, `foldSurface`):
+//! the `user/message`, `assistant/message` and `tool/result` events folded in seq order,
+//! each `surfaceOp: "append"` adding its event and each `{"op": "replace", start, end}`
+//! (compaction's summary, a pruned tool result) replacing the nodes from `start` to `end`;
+//! an assistant message with no content is not sent. Stream chunks, `tool/call`, turn and
+//! step boundaries, request headers and the rest are log only. The DeepSeek adapter
+//! (`llm-deepseek/src/serialize.ts`) sends each as Chat Completions: text blocks joined as
+//! `content`, reasoning blocks as `reasoning_content` when not empty, `tool-call` blocks as
+//! `tool_calls` with their `arguments` string as stored, and each `tool-result` block as a
+//! `role: "tool"` message. Tools and the model come from the last `request/header`.
+//!
+//! The loader's own checks are followed where they decide what is read: a seq gap or a
+//! malformed packed row ends what is read, and when a `turn/end` follows it dsh refuses
+//! the session (`SessionLogScanner`, format.ts); a replace that names nodes not on the
+//! surface makes it refuse too. The calls of the step the log was stopped in are recorded
+//! for the replay model (`open_calls`, as `repair.ts`'s `interruptedTurnClosers` finds
+//! them). No fix is offered: dsh closes that step itself on resume, and a fix would have to
+//! append a Zstandard frame (see the README).
+
+use super::{array_at, str_at, Adapter, Dialect, Doc, Format, Planned};
+use crate::edit::plan::EditContext;
+use crate::finding::FixIntent;
+use crate::transcript::{
+    failed_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, ReasoningKind, Role, Text,
+    ToolCall, ToolDef, ToolResult,
+};
+use crate::tree::Value as Tree;
+
+pub struct DeepseekHarness;
+
+/// The format version this reader reads (`SESSION_FORMAT_VERSION`, core/session/src/types.ts).
+const VERSION: u64 = 0;
+
+/// The packed rows' types (chunk-rows.ts).
+const PACKED: [&str; 3] = ["text-chunks", "reasoning-chunks", "tool-call-chunks"];
+
+/// Event types whose lines are dsh's beyond doubt (a slash-separated type with `seq`).
+const EVENT_PREFIXES: [&str; 8] = [
+    "turn/", "step/", "user/", "assistant/", "tool/", "request/", "session/", "compaction/",
+];
+
+/// Why no fix is offered.
+const NO_FIX: &str = "DeepSeek Harness sessions have no automatic fix yet (dsh closes the step it was stopped in itself on resume)";
+
+impl Dialect for DeepseekHarness {}
+
+impl Adapter for DeepseekHarness {
+    fn format(&self) -> Format {
+        Format::DeepseekHarness
+    }
+
+    fn has_documents(&self) -> bool {
+        false
+    }
+
+    fn sniff_record(&self, record: &Tree) -> Option<u8> {
+        let kind = str_at(record, "type")?;
+        if kind == "session" {
+            // pi's header is `type: "session"` too, with a string `timestamp`.
+            let ours = record.get("createdAt").is_some_and(Tree::is_u64)
+                && record.get("delegationDepth").is_some();
+            return ours.then_some(95);
+        }
+        if PACKED.contains(&kind) {
+            let packed = record.get("seq0").is_some_and(Tree::is_u64) && record.get("time0").is_some();
+            return packed.then_some(90);
+        }
+        let event = EVENT_PREFIXES.iter().any(|p| kind.starts_with(p))
+            && record.get("seq").is_some_and(Tree::is_u64)
+            && record.get("time").is_some()
+            && record.get("data").is_some();
+        event.then_some(90)
+    }
+
+    fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
+        let first = docs.first().map_or(0, |d| d.base);
+        let mut conv =
+            Conversation::new(Format::DeepseekHarness, Loc::new(first, ""), Pairing::NextTurn);
+        conv.results_role = Role::Tool;
+        conv.resumable = true;
+        conv.reasoning.kind = Some(ReasoningKind::ReasoningContent);
+        let Some(header) = docs.iter().find(|d| str_at(d.value, "type") == Some("session")) else {
+            if docs.is_empty() {
+                return Ok(vec![conv]);
+            }
+            // dsh refuses such a log: "empty or header-less Zstandard session log".
+            return Err("expected a DeepSeek Harness session, which opens with a `session` header line".into());
+        };
+        check_version(header.value)?;
+        let events = committed(docs)?;
+        let surface = fold_surface(&events)?;
+        let on_surface: std::collections::HashSet<usize> = surface.iter().map(|d| d.base).collect();
+        // What dsh does not send is left out on purpose: shadowed messages, stream chunks,
+        // `tool/call` records, and lines past what its loader reads.
+        for doc in docs {
+            let kept = std::ptr::eq(doc, header) || on_surface.contains(&doc.base);
+            if !kept {
+                conv.excluded.push(Loc::new(doc.base, ""));
+            }
+        }
+        read_header(&mut conv, &events);
+        for doc in &surface {
+            push_event(&mut conv, doc);
+        }
+        conv.open_calls = Some(open_calls(&events));
+        Ok(vec![conv])
+    }
+
+    fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
+        Planned::Withheld(NO_FIX)
+    }
+}
+
+/// The header's `version`: 0 is read; a later one is a newer release's format.
+fn check_version(header: &Tree) -> Result<(), String> {
+    match header.get("version").and_then(Tree::as_u64) {
+        Some(VERSION) => Ok(()),
+        Some(v) => Err(format!(
+            "its header says session format version {v}, written by a DeepSeek Harness newer than 0.1.1 (`session.v{v}.jsonl.zstd`), which toolcheck does not read yet"
+        )),
+        None => Err("its header's `version` is not a format version DeepSeek Harness writes".into()),
+    }
+}
+
+/// The events dsh's loader reads: every line after the header while seqs run dense from
+/// 0, packed rows counted by their members. At the first line that breaks the run (a seq
+/// gap, a malformed packed row) reading stops: dsh drops such a tail, or refuses the whole
+/// session when a `turn/end` comes at or after it (format.ts, `consumeEventLine`).
+fn committed<'d>(docs: &'d [Doc<'d>]) -> Result<Vec<&'d Doc<'d>>, String> {
+    let mut events = Vec::with_capacity(docs.len());
+    let mut next: u64 = 0;
+    for (i, doc) in docs.iter().enumerate() {
+        let record = doc.value;
+        let kind = str_at(record, "type");
+        if kind == Some("session") {
+            continue;
+        }
+        let (seq, members) = match kind {
+            Some(k) if PACKED.contains(&k) => match packed_members(record) {
+                Some(n) => (record.get("seq0").and_then(Tree::as_u64), n),
+                None => (None, 0),
+            },
+            _ => (record.get("seq").and_then(Tree::as_u64), 1),
+        };
+        if seq != Some(next) {
+            let ends_a_turn = docs
+                .get(i..)
+                .unwrap_or_default()
+                .iter()
+                .any(|d| str_at(d.value, "type") == Some("turn/end"));
+            if ends_a_turn {
+                let got = seq.map_or_else(|| "no seq".to_string(), |s| format!("seq {s}"));
+                return Err(format!(
+                    "its events break off at seq {next} (the next line has {got}) before a later `turn/end`, so DeepSeek Harness refuses to load it (\"seq gap in committed region\")"
+                ));
+            }
+            break;
+        }
+        next += members as u64;
+        events.push(doc);
+    }
+    Ok(events)
+}
+
+/// How many chunk events a packed row stands for: its `texts` (or `args`) members, with
+/// one `dt` gap between each two; `None` for a row dsh would not expand.
+pub(crate) fn packed_members(record: &Tree) -> Option<usize> {
+    let data = record.get("data")?;
+    let list = if str_at(record, "type") == Some("tool-call-chunks") {
+        str_at(data, "id")?;
+        array_at(data, "args")?
+    } else {
+        array_at(data, "texts")?
+    };
+    let dt = array_at(data, "dt")?;
+    let ok = !list.is_empty()
+        && list.iter().all(Tree::is_string)
+        && dt.len() + 1 == list.len()
+        && dt.iter().all(|d| d.as_i64().is_some());
+    ok.then_some(list.len())
+}
+
+/// The surface dsh folds into the history it sends, in order: the records of the nodes
+/// left after every append and replace (surface.ts, `foldSurface`).
+fn fold_surface<'d>(events: &[&'d Doc<'d>]) -> Result<Vec<&'d Doc<'d>>, String> {
+    let mut nodes: Vec<(u64, &'d Doc<'d>)> = Vec::new();
+    for &doc in events {
+        let record = doc.value;
+        let Some(op) = record.get("surfaceOp") else {
+            continue;
+        };
+        let seq = record.get("seq").and_then(Tree::as_u64).unwrap_or(0);
+        if op.as_str() == Some("append") {
+            nodes.push((seq, doc));
+            continue;
+        }
+        let bound = |key: &str| op.get(key).and_then(Tree::as_u64);
+        let position = |s: Option<u64>| s.and_then(|s| nodes.iter().position(|(n, _)| *n == s));
+        match (str_at(op, "op"), position(bound("start")), position(bound("end"))) {
+            (Some("replace"), Some(start), Some(end)) if start <= end => {
+                nodes.splice(start..=end, [(seq, doc)]);
+            }
+            _ => {
+                return Err(format!(
+                    "the event at seq {seq} has a `surfaceOp` that names no run of the history's messages, so DeepSeek Harness refuses to load it"
+                ))
+            }
+        }
+    }
+    Ok(nodes.into_iter().map(|(_, d)| d).collect())
+}
+
+/// Tools, the model and whether thinking is on, from the last `request/header`
+/// (request-header.ts, `foldRequestHeader`); the model also from the last assistant message.
+fn read_header(conv: &mut Conversation, events: &[&Doc<'_>]) {
+    let last = events
+        .iter()
+        .rev()
+        .find(|d| str_at(d.value, "type") == Some("request/header"));
+    if let Some(doc) = last {
+        let header = doc.value.get("data").and_then(|d| d.get("header"));
+        let hloc = Loc::new(doc.base, "/data/header");
+        let config = header.and_then(|h| h.get("config"));
+        conv.model = config.and_then(|c| str_at(c, "model")).map(str::to_string);
+        // `reasoningEffort: "off"` is sent as `thinking: {type: "disabled"}`.
+        conv.reasoning.requested = config
+            .and_then(|c| str_at(c, "reasoningEffort"))
+            .map(|e| e != "off");
+        for (i, tool) in header
+            .and_then(|h| array_at(h, "tools"))
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let Some(name) = str_at(tool, "name") else {
+                continue;
+            };
+            let loc = hloc.child("tools").child(i);
+            conv.tools.push(ToolDef::declared(
+                name,
+                tool.get("parameters"),
+                loc.clone(),
+                loc.child("parameters"),
+            ));
+        }
+    }
+    if conv.model.is_none() {
+        conv.model = events
+            .iter()
+            .rev()
+            .filter(|d| str_at(d.value, "type") == Some("assistant/message"))
+            .find_map(|d| {
+                let source = d.value.get("data")?.get("message")?.get("source")?;
+                str_at(source, "model").map(str::to_string)
+            });
+    }
+}
+
+/// One surface node as the messages dsh sends for it.
+fn push_event(conv: &mut Conversation, doc: &Doc<'_>) {
+    let record = doc.value;
+    let (role, pointer) = match str_at(record, "type") {
+        Some("user/message") => (Role::User, "/data"),
+        Some("assistant/message") => (Role::Assistant, "/data/message"),
+        Some("tool/result") => (Role::Tool, "/data/message"),
+        _ => return,
+    };
+    let Some(message) = record.pointer(pointer) else {
+        return;
+    };
+    let mloc = Loc::new(doc.base, pointer);
+    let blocks = array_at(message, "content").map(Vec::as_slice).unwrap_or_default();
+    match role {
+        Role::Assistant => {
+            // Empty content (a max-tokens step) is not sent (surface.ts, `deriveEventMessage`).
+            if blocks.is_empty() {
+                return;
+            }
+            conv.start_turn(Role::Assistant, mloc.clone());
+            let mut reasoning = false;
+            for (i, block) in blocks.iter().enumerate() {
+                let loc = mloc.child("content").child(i);
+                let text = Text {
+                    loc: loc.clone(),
+                    message: mloc.clone(),
+                };
+                match str_at(block, "type") {
+                    Some("text") => conv.push_to_last(Item::Text(text)),
+                    Some("reasoning") => {
+                        reasoning |= str_at(block, "text").is_some_and(|t| !t.is_empty());
+                        conv.push_to_last(Item::Thinking(text));
+                    }
+                    Some("tool-call") => conv.push_to_last(Item::Call(tool_call(block, loc, &mloc))),
+                    _ => {}
+                }
+            }
+            // `reasoning_content` is sent only when the joined reasoning is not empty.
+            if reasoning {
+                conv.reasoning.carried.push(mloc);
+            }
+        }
+        _ => {
+            let mut text_pushed = false;
+            for (i, block) in blocks.iter().enumerate() {
+                let loc = mloc.child("content").child(i);
+                match str_at(block, "type") {
+                    Some("text") if role == Role::User => {
+                        if !text_pushed {
+                            conv.start_turn(Role::User, mloc.clone());
+                            text_pushed = true;
+                        }
+                        conv.push_to_last(Item::Text(Text {
+                            loc,
+                            message: mloc.clone(),
+                        }));
+                    }
+                    Some("tool-result") => {
+                        conv.push(Role::Tool, &mloc, Item::Result(tool_result(block, loc, &mloc)));
+                    }
+                    _ => {}
+                }
+            }
+            // A user message with neither is still sent, as `content: ""`.
+            if role == Role::User && !text_pushed && !blocks.iter().any(is_result) {
+                conv.start_turn(Role::User, mloc);
+            }
+        }
+    }
+}
+
+fn is_result(block: &Tree) -> bool {
+    str_at(block, "type") == Some("tool-result")
+}
+
+/// A `tool-call` block: `{type, id, name, arguments}`, the arguments the string the model
+/// streamed, never parsed or rewritten by dsh.
+fn tool_call(block: &Tree, loc: Loc, mloc: &Loc) -> ToolCall {
+    let id = str_at(block, "id").map(str::to_string);
+    let (arguments, args_loc) = match block.get("arguments") {
+        Some(Tree::String(s)) => (Arguments::Encoded(s.as_str().to_string()), loc.child("arguments")),
+        Some(other) => (Arguments::Value(other.to_serde()), loc.child("arguments")),
+        None => (Arguments::Absent, loc.clone()),
+    };
+    ToolCall {
+        key: crate::transcript::pairing_key(id.as_deref(), &loc),
+        id,
+        name: str_at(block, "name").unwrap_or_default().to_string(),
+        kind: CallKind::Function,
+        arguments,
+        loc,
+        args_loc,
+        message: mloc.clone(),
+    }
+}
+
+/// A `tool-result` block: `{type, toolCallId, content: [blocks], isError?}`; its text
+/// children are what is sent (`isError` is not).
+fn tool_result(block: &Tree, loc: Loc, mloc: &Loc) -> ToolResult {
+    let call_id = str_at(block, "toolCallId").map(str::to_string);
+    let is_error = block.get("isError").and_then(Tree::as_bool) == Some(true);
+    let text: String = array_at(block, "content")
+        .into_iter()
+        .flatten()
+        .filter_map(|b| str_at(b, "text"))
+        .collect();
+    ToolResult {
+        key: crate::transcript::pairing_key(call_id.as_deref(), &loc),
+        call_id,
+        name: None,
+        is_error,
+        text: failed_text(is_error, || text),
+        provider_executed: false,
+        loc,
+        message: mloc.clone(),
+    }
+}
+
+/// The calls of the step the log was stopped in, as dsh's resume finds them, each with
+/// whether a `tool/call` records it as started (repair.ts, `interruptedTurnClosers`): a
+/// `turn/start` or `step/end` or `turn/end` forgets the calls before it, an assistant
+/// message's `tool-call` blocks are pending (a repeated id starts over in its first place),
+/// a `tool/result` answers its call; nothing is open when no turn is.
+fn open_calls(events: &[&Doc<'_>]) -> Vec<(Loc, bool)> {
+    let mut open_turn = false;
+    let mut pending: Vec<(String, Loc, bool)> = Vec::new();
+    for doc in events {
+        let record = doc.value;
+        let data = record.get("data");
+        match str_at(record, "type") {
+            Some("turn/start") => {
+                open_turn = true;
+                pending.clear();
+            }
+            Some("turn/end") => {
+                open_turn = false;
+                pending.clear();
+            }
+            Some("step/end") => pending.clear(),
+            Some("assistant/message") => {
+                let mloc = Loc::new(doc.base, "/data/message");
+                let blocks = data
+                    .and_then(|d| d.get("message"))
+                    .and_then(|m| array_at(m, "content"));
+                for (i, block) in blocks.into_iter().flatten().enumerate() {
+                    if str_at(block, "type") != Some("tool-call") {
+                        continue;
+                    }
+                    let Some(id) = str_at(block, "id") else {
+                        continue;
+                    };
+                    let loc = mloc.child("content").child(i);
+                    match pending.iter_mut().find(|(p, _, _)| p == id) {
+                        Some(entry) => *entry = (id.to_string(), loc, false),
+                        None => pending.push((id.to_string(), loc, false)),
+                    }
+                }
+            }
+            Some("tool/call") => {
+                let id = data.and_then(|d| str_at(d, "callId"));
+                if let Some(entry) = pending.iter_mut().find(|(p, _, _)| Some(p.as_str()) == id) {
+                    entry.2 = true;
+                }
+            }
+            Some("tool/result") => {
+                let id = data
+                    .and_then(|d| d.get("message"))
+                    .and_then(|m| m.get("source"))
+                    .and_then(|s| str_at(s, "callId"));
+                pending.retain(|(p, _, _)| Some(p.as_str()) != id);
+            }
+            _ => {}
+        }
+    }
+    if !open_turn {
+        return Vec::new();
+    }
+    pending.into_iter().map(|(_, loc, started)| (loc, started)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::{one_conversation, session_docs};
+    use crate::tree_json;
+
+    fn header() -> Tree<'static> {
+        tree_json!({"type": "session", "version": 0, "id": "session-1", "createdAt": 1786939415611u64, "cwd": "/w", "delegationDepth": 0})
+    }
+
+    #[test]
+    fn records_sniff_and_pi_headers_stay_pi() {
+        assert_eq!(DeepseekHarness.sniff_record(&header()), Some(95));
+        let pi = tree_json!({"type": "session", "version": 3, "id": "s", "timestamp": "2026-01-01T00:00:00Z", "cwd": "/w"});
+        assert_eq!(DeepseekHarness.sniff_record(&pi), None);
+        let packed = tree_json!({"type": "text-chunks", "seq0": 4, "time0": 1, "data": {"turn": 1, "step": 1, "index": 0, "dt": [1], "texts": ["a", "b"]}});
+        assert_eq!(DeepseekHarness.sniff_record(&packed), Some(90));
+        assert_eq!(packed_members(&packed), Some(2));
+        let droid = tree_json!({"type": "message", "id": "a", "message": {"role": "user", "content": "hi"}});
+        assert_eq!(DeepseekHarness.sniff_record(&droid), None);
+    }
+
+    #[test]
+    fn a_compaction_replace_shadows_what_it_summarised() {
+        let records = [
+            header(),
+            tree_json!({"type": "user/message", "seq": 0, "time": 1, "data": {"id": "u1", "role": "user", "source": {"kind": "user"}, "content": [{"type": "text", "text": "a"}]}, "surfaceOp": "append"}),
+            tree_json!({"type": "assistant/message", "seq": 1, "time": 2, "data": {"turn": 1, "step": 1, "message": {"id": "a1", "role": "assistant", "source": {"kind": "model", "provider": "deepseek", "model": "deepseek-chat"}, "content": [{"type": "tool-call", "id": "c1", "name": "read", "arguments": "{}"}]}}, "surfaceOp": "append"}),
+            tree_json!({"type": "user/message", "seq": 2, "time": 3, "data": {"id": "u2", "role": "user", "source": {"kind": "plugin", "plugin": "compaction"}, "content": [{"type": "text", "text": "summary"}]}, "surfaceOp": {"op": "replace", "start": 0, "end": 1}, "sourceEventSeqs": [0, 1]}),
+        ];
+        let conv = one_conversation(&DeepseekHarness, &records);
+        assert_eq!(conv.turns.len(), 1);
+        assert_eq!(conv.calls().count(), 0);
+        assert_eq!(conv.open_calls, Some(Vec::new()));
+    }
+
+    #[test]
+    fn the_stopped_step_s_calls_are_open() {
+        let records = [
+            header(),
+            tree_json!({"type": "turn/start", "seq": 0, "time": 1, "data": {"turn": 1}}),
+            tree_json!({"type": "step/start", "seq": 1, "time": 1, "data": {"turn": 1, "step": 1}}),
+            tree_json!({"type": "assistant/message", "seq": 2, "time": 2, "data": {"turn": 1, "step": 1, "message": {"id": "a1", "role": "assistant", "source": {"kind": "model", "provider": "deepseek", "model": "deepseek-chat"}, "content": [{"type": "tool-call", "id": "c1", "name": "read", "arguments": "{}"}, {"type": "tool-call", "id": "c2", "name": "read", "arguments": ""}]}}, "surfaceOp": "append"}),
+            tree_json!({"type": "tool/call", "seq": 3, "time": 3, "data": {"turn": 1, "step": 1, "callId": "c1", "name": "read", "arguments": "{}"}}),
+        ];
+        let conv = one_conversation(&DeepseekHarness, &records);
+        let open = conv.open_calls.expect("recorded");
+        assert_eq!(open.iter().map(|(_, s)| *s).collect::<Vec<_>>(), [true, false]);
+    }
+
+    #[test]
+    fn a_newer_format_is_not_read() {
+        let records = [tree_json!({"type": "session", "version": 4, "id": "s", "createdAt": 1, "delegationDepth": 0})];
+        let docs = session_docs(&records);
+        let err = DeepseekHarness.normalise(&docs).expect_err("refused");
+        assert!(err.contains("version 4"), "{err}");
+    }
+
+    #[test]
+    fn a_seq_gap_before_a_turn_end_is_refused_and_a_trailing_one_dropped() {
+        let gap = |end: bool| {
+            let mut records = vec![
+                header(),
+                tree_json!({"type": "turn/start", "seq": 0, "time": 1, "data": {"turn": 1}}),
+                tree_json!({"type": "turn/start", "seq": 5, "time": 1, "data": {"turn": 2}}),
+            ];
+            if end {
+                records.push(tree_json!({"type": "turn/end", "seq": 6, "time": 1, "data": {"turn": 2, "reason": {"kind": "completed"}}}));
+            }
+            records
+        };
+        let refused = gap(true);
+        assert!(DeepseekHarness.normalise(&session_docs(&refused)).is_err());
+        let dropped = gap(false);
+        assert!(DeepseekHarness.normalise(&session_docs(&dropped)).is_ok());
+    }
+}
