@@ -207,27 +207,21 @@ impl Totals {
             format!("{}; no findings in {files}.", self.unreadable_text())
         } else if self.findings() == 0 {
             format!("No findings: {files}.")
-        } else if self.unreadable > 0 {
-            format!(
-                "Found {} {} ({} {}, {} {}): {files}, {}.",
-                self.findings(),
-                plural(self.findings(), "finding", "findings"),
-                self.errors,
-                plural(self.errors, "error", "errors"),
-                self.warnings,
-                plural(self.warnings, "warning", "warnings"),
-                self.unreadable_text()
-            )
         } else {
-            format!(
-                "Found {} {} ({} {}, {} {}): {files}.",
+            let found = format!(
+                "Found {} {} ({} {}, {} {}): {files}",
                 self.findings(),
                 plural(self.findings(), "finding", "findings"),
                 self.errors,
                 plural(self.errors, "error", "errors"),
                 self.warnings,
                 plural(self.warnings, "warning", "warnings"),
-            )
+            );
+            if self.unreadable > 0 {
+                format!("{found}, {}.", self.unreadable_text())
+            } else {
+                format!("{found}.")
+            }
         }
     }
 }
