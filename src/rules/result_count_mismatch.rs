@@ -30,7 +30,8 @@ declare_rule! {
     /// ## Why it matters
     /// Where the split is not merged, Gemini rejects the request with "Please ensure that the
     /// number of function response parts is equal to the number of function call parts of the
-    /// function call turn." Evidence, by shape:
+    /// function call turn." (Gemini CLI prints it inside "✕ [API Error: [{"error": {"code":
+    /// 400, …", google-gemini/gemini-cli#16543, #21830.) Evidence, by shape:
     ///
     /// - `function` Contents, rejected: microsoft/semantic-kernel#12528 (gemini-2.0-flash on
     ///   the Gemini API, 2025-06; the request is quoted in the issue).

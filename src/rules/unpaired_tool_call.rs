@@ -14,7 +14,8 @@ declare_rule! {
     /// messages responding to each 'tool_call_id'", Anthropic "`tool_use` ids were found
     /// without `tool_result` blocks immediately after" (which Claude Code shows as "API
     /// Error: 400 due to tool use concurrency issues. Run /rewind to recover the
-    /// conversation."), Responses "No tool output found for
+    /// conversation.", opencode after "AI_APICallError:", anomalyco/opencode#2720, and Copilot
+    /// CLI after "Model call failed:", github/copilot-cli#102), Responses "No tool output found for
     /// function call", Mistral "Not the same number of function calls and responses"
     /// (camel-ai/camel#1467, 2025-01; mistralai/client-ts#106, 2025-06), DeepSeek and Kimi
     /// with OpenAI's text followed by "(insufficient tool messages following tool_calls
