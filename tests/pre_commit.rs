@@ -67,7 +67,7 @@ fn the_hooks_manifest_names_both_hooks() {
         "- id: toolcheck-fix\n",
         "  entry: toolcheck lint --skip-unknown-format\n",
         "  entry: toolcheck fix --write --skip-unknown-format\n",
-        "  language: rust\n",
+        "  language: python\n",
         "  pass_filenames: true\n",
     ] {
         assert!(
