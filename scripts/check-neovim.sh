@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's Neovim setups, checked headless against the debug build: each configuration
+# The Neovim setups of docs/editors.md, checked headless against the debug build: each configuration
 # this Neovim can run opens a broken log and must show toolcheck's diagnostics.
 # editors/neovim/toolcheck-0.7.lua runs on 0.7 and later; toolcheck.lua needs 0.11.
 set -euo pipefail

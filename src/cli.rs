@@ -48,12 +48,12 @@ pub enum Command {
     Doctor(DoctorArgs),
     /// List every rule.
     Rules(RulesArgs),
-    /// Show one rule's documentation, by code or name.
+    /// Show one rule's documentation, by code or name, or what toolcheck reads in a format.
     Explain {
-        /// A rule code (TC101) or name (orphaned-tool-result).
-        rule: String,
+        /// A rule code (TC101) or name (orphaned-tool-result), or a format (claude-code).
+        name: String,
     },
-    /// Print a shell completion script to stdout (see the README for where to put it).
+    /// Print a shell completion script to stdout (see docs/completions.md for where to put it).
     Completions {
         /// The shell to complete in.
         #[arg(value_enum)]
@@ -63,7 +63,7 @@ pub enum Command {
     #[command(subcommand)]
     Tools(ToolsCommand),
     /// Run a language server over stdio: findings as diagnostics, fixes as code actions,
-    /// rule documentation on hover (see the README for editor setup).
+    /// rule documentation on hover (see docs/editors.md for editor setup).
     Server,
     /// Print the man page (roff), e.g. `toolcheck man | man -l -`.
     Man {
@@ -71,7 +71,7 @@ pub enum Command {
         #[arg(value_name = "SUBCOMMAND")]
         command: Option<String>,
     },
-    /// Write the rule documentation pages (docs/rules/) into DIR.
+    /// Write the generated documentation pages (rules, formats, the summary) under DIR (docs/).
     #[command(hide = true)]
     GenerateDocs {
         /// Where to write the pages.
@@ -263,7 +263,7 @@ pub struct FixArgs {
 pub enum DoctorFormat {
     /// One block per agent (default).
     Text,
-    /// One JSON array, one object per session (README, "doctor").
+    /// One JSON array, one object per session (docs/doctor.md).
     Json,
 }
 

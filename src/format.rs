@@ -107,7 +107,7 @@ pub enum Kind {
 
 macro_rules! declare_formats {
     ($($variant:ident $name:literal $kind:ident [$($native:ident),*] $module:ident,)*) => {
-        /// The formats toolcheck reads (README.md, "Formats").
+        /// The formats toolcheck reads (docs/formats/, generated from each adapter's `DOC`).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Format {
             $($variant,)*

@@ -55,7 +55,7 @@ fn every_rule_documents_what_why_example_and_fix() {
 fn explain_unknown_rule_is_a_usage_error() {
     let out = toolcheck(&["explain", "no-such-rule"]);
     assert_eq!(out.code, 2);
-    assert!(out.stderr.contains("unknown rule `no-such-rule`"));
+    assert!(out.stderr.contains("unknown rule or format `no-such-rule`"));
 }
 
 #[test]

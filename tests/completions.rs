@@ -134,18 +134,19 @@ fn rule_options_complete_rule_codes_and_names_not_file_names() {
     assert!(fish.contains("TC101"), "fish offers codes too");
 }
 
-/// The lines of the README's fenced block that follows `after`.
+/// The lines of the fenced block that follows `after` in the shell completions page.
 #[cfg(unix)]
-fn readme_block(after: &str) -> Vec<String> {
-    let readme = std::fs::read_to_string(common::root().join("README.md")).expect("README");
-    let rest = readme.split_once(after).map(|(_, r)| r).unwrap_or_default();
+fn page_block(after: &str) -> Vec<String> {
+    let page = std::fs::read_to_string(common::root().join("docs/completions.md"))
+        .expect("docs/completions.md");
+    let rest = page.split_once(after).map(|(_, r)| r).unwrap_or_default();
     let block = rest.split("```").nth(1).unwrap_or_default();
     block.lines().skip(1).map(str::to_string).collect()
 }
 
 #[cfg(unix)]
 #[test]
-fn readme_install_lines_work_in_a_fresh_home() {
+fn documented_install_lines_work_in_a_fresh_home() {
     let home = tempfile::tempdir().expect("tempdir");
     let bin = std::path::Path::new(env!("CARGO_BIN_EXE_toolcheck"))
         .parent()
@@ -156,8 +157,8 @@ fn readme_install_lines_work_in_a_fresh_home() {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let mut lines = readme_block("## Shell completions");
-    lines.extend(readme_block("`toolcheck man` prints the man page"));
+    let mut lines = page_block("# Shell completions");
+    lines.extend(page_block("`toolcheck man` prints the man page"));
     let mut ran = 0;
     for line in &lines {
         // PowerShell's line is PowerShell's; reading the page needs man.

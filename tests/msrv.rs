@@ -44,7 +44,7 @@ fn declared_msrv_covers_every_locked_dependency() {
     assert!(
         too_new.is_empty(),
         "rust-version = \"{declared}\" in Cargo.toml is lower than what the locked \
-         dependencies need; raise it (and the README's install section):\n{}",
+         dependencies need; raise it (and docs/install.md):\n{}",
         too_new.join("\n")
     );
     assert!(packages.len() > 50, "the whole locked graph is listed");

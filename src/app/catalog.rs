@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use crate::cli::{CatalogFormat, RulesArgs};
+use crate::format::Format;
 use crate::provider::Provider;
 use crate::rules;
 use crate::settings::Resolver;
@@ -87,10 +88,19 @@ pub(super) fn explain_command(key: &str) -> u8 {
             );
             print(&text).err().unwrap_or(EXIT_CLEAN)
         }
-        None => usage_error(&format!(
-            "unknown rule `{key}`{}; `toolcheck rules` lists them",
-            rules::did_you_mean(key)
-        )),
+        None => match Format::from_name(key) {
+            Some(format) => print(&docs::format_page(format))
+                .err()
+                .unwrap_or(EXIT_CLEAN),
+            None => {
+                let formats: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+                usage_error(&format!(
+                    "unknown rule or format `{key}`{}; `toolcheck rules` lists the rules, and \
+                     `toolcheck lint --help` the formats (under --input-format)",
+                    rules::did_you_mean_among(key, &formats),
+                ))
+            }
+        },
     }
 }
 
@@ -151,7 +161,7 @@ pub(super) fn man_command(command: Option<&str>) -> u8 {
     }
 }
 
-/// The hidden `generate-docs DIR`: writes the `docs/rules/` pages into DIR.
+/// The hidden `generate-docs DIR`: writes the book's generated pages under DIR (`docs`).
 pub(super) fn generate_docs_command(dir: &Path) -> u8 {
     match docs::generate(dir) {
         Ok(n) => {

@@ -55,7 +55,7 @@ pub fn run_code(command: Command) -> u8 {
         ),
         Command::Doctor(args) => doctor::doctor_command(&args),
         Command::Rules(args) => catalog::rules_command(&args),
-        Command::Explain { rule } => catalog::explain_command(&rule),
+        Command::Explain { name } => catalog::explain_command(&name),
         Command::Completions { shell } => catalog::completions_command(shell),
         Command::Tools(command) => tools::tools_command(&command),
         Command::Server => server::server_command(),

@@ -13,7 +13,7 @@
 //! [`FRESH_FOR`]; a process that opens the file within that time before the rename is not
 //! seen, but the content and stamp checks of the write still are made. Elsewhere the
 //! platform offers no such listing without another program, and [`writers_of`] finds none
-//! (the README says so).
+//! (docs/safety.md says so).
 
 use std::path::Path;
 

@@ -45,6 +45,12 @@ use crate::transcript::{
 };
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain adk` prints (Markdown).
+pub(super) const DOC: &str = r#"Google ADK sessions (`adk run --save_session` → `<agent_dir>/<session_id>.session.json`, the `adk web` Export; camelCase or snake_case events), eval sets (`<app>/<eval_set_id>.evalset.json`, `*.test.json`: expected tool uses without ids or responses are fine; tools from `app_details`) and eval results (`<app>/.adk/eval_history/*.evalset_result.json`)
+
+**SQLite.** Google ADK `SqliteSessionService` databases (`<agents_dir>/<agent>/.adk/session.db`, the `adk web` / `adk run` default; also `DatabaseSessionService` on SQLite): `events.event_data` (snake_case events), one conversation per session, in `timestamp` order"#;
+
 pub struct Adk;
 
 const FUNCTION_RESPONSE: &[&str] = &["functionResponse", "function_response"];

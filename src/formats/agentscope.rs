@@ -36,6 +36,10 @@ use crate::transcript::{
 };
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain agentscope` prints (Markdown).
+pub(super) const DOC: &str = r#"AgentScope 1.x `JSONSession` files (`<save_dir>/<session_id>.json`, `memory.content` of `[msg, marks]` pairs; a truncated `raw_input` is reported there), 2.x `AgentState` JSON (`session_id` + `context`), Java `memory_messages.jsonl` (`~/.agentscope/sessions/<key>/`); tools come from `--tools`"#;
+
 /// AgentScope memory: a JSON document (a `JSONSession` file, an `AgentState`, or an array of
 /// messages), or a JSONL file of messages, one per line, read as one history.
 pub struct AgentScope;

@@ -17,6 +17,10 @@ use crate::transcript::{
 };
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain anthropic` prints (Markdown).
+pub(super) const DOC: &str = r#"Messages API requests; adjacent same-role messages merged before pairing; server tools answered in-turn"#;
+
 pub struct Anthropic;
 
 impl Dialect for Anthropic {

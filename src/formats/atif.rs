@@ -22,6 +22,10 @@ use crate::transcript::{
 };
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain atif` prints (Markdown).
+pub(super) const DOC: &str = r#"Harbor ATIF trajectories (`trajectory.json`, `schema_version: "ATIF-v1.x"`): each step's `tool_calls` (`{tool_call_id, function_name, arguments}`, an object) answered in the same step's `observation.results` by `source_call_id` (results without one answer nothing); failures from producers' `extra.is_error` / `extra.tool_result_is_error` / `extra.status: "error"`; tools from `agent.tool_definitions`; findings only"#;
+
 pub struct Atif;
 
 impl Dialect for Atif {}

@@ -19,6 +19,10 @@ use crate::transcript::{
 };
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain bedrock-converse` prints (Markdown).
+pub(super) const DOC: &str = r#"Converse `messages` with `toolUse`/`toolResult` blocks, `toolConfig` tools; no merging (Bedrock requires alternating roles)"#;
+
 pub struct BedrockConverse;
 
 /// Block keys only Converse uses.

@@ -39,6 +39,10 @@ use crate::transcript::{pairing_key, Conversation, Item, Loc, Pairing, Role, Tex
 use crate::tree::Value as Tree;
 use serde_json::Value as Json;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain cline` prints (Markdown).
+pub(super) const DOC: &str = r#"Cline, Roo Code and Kilo Code task histories (`<storage>/tasks/<taskId>/api_conversation_history.json`): Anthropic messages with `tool_use`/`tool_result` blocks, or results written as `[tool for '…'] Result:` text, paired with the calls before them in order (XML-tag calls are text); only what is sent is checked: Roo's condensed (`condenseParent`) and truncated (`truncationParent`) messages and the history before the last summary are left out; Cline's own `conversationHistoryDeletedRange` lives outside the file, so such a history is checked whole; see [docs/agents/cline.md](../agents/cline.md)"#;
+
 pub struct Cline;
 
 /// Message fields only these tools write beside Anthropic's `role` and `content`.

@@ -32,6 +32,10 @@ use super::{array_at, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{result_text, Conversation, Item, Loc, Pairing, Role, Text};
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain codex` prints (Markdown).
+pub(super) const DOC: &str = r#"Codex CLI rollout JSONL (`response_item` payloads, old envelope-less rollouts, compactions; see [docs/agents/codex.md](../agents/codex.md))"#;
+
 pub struct Codex;
 
 /// Envelope record types.

@@ -48,6 +48,10 @@ use crate::transcript::{
 };
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain copilot-cli` prints (Markdown).
+pub(super) const DOC: &str = r#"GitHub Copilot CLI session events (`~/.copilot/session-state/<sessionId>/events.jsonl`, relocated by `COPILOT_HOME`): `user.message`, `assistant.message` `toolRequests` and `tool.execution_complete` by `toolCallId` (`success: false` fails; `tool.execution_start` is not a result); one conversation per agent (`agentId`, absent for the main agent); events before the last successful compaction are left out and its summary stands for them; string `arguments` that do not parse are truncated arguments; a call the file ends on is still running; `fix` inserts a failed `tool.execution_complete` for an unanswered call before its turn's next boundary and removes stray completions, re-linking `parentId`s (not tried against the closed-source CLI)"#;
+
 pub struct CopilotCli;
 
 /// Event types whose records carry what this reader reads or recognises.

@@ -31,6 +31,10 @@ use crate::transcript::{
 };
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain crush` prints (Markdown).
+pub(super) const DOC: &str = r#"Charm Crush sessions (`.crush/crush.db` in the project; the Go opencode's `.opencode/opencode.db` has the same tables; see [docs/agents/crush.md](../agents/crush.md)): `messages.parts` with the row's `role`, one conversation per session in `created_at` order, from the session's `summary_message_id` on when it has one; `system` messages are left out; fixes edit inside rows (an error `tool_result` into the `tool` message after an unanswered call) or delete a message a removal empties"#;
+
 pub struct Crush;
 
 /// The key the store puts a row's `parts` under.

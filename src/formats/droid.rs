@@ -25,6 +25,10 @@ use crate::finding::{Edit, FixIntent};
 use crate::transcript::{Conversation, Loc, Pairing, Role};
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain droid` prints (Markdown).
+pub(super) const DOC: &str = r#"Factory Droid sessions (`~/.factory/sessions/<cwd with / as ->/<id>.jsonl`): a `session_start` header (its `version` is the schema's), then `message` records `{id, parentId, timestamp, message: {role, content}}` with Anthropic-shaped blocks, each tool result a user message of its own; `agent_turn_outcome`, `todo_state` and `compaction_state` records are bookkeeping; held to the rules every provider shares (the session does not name its provider); Droid answers an unanswered call with "Error: Tool execution was cancelled" and drops a stray result on resume, so both are warnings; fixes keep the `parentId` chain whole: a failed `tool_result` message inserted after an unanswered call, a stray result's message removed"#;
+
 pub struct Droid;
 
 /// Fields only Droid puts on a message record's `message`.

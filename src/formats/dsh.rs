@@ -31,7 +31,7 @@
 //! surface makes it refuse too. The calls of the step the log was stopped in are recorded
 //! for the replay model (`open_calls`, as `repair.ts`'s `interruptedTurnClosers` finds
 //! them). No fix is offered: dsh closes that step itself on resume, and a fix would have to
-//! append a Zstandard frame (see the README).
+//! append a Zstandard frame (see docs/formats.md).
 
 use super::{array_at, str_at, Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
@@ -41,6 +41,10 @@ use crate::transcript::{
     ToolCall, ToolDef, ToolResult,
 };
 use crate::tree::Value as Tree;
+
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain deepseek-harness` prints (Markdown).
+pub(super) const DOC: &str = r#"DeepSeek Harness (`dsh`) sessions (`~/.dsh/sessions/--<project>--/<id>/session.jsonl.zstd`, `DSH_HOME` moves `~/.dsh`; built from dsh's published source, tag `dsh-v0.1.1-rc.2`, not run: no published release installs here): the Zstandard frames decompressed (see below), a `session` header line (format `version` 0; a later release's `version` or `session.vN.jsonl.zstd` is reported as not read yet), then seq-numbered events and packed chunk rows; the history is what dsh sends on resume, its surface: `user/message`, `assistant/message` and `tool/result` events folded by their `surfaceOp` (a compaction's `replace` shadows what it summarised), sent as DeepSeek Chat Completions (reasoning blocks as `reasoning_content`, `tool-call` arguments as the raw strings stored, each `tool-result` a `tool` message); tools and the model from the last `request/header`; held to DeepSeek; dsh answers the calls of the step it was stopped in on resume and writes those results back ("The tool call was interrupted after it was recorded, …" or "… before the Harness recorded it as started. …"), so those are warnings; any other unanswered call or stray result is sent as held; no automatic fix yet (a fix would append a frame; `fix` says so and writes nothing). A plain `session.jsonl` (`compression: none`) is read the same way"#;
 
 pub struct DeepseekHarness;
 

@@ -28,6 +28,10 @@ use crate::transcript::{
 };
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain gemini` prints (Markdown).
+pub(super) const DOC: &str = r#"`contents` with `functionCall`/`functionResponse` parts, camelCase or snake_case; id-less pairing by name and order; gemini-cli checkpoints"#;
+
 pub struct Gemini;
 
 const FUNCTION_CALL: &[&str] = &["functionCall", "function_call"];

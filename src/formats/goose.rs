@@ -34,6 +34,10 @@ use crate::transcript::{
 };
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain goose` prints (Markdown).
+pub(super) const DOC: &str = r#"Goose sessions (`~/.local/share/goose/sessions/sessions.db` on Linux and macOS, `$GOOSE_PATH_ROOT/data/sessions/` when set; see [docs/agents/goose.md](../agents/goose.md)): `messages.content_json` with the row's `role` and `metadata_json`, one conversation per `session_id` in `(created_timestamp, id)` order; messages not `agentVisible` are left out; pairing defects are warnings (Goose drops them before sending); fixes edit inside rows only"#;
+
 pub struct Goose;
 
 /// The key the store puts a row's `content_json` under.

@@ -19,6 +19,10 @@ use super::{str_at, Adapter, Dialect, Doc, Format};
 use crate::transcript::{Conversation, Item, Loc, Pairing, Role, Text, ToolResult};
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain hermes` prints (Markdown).
+pub(super) const DOC: &str = r#"Hermes Agent's `~/.hermes/state.db` (schemas 11–22, Hermes 0.13.0–0.19.0): one message per `messages` row, read back by `id`, only `active = 1` rows where the column exists (compaction and rewinds clear it); `tool_calls` OpenAI-shaped JSON (NULL on rows without calls), a `tool` row answers its `tool_call_id`, `reasoning`/`reasoning_content` columns are reasoning, a terminal result with a non-zero `exit_code` or an `error` fails; held to the rules every provider shares (the rows do not name the provider); Hermes answers an unanswered call with "[Result unavailable — see context summary above]" and drops a stray result on resume, so both are warnings; a stray result row is deleted, an unanswered call gets no fix (a row cannot be inserted between others)"#;
+
 pub struct Hermes;
 
 /// How Hermes marks list content stored in the text column (`_encode_content`).

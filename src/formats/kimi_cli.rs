@@ -27,6 +27,10 @@ use super::{array_at, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{Conversation, Item, Loc, Pairing, Role, Text, ToolResult};
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain kimi-cli` prints (Markdown).
+pub(super) const DOC: &str = r#"Kimi Code CLI sessions (`~/.kimi/sessions/<md5 of the work dir>/<id>/context.jsonl`): one kosong `Message` per line (`role`, `content` as a string or `text`/`think`/media parts, OpenAI `tool_calls`, `tool_call_id`); the CLI's `_system_prompt` line is the system message, `_checkpoint` and `_usage` lines are bookkeeping; adjacent user lines are read as the one message Kimi sends; `<system>ERROR: …</system>` results fail; held to Moonshot (the CLI's default provider); a trailing unanswered call is sent with the next prompt; fixes insert a failed `tool` line after an unanswered call, remove a stray one. `wire.jsonl` beside it (the UI's event log) is named and skipped"#;
+
 pub struct KimiCli;
 
 /// The CLI's own line roles: bookkeeping, never sent as messages.

@@ -32,6 +32,10 @@ use crate::transcript::{
 };
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain langchain` prints (Markdown).
+pub(super) const DOC: &str = r#"`messages_to_dict` and `dumpd` (`lc: 1`) dumps, LangGraph state"#;
+
 pub struct Langchain;
 
 impl Dialect for Langchain {

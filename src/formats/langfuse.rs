@@ -39,6 +39,10 @@ use crate::transcript::{Conversation, Item, Loc, Role, Text, ToolDef};
 use crate::tree::Value as Tree;
 use serde_json::Value as Json;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain langfuse` prints (Markdown).
+pub(super) const DOC: &str = r#"Langfuse trace exports: a trace (`GET /api/public/traces/{id}`, `observations`), an observation list (`{data, meta}`), a bare array or one observation per line; `GENERATION` observations' `input`/`output` as the OpenAI integration (`messages` or `{messages, tools}`; the assistant message) or the LangChain handler (OpenAI roles with LangChain `{name, args, id}` calls; tools appended as `{role: "tool", content: <definition>}` are read as definitions) write them, as JSON or a JSON string; rebuilt and judged as `otel` is ([docs/traces.md](../traces.md)); `level: ERROR` is a failed call; `TOOL` observations (no call id) are matched to the calls before them by name and order where that is unambiguous, their `level: ERROR` marking the result as failed; findings only"#;
+
 pub struct Langfuse;
 
 impl Dialect for Langfuse {}

@@ -27,6 +27,10 @@ use crate::finding::FixIntent;
 use crate::transcript::{Conversation, Loc};
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain langgraph-checkpoint` prints (Markdown).
+pub(super) const DOC: &str = r#"LangGraph `SqliteSaver` databases (`langgraph-checkpoint-sqlite`, e.g. `checkpoints.sqlite`): the latest root checkpoint of each thread (`checkpoint_ns = ''`, greatest `checkpoint_id`), decoded from msgpack (`JsonPlusSerializer`; LangChain messages are extension 5, read as their `model_dump()`) or JSON by the `type` column; `channel_values.messages` read as `langchain` reads LangChain messages; one conversation per thread; pickled or encrypted checkpoints are reported unread; read strictly read-only, findings only (a JSON dump of a checkpoint is read too)"#;
+
 pub struct LanggraphCheckpoint;
 
 impl Dialect for LanggraphCheckpoint {}

@@ -16,6 +16,10 @@ use super::{Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{Conversation, Loc};
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain langgraph-stream` prints (Markdown).
+pub(super) const DOC: &str = r#"LangGraph stream-event logs: `graph.stream(..., stream_mode=["messages", "values", ...])` events `[mode, payload]` (or `[namespace, mode, payload]` with subgraphs) saved as a JSON array or JSONL wherever the application writes them; checked from the last `values` snapshot's `messages`, as a `langchain` dump"#;
+
 /// A saved array of stream events, or the same events one JSONL record each.
 pub struct LanggraphStream;
 

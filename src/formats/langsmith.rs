@@ -26,6 +26,10 @@ use crate::finding::FixIntent;
 use crate::transcript::{Conversation, Loc, ToolDef};
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain langsmith` prints (Markdown).
+pub(super) const DOC: &str = r#"LangSmith run exports: a run tree (`child_runs`), an array of runs, or one run per line; `run_type: "llm"` runs with LangChain `dumpd` messages in `inputs.messages[0]` and `outputs.generations[0][0].message` (tools in `extra.invocation_params.tools`, provider `extra.metadata.ls_provider`) or `wrap_openai`'s `create` arguments and `ChatCompletion`; failed tool runs mark the result of their ToolMessage's call; rebuilt and judged as `otel` is; findings only"#;
+
 pub struct Langsmith;
 
 impl Dialect for Langsmith {}

@@ -42,6 +42,10 @@ use crate::finding::{Edit, FixIntent};
 use crate::transcript::{Conversation, Item, Loc, Role};
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain letta` prints (Markdown).
+pub(super) const DOC: &str = r#"Letta agent files (`.af`, picked by walks): the current schema (`agents[].messages` with `in_context_message_ids`, `tools[].json_schema`) and the 0.6/0.7 flat agent (`llm_config`, `messages`, `in_context_message_indices`, or per-message `in_context`); the conversation is the in-context list in its order (superseded system messages left out; ids outside the export skipped), OpenAI Chat messages with `[{type: "text", text}]` content; `tool_returns[].status: "error"` and packaged `"status": "Failed"` results are failures; held to `llm_config.model_endpoint_type`; files stored as a JSON string of JSON are read; fixes: a result whose call the context does not hold leaves the context (its id leaves `in_context_message_ids`, its index `in_context_message_indices`, or its `in_context` flag turns `false`; the message stays in `messages`, nothing is renumbered); other repairs, and every repair in a file stored as a JSON string, are withheld with a note saying why"#;
+
 pub struct Letta;
 
 impl Dialect for Letta {}

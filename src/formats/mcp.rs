@@ -36,6 +36,10 @@ use crate::transcript::{
 };
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain mcp` prints (Markdown).
+pub(super) const DOC: &str = r#"MCP JSON-RPC 2.0 logs: raw stdio captures (NDJSON) and Claude Desktop logs (`~/Library/Logs/Claude/mcp-server-<name>.log`, read when named); `tools/call` ↔ response by `id`, `isError`/`error` fail, `tools/list` declares the schemas"#;
+
 pub struct Mcp;
 
 /// Nothing is inserted into a recorded log.

@@ -40,6 +40,16 @@ macro_rules! adapters {
         $(mod $module;)*
 
         static ADAPTERS: &[&dyn Adapter] = &[$(&$module::$variant,)*];
+
+        impl Format {
+            /// What toolcheck reads in this format, from its module's `DOC` (Markdown): the
+            /// format's page in `docs/formats/` and what `toolcheck explain` prints.
+            pub fn doc(self) -> &'static str {
+                match self {
+                    $(Format::$variant => $module::DOC,)*
+                }
+            }
+        }
     };
 }
 crate::format::each_format!(adapters);

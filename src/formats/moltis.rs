@@ -21,6 +21,10 @@ use crate::transcript::{
 };
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain moltis` prints (Markdown).
+pub(super) const DOC: &str = r#"Moltis session `history.jsonl` (`~/.moltis/sessions/v1/k<key>/`, legacy `sessions/<key>.jsonl`): assistant `tool_calls`, `tool_result` lines (`success: false` / `error` fail), compaction stubs; arguments repeated on results are compared with the call's"#;
+
 pub struct Moltis;
 
 const ROLES: [&str; 6] = [

@@ -24,6 +24,10 @@ use crate::transcript::{
 };
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain openai-chat` prints (Markdown).
+pub(super) const DOC: &str = r#"Chat Completions requests, bare message arrays, fine-tuning, preference and batch JSONL, legacy `function_call`, Ollama/Mistral-style object arguments"#;
+
 pub struct OpenAiChat;
 
 impl Dialect for OpenAiChat {

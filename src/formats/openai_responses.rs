@@ -39,6 +39,12 @@ use crate::transcript::{
 };
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain openai-responses` prints (Markdown).
+pub(super) const DOC: &str = r#"Responses API `input` items and saved responses' `output`; pairs by `call_id`; `previous_response_id` means earlier items live on the server
+
+**SQLite.** OpenAI Agents SDK `SQLiteSession` databases (the `db_path` given to `SQLiteSession`, e.g. `conversations.db`): `agent_messages.message_data`, one Responses input item per row, one conversation per `session_id`, in `id` order"#;
+
 pub struct OpenAiResponses;
 
 impl Dialect for OpenAiResponses {

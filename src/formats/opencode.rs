@@ -38,6 +38,10 @@ use crate::transcript::{
 };
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain opencode` prints (Markdown).
+pub(super) const DOC: &str = r#"opencode ≥ 1.2 and Kilo ≥ 7.2.21 sessions (`~/.local/share/opencode/opencode.db` on every OS, `$XDG_DATA_HOME/opencode/`, `OPENCODE_DB`; Kilo `~/.local/share/kilo/kilo.db`; see [docs/agents/opencode.md](../agents/opencode.md)): `part.data` with its `message.data`, one conversation per session, messages in `(time_created, id)` order and their parts by `id`; a `tool` part is a call and its result; messages before the last completed compaction and assistants that ended in an error are left out; a `pending`/`running` part outside the last message is an unanswered call (a warning: current opencode answers it itself), fixed by giving it the `error` state"#;
+
 pub struct Opencode;
 
 /// The key the store puts a part's `data` under.

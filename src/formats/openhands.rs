@@ -41,6 +41,10 @@ use crate::transcript::{
 };
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain openhands` prints (Markdown).
+pub(super) const DOC: &str = r#"OpenHands (V0) trajectories: a JSON array of events (`action` / `observation`, `source`, `cause`, `tool_call_metadata`); an action with `tool_call_metadata` is a call (arguments from its recorded `model_response`, else `args`; calls of one response are one turn), an observation answers the call of its `tool_call_metadata` or of the action its `cause` names; `observation: "error"` and `success: false` are failures; recalls and state changes are left out; findings only. OpenHands V1 SDK conversation folders (folder): `<conversation>/events/event-NNNNN-<event id>.json` (or `event-NNNNN.json`) beside `base_state.json`, one event per file; the `events` folder is one conversation, read when it, any file in it or a folder above it is named, files in index order (one event per JSONL line is read the same way); `ActionEvent` calls (`tool_call`; the actions of one `llm_response_id` are one turn), `ObservationEvent` (`observation.is_error`), `AgentErrorEvent` and `UserRejectObservation` results (failures), `MessageEvent` and `SystemPromptEvent` text; the whole log is read (condensations and tree branches not applied); the SDK drops unmatched actions and observations before sending, so those are warnings; findings are placed in the event file they are in; findings only"#;
+
 pub struct OpenHands;
 
 impl Dialect for OpenHands {}

@@ -29,6 +29,10 @@ use crate::transcript::{Item, Loc, Role, Text};
 use crate::tree::Value as Tree;
 use serde_json::Value as Json;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain openinference` prints (Markdown).
+pub(super) const DOC: &str = r#"OpenInference (Arize Phoenix) traces as OTLP JSON (camelCase or snake_case), Phoenix REST and `otlpv1` span pages (`{data, next_cursor}`), and `get_spans_dataframe()` rows (JSON records or JSONL): `llm.input_messages.N.message.*`, `llm.output_messages.N.message.*`, `llm.tools.N.tool.json_schema`, `llm.provider`; rebuilt and judged as `otel` is; findings only"#;
+
 pub struct OpenInference;
 
 impl Dialect for OpenInference {}

@@ -48,6 +48,10 @@ use crate::transcript::{Item, Loc, Role, Text};
 use crate::tree::Value as Tree;
 use serde_json::Value as Json;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain otel` prints (Markdown).
+pub(super) const DOC: &str = r#"OpenTelemetry GenAI traces as OTLP JSON (one export request per document, or one per line as a collector's file exporter writes; ids hex or base64): the message attributes `gen_ai.input.messages` / `gen_ai.output.messages` / `gen_ai.system_instructions` / `gen_ai.tool.definitions` OpenLLMetry's flattened `gen_ai.prompt.N.*` / `gen_ai.completion.N.*` / `llm.request.functions.N.*`, the 1.28–1.36 message events (`gen_ai.user.message`, `gen_ai.choice`, …) as log records or span events, and the ≤ 1.27 span events `gen_ai.content.prompt` / `gen_ai.content.completion`; model calls whose inputs extend each other are one conversation, checked at its last call ([docs/traces.md](../traces.md)); held to the provider the span names; failed `execute_tool` spans mark their results as errors; a rejection the trace shows succeeded is a warning; findings only"#;
+
 pub struct Otel;
 
 /// Why an export without model calls is not a conversation.

@@ -49,6 +49,10 @@ use crate::transcript::{
 };
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain pi` prints (Markdown).
+pub(super) const DOC: &str = r#"pi, OpenClaw and oh-my-pi session JSONL (`~/.pi/agent/sessions/--<cwd>--/<ts>_<uuid>.jsonl`, `~/.openclaw/agents/<id>/sessions/*.jsonl`), rebuilt as pi resumes it: the `parentId` path from the last entry (v1 files: file order), the last compaction's summary and kept entries; `toolCall` blocks and `toolResult` messages (`isError`, OpenClaw `details.status: "error"` fail); assistants that stopped with `error`/`aborted` are not sent and not checked; `partialJson` that does not parse is truncated arguments; a call the file ends on is still running; `fix` inserts a synthetic `toolResult` line (`isError: true`) for an unanswered call and removes stray and (unsafe) duplicate result lines, re-linking `parentId`s (v2+ files)"#;
+
 pub struct Pi;
 
 /// Entry types pi writes after the header.

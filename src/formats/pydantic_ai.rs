@@ -30,6 +30,10 @@ use crate::transcript::{
 };
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain pydantic-ai` prints (Markdown).
+pub(super) const DOC: &str = r#"Pydantic AI message histories (`result.all_messages_json()`, `ModelMessagesTypeAdapter.dump_json`): `request`/`response` messages of `part_kind` parts; `tool-call` `args` as JSON text or an object (`null`: none), `tool-return` and `retry-prompt` by `tool_call_id` (a retry prompt naming a tool is a failed result; `outcome: failed/denied/interrupted` too); calls in the last response are pending; fixes insert failed `tool-return` parts and remove orphans"#;
+
 pub struct PydanticAi;
 
 /// Part kinds only Pydantic AI writes, one of which must be there to tell a history apart.

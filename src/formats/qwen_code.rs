@@ -48,6 +48,10 @@ use crate::finding::{Edit, FixIntent};
 use crate::transcript::{Conversation, Loc, Pairing, Role, ToolCall};
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain qwen-code` prints (Markdown).
+pub(super) const DOC: &str = r#"Qwen Code session recordings (`~/.qwen/tmp/<projectId>/chats/<sessionId>.jsonl`; later builds `~/.qwen/projects/<cwd>/chats/`): `{uuid, parentUuid, type, message: {role, parts}}` records (Claude Code's envelope, Gemini's `Content`; `message.parts`, `systemPayload` and `toolCallResult` tell them from Claude Code's), rebuilt as Qwen Code resumes them: the `parentUuid` path from the last record, records sharing a uuid joined, the last `chat_compression`'s `compressedHistory` then later non-system messages; `functionCall`/`functionResponse` parts by id (`response.error` fails); thoughts, `toolCallResult` and other system payloads not read; held to the rules every provider shares; a call the file ends on is still running; fixes keep the `parentUuid` chain whole: a failed `tool_result` record inserted for an unanswered call, a stray result record removed (never in a `compressedHistory`)"#;
+
 pub struct QwenCode;
 
 /// Record types Qwen Code writes.

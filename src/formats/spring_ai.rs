@@ -34,6 +34,10 @@ use crate::transcript::{
 };
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain spring-ai` prints (Markdown).
+pub(super) const DOC: &str = r#"Spring AI chat memory: `RedisChatMemoryRepository` documents (key `chat-memory:<conversationId>:<seq>`) as a JSON array or a JSONL export, Jackson dumps of the messages (`messageType`), spring-ai-session `AI_SESSION_EVENT` rows (`message_data` JSON in a string); tools come from `--tools`"#;
+
 /// Spring AI chat memory: a JSON file holding an array of messages (or rows) or a single
 /// message, or a JSONL export with one message (or row) per line, read together as one
 /// history.

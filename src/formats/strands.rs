@@ -32,6 +32,10 @@ use crate::finding::FixIntent;
 use crate::transcript::{Conversation, Item, Loc, Pairing, Role};
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain strands` prints (Markdown).
+pub(super) const DOC: &str = r#"**folder.** Strands Agents session folders (`FileSessionManager`: `session_<id>/agents/agent_<id>/messages/message_<n>.json`): one `messages` folder is one conversation, read when the folder, any file in it or a folder above it is named; files in numeric order, the first `removed_message_count` of them (`agent.json`, by position as Strands counts) left out; `redact_message` replaces `message`; Bedrock Converse blocks (`toolUse`, `toolResult` with `status: "error"`); findings are placed in the message file they are in; fixes edit inside one message file each (a stray block removed, an error `toolResult` put ahead of the next user message's blocks, arguments replaced), diffs and writes are per message file, and `--write` checks every changed file before writing any (see [docs/traces.md](../traces.md#fixing-strands-folders-and-letta-files)); a fix that would add, remove or renumber a message file is withheld with a note (`session.json` and `agent.json` are skipped and named in the summary)"#;
+
 pub struct Strands;
 
 /// Blocks are Bedrock Converse blocks. Results inserted are planned here (`plan_edits`): a

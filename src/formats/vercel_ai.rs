@@ -35,6 +35,10 @@ use crate::transcript::{
 };
 use crate::tree::Value as Tree;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain vercel-ai` prints (Markdown).
+pub(super) const DOC: &str = r#"AI SDK `ModelMessage` (v5 `input`/`output`, v4 `args`/`result`) and persisted `UIMessage` arrays"#;
+
 pub struct VercelAi;
 
 impl Dialect for VercelAi {

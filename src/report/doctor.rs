@@ -1,5 +1,5 @@
 //! What `toolcheck doctor` prints: one block per agent in text, or one JSON object per
-//! session (the schema is in the README, "doctor").
+//! session (the schema is in docs/doctor.md).
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};

@@ -9,8 +9,8 @@ declare_rule! {
     /// empty (`content: []`). An empty result without the error flag is accepted.
     ///
     /// ## Why it matters
-    /// Bedrock rejects the request with "The content field at
-    /// messages.<n>.content.0.toolResult cannot be empty when status value is error."
+    /// Bedrock rejects the request with `"The content field at
+    /// messages.<n>.content.0.toolResult cannot be empty when status value is error."`
     /// (aws-samples/sample-multi-agent-orchestration-chat-on-agentcore#15). Agents that
     /// record a failed tool with its status but without its message write this, and the
     /// session then fails on every later request.

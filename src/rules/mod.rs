@@ -113,14 +113,18 @@ pub fn find(key: &str) -> Option<&'static dyn Rule> {
 /// ` (did you mean `orphaned-tool-result`?)` when `key` is close to a rule's name or code, for
 /// error messages about unknown rules; empty otherwise.
 pub fn did_you_mean(key: &str) -> String {
+    did_you_mean_among(key, &[])
+}
+
+/// As [`did_you_mean`], with `others` (format names, for `explain`) as candidates too.
+pub fn did_you_mean_among(key: &str, others: &[&str]) -> String {
     let key = key.trim().to_ascii_lowercase();
     let mut best: Option<(f64, &str)> = None;
-    for m in RULES.iter().map(|r| r.meta()) {
-        for candidate in [m.name, m.code] {
-            let score = strsim::jaro_winkler(&key, &candidate.to_ascii_lowercase());
-            if score >= 0.8 && best.is_none_or(|(s, _)| score > s) {
-                best = Some((score, candidate));
-            }
+    let rule_keys = RULES.iter().flat_map(|r| [r.meta().name, r.meta().code]);
+    for candidate in rule_keys.chain(others.iter().copied()) {
+        let score = strsim::jaro_winkler(&key, &candidate.to_ascii_lowercase());
+        if score >= 0.8 && best.is_none_or(|(s, _)| score > s) {
+            best = Some((score, candidate));
         }
     }
     best.map_or_else(String::new, |(_, name)| {

@@ -47,8 +47,8 @@ declare_rule! {
     ///
     /// The official SDK sends Contents as given (googleapis/python-genai `t_contents` groups
     /// bare parts, never two Contents), so what the file holds is what the endpoint saw.
-    /// Bedrock rejects a split with "Expected toolResult blocks at messages.2.content for the
-    /// following Ids: tooluse_<id>" (genkit-ai/aws-bedrock-js-plugin#664); its counterpart for
+    /// Bedrock rejects a split with `"Expected toolResult blocks at messages.2.content for the
+    /// following Ids: tooluse_<id>"` (genkit-ai/aws-bedrock-js-plugin#664); its counterpart for
     /// extra results, "The number of toolResult blocks at messages.2.content exceeds the
     /// number of toolUse blocks of previous turn." (pydantic/pydantic-ai#2327), comes from
     /// results the rules above report. Frameworks that write one Content or message per tool

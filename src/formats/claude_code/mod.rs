@@ -22,6 +22,10 @@ use crate::tree::Value as Tree;
 use relink::{insert_result, is_whole_line, move_result, remove_line};
 use session::Session;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain claude-code` prints (Markdown).
+pub(super) const DOC: &str = r#"Claude Code session JSONL, rebuilt like `--resume`: `parentUuid` chain, lines sharing `message.id` merged, sidechains apart; see [docs/agents/claude-code.md](../agents/claude-code.md)"#;
+
 pub struct ClaudeCode;
 
 /// Record types Claude Code writes to a session file.

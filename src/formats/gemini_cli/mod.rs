@@ -67,6 +67,10 @@ use crate::tree::Value as Tree;
 
 mod fix;
 
+/// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
+/// and what `toolcheck explain gemini-cli` prints (Markdown).
+pub(super) const DOC: &str = r#"Gemini CLI session recordings (`~/.gemini/tmp/<projectId>/chats/session-*.jsonl`, home moved by `GEMINI_CLI_HOME`; legacy whole-file `session-*.json`), folded as the CLI loads them (0.44–0.61): same-`id` lines replace the message in place, `$rewindTo` drops a message and what follows, a `$set.messages` checkpoint restarts the history and later lines build on it; calls are `functionCall` parts (legacy: `toolCalls[]`), results `toolCalls[].result` and durable user `functionResponse` messages (`status` `error`/`cancelled` and `response.error` fail); `info`/`error`/`warning` messages and slash commands are not sent; held to Gemini's rules; a call the file ends on is still running; responses the CLI sends twice on resume (gemini-cli#29365) are errors; fixes append a corrected same-`id` version of the message (an unanswered call `cancelled` with an error response; for responses duplicated on resume, the calls moved into `content` and their `toolCalls` entries dropped, so later resumes stay clean; another duplicated or orphaned response left out; none in legacy `.json`) (`/chat save` checkpoints are `gemini`)"#;
+
 pub struct GeminiCli;
 
 /// Message types the recorder writes.
