@@ -30,11 +30,13 @@ fn markdown_files(dir: &Path) -> Vec<String> {
     names
 }
 
-/// The generated pages among `names`: `SUMMARY.md` and those under `rules/` and `formats/`.
+/// The generated pages among `names`: `SUMMARY.md` and those under `rules/`, `formats/` and
+/// `doctor/`.
 fn generated(names: &[String]) -> Vec<String> {
+    let folders = ["rules/", "formats/", "doctor/"];
     names
         .iter()
-        .filter(|n| *n == "SUMMARY.md" || n.starts_with("rules/") || n.starts_with("formats/"))
+        .filter(|n| *n == "SUMMARY.md" || folders.iter().any(|f| n.starts_with(f)))
         .cloned()
         .collect()
 }

@@ -10,7 +10,8 @@
 //! decided here: every store found is linted like any input, and what no adapter reads is
 //! reported as not read.
 
-use std::collections::{BTreeMap, HashSet};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -28,6 +29,9 @@ pub struct Env {
     pub home: Option<PathBuf>,
     pub vars: BTreeMap<String, String>,
     pub os: Os,
+    /// Every variable an agent's locations read, set or not: the variables that move its
+    /// store, for its generated page.
+    asked: RefCell<BTreeSet<String>>,
 }
 
 impl Env {
@@ -57,13 +61,32 @@ impl Env {
             .get(home_var)
             .filter(|h| !h.is_empty())
             .map(PathBuf::from);
-        Env { home, vars, os }
+        Env {
+            home,
+            vars,
+            os,
+            asked: RefCell::default(),
+        }
+    }
+
+    /// A variable that is set and not empty.
+    pub(crate) fn var(&self, name: &str) -> Option<&str> {
+        self.asked.borrow_mut().insert(name.to_string());
+        self.vars
+            .get(name)
+            .map(String::as_str)
+            .filter(|v| !v.trim().is_empty())
     }
 
     /// A variable that is set and not empty, as a path (a leading `~` is the home).
     pub fn path(&self, name: &str) -> Option<PathBuf> {
-        let value = self.vars.get(name).filter(|v| !v.trim().is_empty())?;
+        let value = self.var(name)?;
         Some(self.expand(value))
+    }
+
+    /// The variables read so far, in name order.
+    pub fn asked(&self) -> Vec<String> {
+        self.asked.borrow().iter().cloned().collect()
     }
 
     /// `~` and `~/…` expanded to the home directory.
@@ -185,6 +208,11 @@ pub struct Location {
 }
 
 impl Location {
+    /// The session files' patterns under the root (`""`: the root is the file).
+    pub fn patterns(&self) -> &'static [&'static str] {
+        self.patterns
+    }
+
     fn new(
         agent: Agent,
         root: PathBuf,

@@ -5,8 +5,8 @@ use super::{moved, Add, Env};
 pub(super) fn locations(env: &Env, add: &mut Add<'_>) {
     let data = moved(env, &["XDG_DATA_HOME"], env.home_join(".local/share"))
         .map(|(d, o)| (d.join("opencode"), o));
-    match env.vars.get("OPENCODE_DB").filter(|v| !v.is_empty()) {
-        Some(db) if db == ":memory:" => {}
+    match env.var("OPENCODE_DB") {
+        Some(":memory:") => {}
         Some(db) => {
             let db = env.expand(db);
             // A relative `OPENCODE_DB` is relative to the data directory.
