@@ -248,6 +248,18 @@ impl Turn {
     pub fn last_message(&self) -> &Loc {
         self.items.last().map_or(&self.loc, Item::message)
     }
+
+    /// The turn's items message by message (a turn may merge several), in order.
+    pub fn by_message(&self) -> Vec<(&Loc, Vec<&Item>)> {
+        let mut messages: Vec<(&Loc, Vec<&Item>)> = Vec::new();
+        for item in &self.items {
+            match messages.last_mut() {
+                Some((message, items)) if *message == item.message() => items.push(item),
+                _ => messages.push((item.message(), vec![item])),
+            }
+        }
+        messages
+    }
 }
 
 #[derive(Debug, Clone)]

@@ -243,3 +243,87 @@ fn reasoning_stand_ins_are_unsafe_fixes_the_provider_then_accepts() {
     let after = common::lint_concise(dir.path(), ".");
     assert_eq!(after.code, 0, "{}", after.transcript());
 }
+
+/// Bedrock Converse rejects user text in the message that carries tool results
+/// (`content-beside-tool-result`): in a Converse request, and in an Anthropic request or a
+/// Chat history (a `tool` message then a `user` one) sent to Bedrock, where the translation
+/// merges them. Anthropic's own API takes the same Anthropic request.
+#[test]
+fn bedrock_rejects_user_text_beside_tool_results() {
+    let anthropic = r#"{"model": "claude-sonnet-4-5", "max_tokens": 64,
+      "tools": [{"name": "deploy_log", "input_schema": {"type": "object"}}],
+      "messages": [
+        {"role": "user", "content": "Why did errors jump?"},
+        {"role": "assistant", "content": [
+          {"type": "tool_use", "id": "toolu_01", "name": "deploy_log", "input": {}}]},
+        {"role": "user", "content": [
+          {"type": "tool_result", "tool_use_id": "toolu_01", "content": "v2.41 rolled out"},
+          {"type": "text", "text": "Was it that rollout?"}]}]}"#;
+    let snapshot = [
+        concise_case(
+            "fixtures/bedrock-converse/broken-text-beside-tool-result.json",
+            &[],
+        ),
+        concise_case(
+            "fixtures/openai-chat/mistral-tool-then-user.json",
+            &["--target", "bedrock"],
+        ),
+    ]
+    .join("\n");
+    insta::assert_snapshot!(snapshot);
+    let native = lint_body("request.json", anthropic, &[]);
+    assert_eq!(native.code, 0, "{}", native.transcript());
+    let sent_to_bedrock = lint_body("request.json", anthropic, &["--target", "bedrock"]);
+    assert_eq!(
+        lines_with(&sent_to_bedrock, "TC515").len(),
+        1,
+        "{}",
+        sent_to_bedrock.transcript()
+    );
+    // An assistant message between the results and the text: accepted.
+    let bridged = anthropic.replace(
+        r#"{"type": "text", "text": "Was it that rollout?"}]}]}"#,
+        r#"]}, {"role": "assistant", "content": "It was."},
+        {"role": "user", "content": "Thanks"}]}"#,
+    );
+    let bridged = bridged.replace(r#""v2.41 rolled out"},"#, r#""v2.41 rolled out"}"#);
+    let out = lint_body("bridged.json", &bridged, &["--target", "bedrock"]);
+    assert_eq!(out.code, 0, "{}", out.transcript());
+}
+
+/// DeepSeek rejects anything between a call and its result: Chat Completions a message
+/// between the assistant's calls and the `tool` messages, its `/responses` a message or a
+/// reasoning item between a `function_call` and its output, which OpenAI's Responses API
+/// pairs by `call_id` wherever it comes. The safe fix moves the output next to its call.
+#[test]
+fn deepseek_rejects_an_item_between_a_call_and_its_output() {
+    let file = "fixtures/openai-responses/broken-deepseek-message-between.json";
+    let chat = r#"{"model": "deepseek-chat",
+      "tools": [{"type": "function", "function": {"name": "shell", "parameters": {"type": "object"}}}],
+      "messages": [
+        {"role": "user", "content": "Run it"},
+        {"role": "assistant", "tool_calls": [{"id": "call_00_a", "type": "function",
+          "function": {"name": "shell", "arguments": "{}"}}]},
+        {"role": "system", "content": "Shellcheck found potential issues"},
+        {"role": "tool", "tool_call_id": "call_00_a", "content": "ran"}]}"#;
+    let chat_out = lint_body("chat.json", chat, &[]);
+    let snapshot = [
+        concise_case(file, &[]),
+        concise_case(file, &["--target", "openai-responses"]),
+        format!("$ toolcheck lint chat.json\n{}", chat_out.transcript()),
+    ]
+    .join("\n");
+    insta::assert_snapshot!(snapshot);
+    let (_, fixed) = common::fix_write_round_trip(
+        "openai-responses/broken-deepseek-message-between.json",
+        "request.json",
+        &[],
+        &[],
+    );
+    let output = fixed.find("function_call_output").unwrap_or(usize::MAX);
+    let developer = fixed.find("\"developer\"").unwrap_or(0);
+    assert!(
+        output < developer,
+        "the output now precedes the message:\n{fixed}"
+    );
+}

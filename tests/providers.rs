@@ -223,10 +223,22 @@ fn mistral_user_after_tool_result_is_a_contested_warning() {
         "mistral",
     ]);
     assert_eq!(bridged.code, 0, "{}", bridged.transcript());
-    for target in ["openai", "anthropic", "gemini", "bedrock"] {
+    for target in ["openai", "anthropic", "gemini"] {
         let other = toolcheck(&["lint", rejected, "--target", target]);
         assert_eq!(other.code, 0, "{target}: {}", other.transcript());
     }
+    // Bedrock Converse has no tool role: the results and the user text become one message,
+    // which it rejects (`content-beside-tool-result`).
+    let bedrock = toolcheck(&[
+        "lint",
+        rejected,
+        "--target",
+        "bedrock",
+        "--output-format",
+        "concise",
+    ]);
+    assert_eq!(bedrock.code, 1, "{}", bedrock.transcript());
+    assert!(bedrock.stdout.contains("TC515"), "{}", bedrock.stdout);
 }
 
 /// `deepseek` and `moonshot` (alias `kimi`) are targets of their own: an unanswered call is

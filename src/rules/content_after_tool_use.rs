@@ -67,15 +67,7 @@ impl Rule for ContentAfterToolUse {
             return;
         };
         for turn in conv.turns.iter().filter(|t| t.role == Role::Assistant) {
-            // The items of each message of the turn, in order.
-            let mut messages: Vec<(&Loc, Vec<&Item>)> = Vec::new();
-            for item in &turn.items {
-                match messages.last_mut() {
-                    Some((message, items)) if *message == item.message() => items.push(item),
-                    _ => messages.push((item.message(), vec![item])),
-                }
-            }
-            for (_, items) in messages {
+            for (_, items) in turn.by_message() {
                 if let Some(finding) = check_message(cx, &items) {
                     out.push(finding.rejected_by(verdict.clone()));
                 }

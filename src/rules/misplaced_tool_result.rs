@@ -1,7 +1,8 @@
-use super::pairing::{call_at, next_turn_block, result_at, Misplacement, ResultStatus};
-use super::{declare_rule, Context, Rule, RuleMeta};
+use super::pairing::{call_at, next_turn_block, result_at, Misplacement, Pos, ResultStatus};
+use super::{declare_rule, Context, Rule, RuleMeta, Verdict};
 use crate::finding::{Applicability, Finding, FixIntent};
-use crate::transcript::{Conversation, Item, Role};
+use crate::provider::Provider;
+use crate::transcript::{Conversation, Item, Pairing, Role};
 
 declare_rule! {
     /// ## What it does
@@ -18,8 +19,19 @@ declare_rule! {
     /// ## Why it matters
     /// The provider rejects the request as if the call had no result ("tool_use ids were
     /// found without tool_result blocks immediately after", "Please ensure that function
-    /// response turn comes immediately after a function call turn"). Frameworks that insert a
-    /// user or system message while tools run produce this.
+    /// response turn comes immediately after a function call turn"; DeepSeek: "An assistant
+    /// message with 'tool_calls' must be followed by tool messages responding to each
+    /// 'tool_call_id'. (insufficient tool messages following tool_calls message)", with a
+    /// system message between the calls and their results in gptme/gptme#3421). Frameworks
+    /// that insert a user or system message while tools run produce this.
+    ///
+    /// OpenAI's Responses API pairs a `function_call_output` with its call by `call_id`
+    /// wherever it comes later, so Responses items are not reported there. DeepSeek's
+    /// `/responses` does not: a `message` or `reasoning` item between a call and its output
+    /// is rejected with "No tool output found for tool call call_…" although the output is
+    /// in the request (deepseek-ai/DeepSeek-V3#1588: a Codex hook's developer message;
+    /// deepseek-ai/awesome-deepseek-integration#740), so a Responses history held to DeepSeek
+    /// is reported when anything but other calls and outputs sits between the two.
     ///
     /// ## Example
     /// ```json
@@ -38,7 +50,7 @@ declare_rule! {
         name: "misplaced-tool-result",
         severity: Error,
         fix: Safe,
-        rejected_by: [Openai, Anthropic, Gemini, Bedrock],
+        rejected_by: [Openai, Anthropic, Gemini, Bedrock, Deepseek],
         summary: "a call's result exists later, but not where the provider requires it",
     }
 }
@@ -49,6 +61,12 @@ impl Rule for MisplacedToolResult {
     }
 
     fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
+        if conv.pairing == Pairing::AnyLater {
+            if let Some(verdict) = cx.judge(&[Provider::Deepseek]) {
+                not_adjacent(cx, conv, &verdict, out);
+            }
+            return;
+        }
         for &(pos, status) in &cx.pairs().results {
             let ResultStatus::Misplaced { call, why } = status else {
                 continue;
@@ -116,6 +134,87 @@ impl Rule for MisplacedToolResult {
             };
             out.push(finding);
         }
+    }
+}
+
+/// Responses items held to DeepSeek: each output whose call is separated from it by anything
+/// but other calls and outputs (a message, a reasoning item).
+fn not_adjacent(cx: &Context<'_>, conv: &Conversation, verdict: &Verdict, out: &mut Vec<Finding>) {
+    let order: Vec<(Pos, &Item)> = conv
+        .turns
+        .iter()
+        .enumerate()
+        .flat_map(|(t, turn)| {
+            turn.items
+                .iter()
+                .enumerate()
+                .map(move |(i, item)| ((t, i), item))
+        })
+        .collect();
+    let index = |pos: Pos| order.iter().position(|(p, _)| *p == pos);
+    for &(pos, status) in &cx.pairs().results {
+        let ResultStatus::Paired { call } = status else {
+            continue;
+        };
+        let (Some(from), Some(to)) = (index(call), index(pos)) else {
+            continue;
+        };
+        let in_the_way: Vec<&(Pos, &Item)> = order
+            .get(from + 1..to)
+            .unwrap_or_default()
+            .iter()
+            // What sits inside the call's own turn (reasoning between parallel calls) is
+            // `missing-thinking-block`'s; moving the output cannot change it.
+            .filter(|((t, _), _)| *t != call.0)
+            .filter(|(_, item)| match item {
+                Item::Call(c) => !c.is_client(),
+                Item::Result(r) => r.provider_executed,
+                Item::Text(_) | Item::Thinking(_) => true,
+            })
+            .collect();
+        let Some(((turn, _), first)) = in_the_way.first() else {
+            continue;
+        };
+        let (Some(result), Some(call_node), Some(call_turn)) = (
+            result_at(conv, pos),
+            call_at(conv, call),
+            conv.turns.get(call.0),
+        ) else {
+            continue;
+        };
+        let what = match (first, conv.turns.get(*turn)) {
+            (Item::Thinking(_), _) => "a reasoning item".to_string(),
+            (_, Some(turn)) if turn.role == Role::Assistant => "an assistant message".to_string(),
+            (_, Some(turn)) => format!("a {} message", turn.role.as_str()),
+            (_, None) => "an item".to_string(),
+        };
+        let more = match in_the_way.len() {
+            1 => String::new(),
+            n => format!(" (and {} more)", n - 1),
+        };
+        let finding = Finding::about_result(
+            &MisplacedToolResult::META,
+            result,
+            &result.loc,
+            format!(
+                "{} is not next to its call at {}: {what}{more} comes between them, and DeepSeek's Responses endpoint then finds no output for the call",
+                result.subject(),
+                cx.describe(&call_node.loc)
+            ),
+        )
+        .help("move the output right after its call, before the item in between")
+        .fix(
+            Applicability::Safe,
+            "move the output right after its call's turn",
+            FixIntent::MoveResult {
+                result: result.loc.clone(),
+                message: result.message.clone(),
+                after: call_turn.last_message().clone(),
+                before: next_turn_block(conv, call.0),
+            },
+        )
+        .rejected_by(verdict.clone());
+        out.push(finding);
     }
 }
 

@@ -14,6 +14,7 @@ mod arguments_mismatch;
 mod arguments_not_object;
 mod call_turn_out_of_place;
 mod content_after_tool_use;
+mod content_beside_tool_result;
 mod duplicate_tool_call_id;
 mod duplicate_tool_result;
 mod empty_arguments;
@@ -100,6 +101,7 @@ pub static RULES: &[&dyn Rule] = &[
     &unpersisted_item_reference::UnpersistedItemReference,
     &misplaced_system_message::MisplacedSystemMessage,
     &reasoning_item_content::ReasoningItemContent,
+    &content_beside_tool_result::ContentBesideToolResult,
 ];
 
 /// The rule whose code or name is `key`.
