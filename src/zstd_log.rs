@@ -255,6 +255,12 @@ pub fn decode(file: &[u8], limit: u64) -> Option<Log> {
     decode_owned(file.to_vec(), limit, Origin::Stream)
 }
 
+/// The log a file's bytes hold, as [`read`] finds it (a fix may be written back, with no
+/// stamp to check the file against): for tests and the fuzz targets.
+pub fn decode_file(file: Vec<u8>, limit: u64) -> Option<Log> {
+    decode_owned(file, limit, Origin::File(None))
+}
+
 fn decode_owned(file: Vec<u8>, limit: u64, origin: Origin) -> Option<Log> {
     let scan = scan(&file);
     let mut bytes = Vec::new();
@@ -687,5 +693,114 @@ mod tests {
         assert!(scan.broken.is_some());
         let scan = scan_of(b"\x28\xb5");
         assert_eq!(scan.torn, Some(0));
+    }
+
+    /// The frames of `texts`, one each, and the log they read as (writable).
+    fn log_of(texts: &[&str]) -> (Vec<u8>, Log) {
+        let file: Vec<u8> = texts.iter().flat_map(|t| frame(t)).collect();
+        let log = decode_file(file.clone(), 1 << 20).expect("decodes");
+        (file, log)
+    }
+
+    fn frames_of(file: &[u8]) -> Vec<&[u8]> {
+        scan(file)
+            .frames
+            .iter()
+            .map(|&(s, e)| file.get(s..e).expect("a frame"))
+            .collect()
+    }
+
+    const TEXTS: [&str; 3] = ["{\"h\":0}\n", "{\"a\":1}\n{\"b\":2}\n", "{\"c\":3}\n"];
+
+    #[test]
+    fn an_unchanged_text_is_the_same_bytes() {
+        let (file, log) = log_of(&TEXTS);
+        assert_eq!(log.rewrite(log.bytes()).expect("rewritten"), file);
+    }
+
+    #[test]
+    fn added_lines_are_one_new_frame_after_the_others() {
+        let (file, log) = log_of(&TEXTS);
+        let text = [TEXTS.concat(), "{\"d\":4}\n{\"e\":5}\n".into()].concat();
+        let out = log.rewrite(text.as_bytes()).expect("rewritten");
+        assert!(out.starts_with(&file));
+        assert_eq!(frames_of(&out).len(), 4);
+        let again = decode(&out, 1 << 20).expect("decodes");
+        assert_eq!(again.bytes(), text.as_bytes());
+        // dsh's frames carry checksums; the new one does too.
+        assert!(again.frames.iter().all(|f| f.checksum));
+    }
+
+    #[test]
+    fn a_changed_frame_alone_is_compressed_again() {
+        let (file, log) = log_of(&TEXTS);
+        let text = TEXTS.concat().replace("{\"b\":2}", "{\"b\":20}");
+        let out = log.rewrite(text.as_bytes()).expect("rewritten");
+        let (old, new) = (frames_of(&file), frames_of(&out));
+        assert_eq!(new.len(), 3);
+        assert_eq!(old.first(), new.first());
+        assert_eq!(old.get(2), new.get(2));
+        assert_ne!(old.get(1), new.get(1));
+        let again = decode(&out, 1 << 20).expect("decodes");
+        assert_eq!(again.bytes(), text.as_bytes());
+        assert!(again.frames.get(1).is_some_and(|f| f.checksum));
+    }
+
+    #[test]
+    fn lines_removed_or_inserted_between_frames_keep_the_neighbours() {
+        let (file, log) = log_of(&TEXTS);
+        let old = frames_of(&file);
+        // A frame's every line removed: the frame goes, the others stay as they were.
+        let text = [TEXTS[0], TEXTS[2]].concat();
+        let out = log.rewrite(text.as_bytes()).expect("rewritten");
+        assert_eq!(frames_of(&out), [old[0], old[2]]);
+        // A line between two frames: a frame of its own there.
+        let text = [TEXTS[0], "{\"x\":9}\n", TEXTS[1], TEXTS[2]].concat();
+        let out = log.rewrite(text.as_bytes()).expect("rewritten");
+        let new = frames_of(&out);
+        assert_eq!(new.len(), 4);
+        assert_eq!((new[0], new[2], new[3]), (old[0], old[1], old[2]));
+        assert_eq!(
+            decode(&out, 1 << 20).expect("decodes").bytes(),
+            text.as_bytes()
+        );
+    }
+
+    #[test]
+    fn a_frame_without_a_checksum_is_compressed_again_without_one() {
+        let mut plain = zstd::bulk::Compressor::new(3).expect("encoder");
+        let mut file = frame(TEXTS[0]);
+        file.extend(plain.compress(TEXTS[1].as_bytes()).expect("compress"));
+        let log = decode_file(file, 1 << 20).expect("decodes");
+        let text = [TEXTS[0], "{\"a\":1}\n"].concat();
+        let out = log.rewrite(text.as_bytes()).expect("rewritten");
+        let again = decode(&out, 1 << 20).expect("decodes");
+        assert_eq!(
+            again.frames.iter().map(|f| f.checksum).collect::<Vec<_>>(),
+            [true, false]
+        );
+    }
+
+    #[test]
+    fn stdin_torn_damaged_and_unterminated_logs_are_not_rewritten() {
+        let (file, _) = log_of(&TEXTS);
+        let text = [TEXTS.concat(), "{\"d\":4}\n".into()].concat();
+        let stdin = decode(&file, 1 << 20).expect("decodes");
+        assert!(stdin.rewrite(text.as_bytes()).is_err());
+        let torn = decode_file(file.get(..file.len() - 3).expect("cut").to_vec(), 1 << 20);
+        assert!(torn.expect("decodes").rewrite(text.as_bytes()).is_err());
+        let mut damaged = file.clone();
+        if let Some(b) = damaged.last_mut() {
+            *b ^= 0xff;
+        }
+        let damaged = decode_file(damaged, 1 << 20).expect("decodes");
+        assert!(damaged.unwritable().is_some());
+        let open_line = [frame(TEXTS[0]), frame("{\"a\":")].concat();
+        let open_line = decode_file(open_line, 1 << 20).expect("decodes");
+        assert!(open_line.rewrite(open_line.bytes()).is_err());
+        // A text the frames cannot hold as whole lines is refused, not written differently.
+        let (_, log) = log_of(&TEXTS);
+        let cut = [TEXTS.concat(), "{\"d\":".into()].concat();
+        assert!(log.rewrite(cut.as_bytes()).is_err());
     }
 }
