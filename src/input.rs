@@ -290,17 +290,10 @@ pub fn fix(
         }
         // The fix loop on the folder's text; each fix edits inside one message file.
         Ready::Folder(folder) => {
-            let lint = |text: String| {
-                let name = SourceName {
-                    name: name.name.clone(),
-                    path: name.path.clone(),
-                };
-                folder.lint(name, text, opts)
-            };
-            let file = crate::fix::fix_text(
+            let file = crate::fix::fix_named(
+                name,
                 folder.text().to_string(),
-                crate::encoding::Encoding::Utf8,
-                &lint,
+                |name, text| folder.lint(name, text, opts),
                 unsafe_fixes,
             )
             .map_err(failed)?;
@@ -326,17 +319,9 @@ pub fn fix(
         // The fix loop on the decompressed text; `Log::lint` withholds every fix of a log
         // that cannot be written back (stdin, a torn or damaged frame).
         Ready::Zstd(log) => {
-            let lint = |text: String| {
-                let name = SourceName {
-                    name: name.name.clone(),
-                    path: name.path.clone(),
-                };
-                log.lint(name, text.into_bytes(), explicit, opts)
-            };
-            let text = String::from_utf8_lossy(log.bytes()).into_owned();
-            let file =
-                crate::fix::fix_text(text, crate::encoding::Encoding::Utf8, &lint, unsafe_fixes)
-                    .map_err(failed)?;
+            let file = log
+                .fix(name, explicit, opts, unsafe_fixes)
+                .map_err(failed)?;
             Ok(Fixed {
                 file,
                 stamp: None,

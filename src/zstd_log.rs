@@ -347,6 +347,24 @@ impl Log {
         &self.bytes
     }
 
+    /// The fix loop on the log's text, each round linted by [`Log::lint`] (so a log that
+    /// cannot be written back changes nothing).
+    pub fn fix(
+        &self,
+        name: &SourceName,
+        explicit: bool,
+        opts: &LintOptions,
+        unsafe_fixes: bool,
+    ) -> Result<crate::fix::FileFix, crate::fix::FixError> {
+        let text = String::from_utf8_lossy(&self.bytes).into_owned();
+        crate::fix::fix_named(
+            name,
+            text,
+            |name, text| self.lint(name, text.into_bytes(), explicit, opts),
+            unsafe_fixes,
+        )
+    }
+
     /// Why a fix of this log cannot be written back, if it cannot: read from stdin, a torn
     /// or damaged frame (its lines are not all known), a frame ending inside a line.
     pub fn unwritable(&self) -> Option<&'static str> {
@@ -598,7 +616,7 @@ impl Plan {
 
 /// One frame of `text`, as dsh compresses a write batch: the default level (3), with a
 /// content checksum when `checksum`.
-fn compress(text: &str, checksum: bool) -> Result<Vec<u8>, String> {
+pub fn compress(text: &str, checksum: bool) -> Result<Vec<u8>, String> {
     let failed = |e: std::io::Error| format!("cannot compress a frame: {e}");
     let mut encoder = zstd::bulk::Compressor::new(3).map_err(failed)?;
     encoder

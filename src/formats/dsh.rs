@@ -30,8 +30,17 @@
 //! the session (`SessionLogScanner`, format.ts); a replace that names nodes not on the
 //! surface makes it refuse too. The calls of the step the log was stopped in are recorded
 //! for the replay model (`open_calls`, as `repair.ts`'s `interruptedTurnClosers` finds
-//! them). No fix is offered: dsh closes that step itself on resume, and a fix would have to
-//! append a Zstandard frame (see the README).
+//! them).
+//!
+//! The one fix is what dsh's own resume repair writes (`interruptedTurnClosers`, written
+//! back by `commitRepair`): for each open call of the stopped step, the `tool/result` it
+//! appends, with its text, at the next seq and the last event's time, `surfaceOp:
+//! "append"`, citing the `tool/call` that started it (`append_result`); a compressed log
+//! gets it as one new frame (`zstd_log::Log::rewrite`). Only the results are appended, not
+//! dsh's `step/end` and `turn/end`: dsh still closes the turn on resume, and finds no call
+//! left to answer. Every other fix is withheld with why: seqs are dense from 0, so no line
+//! can be inserted, removed or moved; a surface `replace` puts one message in place of a
+//! run, so it cannot add or drop one; and events are never edited in place.
 
 use super::{array_at, str_at, Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
@@ -522,12 +531,11 @@ impl Resume {
                 return None;
             }
             let mut trees = Vec::new();
-            for line in 0..source.line_count() {
+            // The last line is the empty one after the final newline. dsh's loader stops at
+            // a blank line too (it does not parse), so one anywhere else is an unread tail.
+            for line in 0..source.line_count().saturating_sub(1) {
                 let (start, end) = source.line_range(line);
                 let raw = text.get(start..end)?;
-                if raw.trim().is_empty() {
-                    continue;
-                }
                 trees.push((start, crate::json::parse(raw).ok()?.value));
             }
             let docs: Vec<Doc<'_>> = trees
@@ -716,4 +724,15 @@ mod tests {
         let dropped = gap(false);
         assert!(DeepseekHarness.normalise(&session_docs(&dropped)).is_ok());
     }
+
+    #[test]
+    fn a_packed_row_s_last_member_sets_the_next_seq_and_time() {
+        let packed = tree_json!({"type": "text-chunks", "seq0": 4, "time0": 100, "data": {"turn": 1, "step": 1, "index": 0, "dt": [3, 5], "texts": ["a", "b", "c"]}});
+        assert_eq!(last_event(&packed), Some((7, serde_json::json!(108))));
+        let event = tree_json!({"type": "tool/call", "seq": 6, "time": 1786939415662u64, "data": {}});
+        assert_eq!(last_event(&event), Some((7, serde_json::json!(1786939415662u64))));
+        let malformed = tree_json!({"type": "text-chunks", "seq0": 4, "time0": 100, "data": {"dt": [3], "texts": ["a", "b", "c"]}});
+        assert_eq!(last_event(&malformed), None);
+    }
+
 }
