@@ -141,10 +141,11 @@ impl Adapter for DeepseekHarness {
                 Err(why) => Planned::Withheld(why),
             },
             FixIntent::RemoveResult { .. }
-            | FixIntent::RemoveCall { .. }
             | FixIntent::MoveResult { .. }
             | FixIntent::GatherResults { .. } => Planned::Withheld(DENSE_SEQS),
-            FixIntent::FillErrorResult { .. }
+            // A call is a block of its assistant message's event.
+            FixIntent::RemoveCall { .. }
+            | FixIntent::FillErrorResult { .. }
             | FixIntent::Replace { .. }
             | FixIntent::MoveBlocks { .. }
             | FixIntent::AddMember { .. }
@@ -519,7 +520,8 @@ fn open_calls(events: &[&Doc<'_>]) -> Vec<(Loc, bool)> {
 /// appended after such a line would not be read either.
 struct Resume {
     next_seq: u64,
-    time: serde_json::Value,
+    /// Absent when the last event has none (`JSON.stringify` then leaves it out too).
+    time: Option<serde_json::Value>,
     stopped: Option<Stopped>,
 }
 
@@ -563,7 +565,7 @@ impl Resume {
 
 /// The seq after the last event a line stands for, and that event's time: a packed row's
 /// last member is at `seq0 + n - 1`, `time0` plus every `dt` (chunk-rows.ts, `expandRow`).
-fn last_event(record: &Tree) -> Option<(u64, serde_json::Value)> {
+fn last_event(record: &Tree) -> Option<(u64, Option<serde_json::Value>)> {
     if str_at(record, "type").is_some_and(|k| PACKED.contains(&k)) {
         let members = packed_members(record)? as u64;
         let seq0 = record.get("seq0")?.as_u64()?;
@@ -571,10 +573,10 @@ fn last_event(record: &Tree) -> Option<(u64, serde_json::Value)> {
         for dt in array_at(record.get("data")?, "dt")? {
             time = time.checked_add(dt.as_i64()?)?;
         }
-        return Some((seq0.checked_add(members)?, time.into()));
+        return Some((seq0.checked_add(members)?, Some(time.into())));
     }
     let seq = record.get("seq")?.as_u64()?;
-    Some((seq.checked_add(1)?, record.get("time")?.to_serde()))
+    Some((seq.checked_add(1)?, record.get("time").map(Tree::to_serde)))
 }
 
 /// Why a result is not inserted for a call outside the stopped step.
@@ -583,8 +585,8 @@ const CLOSED_STEP: &str = "the call's step was closed, so its result would belon
 /// Why nothing is appended to a log dsh does not read to its end.
 const UNREAD_TAIL: &str = "dsh's loader stops before the end of this log (a line that does not parse, a seq gap, a malformed packed row, or a last line without its newline), so an event appended after it would not be read";
 
-/// Why a line is not removed or moved.
-const DENSE_SEQS: &str = "dsh numbers its events with dense seqs, so removing or moving a line breaks the run (dsh then refuses the session, or drops every event after the gap), and a surface `replace` appended at the end puts one message in place of a run, so it cannot drop or move one";
+/// Why a result's line is not removed or moved.
+const DENSE_SEQS: &str = "a result is a `tool/result` event of its own, and dsh numbers its events with dense seqs: removing or moving its line breaks the run (dsh then refuses the session, or drops every event after the gap), and a surface `replace` appended at the end puts one message in place of a run, so it cannot drop or move one";
 
 /// Why a recorded event is not edited.
 const IN_PLACE: &str = "dsh's log is append-only: an event is never edited where it is (its stream chunks and `tool/call` record hold the same content and would disagree), and toolcheck does not write the surface `replace` that would carry a corrected copy";
@@ -633,7 +635,9 @@ fn append_result(cx: &EditContext<'_>, call: &ToolCall) -> Result<Edit, &'static
     let mut event = serde_json::Map::new();
     event.insert("type".into(), "tool/result".into());
     event.insert("seq".into(), seq.into());
-    event.insert("time".into(), resume.time.clone());
+    if let Some(time) = &resume.time {
+        event.insert("time".into(), time.clone());
+    }
     event.insert("data".into(), data.into());
     event.insert("surfaceOp".into(), "append".into());
     if let Some(started) = open.started {
@@ -728,9 +732,12 @@ mod tests {
     #[test]
     fn a_packed_row_s_last_member_sets_the_next_seq_and_time() {
         let packed = tree_json!({"type": "text-chunks", "seq0": 4, "time0": 100, "data": {"turn": 1, "step": 1, "index": 0, "dt": [3, 5], "texts": ["a", "b", "c"]}});
-        assert_eq!(last_event(&packed), Some((7, serde_json::json!(108))));
+        assert_eq!(last_event(&packed), Some((7, Some(serde_json::json!(108)))));
         let event = tree_json!({"type": "tool/call", "seq": 6, "time": 1786939415662u64, "data": {}});
-        assert_eq!(last_event(&event), Some((7, serde_json::json!(1786939415662u64))));
+        assert_eq!(
+            last_event(&event),
+            Some((7, Some(serde_json::json!(1786939415662u64))))
+        );
         let malformed = tree_json!({"type": "text-chunks", "seq0": 4, "time0": 100, "data": {"dt": [3], "texts": ["a", "b", "c"]}});
         assert_eq!(last_event(&malformed), None);
     }
