@@ -232,8 +232,15 @@ fn fix_shows_the_results_dsh_would_append() {
 #[test]
 fn fix_write_appends_one_frame_and_converges() {
     let (dir, file, bytes) = session_copy("broken-interrupted-mid-tool.jsonl.zstd");
+    #[cfg(unix)]
+    let inode = || std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(&file).expect("stat"));
+    #[cfg(unix)]
+    let before_inode = inode();
     let write = toolcheck_in(dir.path(), &["fix", "--write", "session.jsonl.zstd"], None);
     assert_eq!(write.code, 0, "{}", write.transcript());
+    // Appended in place, as dsh appends a batch: the same file, not a replacement.
+    #[cfg(unix)]
+    assert_eq!(inode(), before_inode);
     let written = std::fs::read(&file).expect("read");
     assert!(
         written.starts_with(&bytes),
