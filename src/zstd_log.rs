@@ -484,6 +484,23 @@ impl Log {
             &new_lines,
             Some(deadline),
         );
+        // First the frames that change, so that only their lines are copied below.
+        for op in &ops {
+            match *op {
+                similar::DiffOp::Equal { .. } => {}
+                similar::DiffOp::Delete {
+                    old_index, old_len, ..
+                }
+                | similar::DiffOp::Replace {
+                    old_index, old_len, ..
+                } => plan.mark(&frame_of, old_index..old_index + old_len),
+                similar::DiffOp::Insert { old_index, .. } => {
+                    if frame(old_index).is_some_and(|f| first_line.get(f) != Some(&old_index)) {
+                        plan.mark(&frame_of, old_index..old_index + 1);
+                    }
+                }
+            }
+        }
         for op in ops {
             match op {
                 similar::DiffOp::Equal {
@@ -492,8 +509,11 @@ impl Log {
                     len,
                 } => {
                     for k in 0..len {
-                        if let (Some(f), Some(line)) =
-                            (frame(old_index + k), new_lines.get(new_index + k))
+                        let Some(f) = frame(old_index + k) else {
+                            continue;
+                        };
+                        if let (Some(true), Some(line)) =
+                            (plan.changed.get(f).copied(), new_lines.get(new_index + k))
                         {
                             plan.push(f, line);
                         }
