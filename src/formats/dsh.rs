@@ -40,7 +40,9 @@
 //! dsh's `step/end` and `turn/end`: dsh still closes the turn on resume, and finds no call
 //! left to answer. Every other fix is withheld with why: seqs are dense from 0, so no line
 //! can be inserted, removed or moved; a surface `replace` puts one message in place of a
-//! run, so it cannot add or drop one; and events are never edited in place.
+//! run, so it cannot add or drop one; and events are never edited in place. A live dsh
+//! holds no lock on its log and counts seqs in memory: fixing a session it is running would
+//! give its next event a seq already taken, so the README says to fix only stopped sessions.
 
 use super::{array_at, str_at, Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
