@@ -263,6 +263,26 @@ fn fix_write_appends_one_frame_and_converges() {
     assert_eq!(std::fs::read(&file).expect("read"), written);
 }
 
+/// A frame the agent appends after the log was read is never lost: the write is refused,
+/// and the file holds what it had plus the agent's frame.
+#[test]
+fn a_frame_appended_meanwhile_is_not_lost() {
+    let (_dir, file, bytes) = session_copy("broken-interrupted-mid-tool.jsonl.zstd");
+    let log = toolcheck::zstd_log::read(&file, "session.jsonl.zstd", 1 << 24)
+        .expect("readable")
+        .expect("within the limit");
+    let fixed = format!("{}{{\"type\":\"step/end\",\"seq\":7}}\n", text_of(&bytes));
+    let agent = frame("{\"type\":\"tool/result\",\"seq\":7}\n");
+    let mut appended = bytes.clone();
+    appended.extend(&agent);
+    std::fs::write(&file, &appended).expect("the agent appends");
+    let err = log
+        .write(&file, "session.jsonl.zstd", &fixed)
+        .expect_err("refused");
+    assert!(err.to_string().contains("changed on disk"), "{err}");
+    assert_eq!(std::fs::read(&file).expect("read"), appended);
+}
+
 /// The plain `session.jsonl` of `compression: none` gets the same appended line.
 #[test]
 fn fix_write_appends_to_a_plain_log() {
