@@ -481,6 +481,14 @@ def main():
                     add(target, option_bytes(own, ext, (n + i + 1) % R[target]), variant)
         for kind, items in store_sources(path):
             stores.extend(store_seeds(n, kind, items))
+    # The DeepSeek Harness logs as the text their frames decompress to (their sources in
+    # tests/data/dsh/), which the fix target also compresses into frames of its own.
+    for path in sorted((ROOT / "tests/data/dsh").glob("*.frames")):
+        lines = [l for l in path.read_text().splitlines() if not l.startswith("---")]
+        data = ("\n".join(lines) + "\n").encode()
+        for target in ("lint", "fix"):
+            for r in range(R[target]):
+                add(target, option_bytes(0, 1, r), data)
         # A quarter of the small fixtures: each lsp seed is a process of its own.
         if n % 4 == 0 and len(data) < 16384:
             for seed in lsp_seeds(n, data):

@@ -290,17 +290,10 @@ pub fn fix(
         }
         // The fix loop on the folder's text; each fix edits inside one message file.
         Ready::Folder(folder) => {
-            let lint = |text: String| {
-                let name = SourceName {
-                    name: name.name.clone(),
-                    path: name.path.clone(),
-                };
-                folder.lint(name, text, opts)
-            };
-            let file = crate::fix::fix_text(
+            let file = crate::fix::fix_named(
+                name,
                 folder.text().to_string(),
-                crate::encoding::Encoding::Utf8,
-                &lint,
+                |name, text| folder.lint(name, text, opts),
                 unsafe_fixes,
             )
             .map_err(failed)?;
@@ -323,20 +316,12 @@ pub fn fix(
                 zstd: None,
             })
         }
-        // Every fix is withheld (`Log::lint`), so the loop changes nothing: the findings
-        // are what `fix` reports.
+        // The fix loop on the decompressed text; `Log::lint` withholds every fix of a log
+        // that cannot be written back (stdin, a torn or damaged frame).
         Ready::Zstd(log) => {
-            let lint = |text: String| {
-                let name = SourceName {
-                    name: name.name.clone(),
-                    path: name.path.clone(),
-                };
-                log.lint(name, text.into_bytes(), explicit, opts)
-            };
-            let text = String::from_utf8_lossy(log.bytes()).into_owned();
-            let file =
-                crate::fix::fix_text(text, crate::encoding::Encoding::Utf8, &lint, unsafe_fixes)
-                    .map_err(failed)?;
+            let file = log
+                .fix(name, explicit, opts, unsafe_fixes)
+                .map_err(failed)?;
             Ok(Fixed {
                 file,
                 stamp: None,
@@ -469,18 +454,19 @@ impl Fixed {
 
     /// Writes the fix back to `path`: a text file atomically, refused if it changed since it
     /// was read; a store in one transaction; a session folder file by file, each checked
-    /// before any is written (`folder::Folder::write`).
+    /// before any is written (`folder::Folder::write`); a compressed log as its frames
+    /// (`zstd_log::Log::write`).
     pub fn write(&self, path: &Path, name: &str) -> Result<(), WriteError> {
         let fixed = self.file.fixed_text();
-        match (&self.store, &self.folder) {
-            (Some(snapshot), _) => {
+        match (&self.store, &self.folder, &self.zstd) {
+            (Some(snapshot), _, _) => {
                 crate::store::write(path, name, snapshot, fixed).map_err(WriteError)
             }
-            (None, Some(folder)) => folder.write(fixed),
-            (None, None) if self.zstd.is_some() => Err(WriteError(format!(
-                "{name}: not written: toolcheck does not write Zstandard-compressed logs yet"
-            ))),
-            (None, None) => {
+            (None, Some(folder), _) => folder.write(fixed),
+            // A compressed log: its frames rewritten (unchanged ones byte for byte), then
+            // the same atomic write, or in-place append, as a text file.
+            (None, None, Some(log)) => log.write(path, name, fixed),
+            (None, None, None) => {
                 let encoding = self.file.encoding;
                 crate::fix::write::write_atomic(
                     path,

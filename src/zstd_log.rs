@@ -16,9 +16,13 @@
 //!   are still read (dsh refuses to load such a session at all).
 //!
 //! What the frames decompress to is bounded by the maximum input size, like any input's
-//! bytes, so a small file cannot expand without end. Nothing here writes: fixes are
-//! withheld (`withhold`), since a fix would have to append a frame, which toolcheck does not
-//! do yet.
+//! bytes, so a small file cannot expand without end.
+//!
+//! A fix is written back frame by frame (`Log::rewrite`): a frame whose lines are unchanged
+//! keeps its bytes, a changed one is compressed again (with a checksum if it had one), and
+//! lines added after the last frame become one new frame, as dsh appends a write batch. A
+//! log read from stdin, one with a torn or damaged frame, or one with a frame that ends
+//! inside a line is never rewritten: its fixes are withheld (`Log::unwritable`).
 
 use crate::finding::Finding;
 use crate::lint::{FileReport, LintOptions, SourceName};
@@ -204,34 +208,75 @@ struct Note {
     kind: NoteKind,
 }
 
+/// A complete frame that decompressed: where it is in the file and in the text.
+#[derive(Debug, Clone)]
+struct Frame {
+    bytes: std::ops::Range<usize>,
+    text: std::ops::Range<usize>,
+    /// Whether its header asks for a content checksum (a frame compressed again keeps it).
+    checksum: bool,
+    /// Whether its text ends with a newline (else one was added to keep lines apart).
+    whole_lines: bool,
+}
+
+/// Where a log was read from: a file it can be written back to, or stdin (a stream).
+#[derive(Debug, Clone)]
+enum Origin {
+    File(Option<crate::read::FileStamp>),
+    Stream,
+}
+
 /// A log of Zstandard frames as read: the text its frames decompress to, and what was
-/// found wrong with the frames.
+/// found wrong with the frames; the file's bytes and frames, to write a fix back.
 #[derive(Debug)]
 pub struct Log {
     bytes: Vec<u8>,
     notes: Vec<Note>,
+    file: Vec<u8>,
+    frames: Vec<Frame>,
+    origin: Origin,
 }
 
 /// Reads the log at `path` (named `name`): its file and what it decompresses to are both
 /// held to `limit` bytes (`None`: over it). `Err` for a file that cannot be read.
 pub fn read(path: &std::path::Path, name: &str, limit: u64) -> Result<Option<Log>, String> {
     match crate::read::read_path(path, limit) {
-        Ok(crate::read::Loaded::Bytes(bytes, _)) => Ok(decode(&bytes, limit)),
+        Ok(crate::read::Loaded::Bytes(bytes, stamp)) => {
+            Ok(decode_owned(bytes, limit, Origin::File(stamp)))
+        }
         Ok(crate::read::Loaded::TooLarge { .. }) => Ok(None),
         Err(e) => Err(format!("cannot read {name}: {e}")),
     }
 }
 
-/// The log `file` holds, `None` when it decompresses to more than `limit` bytes.
+/// The log `file` holds, `None` when it decompresses to more than `limit` bytes. It was
+/// read from stdin or a stream, so it is never written back.
 pub fn decode(file: &[u8], limit: u64) -> Option<Log> {
-    let scan = scan(file);
+    decode_owned(file.to_vec(), limit, Origin::Stream)
+}
+
+/// The log a file's bytes hold, as [`read`] finds it (a fix may be written back, with no
+/// stamp to check the file against): for tests and the fuzz targets.
+pub fn decode_file(file: Vec<u8>, limit: u64) -> Option<Log> {
+    decode_owned(file, limit, Origin::File(None))
+}
+
+fn decode_owned(file: Vec<u8>, limit: u64, origin: Origin) -> Option<Log> {
+    let scan = scan(&file);
     let mut bytes = Vec::new();
     let mut notes = Vec::new();
+    let mut frames = Vec::with_capacity(scan.frames.len());
     for &(start, end) in &scan.frames {
         let frame = file.get(start..end).unwrap_or_default();
         let before = bytes.len();
         match decode_frame(frame, &mut bytes, limit) {
-            Ok(true) => {}
+            Ok(true) => frames.push(Frame {
+                bytes: start..end,
+                text: before..bytes.len(),
+                // The frame header descriptor's checksum bit (byte 4, bit 2).
+                checksum: frame.get(4).is_some_and(|d| d & 4 != 0),
+                whole_lines: bytes.len() == before || bytes.last() == Some(&b'\n'),
+            }),
             // The structure said complete; the decoder wants more: damaged all the same.
             Ok(false) => {
                 bytes.truncate(before);
@@ -287,7 +332,13 @@ pub fn decode(file: &[u8], limit: u64) -> Option<Log> {
             kind: NoteKind::Broken { at, why },
         });
     }
-    Some(Log { bytes, notes })
+    Some(Log {
+        bytes,
+        notes,
+        file,
+        frames,
+        origin,
+    })
 }
 
 impl Log {
@@ -296,8 +347,44 @@ impl Log {
         &self.bytes
     }
 
+    /// The fix loop on the log's text, each round linted by [`Log::lint`] (so a log that
+    /// cannot be written back changes nothing).
+    pub fn fix(
+        &self,
+        name: &SourceName,
+        explicit: bool,
+        opts: &LintOptions,
+        unsafe_fixes: bool,
+    ) -> Result<crate::fix::FileFix, crate::fix::FixError> {
+        let text = String::from_utf8_lossy(&self.bytes).into_owned();
+        crate::fix::fix_named(
+            name,
+            text,
+            |name, text| self.lint(name, text.into_bytes(), explicit, opts),
+            unsafe_fixes,
+        )
+    }
+
+    /// Why a fix of this log cannot be written back, if it cannot: read from stdin, a torn
+    /// or damaged frame (its lines are not all known), a frame ending inside a line.
+    pub fn unwritable(&self) -> Option<&'static str> {
+        if matches!(self.origin, Origin::Stream) {
+            return Some("a Zstandard-compressed log read from stdin is not rewritten (name its file to fix it in place)");
+        }
+        if let Some(note) = self.notes.first() {
+            return Some(match note.kind {
+                NoteKind::Torn { .. } => "the file ends inside a Zstandard frame (a cut-off write), and toolcheck does not rewrite a torn log (DeepSeek Harness recovers the tail itself on resume)",
+                NoteKind::Corrupt { .. } | NoteKind::Broken { .. } => "a Zstandard frame of the file is damaged, and toolcheck does not rewrite a log it could not read whole",
+            });
+        }
+        if self.frames.iter().any(|f| !f.whole_lines) {
+            return Some("a Zstandard frame of the file ends inside a line, and toolcheck does not rewrite such a log");
+        }
+        None
+    }
+
     /// Lints `text` (the log's text, as read or as a fix left it) as the file `name`, with
-    /// the frames' findings and every fix withheld: nothing writes a compressed log.
+    /// the frames' findings; every fix is withheld when the log cannot be written back.
     pub fn lint(
         &self,
         name: SourceName,
@@ -306,12 +393,11 @@ impl Log {
         opts: &LintOptions,
     ) -> FileReport {
         let mut report = crate::lint::lint_bytes(name, text, explicit, opts);
-        for finding in &mut report.findings {
-            if finding.fix.take().is_some() {
-                crate::lint::note_withheld(
-                    finding,
-                    "toolcheck does not write Zstandard-compressed logs yet",
-                );
+        if let Some(why) = self.unwritable() {
+            for finding in &mut report.findings {
+                if finding.fix.take().is_some() {
+                    crate::lint::note_withheld(finding, why);
+                }
             }
         }
         let len = report.source.text.len();
@@ -350,6 +436,213 @@ impl Log {
         }
         report
     }
+}
+
+impl Log {
+    /// The file's bytes for the log's text become `text`, frame by frame: a frame whose
+    /// lines are all kept keeps its bytes exactly; a frame with a line changed, added inside
+    /// it or removed is compressed again (with a content checksum if it had one); lines added
+    /// between two frames or after the last become one new frame there. The result is
+    /// decompressed again and refused unless it is exactly `text`.
+    pub fn rewrite(&self, text: &[u8]) -> Result<Vec<u8>, String> {
+        if let Some(why) = self.unwritable() {
+            return Err(why.to_string());
+        }
+        let not_utf8 = |_| "its text is not UTF-8, so it is not rewritten".to_string();
+        let old = std::str::from_utf8(&self.bytes).map_err(not_utf8)?;
+        let new = std::str::from_utf8(text).map_err(not_utf8)?;
+        // Each line of the text as read, with the frame holding it; frames end on lines.
+        let mut old_lines = Vec::new();
+        let mut frame_of = Vec::new();
+        let mut first_line = Vec::with_capacity(self.frames.len());
+        for (f, frame) in self.frames.iter().enumerate() {
+            first_line.push(old_lines.len());
+            for line in old
+                .get(frame.text.clone())
+                .unwrap_or_default()
+                .split_inclusive('\n')
+            {
+                old_lines.push(line);
+                frame_of.push(f);
+            }
+        }
+        let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+        let mut plan = Plan {
+            before: vec![String::new(); self.frames.len()],
+            text: vec![String::new(); self.frames.len()],
+            changed: vec![false; self.frames.len()],
+            after: String::new(),
+        };
+        let frame = |line: usize| frame_of.get(line).copied();
+        let lines =
+            |range: std::ops::Range<usize>| new_lines.get(range).unwrap_or_default().concat();
+        // A few seconds bound the diff; past them it is coarser, never wrong.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let ops = similar::capture_diff_slices_deadline(
+            similar::Algorithm::Myers,
+            &old_lines,
+            &new_lines,
+            Some(deadline),
+        );
+        // First the frames that change, so that only their lines are copied below.
+        for op in &ops {
+            match *op {
+                similar::DiffOp::Equal { .. } => {}
+                similar::DiffOp::Delete {
+                    old_index, old_len, ..
+                }
+                | similar::DiffOp::Replace {
+                    old_index, old_len, ..
+                } => plan.mark(&frame_of, old_index..old_index + old_len),
+                similar::DiffOp::Insert { old_index, .. } => {
+                    if frame(old_index).is_some_and(|f| first_line.get(f) != Some(&old_index)) {
+                        plan.mark(&frame_of, old_index..old_index + 1);
+                    }
+                }
+            }
+        }
+        for op in ops {
+            match op {
+                similar::DiffOp::Equal {
+                    old_index,
+                    new_index,
+                    len,
+                } => {
+                    for k in 0..len {
+                        let Some(f) = frame(old_index + k) else {
+                            continue;
+                        };
+                        if let (Some(true), Some(line)) =
+                            (plan.changed.get(f).copied(), new_lines.get(new_index + k))
+                        {
+                            plan.push(f, line);
+                        }
+                    }
+                }
+                similar::DiffOp::Delete {
+                    old_index, old_len, ..
+                } => {
+                    plan.mark(&frame_of, old_index..old_index + old_len);
+                }
+                similar::DiffOp::Insert {
+                    old_index,
+                    new_index,
+                    new_len,
+                } => {
+                    let added = lines(new_index..new_index + new_len);
+                    match frame(old_index) {
+                        None => plan.after.push_str(&added),
+                        // At a frame's first line: a frame of their own before it.
+                        Some(f) if first_line.get(f) == Some(&old_index) => {
+                            if let Some(before) = plan.before.get_mut(f) {
+                                before.push_str(&added);
+                            }
+                        }
+                        Some(f) => {
+                            plan.push(f, &added);
+                            plan.mark(&frame_of, old_index..old_index + 1);
+                        }
+                    }
+                }
+                similar::DiffOp::Replace {
+                    old_index,
+                    old_len,
+                    new_index,
+                    new_len,
+                } => {
+                    if let Some(f) = frame(old_index) {
+                        plan.push(f, &lines(new_index..new_index + new_len));
+                    }
+                    plan.mark(&frame_of, old_index..old_index + old_len);
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(self.file.len() + plan.after.len());
+        for (f, frame) in self.frames.iter().enumerate() {
+            let before = plan.before.get(f).map_or("", String::as_str);
+            if !before.is_empty() {
+                out.extend(compress(before, frame.checksum)?);
+            }
+            let text = plan.text.get(f).map_or("", String::as_str);
+            if !plan.changed.get(f).copied().unwrap_or(true) {
+                out.extend_from_slice(self.file.get(frame.bytes.clone()).unwrap_or_default());
+            } else if !text.is_empty() {
+                out.extend(compress(text, frame.checksum)?);
+            }
+        }
+        if !plan.after.is_empty() {
+            // dsh checksums every frame it writes; a log without frames has none to follow.
+            let checksum = self.frames.last().is_none_or(|f| f.checksum);
+            out.extend(compress(&plan.after, checksum)?);
+        }
+        // What is written must read back as exactly the text intended, and nothing more.
+        let again = decode_owned(out, text.len() as u64, Origin::Stream)
+            .ok_or("internal error: the rewritten frames decompress to more than the fixed text")?;
+        if !again.notes.is_empty() || again.bytes != text {
+            return Err(
+                "internal error: the rewritten frames do not decompress to the fixed text".into(),
+            );
+        }
+        Ok(again.file)
+    }
+
+    /// Writes `text` (the fixed text) back to `path` as [`Log::rewrite`] frames it, through
+    /// the write every fixed file takes: refused if the file changed since it was read; a
+    /// fix that only adds frames at the end is appended in place.
+    pub fn write(
+        &self,
+        path: &std::path::Path,
+        name: &str,
+        text: &str,
+    ) -> Result<(), crate::fix::write::WriteError> {
+        let not_written =
+            |why: String| crate::fix::write::WriteError(format!("{name}: not written: {why}"));
+        let Origin::File(stamp) = &self.origin else {
+            return Err(not_written(
+                self.unwritable().unwrap_or_default().to_string(),
+            ));
+        };
+        let bytes = self.rewrite(text.as_bytes()).map_err(not_written)?;
+        crate::fix::write::write_atomic(path, &self.file, stamp.as_ref(), bytes)
+    }
+}
+
+/// The text each frame is to hold, as the line diff assigns it.
+struct Plan {
+    /// Lines added right before each frame (a frame of their own).
+    before: Vec<String>,
+    text: Vec<String>,
+    changed: Vec<bool>,
+    /// Lines added after the last frame (one new frame).
+    after: String,
+}
+
+impl Plan {
+    fn push(&mut self, frame: usize, text: &str) {
+        if let Some(t) = self.text.get_mut(frame) {
+            t.push_str(text);
+        }
+    }
+
+    /// Marks the frames holding the old lines `lines` as changed.
+    fn mark(&mut self, frame_of: &[usize], lines: std::ops::Range<usize>) {
+        for f in frame_of.get(lines).unwrap_or_default() {
+            if let Some(c) = self.changed.get_mut(*f) {
+                *c = true;
+            }
+        }
+    }
+}
+
+/// One frame of `text`, as dsh compresses a write batch: the default level (3), with a
+/// content checksum when `checksum`.
+pub fn compress(text: &str, checksum: bool) -> Result<Vec<u8>, String> {
+    let failed = |e: std::io::Error| format!("cannot compress a frame: {e}");
+    let mut encoder = zstd::bulk::Compressor::new(3).map_err(failed)?;
+    encoder
+        .set_parameter(zstd::zstd_safe::CParameter::ChecksumFlag(checksum))
+        .map_err(failed)?;
+    encoder.compress(text.as_bytes()).map_err(failed)
 }
 
 /// What was kept of a torn frame.
@@ -438,5 +731,114 @@ mod tests {
         assert!(scan.broken.is_some());
         let scan = scan_of(b"\x28\xb5");
         assert_eq!(scan.torn, Some(0));
+    }
+
+    /// The frames of `texts`, one each, and the log they read as (writable).
+    fn log_of(texts: &[&str]) -> (Vec<u8>, Log) {
+        let file: Vec<u8> = texts.iter().flat_map(|t| frame(t)).collect();
+        let log = decode_file(file.clone(), 1 << 20).expect("decodes");
+        (file, log)
+    }
+
+    fn frames_of(file: &[u8]) -> Vec<&[u8]> {
+        scan(file)
+            .frames
+            .iter()
+            .map(|&(s, e)| file.get(s..e).expect("a frame"))
+            .collect()
+    }
+
+    const TEXTS: [&str; 3] = ["{\"h\":0}\n", "{\"a\":1}\n{\"b\":2}\n", "{\"c\":3}\n"];
+
+    #[test]
+    fn an_unchanged_text_is_the_same_bytes() {
+        let (file, log) = log_of(&TEXTS);
+        assert_eq!(log.rewrite(log.bytes()).expect("rewritten"), file);
+    }
+
+    #[test]
+    fn added_lines_are_one_new_frame_after_the_others() {
+        let (file, log) = log_of(&TEXTS);
+        let text = [TEXTS.concat(), "{\"d\":4}\n{\"e\":5}\n".into()].concat();
+        let out = log.rewrite(text.as_bytes()).expect("rewritten");
+        assert!(out.starts_with(&file));
+        assert_eq!(frames_of(&out).len(), 4);
+        let again = decode(&out, 1 << 20).expect("decodes");
+        assert_eq!(again.bytes(), text.as_bytes());
+        // dsh's frames carry checksums; the new one does too.
+        assert!(again.frames.iter().all(|f| f.checksum));
+    }
+
+    #[test]
+    fn a_changed_frame_alone_is_compressed_again() {
+        let (file, log) = log_of(&TEXTS);
+        let text = TEXTS.concat().replace("{\"b\":2}", "{\"b\":20}");
+        let out = log.rewrite(text.as_bytes()).expect("rewritten");
+        let (old, new) = (frames_of(&file), frames_of(&out));
+        assert_eq!(new.len(), 3);
+        assert_eq!(old.first(), new.first());
+        assert_eq!(old.get(2), new.get(2));
+        assert_ne!(old.get(1), new.get(1));
+        let again = decode(&out, 1 << 20).expect("decodes");
+        assert_eq!(again.bytes(), text.as_bytes());
+        assert!(again.frames.get(1).is_some_and(|f| f.checksum));
+    }
+
+    #[test]
+    fn lines_removed_or_inserted_between_frames_keep_the_neighbours() {
+        let (file, log) = log_of(&TEXTS);
+        let old = frames_of(&file);
+        // A frame's every line removed: the frame goes, the others stay as they were.
+        let text = [TEXTS[0], TEXTS[2]].concat();
+        let out = log.rewrite(text.as_bytes()).expect("rewritten");
+        assert_eq!(frames_of(&out), [old[0], old[2]]);
+        // A line between two frames: a frame of its own there.
+        let text = [TEXTS[0], "{\"x\":9}\n", TEXTS[1], TEXTS[2]].concat();
+        let out = log.rewrite(text.as_bytes()).expect("rewritten");
+        let new = frames_of(&out);
+        assert_eq!(new.len(), 4);
+        assert_eq!((new[0], new[2], new[3]), (old[0], old[1], old[2]));
+        assert_eq!(
+            decode(&out, 1 << 20).expect("decodes").bytes(),
+            text.as_bytes()
+        );
+    }
+
+    #[test]
+    fn a_frame_without_a_checksum_is_compressed_again_without_one() {
+        let mut plain = zstd::bulk::Compressor::new(3).expect("encoder");
+        let mut file = frame(TEXTS[0]);
+        file.extend(plain.compress(TEXTS[1].as_bytes()).expect("compress"));
+        let log = decode_file(file, 1 << 20).expect("decodes");
+        let text = [TEXTS[0], "{\"a\":1}\n"].concat();
+        let out = log.rewrite(text.as_bytes()).expect("rewritten");
+        let again = decode(&out, 1 << 20).expect("decodes");
+        assert_eq!(
+            again.frames.iter().map(|f| f.checksum).collect::<Vec<_>>(),
+            [true, false]
+        );
+    }
+
+    #[test]
+    fn stdin_torn_damaged_and_unterminated_logs_are_not_rewritten() {
+        let (file, _) = log_of(&TEXTS);
+        let text = [TEXTS.concat(), "{\"d\":4}\n".into()].concat();
+        let stdin = decode(&file, 1 << 20).expect("decodes");
+        assert!(stdin.rewrite(text.as_bytes()).is_err());
+        let torn = decode_file(file.get(..file.len() - 3).expect("cut").to_vec(), 1 << 20);
+        assert!(torn.expect("decodes").rewrite(text.as_bytes()).is_err());
+        let mut damaged = file.clone();
+        if let Some(b) = damaged.last_mut() {
+            *b ^= 0xff;
+        }
+        let damaged = decode_file(damaged, 1 << 20).expect("decodes");
+        assert!(damaged.unwritable().is_some());
+        let open_line = [frame(TEXTS[0]), frame("{\"a\":")].concat();
+        let open_line = decode_file(open_line, 1 << 20).expect("decodes");
+        assert!(open_line.rewrite(open_line.bytes()).is_err());
+        // A text the frames cannot hold as whole lines is refused, not written differently.
+        let (_, log) = log_of(&TEXTS);
+        let cut = [TEXTS.concat(), "{\"d\":".into()].concat();
+        assert!(log.rewrite(cut.as_bytes()).is_err());
     }
 }

@@ -200,24 +200,193 @@ fn newer_format_is_not_read_yet() {
     assert!(out.stdout.contains("does not read yet"), "{}", out.stdout);
 }
 
-/// `fix` offers nothing for a dsh session and says why; `--write` leaves the file's bytes.
-#[test]
-fn fix_says_there_is_no_automatic_fix_and_writes_nothing() {
+/// A fixture copied into a temporary directory as `session.jsonl.zstd`, with its bytes.
+fn session_copy(fixture: &str) -> (tempfile::TempDir, PathBuf, Vec<u8>) {
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("session.jsonl.zstd");
-    let bytes = std::fs::read(root().join("fixtures/dsh/broken-interrupted-mid-tool.jsonl.zstd"))
-        .expect("fixture");
+    let bytes = std::fs::read(root().join("fixtures/dsh").join(fixture)).expect("fixture");
     std::fs::write(&file, &bytes).expect("copy");
+    (dir, file, bytes)
+}
+
+/// The text a log's frames decompress to.
+fn text_of(bytes: &[u8]) -> String {
+    let log = toolcheck::zstd_log::decode(bytes, 1 << 24).expect("within the limit");
+    String::from_utf8(log.bytes().to_vec()).expect("UTF-8")
+}
+
+/// The dry run shows the two results dsh's resume repair would append, one per call of the
+/// stopped step, each at the next seq, and writes nothing.
+#[test]
+fn fix_shows_the_results_dsh_would_append() {
+    let (dir, file, bytes) = session_copy("broken-interrupted-mid-tool.jsonl.zstd");
     let dry = toolcheck_in(dir.path(), &["fix", "session.jsonl.zstd"], None);
-    assert!(
-        dry.stdout.contains("no automatic fix") || dry.stderr.contains("no automatic fix"),
-        "{}",
-        dry.transcript()
-    );
-    let write = toolcheck_in(dir.path(), &["fix", "--write", "session.jsonl.zstd"], None);
-    assert!(write.code <= 1, "{}", write.transcript());
+    assert_eq!(dry.code, 1, "{}", dry.transcript());
     assert_eq!(std::fs::read(&file).expect("read"), bytes);
     insta::assert_snapshot!(dry.transcript());
+}
+
+/// `fix --write` appends those results as one new frame: every frame before it keeps its
+/// bytes, the file decodes to the text plus the two events, `lint` is clean, and a second
+/// `fix --write` changes nothing.
+#[test]
+fn fix_write_appends_one_frame_and_converges() {
+    let (dir, file, bytes) = session_copy("broken-interrupted-mid-tool.jsonl.zstd");
+    #[cfg(unix)]
+    let inode = || std::os::unix::fs::MetadataExt::ino(&std::fs::metadata(&file).expect("stat"));
+    #[cfg(unix)]
+    let before_inode = inode();
+    let write = toolcheck_in(dir.path(), &["fix", "--write", "session.jsonl.zstd"], None);
+    assert_eq!(write.code, 0, "{}", write.transcript());
+    // Appended in place, as dsh appends a batch: the same file, not a replacement.
+    #[cfg(unix)]
+    assert_eq!(inode(), before_inode);
+    let written = std::fs::read(&file).expect("read");
+    assert!(
+        written.starts_with(&bytes),
+        "the frames as read keep their bytes"
+    );
+    let frames = |b: &[u8]| toolcheck::zstd_log::scan(b).frames.len();
+    assert_eq!(frames(&written), frames(&bytes) + 1);
+    let (before, after) = (text_of(&bytes), text_of(&written));
+    let added = after.strip_prefix(&before).expect("only added lines");
+    insta::assert_snapshot!(added);
+    let lint = toolcheck_in(dir.path(), &["lint", "session.jsonl.zstd"], None);
+    assert_eq!(lint.code, 0, "{}", lint.transcript());
+    let again = toolcheck_in(dir.path(), &["fix", "--write", "session.jsonl.zstd"], None);
+    assert_eq!(again.code, 0, "{}", again.transcript());
+    assert!(
+        again.stderr.contains("Nothing to fix"),
+        "{}",
+        again.transcript()
+    );
+    assert_eq!(std::fs::read(&file).expect("read"), written);
+}
+
+/// A frame the agent appends after the log was read is never lost: the write is refused,
+/// and the file holds what it had plus the agent's frame.
+#[test]
+fn a_frame_appended_meanwhile_is_not_lost() {
+    let (_dir, file, bytes) = session_copy("broken-interrupted-mid-tool.jsonl.zstd");
+    let log = toolcheck::zstd_log::read(&file, "session.jsonl.zstd", 1 << 24)
+        .expect("readable")
+        .expect("within the limit");
+    let fixed = format!("{}{{\"type\":\"step/end\",\"seq\":7}}\n", text_of(&bytes));
+    let agent = frame("{\"type\":\"tool/result\",\"seq\":7}\n");
+    let mut appended = bytes.clone();
+    appended.extend(&agent);
+    std::fs::write(&file, &appended).expect("the agent appends");
+    let err = log
+        .write(&file, "session.jsonl.zstd", &fixed)
+        .expect_err("refused");
+    assert!(err.to_string().contains("changed on disk"), "{err}");
+    assert_eq!(std::fs::read(&file).expect("read"), appended);
+}
+
+/// The plain `session.jsonl` of `compression: none` gets the same appended line.
+#[test]
+fn fix_write_appends_to_a_plain_log() {
+    let (dir, _, bytes) = session_copy("broken-interrupted-mid-tool.jsonl.zstd");
+    let plain = dir.path().join("session.jsonl");
+    std::fs::write(&plain, text_of(&bytes)).expect("write");
+    let write = toolcheck_in(dir.path(), &["fix", "--write", "session.jsonl"], None);
+    assert_eq!(write.code, 0, "{}", write.transcript());
+    let after = std::fs::read_to_string(&plain).expect("read");
+    let compressed = toolcheck_in(dir.path(), &["fix", "--write", "session.jsonl.zstd"], None);
+    assert_eq!(compressed.code, 0, "{}", compressed.transcript());
+    assert_eq!(
+        after,
+        text_of(&std::fs::read(dir.path().join("session.jsonl.zstd")).expect("read"))
+    );
+}
+
+/// A torn tail, a damaged frame and stdin are never written: each fix is withheld and says
+/// why, and the file's bytes (or what stdin echoes) are what was read.
+#[test]
+fn torn_damaged_and_stdin_logs_are_not_written() {
+    let (dir, file, bytes) = session_copy("broken-torn-tail.jsonl.zstd");
+    let out = toolcheck_in(dir.path(), &["fix", "--write", "session.jsonl.zstd"], None);
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert_eq!(std::fs::read(&file).expect("read"), bytes);
+    let lint = toolcheck_in(
+        dir.path(),
+        &["lint", "--output-format", "json", "session.jsonl.zstd"],
+        None,
+    );
+    assert!(
+        lint.stdout.contains("does not rewrite a torn log"),
+        "{}",
+        lint.transcript()
+    );
+
+    // The interrupted session with a damaged frame after its last.
+    let (dir, file, mut bytes) = session_copy("broken-interrupted-mid-tool.jsonl.zstd");
+    let mut bad =
+        frame("{\"type\":\"step/end\",\"seq\":7,\"time\":1,\"data\":{\"turn\":1,\"step\":1}}\n");
+    if let Some(last) = bad.last_mut() {
+        *last ^= 0x5a;
+    }
+    bytes.extend(bad);
+    std::fs::write(&file, &bytes).expect("write");
+    let out = toolcheck_in(dir.path(), &["fix", "--write", "session.jsonl.zstd"], None);
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert_eq!(std::fs::read(&file).expect("read"), bytes);
+    let lint = toolcheck_in(dir.path(), &["lint", "session.jsonl.zstd"], None);
+    assert!(lint.stdout.contains("is damaged"), "{}", lint.transcript());
+
+    // stdin: `fix --write -` is a filter, and passes the compressed bytes through as read.
+    let bytes = std::fs::read(root().join("fixtures/dsh/broken-interrupted-mid-tool.jsonl.zstd"))
+        .expect("fixture");
+    let args = [
+        "fix",
+        "--write",
+        "-",
+        "--stdin-filename",
+        "session.jsonl.zstd",
+    ];
+    let (echoed, out) = toolcheck_bytes(&root(), &args, Some(&bytes));
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert_eq!(echoed, bytes);
+    let lint = [
+        "lint",
+        "-",
+        "--stdin-filename",
+        "session.jsonl.zstd",
+        "--output-format",
+        "json",
+    ];
+    let (_, out) = toolcheck_bytes(&root(), &lint, Some(&bytes));
+    assert!(
+        out.stdout.contains("read from stdin is not rewritten"),
+        "{}",
+        out.transcript()
+    );
+}
+
+/// What is not the stopped step's is withheld with why: a closed step's unanswered call
+/// (no line can go in the middle of dense seqs) and a stray result (no line can go).
+#[test]
+fn other_fixes_say_why_they_are_withheld() {
+    let out = toolcheck(&[
+        "lint",
+        "--output-format",
+        "json",
+        "fixtures/dsh/broken-unanswered-call.jsonl.zstd",
+        "fixtures/dsh/broken-orphaned-result.jsonl",
+    ]);
+    let findings: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON");
+    let helps: Vec<(&str, &str)> = findings
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|f| {
+            (
+                f["code"].as_str().unwrap_or_default(),
+                f["help"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    insta::assert_debug_snapshot!(helps);
 }
 
 /// A log read from stdin is decompressed as a file is.
@@ -368,22 +537,30 @@ fn doctor_follows_dsh_home() {
         out.transcript()
     );
     assert!(out.stderr.contains("$DSH_HOME"), "{}", out.transcript());
-    // `doctor --fix` has nothing it may write in a dsh session.
-    let before = std::fs::read(
-        moved.join("sessions/--home-dev-shop--/session-01JZ8K3Q4MKILLED/session.jsonl.zstd"),
-    )
-    .expect("read");
+    // `doctor --fix` answers the killed session's open calls as dsh would, backed up first:
+    // one frame appended, every byte before it kept; the held call of the other is not fixed.
+    let killed =
+        moved.join("sessions/--home-dev-shop--/session-01JZ8K3Q4MKILLED/session.jsonl.zstd");
+    let held = moved.join("sessions/--home-dev-shop--/session-01JZ8K3Q4MHELDXX/session.jsonl.zstd");
+    let (before, held_before) = (
+        std::fs::read(&killed).expect("read"),
+        std::fs::read(&held).expect("read"),
+    );
+    let state = home.path().join("state");
     let fixed = doctor(
         home.path(),
-        &[("DSH_HOME", &moved)],
+        &[("DSH_HOME", &moved), ("XDG_STATE_HOME", &state)],
         &["--agent", "deepseek-harness", "--fix", "--force"],
     );
     assert!(fixed.code <= 1, "{}", fixed.transcript());
-    let after = std::fs::read(
-        moved.join("sessions/--home-dev-shop--/session-01JZ8K3Q4MKILLED/session.jsonl.zstd"),
-    )
-    .expect("read");
-    assert_eq!(before, after);
+    let after = std::fs::read(&killed).expect("read");
+    assert!(
+        after.starts_with(&before) && after.len() > before.len(),
+        "{}",
+        fixed.transcript()
+    );
+    assert_eq!(std::fs::read(&held).expect("read"), held_before);
+    assert!(fixed.stdout.contains("backup"), "{}", fixed.transcript());
 }
 
 proptest! {
@@ -420,6 +597,27 @@ proptest! {
         if at < file.len() && !starts.contains(&at) {
             prop_assert_eq!(scan.torn, starts.get(complete).copied());
         }
+    }
+
+    /// Frames of any lines: the text they read as, written back unchanged, is the file's
+    /// bytes exactly; lines added after them are one more frame, the frames before it kept.
+    #[test]
+    fn rewriting_the_text_as_read_changes_no_byte(
+        frames in proptest::collection::vec(proptest::collection::vec("[a-z{}\":,]{0,40}", 1..4), 1..6),
+        added in proptest::collection::vec("[a-z{}\":,]{0,40}", 0..3),
+    ) {
+        let file: Vec<u8> = frames
+            .iter()
+            .flat_map(|lines| frame(&lines.iter().map(|l| format!("{l}\n")).collect::<String>()))
+            .collect();
+        let log = toolcheck::zstd_log::decode_file(file.clone(), 1 << 20).expect("within the limit");
+        prop_assert_eq!(&log.rewrite(log.bytes()).expect("rewritten"), &file);
+        let more: String = added.iter().map(|l| format!("{l}\n")).collect();
+        let text = [log.bytes(), more.as_bytes()].concat();
+        let out = log.rewrite(&text).expect("rewritten");
+        prop_assert!(out.starts_with(&file));
+        let again = toolcheck::zstd_log::decode(&out, 1 << 20).expect("within the limit");
+        prop_assert_eq!(again.bytes(), text.as_slice());
     }
 
     /// Any bytes after a valid first frame: no panic, and the first frame's text is kept.

@@ -2,7 +2,10 @@
 //! outcome; `Unparseable` and `DidNotConverge` are internal errors. On success, for valid
 //! UTF-8 input: (a) if the input had no parse error (TC001), the fixed text has none either;
 //! (b) no finding left in the result has a fix that applies under these settings; (c) fixing
-//! the fixed text again returns it unchanged.
+//! the fixed text again returns it unchanged; (d) the same text compressed into Zstandard
+//! frames (the first line alone, then three lines a frame) is fixed to the same text, its text
+//! as read rewrites to the same bytes, and its fix rewrites to frames that decompress to the
+//! fixed text, the frames before an appended one byte for byte.
 
 use toolcheck::fix::diff::{unified, DiffStyle};
 use toolcheck::fix::{applies, fix_bytes, FileFix, FixError};
@@ -121,5 +124,82 @@ pub fn check(data: &[u8]) {
             setup.describe()
         ),
         Err(e) => panic!("fixing the fixed text failed ({}): {e}", setup.describe()),
+    }
+
+    // (d) The compressed log's fix and its rewrite.
+    if let Ok(text) = std::str::from_utf8(file) {
+        compressed(&setup, text, fixed.fixed_text());
+    }
+}
+
+/// (d): `text` compressed into frames, fixed through `zstd_log::Log` (which must agree with
+/// the plain fix, `plain`, when the log can be written back) and written back frame by frame.
+fn compressed(setup: &super::Setup, text: &str, plain: &str) {
+    use toolcheck::zstd_log;
+    let mut frames = Vec::new();
+    let mut chunk = String::new();
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        chunk.push_str(line);
+        if i % 3 == 0 {
+            frames.push(std::mem::take(&mut chunk));
+        }
+    }
+    frames.push(chunk);
+    let mut bytes = Vec::new();
+    for frame in frames.iter().filter(|f| !f.is_empty()) {
+        bytes.extend(zstd_log::compress(frame, true).expect("compresses"));
+    }
+    if bytes.is_empty() {
+        return;
+    }
+    let limit = 1 << 24;
+    let log = zstd_log::decode_file(bytes.clone(), limit).expect("within the limit");
+    let writable = log.unwritable().is_none();
+    if writable {
+        assert_eq!(
+            log.rewrite(log.bytes()).expect("the text as read rewrites"),
+            bytes
+        );
+    }
+    let fixed = log
+        .fix(
+            &setup.source_name(),
+            setup.explicit,
+            &setup.opts,
+            setup.unsafe_fixes,
+        )
+        .unwrap_or_else(|e| {
+            panic!(
+                "the compressed log's fix failed ({}): {e}",
+                setup.describe()
+            )
+        });
+    if !fixed.changed() {
+        return;
+    }
+    assert!(writable, "a log that cannot be written back was changed");
+    assert_eq!(
+        fixed.fixed_text(),
+        plain,
+        "the compressed log's fix is the plain one"
+    );
+    let new = fixed.fixed_text();
+    match log.rewrite(new.as_bytes()) {
+        Ok(out) => {
+            let again = zstd_log::decode(&out, limit).expect("within the limit");
+            assert_eq!(
+                again.bytes(),
+                new.as_bytes(),
+                "the rewrite decompresses to the fix"
+            );
+            if new.starts_with(text) {
+                assert!(
+                    out.starts_with(&bytes),
+                    "an append keeps every frame before it"
+                );
+            }
+        }
+        // Frames hold whole lines: a fixed text that ends inside one is refused, not written.
+        Err(why) => assert!(!new.ends_with('\n'), "the rewrite was refused: {why}"),
     }
 }

@@ -173,6 +173,24 @@ fn fix_decoded(
     fix_text(decoded.text, decoded.encoding, lint, unsafe_fixes)
 }
 
+/// The fix loop on a UTF-8 text read as the input `name` (a store's rows, a session folder's
+/// files, a compressed log's frames), each round linted by `lint` under that name.
+pub fn fix_named(
+    name: &SourceName,
+    text: String,
+    lint: impl Fn(SourceName, String) -> FileReport,
+    unsafe_fixes: bool,
+) -> Result<FileFix, FixError> {
+    let lint = |text: String| {
+        let name = SourceName {
+            name: name.name.clone(),
+            path: name.path.clone(),
+        };
+        lint(name, text)
+    };
+    fix_text(text, Encoding::Utf8, &lint, unsafe_fixes)
+}
+
 /// The fix loop on a text, with `lint` checking each round's text (a SQLite store lints its
 /// rows' text its own way). `lint` takes the text and keeps it in the report's source, which
 /// is then the one copy of it: the report's text must be the text it was given.

@@ -7,4 +7,4 @@ pub mod holders;
 pub mod swap;
 pub mod write;
 
-pub use engine::{applies, fix_bytes, fix_text, FileFix, FixError};
+pub use engine::{applies, fix_bytes, fix_named, fix_text, FileFix, FixError};

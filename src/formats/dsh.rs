@@ -30,21 +30,33 @@
 //! the session (`SessionLogScanner`, format.ts); a replace that names nodes not on the
 //! surface makes it refuse too. The calls of the step the log was stopped in are recorded
 //! for the replay model (`open_calls`, as `repair.ts`'s `interruptedTurnClosers` finds
-//! them). No fix is offered: dsh closes that step itself on resume, and a fix would have to
-//! append a Zstandard frame (see docs/formats.md).
+//! them).
+//!
+//! The one fix is what dsh's own resume repair writes (`interruptedTurnClosers`, written
+//! back by `commitRepair`): for each open call of the stopped step, the `tool/result` it
+//! appends, with its text, at the next seq and the last event's time, `surfaceOp:
+//! "append"`, citing the `tool/call` that started it (`append_result`); a compressed log
+//! gets it as one new frame (`zstd_log::Log::rewrite`). Only the results are appended, not
+//! dsh's `step/end` and `turn/end`: dsh still closes the turn on resume, and finds no call
+//! left to answer. Every other fix is withheld with why: seqs are dense from 0, so no line
+//! can be inserted, removed or moved; a surface `replace` puts one message in place of a
+//! run, so it cannot add or drop one; and events are never edited in place. A live dsh
+//! holds no lock on its log and counts seqs in memory: fixing a session it is running would
+//! give its next event a seq already taken, so its format page says to fix only stopped sessions.
 
 use super::{array_at, str_at, Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
-use crate::finding::FixIntent;
+use crate::finding::{Edit, FixIntent};
 use crate::transcript::{
     failed_text, Arguments, CallKind, Conversation, Item, Loc, Pairing, ReasoningKind, Role, Text,
     ToolCall, ToolDef, ToolResult,
 };
 use crate::tree::Value as Tree;
+use serde_json::json;
 
 /// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
 /// and what `toolcheck explain deepseek-harness` prints (Markdown).
-pub(super) const DOC: &str = r#"DeepSeek Harness (`dsh`) sessions (`~/.dsh/sessions/--<project>--/<id>/session.jsonl.zstd`, `DSH_HOME` moves `~/.dsh`; built from dsh's published source, tag `dsh-v0.1.1-rc.2`, not run: no published release installs here): the Zstandard frames decompressed (see below), a `session` header line (format `version` 0; a later release's `version` or `session.vN.jsonl.zstd` is reported as not read yet), then seq-numbered events and packed chunk rows; the history is what dsh sends on resume, its surface: `user/message`, `assistant/message` and `tool/result` events folded by their `surfaceOp` (a compaction's `replace` shadows what it summarised), sent as DeepSeek Chat Completions (reasoning blocks as `reasoning_content`, `tool-call` arguments as the raw strings stored, each `tool-result` a `tool` message); tools and the model from the last `request/header`; held to DeepSeek; dsh answers the calls of the step it was stopped in on resume and writes those results back ("The tool call was interrupted after it was recorded, …" or "… before the Harness recorded it as started. …"), so those are warnings; any other unanswered call or stray result is sent as held; no automatic fix yet (a fix would append a frame; `fix` says so and writes nothing). A plain `session.jsonl` (`compression: none`) is read the same way"#;
+pub(super) const DOC: &str = r#"DeepSeek Harness (`dsh`) sessions (`~/.dsh/sessions/--<project>--/<id>/session.jsonl.zstd`, `DSH_HOME` moves `~/.dsh`; built from dsh's published source, tag `dsh-v0.1.1-rc.2`, not run: no published release installs here): the Zstandard frames decompressed (see "Compressed logs" in [Formats](../formats.md)), a `session` header line (format `version` 0; a later release's `version` or `session.vN.jsonl.zstd` is reported as not read yet), then seq-numbered events and packed chunk rows; the history is what dsh sends on resume, its surface: `user/message`, `assistant/message` and `tool/result` events folded by their `surfaceOp` (a compaction's `replace` shadows what it summarised), sent as DeepSeek Chat Completions (reasoning blocks as `reasoning_content`, `tool-call` arguments as the raw strings stored, each `tool-result` a `tool` message); tools and the model from the last `request/header`; held to DeepSeek; dsh answers the calls of the step it was stopped in on resume and writes those results back ("The tool call was interrupted after it was recorded, …" or "… before the Harness recorded it as started. …"), so those are warnings; any other unanswered call or stray result is sent as held. `fix` answers a call of the stopped step by appending exactly the `tool/result` dsh's resume repair writes (its text, the next seq, the last event's time, `surfaceOp: "append"`, citing the `tool/call`), one event per call, as one new Zstandard frame: every frame before it keeps its bytes; every other fix is withheld and says why (seqs are dense, so no line can be inserted, removed or moved; a surface `replace` puts one message in place of a run, so it cannot add or drop one; events are never edited in place). A torn or damaged log and one read from stdin are never written. Fix a session only while no dsh runs it: dsh holds no lock on the file and counts seqs in memory, so a live dsh would append its own events at the seq the fix took, and refuse the log on its next load (`doctor --fix` skips a session modified in the last minute unless `--force`). A plain `session.jsonl` (`compression: none`) is read the same way"#;
 
 pub struct DeepseekHarness;
 
@@ -58,9 +70,6 @@ const PACKED: [&str; 3] = ["text-chunks", "reasoning-chunks", "tool-call-chunks"
 const EVENT_PREFIXES: [&str; 8] = [
     "turn/", "step/", "user/", "assistant/", "tool/", "request/", "session/", "compaction/",
 ];
-
-/// Why no fix is offered.
-const NO_FIX: &str = "DeepSeek Harness sessions have no automatic fix yet (dsh closes the step it was stopped in itself on resume)";
 
 impl Dialect for DeepseekHarness {}
 
@@ -126,8 +135,28 @@ impl Adapter for DeepseekHarness {
         Ok(vec![conv])
     }
 
-    fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
-        Planned::Withheld(NO_FIX)
+    /// Only what dsh's own resume repair writes: a result appended for an open call of the
+    /// stopped step; every other repair is withheld, with why.
+    fn plan_edits(&self, intent: &FixIntent, cx: &EditContext<'_>) -> Planned {
+        if !cx.jsonl {
+            return Planned::Unsupported;
+        }
+        match intent {
+            FixIntent::InsertResult { call, .. } => match append_result(cx, call) {
+                Ok(edit) => Planned::Edits(vec![edit]),
+                Err(why) => Planned::Withheld(why),
+            },
+            FixIntent::RemoveResult { .. }
+            | FixIntent::MoveResult { .. }
+            | FixIntent::GatherResults { .. } => Planned::Withheld(DENSE_SEQS),
+            // A call is a block of its assistant message's event.
+            FixIntent::RemoveCall { .. }
+            | FixIntent::FillErrorResult { .. }
+            | FixIntent::Replace { .. }
+            | FixIntent::MoveBlocks { .. }
+            | FixIntent::AddMember { .. }
+            | FixIntent::RemoveMember { .. } => Planned::Withheld(IN_PLACE),
+        }
     }
 }
 
@@ -395,29 +424,50 @@ fn tool_result(block: &Tree, loc: Loc, mloc: &Loc) -> ToolResult {
     }
 }
 
-/// The calls of the step the log was stopped in, as dsh's resume finds them, each with
-/// whether a `tool/call` records it as started (repair.ts, `interruptedTurnClosers`): a
-/// `turn/start` or `step/end` or `turn/end` forgets the calls before it, an assistant
-/// message's `tool-call` blocks are pending (a repeated id starts over in its first place),
-/// a `tool/result` answers its call; nothing is open when no turn is.
-fn open_calls(events: &[&Doc<'_>]) -> Vec<(Loc, bool)> {
-    let mut open_turn = false;
-    let mut pending: Vec<(String, Loc, bool)> = Vec::new();
+/// A call of the step the log was stopped in, as dsh's resume finds it.
+struct OpenCall {
+    id: String,
+    loc: Loc,
+    /// The `step` of the assistant message that made it (absent: left out, as dsh's
+    /// `JSON.stringify` leaves out an undefined member).
+    step: Option<serde_json::Value>,
+    /// The seq of the `tool/call` that records it as started.
+    started: Option<u64>,
+}
+
+/// The turn the log was stopped in and its step's open calls, in the order dsh answers
+/// them (repair.ts, `interruptedTurnClosers`): a `turn/start` or `step/end` or `turn/end`
+/// forgets the calls before it, an assistant message's `tool-call` blocks are pending (a
+/// repeated id starts over in its first place), a `tool/call` records its call as started,
+/// a `tool/result` answers its call. `None` when no turn is open.
+struct Stopped {
+    /// The open turn's `turn`.
+    turn: Option<serde_json::Value>,
+    calls: Vec<OpenCall>,
+}
+
+fn stopped(events: &[&Doc<'_>]) -> Option<Stopped> {
+    let mut open: Option<Stopped> = None;
+    let mut pending: Vec<OpenCall> = Vec::new();
     for doc in events {
         let record = doc.value;
         let data = record.get("data");
         match str_at(record, "type") {
             Some("turn/start") => {
-                open_turn = true;
+                open = Some(Stopped {
+                    turn: data.and_then(|d| d.get("turn")).map(Tree::to_serde),
+                    calls: Vec::new(),
+                });
                 pending.clear();
             }
             Some("turn/end") => {
-                open_turn = false;
+                open = None;
                 pending.clear();
             }
             Some("step/end") => pending.clear(),
             Some("assistant/message") => {
                 let mloc = Loc::new(doc.base, "/data/message");
+                let step = data.and_then(|d| d.get("step")).map(Tree::to_serde);
                 let blocks = data
                     .and_then(|d| d.get("message"))
                     .and_then(|m| array_at(m, "content"));
@@ -428,17 +478,22 @@ fn open_calls(events: &[&Doc<'_>]) -> Vec<(Loc, bool)> {
                     let Some(id) = str_at(block, "id") else {
                         continue;
                     };
-                    let loc = mloc.child("content").child(i);
-                    match pending.iter_mut().find(|(p, _, _)| p == id) {
-                        Some(entry) => *entry = (id.to_string(), loc, false),
-                        None => pending.push((id.to_string(), loc, false)),
+                    let call = OpenCall {
+                        id: id.to_string(),
+                        loc: mloc.child("content").child(i),
+                        step: step.clone(),
+                        started: None,
+                    };
+                    match pending.iter_mut().find(|p| p.id == id) {
+                        Some(entry) => *entry = call,
+                        None => pending.push(call),
                     }
                 }
             }
             Some("tool/call") => {
                 let id = data.and_then(|d| str_at(d, "callId"));
-                if let Some(entry) = pending.iter_mut().find(|(p, _, _)| Some(p.as_str()) == id) {
-                    entry.2 = true;
+                if let Some(entry) = pending.iter_mut().find(|p| Some(p.id.as_str()) == id) {
+                    entry.started = record.get("seq").and_then(Tree::as_u64);
                 }
             }
             Some("tool/result") => {
@@ -446,15 +501,161 @@ fn open_calls(events: &[&Doc<'_>]) -> Vec<(Loc, bool)> {
                     .and_then(|d| d.get("message"))
                     .and_then(|m| m.get("source"))
                     .and_then(|s| str_at(s, "callId"));
-                pending.retain(|(p, _, _)| Some(p.as_str()) != id);
+                pending.retain(|p| Some(p.id.as_str()) != id);
             }
             _ => {}
         }
     }
-    if !open_turn {
-        return Vec::new();
+    let mut open = open?;
+    open.calls = pending;
+    Some(open)
+}
+
+/// The calls of the step the log was stopped in, each with whether a `tool/call` records it
+/// as started (see [`stopped`]); nothing is open when no turn is.
+fn open_calls(events: &[&Doc<'_>]) -> Vec<(Loc, bool)> {
+    stopped(events)
+        .map(|s| s.calls.into_iter().map(|c| (c.loc, c.started.is_some())).collect())
+        .unwrap_or_default()
+}
+
+/// What dsh's resume repair starts from, read from the whole text as a fix finds it: the
+/// next seq, the time of the last event (each closer reuses it), the turn and calls left
+/// open. `None` when dsh's loader would not read every line (a line that does not parse, a
+/// seq gap, a malformed packed row, a last line without its newline, no header): an event
+/// appended after such a line would not be read either.
+struct Resume {
+    next_seq: u64,
+    /// Absent when the last event has none (`JSON.stringify` then leaves it out too).
+    time: Option<serde_json::Value>,
+    stopped: Option<Stopped>,
+}
+
+impl Resume {
+    fn of(cx: &EditContext<'_>) -> std::sync::Arc<Option<Resume>> {
+        cx.source.derived(|source| {
+            let text = source.text.as_str();
+            if !text.ends_with('\n') {
+                return None;
+            }
+            let mut trees = Vec::new();
+            // The last line is the empty one after the final newline. dsh's loader stops at
+            // a blank line too (it does not parse), so one anywhere else is an unread tail.
+            for line in 0..source.line_count().saturating_sub(1) {
+                let (start, end) = source.line_range(line);
+                let raw = text.get(start..end)?;
+                trees.push((start, crate::json::parse(raw).ok()?.value));
+            }
+            let docs: Vec<Doc<'_>> = trees
+                .iter()
+                .map(|(base, value)| Doc { base: *base, value })
+                .collect();
+            let header = docs.first().filter(|d| str_at(d.value, "type") == Some("session"))?;
+            check_version(header.value).ok()?;
+            let events = committed(&docs).ok()?;
+            if events.len() + 1 != docs.len() {
+                return None;
+            }
+            let (next_seq, time) = match events.last() {
+                Some(last) => last_event(last.value)?,
+                None => return None,
+            };
+            Some(Resume {
+                next_seq,
+                time,
+                stopped: stopped(&events),
+            })
+        })
     }
-    pending.into_iter().map(|(_, loc, started)| (loc, started)).collect()
+}
+
+/// The seq after the last event a line stands for, and that event's time: a packed row's
+/// last member is at `seq0 + n - 1`, `time0` plus every `dt` (chunk-rows.ts, `expandRow`).
+fn last_event(record: &Tree) -> Option<(u64, Option<serde_json::Value>)> {
+    if str_at(record, "type").is_some_and(|k| PACKED.contains(&k)) {
+        let members = packed_members(record)? as u64;
+        let seq0 = record.get("seq0")?.as_u64()?;
+        let mut time = record.get("time0")?.as_i64()?;
+        for dt in array_at(record.get("data")?, "dt")? {
+            time = time.checked_add(dt.as_i64()?)?;
+        }
+        return Some((seq0.checked_add(members)?, Some(time.into())));
+    }
+    let seq = record.get("seq")?.as_u64()?;
+    Some((seq.checked_add(1)?, record.get("time").map(Tree::to_serde)))
+}
+
+/// Why a result is not inserted for a call outside the stopped step.
+const CLOSED_STEP: &str = "the call's step was closed, so its result would belong right after it, in the middle of the log: dsh numbers its events with dense seqs, so no line can be inserted there, and a surface `replace` appended at the end puts one message in place of a run, so it cannot add one (dsh sends the call as held)";
+
+/// Why nothing is appended to a log dsh does not read to its end.
+const UNREAD_TAIL: &str = "dsh's loader stops before the end of this log (a line that does not parse, a seq gap, a malformed packed row, or a last line without its newline), so an event appended after it would not be read";
+
+/// Why a result's line is not removed or moved.
+const DENSE_SEQS: &str = "a result is a `tool/result` event of its own, and dsh numbers its events with dense seqs: removing or moving its line breaks the run (dsh then refuses the session, or drops every event after the gap), and a surface `replace` appended at the end puts one message in place of a run, so it cannot drop or move one";
+
+/// Why a recorded event is not edited.
+const IN_PLACE: &str = "dsh's log is append-only: an event is never edited where it is (its stream chunks and `tool/call` record hold the same content and would disagree), and toolcheck does not write the surface `replace` that would carry a corrected copy";
+
+/// The `tool/result` dsh's resume repair appends for an open call of the stopped step
+/// (repair.ts, `interruptedTurnClosers`): an error result with dsh's own text, at the next
+/// seq and the last event's time, on the surface (`append`), citing the `tool/call` that
+/// started it. It is appended as an edit of the text's final newline, so two such fixes
+/// overlap and the fix loop takes one per round, each at the seq the one before left.
+fn append_result(cx: &EditContext<'_>, call: &ToolCall) -> Result<Edit, &'static str> {
+    let resume = Resume::of(cx);
+    let resume = resume.as_ref().as_ref().ok_or(UNREAD_TAIL)?;
+    let stopped = resume.stopped.as_ref().ok_or(CLOSED_STEP)?;
+    let open = stopped.calls.iter().find(|c| c.loc == call.loc).ok_or(CLOSED_STEP)?;
+    let seq = resume.next_seq;
+    let (text, error) = match open.started {
+        Some(_) => (
+            crate::replay::dsh::OUTCOME_UNKNOWN,
+            json!({"name": "ToolOutcomeUnknownError", "code": "TOOL_OUTCOME_UNKNOWN"}),
+        ),
+        None => (
+            crate::replay::dsh::NOT_STARTED,
+            json!({"name": "ToolNotStartedError", "code": "TOOL_NOT_STARTED"}),
+        ),
+    };
+    let message = json!({
+        "id": format!("interrupted-tool-result-{}-{seq}", open.id),
+        "role": "user",
+        "source": {"kind": "tool", "callId": open.id},
+        "content": [{
+            "type": "tool-result",
+            "toolCallId": open.id,
+            "isError": true,
+            "content": [{"type": "text", "text": text}],
+        }],
+    });
+    let mut data = serde_json::Map::new();
+    if let Some(turn) = &stopped.turn {
+        data.insert("turn".into(), turn.clone());
+    }
+    if let Some(step) = &open.step {
+        data.insert("step".into(), step.clone());
+    }
+    data.insert("message".into(), message);
+    data.insert("error".into(), error);
+    let mut event = serde_json::Map::new();
+    event.insert("type".into(), "tool/result".into());
+    event.insert("seq".into(), seq.into());
+    if let Some(time) = &resume.time {
+        event.insert("time".into(), time.clone());
+    }
+    event.insert("data".into(), data.into());
+    event.insert("surfaceOp".into(), "append".into());
+    if let Some(started) = open.started {
+        event.insert("sourceEventSeqs".into(), json!([started]));
+    }
+    let line = serde_json::to_string(&serde_json::Value::Object(event)).map_err(|_| UNREAD_TAIL)?;
+    let len = cx.source.text.len();
+    Ok(Edit {
+        start: len.checked_sub(1).ok_or(UNREAD_TAIL)?,
+        end: len,
+        content: format!("\n{line}\n"),
+    })
 }
 
 #[cfg(test)]
@@ -533,4 +734,18 @@ mod tests {
         let dropped = gap(false);
         assert!(DeepseekHarness.normalise(&session_docs(&dropped)).is_ok());
     }
+
+    #[test]
+    fn a_packed_row_s_last_member_sets_the_next_seq_and_time() {
+        let packed = tree_json!({"type": "text-chunks", "seq0": 4, "time0": 100, "data": {"turn": 1, "step": 1, "index": 0, "dt": [3, 5], "texts": ["a", "b", "c"]}});
+        assert_eq!(last_event(&packed), Some((7, Some(serde_json::json!(108)))));
+        let event = tree_json!({"type": "tool/call", "seq": 6, "time": 1786939415662u64, "data": {}});
+        assert_eq!(
+            last_event(&event),
+            Some((7, Some(serde_json::json!(1786939415662u64))))
+        );
+        let malformed = tree_json!({"type": "text-chunks", "seq0": 4, "time0": 100, "data": {"dt": [3], "texts": ["a", "b", "c"]}});
+        assert_eq!(last_event(&malformed), None);
+    }
+
 }

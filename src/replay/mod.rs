@@ -21,7 +21,8 @@ mod claude_code;
 mod codex;
 mod copilot_cli;
 mod droid;
-mod dsh;
+// Its texts are what the dsh adapter appends for the calls the resume would answer.
+pub(crate) mod dsh;
 mod hermes;
 mod kimi_cli;
 mod opencode;

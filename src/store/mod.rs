@@ -257,17 +257,10 @@ pub fn fix(
     opts: &LintOptions,
     unsafe_fixes: bool,
 ) -> Result<crate::fix::FileFix, crate::fix::FixError> {
-    let lint = |text: String| {
-        let name = SourceName {
-            name: name.name.clone(),
-            path: name.path.clone(),
-        };
-        lint_text(name, text, snapshot, explicit, opts).0
-    };
-    crate::fix::fix_text(
+    crate::fix::fix_named(
+        name,
         snapshot.text.clone(),
-        crate::encoding::Encoding::Utf8,
-        &lint,
+        |name, text| lint_text(name, text, snapshot, explicit, opts).0,
         unsafe_fixes,
     )
 }
