@@ -28,6 +28,22 @@ fn otel_interleaved_broken() {
     insta::assert_snapshot!(out.transcript());
 }
 
+/// One export holding two runs of the same prompt, each its own trace and each with a call
+/// the next request leaves unanswered: two conversations, both reported (the second run's
+/// requests repeat the first's word for word, which once merged them into one).
+#[test]
+fn otel_two_traces_both_reported() {
+    let out = concise("fixtures/otel/broken-two-traces.json");
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.stdout.matches("TC102").count(),
+        2,
+        "{}",
+        out.transcript()
+    );
+    insta::assert_snapshot!(out.transcript());
+}
+
 /// OpenLLMetry's flattened attributes: the same failing call three times; the tool's
 /// `parameters` is JSON inside a string by design, not an invalid schema.
 #[test]

@@ -163,6 +163,7 @@ fn model_call(observation: &Tree, loc: Loc, order: usize) -> ModelCall {
         start: str_at(observation, "startTime").map_or(0, otlp::iso_nanos),
         loc,
         order,
+        trace: str_at(observation, "traceId").map(str::to_string),
     }
 }
 

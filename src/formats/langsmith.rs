@@ -205,6 +205,7 @@ fn model_call(run: &Tree, loc: Loc, order: usize) -> ModelCall {
         start: str_at(run, "start_time").map_or(0, otlp::iso_nanos),
         loc,
         order,
+        trace: str_at(run, "trace_id").map(str::to_string),
     }
 }
 

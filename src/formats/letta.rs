@@ -333,6 +333,7 @@ fn agent_conversation(
         loc: place.loc.clone(),
         start: 0,
         order: 0,
+        trace: None,
     };
     let mut convs = otlp::rebuild(Format::Letta, vec![call], &[]);
     let mut conv = convs.pop().unwrap_or_else(|| {

@@ -140,6 +140,7 @@ impl Adapter for OpenInference {
                     loc: s.loc.clone(),
                     start: s.start,
                     order: s.order,
+                    trace: s.trace_id().map(str::to_string),
                 }
             })
             .collect();

@@ -119,6 +119,7 @@ impl Adapter for Otel {
                     loc: s.loc.clone(),
                     start: s.start,
                     order: s.order,
+                    trace: s.trace_id().map(str::to_string),
                 }
             })
             .collect();
@@ -363,6 +364,7 @@ fn event_calls(docs: &[Doc<'_>], spans: &[otlp::Span<'_>]) -> Vec<ModelCall> {
                 loc: first.loc.clone(),
                 start: span.map_or_else(|| first.time(), |s| s.start),
                 order: spans.len() + first.order,
+                trace: trace.map(str::to_string),
             })
         })
         .collect()
@@ -507,6 +509,7 @@ fn span_event_call(span: &otlp::Span<'_>) -> Option<ModelCall> {
         loc: span.loc.clone(),
         start: span.start,
         order: span.order,
+        trace: span.trace_id().map(str::to_string),
     })
 }
 
@@ -645,6 +648,35 @@ mod tests {
         assert!(convs
             .iter()
             .all(|c| c.accepted && c.declares_tools.is_none()));
+    }
+
+    /// Calls of two traces: the same prompt run twice stays two conversations, and a trace
+    /// per user turn (the next turn's input goes on past the last) is still one.
+    #[test]
+    fn traces_split_runs_but_not_turns() {
+        let span = |trace: &str, start: &str, input: &str| {
+            json!({"traceId": trace, "spanId": "s", "name": "chat", "startTimeUnixNano": start, "status": {"code": 1}, "attributes": [
+                {"key": "gen_ai.input.messages", "value": {"stringValue": input}},
+                {"key": "gen_ai.output.messages", "value": {"stringValue": "[{\"role\":\"assistant\",\"parts\":[{\"type\":\"text\",\"content\":\"ok\"}]}]"}}
+            ]})
+        };
+        let one = r#"[{"role":"user","parts":[{"type":"text","content":"a"}]}]"#;
+        let two = r#"[{"role":"user","parts":[{"type":"text","content":"a"}]},{"role":"assistant","parts":[{"type":"text","content":"ok"}]},{"role":"user","parts":[{"type":"text","content":"b"}]}]"#;
+        let read = |spans: Vec<crate::tree::Value<'static>>| {
+            let doc = json!({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]});
+            Otel.normalise(&session_docs(std::slice::from_ref(&doc)))
+                .unwrap_or_default()
+                .len()
+        };
+        let runs = vec![
+            span("A", "1", one),
+            span("A", "2", two),
+            span("B", "3", one),
+            span("B", "4", two),
+        ];
+        assert_eq!(read(runs), 2);
+        let turns = vec![span("A", "1", one), span("B", "2", two)];
+        assert_eq!(read(turns), 1);
     }
 
     /// A call written twice in one message is one call; a failed `execute_tool` span marks

@@ -237,6 +237,16 @@ impl<'a> Span<'a> {
             order,
         }
     }
+
+    /// The trace the span belongs to, as written: `traceId` (OTLP), `trace_id` (snake_case,
+    /// Phoenix's `otlpv1` page), `context.trace_id` (Phoenix REST spans, `ConsoleSpanExporter`
+    /// dumps), or the `context.trace_id` column (Phoenix dataframe rows).
+    pub fn trace_id(&self) -> Option<&'a str> {
+        let value: &'a Tree<'a> = self.value;
+        field(value, &["traceId", "trace_id", "context.trace_id"])
+            .and_then(|(_, v)| v.as_str())
+            .or_else(|| value.get("context").and_then(|c| str_at(c, "trace_id")))
+    }
 }
 
 /// Whether any span of the document has an attribute `matches` accepts.
@@ -277,6 +287,8 @@ pub(crate) struct ModelCall {
     pub loc: Loc,
     pub start: u128,
     pub order: usize,
+    /// The trace (or session) the call was recorded in, when the container says.
+    pub trace: Option<String>,
 }
 
 /// The role of a message as traces write it.
@@ -313,18 +325,27 @@ pub(crate) fn rebuild(
         })
         .collect();
     // Each chain's calls; a call joins the chain whose last input is the longest prefix of
-    // its own.
+    // its own. A chain of another trace is joined only when the call's input goes on past
+    // it (an application that starts a trace per user turn): a call whose input is the
+    // same as another trace's is a run of its own (the same prompt run again), and at equal
+    // length a chain of the call's own trace wins.
     let mut chains: Vec<Vec<usize>> = Vec::new();
     for (i, mine) in prints.iter().enumerate() {
+        let trace = calls.get(i).and_then(|c| c.trace.as_deref());
         let joined = chains
             .iter()
             .enumerate()
             .filter_map(|(c, chain)| {
-                let theirs = prints.get(*chain.last()?)?;
-                (!theirs.is_empty() && mine.starts_with(theirs)).then_some((theirs.len(), c))
+                let last = *chain.last()?;
+                let theirs = prints.get(last)?;
+                let same = calls.get(last).and_then(|c| c.trace.as_deref()) == trace;
+                let extends = !theirs.is_empty()
+                    && mine.starts_with(theirs)
+                    && (same || mine.len() > theirs.len());
+                extends.then_some((theirs.len(), same, c))
             })
             .max();
-        match joined.and_then(|(_, c)| chains.get_mut(c)) {
+        match joined.and_then(|(_, _, c)| chains.get_mut(c)) {
             Some(chain) => chain.push(i),
             None => chains.push(vec![i]),
         }
