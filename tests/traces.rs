@@ -44,6 +44,57 @@ fn otel_two_traces_both_reported() {
     insta::assert_snapshot!(out.transcript());
 }
 
+/// Spans as the OpenTelemetry SDK's `ConsoleSpanExporter` prints them (one pretty-printed
+/// object per span, one after another), written by the real libraries
+/// (`scripts/gen-traces.py --exporter console`): opentelemetry-instrumentation-openai-v2 and
+/// openinference-instrumentation-openai, a clean run and one with an unanswered call whose
+/// arguments are empty. Findings sit at the line of the span they are in.
+#[test]
+fn console_span_exports() {
+    let mut all = String::new();
+    for (fixture, code) in [
+        ("fixtures/otel/clean-console-openai-v2.json", 0),
+        ("fixtures/otel/broken-console-openai-v2.json", 1),
+        ("fixtures/openinference/clean-console.json", 0),
+        ("fixtures/openinference/broken-console.json", 1),
+    ] {
+        let out = toolcheck(&["lint", "-v", fixture, "--output-format", "concise"]);
+        assert_eq!(out.code, code, "{}", out.transcript());
+        all.push_str(&out.transcript());
+    }
+    insta::assert_snapshot!(all);
+}
+
+/// Printed spans saved as `.jsonl`, or cut off while the exporter was writing: read as the
+/// same spans, the cut one a parse error where it is.
+#[test]
+fn console_spans_named_jsonl_or_cut_off() {
+    let text =
+        std::fs::read_to_string("fixtures/openinference/broken-console.json").expect("fixture");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let jsonl = dir.path().join("spans.jsonl");
+    std::fs::write(&jsonl, &text).expect("write");
+    let as_jsonl = concise(jsonl.to_str().unwrap_or_default());
+    let as_json = concise("fixtures/openinference/broken-console.json");
+    assert_eq!(
+        as_jsonl.stdout.matches("TC").count(),
+        as_json.stdout.matches("TC").count(),
+        "{}",
+        as_jsonl.transcript()
+    );
+    let cut = dir.path().join("spans.json");
+    let keep = text.len().saturating_sub(200);
+    std::fs::write(&cut, text.get(..keep).unwrap_or_default()).expect("write");
+    let out = concise(cut.to_str().unwrap_or_default());
+    assert_eq!(out.code, 1);
+    let lines = text.get(..keep).unwrap_or_default().lines().count();
+    assert!(
+        out.stdout.contains("TC001") && out.stdout.contains(&format!("spans.json:{lines}:")),
+        "{}",
+        out.transcript()
+    );
+}
+
 /// OpenLLMetry's flattened attributes: the same failing call three times; the tool's
 /// `parameters` is JSON inside a string by design, not an invalid schema.
 #[test]

@@ -15,11 +15,12 @@
 //!   `outputs` the `ChatCompletion` dump (`choices[0].message`).
 //!
 //! A run with `error` set or `status: "error"` failed. Rebuilt as the OTLP traces are
-//! (`otlp::rebuild`): calls whose inputs extend each other are one conversation, checked at
+//! (`calls::rebuild`): calls whose inputs extend each other are one conversation, checked at
 //! its last call. A trace records requests already sent: findings only.
 
 use super::langchain;
-use super::otlp::{self, Message, ModelCall};
+use super::calls::{self, Message, ModelCall};
+use super::otlp;
 use super::{array_at, str_at, Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
@@ -117,7 +118,7 @@ impl Adapter for Langsmith {
                 "the export holds no model-call run (`run_type: \"llm\"`) with messages".into(),
             );
         }
-        Ok(otlp::rebuild(Format::Langsmith, calls, &failed_tools))
+        Ok(calls::rebuild(Format::Langsmith, calls, &failed_tools))
     }
 
     fn normalise_records(&self, docs: &[Doc<'_>]) -> Option<Result<Vec<Conversation>, String>> {

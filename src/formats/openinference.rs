@@ -1,6 +1,7 @@
-//! OpenInference traces (Arize Phoenix) in OTLP JSON (`otlp.rs` reads the envelope and
-//! rebuilds conversations from model calls) and in Phoenix's own containers (`phoenix.rs`:
-//! REST and `otlpv1` span pages, `get_spans_dataframe()` rows), read into the same spans.
+//! OpenInference traces (Arize Phoenix) in OTLP JSON (`otlp.rs` reads the envelope,
+//! `calls.rs` rebuilds conversations from model calls), in Phoenix's own containers
+//! (`phoenix.rs`: REST and `otlpv1` span pages, `get_spans_dataframe()` rows) and as
+//! `ConsoleSpanExporter` prints them (`console_spans.rs`), read into the same spans.
 //!
 //! Keys from `Arize-ai/openinference` `spec/semantic_conventions.md`: lists are flattened
 //! into indexed keys. An LLM span (`openinference.span.kind: "LLM"`) records its request as
@@ -20,7 +21,9 @@
 //! `system`) and the response from `output.value` when they hold it. A trace records
 //! requests already sent: there is nothing to repair, so no fixes.
 
-use super::otlp::{self, FlatKeys, Message, ModelCall};
+use super::calls::{self, Message, ModelCall};
+use super::otlp::{self, FlatKeys};
+use super::console_spans;
 use super::phoenix;
 use super::{Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
@@ -56,7 +59,8 @@ impl Adapter for OpenInference {
 
     fn sniff(&self, doc: &Tree) -> Option<u8> {
         ((otlp::is_export(doc) && otlp::any_attribute(doc, is_content))
-            || phoenix::has_model_calls(doc))
+            || phoenix::has_model_calls(doc)
+            || console_spans::has(doc, is_content, |_| false))
         .then_some(90)
     }
 
@@ -68,14 +72,16 @@ impl Adapter for OpenInference {
     }
 
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<crate::transcript::Conversation>, String> {
-        if !docs
-            .iter()
-            .all(|d| otlp::is_export(d.value) || phoenix::is_container(d.value))
-        {
-            return Err("expected an OTLP JSON export (`resourceSpans`) or Phoenix spans (a `/v1/projects/{id}/spans` page, `get_spans_dataframe()` rows)".into());
+        if !docs.iter().all(|d| {
+            otlp::is_export(d.value)
+                || phoenix::is_container(d.value)
+                || console_spans::is_span(d.value)
+        }) {
+            return Err("expected an OTLP JSON export (`resourceSpans`), Phoenix spans (a `/v1/projects/{id}/spans` page, `get_spans_dataframe()` rows) or spans as `ConsoleSpanExporter` prints them".into());
         }
         let mut spans = otlp::spans(docs);
         spans.extend(phoenix::spans(docs, spans.len()));
+        spans.extend(console_spans::spans(docs, spans.len()));
         fn kind<'s>(s: &'s otlp::Span<'_>) -> Option<&'s str> {
             otlp::attr_str(&s.attrs, "openinference.span.kind")
         }
@@ -147,7 +153,7 @@ impl Adapter for OpenInference {
         if calls.is_empty() {
             return Err(super::otel::NO_CALLS.into());
         }
-        Ok(otlp::rebuild(Format::OpenInference, calls, &failed_runs))
+        Ok(calls::rebuild(Format::OpenInference, calls, &failed_runs))
     }
 
     fn normalise_records(

@@ -1,5 +1,6 @@
-//! OpenTelemetry GenAI traces in OTLP JSON (`otlp.rs` reads the envelope and rebuilds
-//! conversations from model calls).
+//! OpenTelemetry GenAI traces in OTLP JSON (`otlp.rs` reads the envelope, `calls.rs`
+//! rebuilds conversations from model calls) or as `ConsoleSpanExporter` prints them
+//! (`console_spans.rs`).
 //!
 //! Two generations of span attributes are read:
 //! - the current message attributes (semantic conventions ≥ 1.37,
@@ -40,7 +41,9 @@
 //!
 //! A trace records requests already sent: there is nothing to repair, so no fixes.
 
-use super::otlp::{self, Attr, FlatKeys, Message, ModelCall};
+use super::console_spans;
+use super::calls::{self, Message, ModelCall};
+use super::otlp::{self, Attr, FlatKeys};
 use super::{Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
@@ -80,8 +83,11 @@ impl Adapter for Otel {
     }
 
     fn sniff(&self, doc: &Tree) -> Option<u8> {
-        (otlp::is_export(doc)
+        let request_event =
+            |n: &str| is_span_event(n) && !matches!(n, "gen_ai.choice" | "gen_ai.content.completion");
+        ((otlp::is_export(doc)
             && (otlp::any_attribute(doc, is_content) || has_events(doc) || has_span_events(doc)))
+            || console_spans::has(doc, is_content, request_event))
         .then_some(90)
     }
 
@@ -90,10 +96,14 @@ impl Adapter for Otel {
     }
 
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<crate::transcript::Conversation>, String> {
-        if !docs.iter().all(|d| otlp::is_export(d.value)) {
-            return Err("expected an OTLP JSON export (`resourceSpans`)".into());
+        if !docs
+            .iter()
+            .all(|d| otlp::is_export(d.value) || console_spans::is_span(d.value))
+        {
+            return Err("expected an OTLP JSON export (`resourceSpans`) or spans as `ConsoleSpanExporter` prints them".into());
         }
-        let spans = otlp::spans(docs);
+        let mut spans = otlp::spans(docs);
+        spans.extend(console_spans::spans(docs, spans.len()));
         let failed_runs: Vec<String> = spans
             .iter()
             .filter(|s| {
@@ -128,7 +138,7 @@ impl Adapter for Otel {
         if calls.is_empty() {
             return Err(NO_CALLS.into());
         }
-        Ok(otlp::rebuild(Format::Otel, calls, &failed_runs))
+        Ok(calls::rebuild(Format::Otel, calls, &failed_runs))
     }
 
     fn normalise_records(

@@ -1,5 +1,5 @@
-//! The OTLP JSON envelope the trace formats share (`otel.rs`, `openinference.rs`), and how
-//! their model calls are rebuilt into conversations.
+//! The OTLP JSON envelope the trace formats share (`otel.rs`, `openinference.rs`), and the
+//! readers of the messages their attributes hold.
 //!
 //! An export request is `{resourceSpans:[{resource, scopeSpans:[{scope, spans:[…]}]}]}`
 //! (`opentelemetry-proto` `opentelemetry/proto/collector/trace/v1/trace_service.proto`,
@@ -12,16 +12,13 @@
 //! `status.code: "STATUS_CODE_OK"` as enum names); ids are only compared with ids of the
 //! same file, so both are read as written.
 //!
-//! Rebuilding: a trace records each model call with the whole request it sent. The calls
-//! whose inputs extend one another are one conversation, checked once at its last call
-//! (input and output); a call that extends none starts a conversation of its own, so two
-//! interleaved conversations in one file stay apart.
+//! The model calls read from spans are rebuilt into conversations by `calls.rs`.
 
+use super::calls::Message;
 use super::{array_at, field, str_at, Doc};
-use crate::provider::Provider;
 use crate::transcript::{
-    pairing_key, text_looks_like_error, Arguments, CallKind, Conversation, Item, Loc, Pairing,
-    Role, Text, ToolCall, ToolDef, ToolResult,
+    pairing_key, text_looks_like_error, Arguments, CallKind, Item, Loc, Role, Text, ToolCall,
+    ToolDef, ToolResult,
 };
 use crate::tree::Value as Tree;
 use serde_json::Value as Json;
@@ -82,8 +79,21 @@ impl Attr<'_> {
     }
 }
 
-/// A span's attributes, in written order.
+/// A span's attributes, in written order: OTLP's `[{key, value: AnyValue}]`, or a flat map
+/// of keys to plain values (what `ReadableSpan.to_json()` prints, `console_spans.rs`).
 pub(crate) fn attributes<'a>(holder: &'a Tree<'a>, loc: &Loc) -> Vec<Attr<'a>> {
+    if let Some(Tree::Object(map)) = holder.get("attributes") {
+        let at = loc.child("attributes");
+        return map
+            .iter()
+            .map(|(key, value)| Attr {
+                key: std::borrow::Cow::Borrowed(key),
+                value,
+                loc: at.child(key),
+                plain: true,
+            })
+            .collect();
+    }
     let list = array_at(holder, "attributes").map_or(&[][..], Vec::as_slice);
     list.iter()
         .enumerate()
@@ -175,10 +185,14 @@ pub(crate) struct Span<'a> {
 }
 
 impl Span<'_> {
-    /// `status.code` 2 / `STATUS_CODE_ERROR`, or Phoenix's `status_code: "ERROR"` (its
-    /// REST spans and dataframe rows).
+    /// `status.code` 2 / `STATUS_CODE_ERROR`, or `status_code: "ERROR"` (Phoenix's REST
+    /// spans and dataframe rows; `status.status_code` as `ConsoleSpanExporter` prints it).
     pub fn failed(&self) -> bool {
-        if let Some(code) = str_at(self.value, "status_code") {
+        let printed = self
+            .value
+            .get("status")
+            .and_then(|s| str_at(s, "status_code"));
+        if let Some(code) = str_at(self.value, "status_code").or(printed) {
             return code == "ERROR";
         }
         match self.value.get("status").and_then(|s| s.get("code")) {
@@ -268,29 +282,6 @@ pub(crate) fn span_has_attribute(span: &Tree, matches: impl Fn(&str) -> bool) ->
         .any(|a| str_at(a, "key").is_some_and(&matches))
 }
 
-/// One message of a recorded request or response.
-pub(crate) struct Message {
-    pub role: Role,
-    pub loc: Loc,
-    pub items: Vec<Item>,
-    /// What the message says, for telling whether one request extends another.
-    pub print: String,
-}
-
-/// One model call: the request it sent and the response it got.
-pub(crate) struct ModelCall {
-    pub input: Vec<Message>,
-    pub output: Vec<Message>,
-    pub tools: Vec<ToolDef>,
-    pub provider: Option<Provider>,
-    pub failed: bool,
-    pub loc: Loc,
-    pub start: u128,
-    pub order: usize,
-    /// The trace (or session) the call was recorded in, when the container says.
-    pub trace: Option<String>,
-}
-
 /// The role of a message as traces write it.
 pub(crate) fn role(name: &str) -> Role {
     match name {
@@ -299,107 +290,6 @@ pub(crate) fn role(name: &str) -> Role {
         "tool" | "function" | "ipython" => Role::Tool,
         _ => Role::User,
     }
-}
-
-/// The conversations of a file's model calls: one per chain of calls whose inputs extend
-/// each other, read at its last call. `failed_runs` are the call ids of tool executions
-/// that failed, which mark their results as errors.
-pub(crate) fn rebuild(
-    format: crate::format::Format,
-    mut calls: Vec<ModelCall>,
-    failed_runs: &[String],
-) -> Vec<Conversation> {
-    calls.sort_by_key(|c| (c.start, c.order));
-    // Each message as a hash of what it says: traces repeat the whole history in every
-    // call, so prefixes are compared on hashes, each computed once.
-    let prints: Vec<Vec<u64>> = calls
-        .iter()
-        .map(|c| {
-            c.input
-                .iter()
-                .map(|m| {
-                    use std::hash::BuildHasher;
-                    foldhash::quality::FixedState::with_seed(0).hash_one(&m.print)
-                })
-                .collect()
-        })
-        .collect();
-    // Each chain's calls; a call joins the chain whose last input is the longest prefix of
-    // its own. A chain of another trace is joined only when the call's input goes on past
-    // it (an application that starts a trace per user turn): a call whose input is the
-    // same as another trace's is a run of its own (the same prompt run again), and at equal
-    // length a chain of the call's own trace wins.
-    let mut chains: Vec<Vec<usize>> = Vec::new();
-    for (i, mine) in prints.iter().enumerate() {
-        let trace = calls.get(i).and_then(|c| c.trace.as_deref());
-        let joined = chains
-            .iter()
-            .enumerate()
-            .filter_map(|(c, chain)| {
-                let last = *chain.last()?;
-                let theirs = prints.get(last)?;
-                let same = calls.get(last).and_then(|c| c.trace.as_deref()) == trace;
-                let extends = !theirs.is_empty()
-                    && mine.starts_with(theirs)
-                    && (same || mine.len() > theirs.len());
-                extends.then_some((theirs.len(), same, c))
-            })
-            .max();
-        match joined.and_then(|(_, _, c)| chains.get_mut(c)) {
-            Some(chain) => chain.push(i),
-            None => chains.push(vec![i]),
-        }
-    }
-    let mut lasts: Vec<usize> = chains.iter().filter_map(|c| c.last().copied()).collect();
-    lasts.sort_unstable();
-    let mut out = Vec::new();
-    for (i, call) in calls.into_iter().enumerate() {
-        if lasts.binary_search(&i).is_ok() {
-            out.push(conversation(format, call, failed_runs));
-        }
-    }
-    out
-}
-
-fn conversation(
-    format: crate::format::Format,
-    call: ModelCall,
-    failed_runs: &[String],
-) -> Conversation {
-    let mut conv = Conversation::new(format, call.loc, Pairing::NextTurn);
-    conv.provider = call.provider;
-    conv.accepted = !call.failed && call.output.iter().any(|m| !m.items.is_empty());
-    conv.tools = call.tools;
-    // Where the trace puts results decides the convention: user messages (Anthropic,
-    // Gemini, Bedrock request shapes) or messages of their own (OpenAI, and the parts form's
-    // `tool` role whichever the provider).
-    let in_user = call
-        .input
-        .iter()
-        .any(|m| m.role == Role::User && m.items.iter().any(|i| matches!(i, Item::Result(_))));
-    if in_user {
-        conv.results_role = Role::User;
-        conv.results_first = call.provider == Some(Provider::Anthropic);
-    }
-    for message in call.input.into_iter().chain(call.output) {
-        let merge = conv.turns.last().is_some_and(|t| t.role == message.role);
-        if !merge {
-            conv.start_turn(message.role, message.loc.clone());
-        }
-        for mut item in message.items {
-            if let Item::Result(result) = &mut item {
-                if result
-                    .call_id
-                    .as_ref()
-                    .is_some_and(|id| failed_runs.contains(id))
-                {
-                    result.is_error = true;
-                }
-            }
-            conv.push_to_last(item);
-        }
-    }
-    conv
 }
 
 /// Tool definitions in any dialect a trace records them in (`gen_ai.tool.definitions`,
