@@ -32,6 +32,9 @@ Each instrumentation wants its own virtualenv, with pinned versions:
     /tmp/venv-oi/bin/pip install 'openinference-instrumentation-openai==0.1.66' \\
         'opentelemetry-sdk==1.40.0' 'opentelemetry-exporter-otlp-proto-http==1.40.0' \\
         'openai==2.8.1' httpx
+    python3 -m venv /tmp/venv-tl     # and /tmp/venv-tl53 with ==0.53.4
+    /tmp/venv-tl/bin/pip install 'opentelemetry-instrumentation-openai==0.62.4' \\
+        'opentelemetry-sdk==1.45.2' 'openai==2.8.1' httpx
     OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental \\
     OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY \\
         /tmp/venv-v2/bin/python scripts/gen-traces.py v2 OUT --exporter console --scenario clean

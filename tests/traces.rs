@@ -46,20 +46,45 @@ fn otel_two_traces_both_reported() {
 
 /// Spans as the OpenTelemetry SDK's `ConsoleSpanExporter` prints them (one pretty-printed
 /// object per span, one after another), written by the real libraries
-/// (`scripts/gen-traces.py --exporter console`): opentelemetry-instrumentation-openai-v2 and
-/// openinference-instrumentation-openai, a clean run and one with an unanswered call whose
-/// arguments are empty. Findings sit at the line of the span they are in.
+/// (`scripts/gen-traces.py --exporter console`): opentelemetry-instrumentation-openai-v2,
+/// OpenLLMetry 0.62 (parts form) and 0.53 (flattened), openinference-instrumentation-openai;
+/// a clean run and one with an unanswered call whose arguments are empty. Findings sit at the line of the span they are in.
 #[test]
 fn console_span_exports() {
     let mut all = String::new();
     for (fixture, code) in [
         ("fixtures/otel/clean-console-openai-v2.json", 0),
         ("fixtures/otel/broken-console-openai-v2.json", 1),
+        ("fixtures/otel/clean-console-openllmetry-0.62.json", 0),
+        ("fixtures/otel/broken-console-openllmetry-0.62.json", 1),
+        ("fixtures/otel/clean-console-openllmetry-0.53.json", 0),
+        ("fixtures/otel/broken-console-openllmetry-0.53.json", 1),
         ("fixtures/openinference/clean-console.json", 0),
         ("fixtures/openinference/broken-console.json", 1),
     ] {
         let out = toolcheck(&["lint", "-v", fixture, "--output-format", "concise"]);
         assert_eq!(out.code, code, "{}", out.transcript());
+        all.push_str(&out.transcript());
+    }
+    insta::assert_snapshot!(all);
+}
+
+/// A tool whose `parameters` was passed as a JSON-encoded string, as each family that
+/// records tool definitions records it (OpenLLMetry 0.62 `gen_ai.tool.definitions`, 0.53
+/// `llm.request.functions.0.parameters`, OpenInference `llm.tools.0.tool.json_schema`), in
+/// a request the provider rejected (HTTP 400, recorded on the span): `invalid-tool-schema`,
+/// quoting the rejection.
+#[test]
+fn tool_schema_passed_as_a_string() {
+    let mut all = String::new();
+    for fixture in [
+        "fixtures/otel/broken-console-openllmetry-0.62-schema-string.json",
+        "fixtures/otel/broken-console-openllmetry-0.53-schema-string.json",
+        "fixtures/openinference/broken-console-schema-string.json",
+    ] {
+        let out = concise(fixture);
+        assert_eq!(out.code, 1, "{}", out.transcript());
+        assert!(out.stdout.contains("TC303"), "{}", out.transcript());
         all.push_str(&out.transcript());
     }
     insta::assert_snapshot!(all);

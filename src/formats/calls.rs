@@ -30,6 +30,8 @@ pub(crate) struct ModelCall {
     pub order: usize,
     /// The trace (or session) the call was recorded in, when the container says.
     pub trace: Option<String>,
+    /// What a failed call records it failed with (a span's status message).
+    pub rejection: Option<String>,
 }
 
 /// The conversations of a file's model calls: one per chain of calls whose inputs extend
@@ -100,6 +102,7 @@ fn conversation(
     let mut conv = Conversation::new(format, call.loc, Pairing::NextTurn);
     conv.provider = call.provider;
     conv.accepted = !call.failed && call.output.iter().any(|m| !m.items.is_empty());
+    conv.rejection = call.rejection.filter(|_| call.failed);
     conv.tools = call.tools;
     // Where the trace puts results decides the convention: user messages (Anthropic,
     // Gemini, Bedrock request shapes) or messages of their own (OpenAI, and the parts form's

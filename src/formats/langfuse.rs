@@ -165,6 +165,7 @@ fn model_call(observation: &Tree, loc: Loc, order: usize) -> ModelCall {
         loc,
         order,
         trace: str_at(observation, "traceId").map(str::to_string),
+        rejection: str_at(observation, "statusMessage").map(str::to_string),
     }
 }
 

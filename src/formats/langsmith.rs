@@ -207,6 +207,7 @@ fn model_call(run: &Tree, loc: Loc, order: usize) -> ModelCall {
         loc,
         order,
         trace: str_at(run, "trace_id").map(str::to_string),
+        rejection: str_at(run, "error").map(str::to_string),
     }
 }
 

@@ -335,6 +335,7 @@ fn agent_conversation(
         start: 0,
         order: 0,
         trace: None,
+        rejection: None,
     };
     let mut convs = calls::rebuild(Format::Letta, vec![call], &[]);
     let mut conv = convs.pop().unwrap_or_else(|| {

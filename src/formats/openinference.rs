@@ -147,6 +147,7 @@ impl Adapter for OpenInference {
                     start: s.start,
                     order: s.order,
                     trace: s.trace_id().map(str::to_string),
+                    rejection: s.status_message(),
                 }
             })
             .collect();

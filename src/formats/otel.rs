@@ -130,6 +130,7 @@ impl Adapter for Otel {
                     start: s.start,
                     order: s.order,
                     trace: s.trace_id().map(str::to_string),
+                    rejection: s.status_message(),
                 }
             })
             .collect();
@@ -275,9 +276,18 @@ fn tools(attrs: &[Attr<'_>]) -> Vec<crate::transcript::ToolDef> {
         let Some(loc) = entries.first().map(|(_, a)| a.loc.clone()) else {
             continue;
         };
+        // The schema attributes are the schema `json.dumps`-ed by design: decoded once, what
+        // is left is what the application passed (a string there is a JSON-encoded schema).
         let def: serde_json::Map<String, Json> = entries
             .iter()
-            .map(|(k, a)| ((*k).to_string(), a.to_json()))
+            .map(|(k, a)| {
+                let value = match (*k, a.as_str()) {
+                    ("parameters" | "input_schema", Some(text)) => crate::json::parse_value(text)
+                        .unwrap_or_else(|_| Json::String(text.to_string())),
+                    _ => a.to_json(),
+                };
+                ((*k).to_string(), value)
+            })
             .collect();
         let schema_loc = entries
             .iter()
@@ -375,6 +385,7 @@ fn event_calls(docs: &[Doc<'_>], spans: &[otlp::Span<'_>]) -> Vec<ModelCall> {
                 start: span.map_or_else(|| first.time(), |s| s.start),
                 order: spans.len() + first.order,
                 trace: trace.map(str::to_string),
+                rejection: span.and_then(otlp::Span::status_message),
             })
         })
         .collect()
@@ -520,6 +531,7 @@ fn span_event_call(span: &otlp::Span<'_>) -> Option<ModelCall> {
         start: span.start,
         order: span.order,
         trace: span.trace_id().map(str::to_string),
+        rejection: span.status_message(),
     })
 }
 
@@ -687,6 +699,34 @@ mod tests {
         assert_eq!(read(runs), 2);
         let turns = vec![span("A", "1", one), span("B", "2", two)];
         assert_eq!(read(turns), 1);
+    }
+
+    /// Tool definitions in both `gen_ai.tool.definitions` forms and OpenLLMetry's flattened
+    /// keys: a `parameters` the application passed as a string is read as a JSON-encoded
+    /// schema; the flattened attribute's own encoding is not.
+    #[test]
+    fn tool_definitions_keep_a_string_schema() {
+        use crate::transcript::SchemaDecl;
+        let schema = r#"{\"type\":\"object\"}"#;
+        let defs = format!(
+            r#"[{{"type":"function","name":"a","parameters":"{schema}"}},{{"type":"function","function":{{"name":"b","parameters":{{"type":"object"}}}}}}]"#
+        );
+        let str_attr = |k: &str, v: &str| json!({"key": k, "value": {"stringValue": v}});
+        let doc = export(crate::tree::Value::Array(vec![
+            str_attr("gen_ai.tool.definitions", &defs),
+            str_attr("llm.request.functions.0.name", "c"),
+            str_attr("llm.request.functions.0.parameters", r#"{"type":"object"}"#),
+            str_attr("llm.request.functions.1.name", "d"),
+            str_attr("llm.request.functions.1.parameters", &format!(r#""{schema}""#)),
+        ]));
+        let docs = session_docs(std::slice::from_ref(&doc));
+        let spans = otlp::spans(&docs);
+        let read = spans.first().map(|s| tools(&s.attrs)).unwrap_or_default();
+        let encoded: Vec<(&str, bool)> = read
+            .iter()
+            .map(|t| (t.name.as_str(), matches!(t.schema, Some(SchemaDecl::Encoded(_)))))
+            .collect();
+        assert_eq!(encoded, [("a", true), ("b", false), ("c", false), ("d", true)]);
     }
 
     /// A call written twice in one message is one call; a failed `execute_tool` span marks

@@ -252,6 +252,17 @@ impl<'a> Span<'a> {
         }
     }
 
+    /// What the span's status says it failed with: OTLP's `status.message`, the printed
+    /// span's `status.description`, Phoenix's `status_message`.
+    pub fn status_message(&self) -> Option<String> {
+        let status = self.value.get("status");
+        status
+            .and_then(|s| str_at(s, "message").or_else(|| str_at(s, "description")))
+            .or_else(|| str_at(self.value, "status_message"))
+            .filter(|m| !m.trim().is_empty())
+            .map(str::to_string)
+    }
+
     /// The trace the span belongs to, as written: `traceId` (OTLP), `trace_id` (snake_case,
     /// Phoenix's `otlpv1` page), `context.trace_id` (Phoenix REST spans, `ConsoleSpanExporter`
     /// dumps), or the `context.trace_id` column (Phoenix dataframe rows).
@@ -292,10 +303,13 @@ pub(crate) fn role(name: &str) -> Role {
     }
 }
 
-/// Tool definitions in any dialect a trace records them in (`gen_ai.tool.definitions`,
-/// OpenInference `tool.json_schema`, OpenLLMetry `llm.request.functions.N`): the name and
-/// the parameters schema, `None` when the definition leaves it out (unknown, not "no
-/// arguments").
+/// Tool definitions in any dialect a trace records them in (`gen_ai.tool.definitions` in
+/// both its forms, OpenInference `tool.json_schema`, OpenLLMetry `llm.request.functions.N`
+/// once its attributes are decoded, the provider's `tools` in Langfuse and LangSmith
+/// payloads): the name and the parameters schema, `None` when the definition leaves it out
+/// (unknown, not "no arguments"). The definition is the tool object as the application
+/// passed it, so a schema written as a string is the string the provider was sent (a
+/// JSON-encoded schema), not an encoding of the trace's.
 pub(crate) fn tool_def(def: &Json, loc: &Loc) -> Option<ToolDef> {
     let inner = def.get("function").filter(|f| f.is_object()).unwrap_or(def);
     let name = inner.get("name")?.as_str()?;
@@ -304,11 +318,7 @@ pub(crate) fn tool_def(def: &Json, loc: &Loc) -> Option<ToolDef> {
         .find_map(|k| inner.get(*k))
         .filter(|s| !s.is_null());
     let schema = schema.map(|s| match s {
-        // `llm.request.functions.N.parameters` is JSON inside a string by design.
-        Json::String(text) => match crate::json::parse_value(text) {
-            Ok(value) => crate::transcript::SchemaDecl::Value(std::sync::Arc::new(value)),
-            Err(_) => crate::transcript::SchemaDecl::Encoded(text.clone()),
-        },
+        Json::String(text) => crate::transcript::SchemaDecl::Encoded(text.clone()),
         other => crate::transcript::SchemaDecl::Value(std::sync::Arc::new(other.clone())),
     });
     let mut tool = ToolDef::declared(name, None, loc.clone(), loc.clone());
