@@ -5,14 +5,16 @@
 #   oi    openinference-instrumentation-openai 0.1.66         -> fixtures/openinference/*-console*.json
 #   tl    opentelemetry-instrumentation-openai (OpenLLMetry) 0.62.4 -> fixtures/otel/*-console-openllmetry-0.62*.json
 #   tl53  the same at 0.53.4 (flattened attributes)           -> fixtures/otel/*-console-openllmetry-0.53*.json
-# VENV_V2, VENV_OI, VENV_TL and VENV_TL53 are virtualenvs set up as gen-traces.py's docstring
-# says (defaults: /tmp/venv-v2, /tmp/venv-oi, /tmp/venv-tl, /tmp/venv-tl53).
+#   lf    logfire 5.4.0, instrument_openai(version=1)         -> fixtures/otel/*-logfire-v1*.json(l)
+# VENV_V2, VENV_OI, VENV_TL, VENV_TL53 and VENV_LF are virtualenvs set up as gen-traces.py's
+# docstring says (defaults: /tmp/venv-v2, /tmp/venv-oi, /tmp/venv-tl, /tmp/venv-tl53,
+# /tmp/venv-lf).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 gen=scripts/gen-traces.py
 unset OTEL_SDK_DISABLED
 which=("$@")
-[ ${#which[@]} -eq 0 ] && which=(v2 oi tl tl53)
+[ ${#which[@]} -eq 0 ] && which=(v2 oi tl tl53 lf)
 for lib in "${which[@]}"; do
     for scenario in clean broken schema-string; do
         prefix=broken
@@ -45,6 +47,18 @@ for lib in "${which[@]}"; do
                 TRACELOOP_TRACE_CONTENT=true "$venv/bin/python" "$gen" traceloop \
                     "fixtures/otel/$prefix-console-openllmetry-$version$suffix.json" \
                     --exporter console --scenario "$scenario"
+                ;;
+            lf)
+                lf="${VENV_LF:-/tmp/venv-lf}/bin/python"
+                "$lf" "$gen" logfire "fixtures/otel/$prefix-console-logfire-v1$suffix.json" \
+                    --exporter console --scenario "$scenario"
+                # The same spans through Logfire's OTLP/HTTP exporter to the loopback
+                # collector (protobuf JSON, one export request per line).
+                if [ "$scenario" = broken ]; then
+                    out="fixtures/otel/broken-otlp-logfire-v1"
+                    rm -f "$out.traces.jsonl"
+                    "$lf" "$gen" logfire "$out" --exporter otlp --scenario broken
+                fi
                 ;;
         esac
     done

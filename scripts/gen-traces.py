@@ -32,6 +32,8 @@ Each instrumentation wants its own virtualenv, with pinned versions:
     /tmp/venv-oi/bin/pip install 'openinference-instrumentation-openai==0.1.66' \\
         'opentelemetry-sdk==1.40.0' 'opentelemetry-exporter-otlp-proto-http==1.40.0' \\
         'openai==2.8.1' httpx
+    python3 -m venv /tmp/venv-lf
+    /tmp/venv-lf/bin/pip install 'logfire==5.4.0' 'openai==2.8.1' httpx
     python3 -m venv /tmp/venv-tl     # and /tmp/venv-tl53 with ==0.53.4
     /tmp/venv-tl/bin/pip install 'opentelemetry-instrumentation-openai==0.62.4' \\
         'opentelemetry-sdk==1.45.2' 'openai==2.8.1' httpx
@@ -144,10 +146,11 @@ def serve(out, scenario):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("which", choices=["v2", "traceloop", "openinference"])
+    parser.add_argument("which", choices=["v2", "traceloop", "openinference", "logfire"])
     parser.add_argument("out")
     parser.add_argument("--exporter", choices=["otlp", "console"], default="otlp")
     parser.add_argument("--scenario", choices=["clean", "broken", "schema-string", "cut-off"], default="broken")
+    parser.add_argument("--logfire-version", default="1", help="`instrument_openai(version=…)` for logfire")
     args = parser.parse_args()
     which, out, scenario = args.which, args.out, args.scenario
     # The SDK must be on; the only exporters are the file and the loopback collector.
@@ -160,20 +163,33 @@ def main():
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
-    provider = TracerProvider()
     console = None
     if args.exporter == "console":
         from opentelemetry.sdk.trace.export import ConsoleSpanExporter
 
         console = open(out, "w")
-        provider.add_span_processor(SimpleSpanProcessor(ConsoleSpanExporter(out=console)))
+        processor = SimpleSpanProcessor(ConsoleSpanExporter(out=console))
     else:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-        provider.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter(endpoint=f"http://127.0.0.1:{port}/v1/traces")))
-    trace.set_tracer_provider(provider)
+        processor = SimpleSpanProcessor(OTLPSpanExporter(endpoint=f"http://127.0.0.1:{port}/v1/traces"))
+    if which == "logfire":
+        import logfire
+
+        # Nothing is sent to Logfire's service; spans go to the exporter above only.
+        logfire.configure(
+            send_to_logfire=False, console=False, service_name="gen-traces", additional_span_processors=[processor]
+        )
+        provider = logfire
+    else:
+        provider = TracerProvider()
+        provider.add_span_processor(processor)
+        trace.set_tracer_provider(provider)
     logs = None
-    if which == "v2":
+    if which == "logfire":
+        version = int(args.logfire_version) if args.logfire_version.isdigit() else args.logfire_version
+        logfire.instrument_openai(version=version)
+    elif which == "v2":
         from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
 
         if args.exporter == "otlp":
@@ -191,7 +207,8 @@ def main():
         from opentelemetry.instrumentation.openai import OpenAIInstrumentor
     else:
         from openinference.instrumentation.openai import OpenAIInstrumentor
-    OpenAIInstrumentor().instrument()
+    if which != "logfire":
+        OpenAIInstrumentor().instrument()
 
     import openai
 
@@ -221,7 +238,11 @@ def main():
         else:
             messages.append({"role": "tool", "tool_call_id": "call_w1", "content": "sunny"})
         client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=tools)
-    provider.shutdown()
+    if which == "logfire":
+        logfire.force_flush()
+        logfire.shutdown()
+    else:
+        provider.shutdown()
     if logs is not None:
         logs.shutdown()
     if console is not None:

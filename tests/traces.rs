@@ -44,15 +44,27 @@ fn otel_two_traces_both_reported() {
     insta::assert_snapshot!(out.transcript());
 }
 
+/// Each fixture linted (`-v`, concise) with the exit code it must give, the transcripts
+/// one after another.
+fn lint_each(fixtures: &[(&str, i32)]) -> String {
+    let mut all = String::new();
+    for &(fixture, code) in fixtures {
+        let out = toolcheck(&["lint", "-v", fixture, "--output-format", "concise"]);
+        assert_eq!(out.code, code, "{}", out.transcript());
+        all.push_str(&out.transcript());
+    }
+    all
+}
+
 /// Spans as the OpenTelemetry SDK's `ConsoleSpanExporter` prints them (one pretty-printed
 /// object per span, one after another), written by the real libraries
 /// (`scripts/gen-traces.py --exporter console`): opentelemetry-instrumentation-openai-v2,
 /// OpenLLMetry 0.62 (parts form) and 0.53 (flattened), openinference-instrumentation-openai;
-/// a clean run and one with an unanswered call whose arguments are empty. Findings sit at the line of the span they are in.
+/// a clean run and one with an unanswered call whose arguments are empty. Findings sit at
+/// the line of the span they are in.
 #[test]
 fn console_span_exports() {
-    let mut all = String::new();
-    for (fixture, code) in [
+    let all = lint_each(&[
         ("fixtures/otel/clean-console-openai-v2.json", 0),
         ("fixtures/otel/broken-console-openai-v2.json", 1),
         ("fixtures/otel/clean-console-openllmetry-0.62.json", 0),
@@ -61,11 +73,20 @@ fn console_span_exports() {
         ("fixtures/otel/broken-console-openllmetry-0.53.json", 1),
         ("fixtures/openinference/clean-console.json", 0),
         ("fixtures/openinference/broken-console.json", 1),
-    ] {
-        let out = toolcheck(&["lint", "-v", fixture, "--output-format", "concise"]);
-        assert_eq!(out.code, code, "{}", out.transcript());
-        all.push_str(&out.transcript());
-    }
+    ]);
+    insta::assert_snapshot!(all);
+}
+
+/// Logfire's legacy LLM spans (`logfire.instrument_openai(version=1)`, logfire 5.4.0): the
+/// request whole in `request_data`, the reply in `response_data`, printed by
+/// `ConsoleSpanExporter` and sent by OTLP/HTTP to a collector (protobuf JSON lines).
+#[test]
+fn logfire_v1_spans() {
+    let all = lint_each(&[
+        ("fixtures/otel/clean-console-logfire-v1.json", 0),
+        ("fixtures/otel/broken-console-logfire-v1.json", 1),
+        ("fixtures/otel/broken-otlp-logfire-v1.traces.jsonl", 1),
+    ]);
     insta::assert_snapshot!(all);
 }
 
@@ -81,6 +102,7 @@ fn tool_schema_passed_as_a_string() {
         "fixtures/otel/broken-console-openllmetry-0.62-schema-string.json",
         "fixtures/otel/broken-console-openllmetry-0.53-schema-string.json",
         "fixtures/openinference/broken-console-schema-string.json",
+        "fixtures/otel/broken-console-logfire-v1-schema-string.json",
     ] {
         let out = concise(fixture);
         assert_eq!(out.code, 1, "{}", out.transcript());

@@ -21,16 +21,15 @@
 //! `system`) and the response from `output.value` when they hold it. A trace records
 //! requests already sent: there is nothing to repair, so no fixes.
 
-use super::calls::{self, Message, ModelCall};
+use super::calls::{self, ModelCall};
 use super::otlp::{self, FlatKeys};
 use super::console_spans;
 use super::phoenix;
 use super::{Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
-use crate::transcript::{Item, Loc, Role, Text};
+use crate::transcript::{Item, Text};
 use crate::tree::Value as Tree;
-use serde_json::Value as Json;
 
 pub struct OpenInference;
 
@@ -125,9 +124,13 @@ impl Adapter for OpenInference {
                         .any(|i| matches!(i, Item::Call(c) if c.id.is_none()))
                 });
                 if lossy || provider == Some(crate::provider::Provider::Anthropic) {
-                    if let Some(raw) = raw_request(&s.attrs) {
+                    if let Some(raw) = otlp::attr(&s.attrs, "input.value")
+                        .and_then(otlp::request_messages)
+                    {
                         input = raw;
-                        output = raw_response(&s.attrs).unwrap_or(output);
+                        output = otlp::attr(&s.attrs, "output.value")
+                            .and_then(otlp::response_messages)
+                            .unwrap_or(output);
                     }
                 }
                 let tools = otlp::indexed(s.attrs.iter().map(|a| (&*a.key, a)), "llm.tools.")
@@ -167,49 +170,6 @@ impl Adapter for OpenInference {
     /// A trace records requests already sent: findings only.
     fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
         Planned::Unsupported
-    }
-}
-
-/// The request's messages from `input.value` (`{messages, system?}` as JSON), when it holds
-/// them.
-fn raw_request(attrs: &[otlp::Attr<'_>]) -> Option<Vec<Message>> {
-    let attr = otlp::attr(attrs, "input.value")?;
-    let request = attr.json(true);
-    let messages = request.get("messages")?.as_array()?;
-    let at = attr.inner();
-    let mut out = Vec::new();
-    if let Some(system) = request.get("system").filter(|s| !s.is_null()) {
-        out.push(raw_message(
-            Role::System,
-            &serde_json::json!({"content": system}),
-            &at,
-        ));
-    }
-    for m in messages {
-        let role = otlp::role(m.get("role").and_then(Json::as_str).unwrap_or("user"));
-        out.push(raw_message(role, m, &at));
-    }
-    Some(out)
-}
-
-/// The response from `output.value`: an OpenAI completion's first choice, or an Anthropic
-/// message.
-fn raw_response(attrs: &[otlp::Attr<'_>]) -> Option<Vec<Message>> {
-    let attr = otlp::attr(attrs, "output.value")?;
-    let response = attr.json(true);
-    let message = match response.get("choices").and_then(Json::as_array) {
-        Some(choices) => choices.first()?.get("message")?.clone(),
-        None => response.get("content").map(|_| response.clone())?,
-    };
-    Some(vec![raw_message(Role::Assistant, &message, &attr.inner())])
-}
-
-fn raw_message(role: Role, message: &Json, at: &Loc) -> Message {
-    Message {
-        role,
-        loc: at.clone(),
-        items: otlp::json_items(role, message, at),
-        print: format!("{}:{}", role.as_str(), message),
     }
 }
 

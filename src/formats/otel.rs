@@ -87,7 +87,8 @@ impl Adapter for Otel {
             |n: &str| is_span_event(n) && !matches!(n, "gen_ai.choice" | "gen_ai.content.completion");
         ((otlp::is_export(doc)
             && (otlp::any_attribute(doc, is_content) || has_events(doc) || has_span_events(doc)))
-            || console_spans::has(doc, is_content, request_event))
+            || console_spans::has(doc, is_content, request_event)
+            || has_logfire_request(doc))
         .then_some(90)
     }
 
@@ -114,7 +115,7 @@ impl Adapter for Otel {
             .collect();
         let mut calls: Vec<ModelCall> = spans
             .iter()
-            .filter(|s| s.attrs.iter().any(|a| is_content(&a.key)))
+            .filter(|s| s.attrs.iter().any(|a| is_content(&a.key)) || is_logfire(&s.attrs))
             .map(|s| {
                 let (input, output) = messages(&s.attrs);
                 ModelCall {
@@ -179,7 +180,44 @@ fn messages(attrs: &[Attr<'_>]) -> (Vec<Message>, Vec<Message>) {
     }
     input.extend(otlp::flat_messages(attrs, "gen_ai.prompt.", &FLAT));
     output.extend(otlp::flat_messages(attrs, "gen_ai.completion.", &FLAT));
+    // Logfire's legacy spans: the request whole in `request_data`, the reply in
+    // `response_data` (with both formats on, the message attributes are read instead).
+    if input.is_empty() {
+        if let Some(request) =
+            otlp::attr(attrs, "request_data").and_then(otlp::request_messages)
+        {
+            input = request;
+            output = otlp::attr(attrs, "response_data")
+                .and_then(otlp::response_messages)
+                .unwrap_or_default();
+        }
+    }
     (input, output)
+}
+
+/// Whether a span is one of Logfire's legacy LLM spans (`logfire.instrument_openai(version=1)`,
+/// `instrument_anthropic(version=1)`, logfire 5.x `integrations/llm_providers/`): the
+/// request's `create` arguments as JSON in `request_data` (`{messages, model, tools}`; the
+/// default version 2 keeps only `{model}` there), the reply in `response_data` (`{message,
+/// usage}` for OpenAI, the message itself for Anthropic).
+fn is_logfire(attrs: &[Attr<'_>]) -> bool {
+    otlp::attr_str(attrs, "request_data").is_some_and(|text| text.contains("\"messages\""))
+}
+
+/// Whether a document (an OTLP export, a printed span) holds a Logfire legacy LLM span.
+fn has_logfire_request(doc: &Tree) -> bool {
+    if !(otlp::is_export(doc) || console_spans::is_span(doc)) {
+        return false;
+    }
+    let docs = [Doc {
+        base: 0,
+        value: doc,
+    }];
+    let printed = console_spans::spans(&docs, 0);
+    otlp::spans(&docs)
+        .iter()
+        .chain(printed.iter())
+        .any(|s| is_logfire(&s.attrs))
 }
 
 /// Pairing keys for calls and results written without ids (allowed by the parts schema):
@@ -269,6 +307,15 @@ fn tools(attrs: &[Attr<'_>]) -> Vec<crate::transcript::ToolDef> {
         let loc = defs.inner();
         if let Json::Array(list) = defs.json(true) {
             out.extend(list.iter().filter_map(|d| otlp::tool_def(d, &loc)));
+        }
+    }
+    // Logfire's legacy spans: the request's own `tools`, where nothing else declares them.
+    if out.is_empty() {
+        if let Some(request) = otlp::attr(attrs, "request_data") {
+            let loc = request.inner();
+            if let Some(Json::Array(list)) = request.json(true).get("tools") {
+                out.extend(list.iter().filter_map(|d| otlp::tool_def(d, &loc)));
+            }
         }
     }
     for (_, entries) in otlp::indexed(attrs.iter().map(|a| (&*a.key, a)), "llm.request.functions.")

@@ -637,6 +637,52 @@ pub(crate) fn json_message(message: &Json, at: Loc) -> Message {
     }
 }
 
+/// The messages of a request recorded whole as JSON in one attribute (OpenInference
+/// `input.value`, Logfire's `request_data`: `{messages, system?, tools?, …}`), every item at
+/// the attribute's string; `None` when it holds no `messages`.
+pub(crate) fn request_messages(attr: &Attr<'_>) -> Option<Vec<Message>> {
+    let request = attr.json(true);
+    let messages = request.get("messages")?.as_array()?;
+    let at = attr.inner();
+    let mut out = Vec::new();
+    if let Some(system) = request.get("system").filter(|s| !s.is_null()) {
+        out.push(raw_message(
+            Role::System,
+            &serde_json::json!({"content": system}),
+            &at,
+        ));
+    }
+    for m in messages {
+        let role = role(m.get("role").and_then(Json::as_str).unwrap_or("user"));
+        out.push(raw_message(role, m, &at));
+    }
+    Some(out)
+}
+
+/// The response recorded whole as JSON in one attribute (OpenInference `output.value`,
+/// Logfire's `response_data`): an OpenAI completion's first choice, Logfire's
+/// `{message, usage}`, or an Anthropic message.
+pub(crate) fn response_messages(attr: &Attr<'_>) -> Option<Vec<Message>> {
+    let response = attr.json(true);
+    let message = match response.get("choices").and_then(Json::as_array) {
+        Some(choices) => choices.first()?.get("message")?.clone(),
+        None => match response.get("message") {
+            Some(message) if message.is_object() => message.clone(),
+            _ => response.get("content").map(|_| response.clone())?,
+        },
+    };
+    Some(vec![raw_message(Role::Assistant, &message, &attr.inner())])
+}
+
+fn raw_message(role: Role, message: &Json, at: &Loc) -> Message {
+    Message {
+        role,
+        loc: at.clone(),
+        items: json_items(role, message, at),
+        print: format!("{}:{}", role.as_str(), message),
+    }
+}
+
 /// Where the parts of a value are: their own pointers when it is JSON in the file, the
 /// string's when it is JSON inside a string (Langfuse's v2 API, double-encoded Letta files).
 pub(crate) struct Place {
