@@ -1,30 +1,72 @@
 #!/usr/bin/env python3
-"""Optional, not run by CI: records real trace exports to learn their shapes.
+"""Optional, not run by CI: records real trace exports, the source of the generated fixtures.
 
-Starts a fake OpenAI Chat Completions provider and an OTLP/HTTP collector on loopback, runs
-two chained chat calls (parallel tool calls, one with cut-off arguments) through the chosen
-instrumentation, and writes each export request the collector receives as one line of
-protobuf-JSON (`MessageToJson`: base64 ids, enum names) to OUT.traces.jsonl / OUT.logs.jsonl.
-The fixtures under fixtures/otel and fixtures/openinference are written by hand in these
-shapes; nothing generated here is committed.
+Starts a fake OpenAI Chat Completions provider and an OTLP/HTTP collector on loopback
+(127.0.0.1 only), drives the official `openai` SDK through one instrumentation per process,
+and writes what the library's own exporter produces:
 
-    python3 -m venv /tmp/otvenv
-    /tmp/otvenv/bin/pip install opentelemetry-sdk opentelemetry-exporter-otlp-proto-http \
-        openai httpx opentelemetry-instrumentation-openai openinference-instrumentation-openai \
-        'opentelemetry-instrumentation-openai-v2==2.3b0' 'wrapt<2'
-    /tmp/otvenv/bin/python scripts/gen-traces.py {v2|traceloop|openinference} OUT
+- `--exporter otlp` (default): each export request the collector receives, as one line of
+  protobuf-JSON (`MessageToJson`: base64 ids, enum names), to OUT.traces.jsonl / OUT.logs.jsonl;
+- `--exporter console`: the OpenTelemetry SDK's `ConsoleSpanExporter(out=file)`, one
+  pretty-printed JSON object per span, one after another, to OUT (nothing else is written).
 
-For `v2`, set OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true (log events); for
-`traceloop`, TRACELOOP_TRACE_CONTENT=true.
+Scenarios (`--scenario`), each two chained chat calls with a `get_weather` tool:
+
+- `clean`: one call, its result, the answer;
+- `broken` (default): two parallel calls, the second with empty arguments (`{}` while `city`
+  is required); the application answers only the first before asking again (an unanswered
+  call);
+- `schema-string`: the tool's `parameters` passed as a JSON-encoded string; the fake provider
+  rejects the request as OpenAI does (HTTP 400), so the trace records the rejection;
+- `cut-off`: the original recording (parallel calls, one with cut-off arguments, one failed
+  result).
+
+Each instrumentation wants its own virtualenv, with pinned versions:
+
+    python3 -m venv /tmp/venv-v2
+    /tmp/venv-v2/bin/pip install 'opentelemetry-instrumentation-openai-v2==2.4b0' \\
+        'opentelemetry-util-genai==1.1b0' 'opentelemetry-sdk==1.43.0' \\
+        'opentelemetry-instrumentation==0.64b0' 'opentelemetry-exporter-otlp-proto-http==1.43.0' \\
+        'openai==2.8.1' httpx
+    python3 -m venv /tmp/venv-oi
+    /tmp/venv-oi/bin/pip install 'openinference-instrumentation-openai==0.1.66' \\
+        'opentelemetry-sdk==1.40.0' 'opentelemetry-exporter-otlp-proto-http==1.40.0' \\
+        'openai==2.8.1' httpx
+    python3 -m venv /tmp/venv-lf
+    /tmp/venv-lf/bin/pip install 'logfire==5.4.0' 'openai==2.8.1' httpx
+    python3 -m venv /tmp/venv-tl     # and /tmp/venv-tl53 with ==0.53.4
+    /tmp/venv-tl/bin/pip install 'opentelemetry-instrumentation-openai==0.62.4' \\
+        'opentelemetry-sdk==1.45.2' 'openai==2.8.1' httpx
+    OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental \\
+    OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY \\
+        /tmp/venv-v2/bin/python scripts/gen-traces.py v2 OUT --exporter console --scenario clean
+    /tmp/venv-oi/bin/python scripts/gen-traces.py openinference OUT --exporter console
+
+`v2` 2.3b0 (with `wrapt<2`) writes the 1.28–1.36 log events: set
+OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true; for `traceloop`,
+TRACELOOP_TRACE_CONTENT=true. `scripts/gen-trace-fixtures.sh` regenerates the checked-in
+fixtures.
 """
 
+import argparse
 import json
-import sys
+import os
 import threading
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
+PARAMETERS = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
 
-def serve(out):
+
+def calls_for(scenario):
+    """The calls the fake provider answers the first request with."""
+    if scenario == "clean":
+        return [("call_w1", '{"city": "Paris"}')]
+    if scenario == "cut-off":
+        return [("call_w1", '{"city": "Paris"}'), ("call_w2", '{"city": "Ber')]
+    return [("call_w1", '{"city": "Paris"}'), ("call_w2", "{}")]
+
+
+def serve(out, scenario):
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args):
             pass
@@ -50,16 +92,30 @@ def serve(out):
                 self.reply(b"{}")
                 return
             request = json.loads(body)
+            tools = request.get("tools") or []
+            if any(isinstance(t.get("function", {}).get("parameters"), str) for t in tools):
+                # What OpenAI answers a schema passed as a string.
+                error = {
+                    "error": {
+                        "message": "Invalid type for 'tools[0].function.parameters': expected an object, but got a string instead.",
+                        "type": "invalid_request_error",
+                        "param": "tools[0].function.parameters",
+                        "code": "invalid_type",
+                    }
+                }
+                self.reply(json.dumps(error).encode(), 400)
+                return
             if request["messages"][-1]["role"] == "tool":
                 message, reason = {"role": "assistant", "content": "It is sunny."}, "stop"
+            elif request["messages"][-1]["role"] == "user" and len(request["messages"]) > 2:
+                message, reason = {"role": "assistant", "content": "Sunny in Paris."}, "stop"
             else:
-                calls = [("call_w1", '{"city": "Paris"}'), ("call_w2", '{"city": "Ber')]
                 message = {
                     "role": "assistant",
                     "content": None,
                     "tool_calls": [
                         {"id": i, "type": "function", "function": {"name": "get_weather", "arguments": a}}
-                        for i, a in calls
+                        for i, a in calls_for(scenario)
                     ],
                 }
                 reason = "tool_calls"
@@ -76,8 +132,8 @@ def serve(out):
                 ).encode()
             )
 
-        def reply(self, data):
-            self.send_response(200)
+        def reply(self, data, status=200):
+            self.send_response(status)
             self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(data)))
             self.end_headers()
@@ -89,56 +145,108 @@ def serve(out):
 
 
 def main():
-    which, out = sys.argv[1], sys.argv[2]
-    port = serve(out)
+    parser = argparse.ArgumentParser()
+    parser.add_argument("which", choices=["v2", "traceloop", "openinference", "logfire"])
+    parser.add_argument("out")
+    parser.add_argument("--exporter", choices=["otlp", "console"], default="otlp")
+    parser.add_argument("--scenario", choices=["clean", "broken", "schema-string", "cut-off"], default="broken")
+    parser.add_argument("--logfire-version", default="1", help="`instrument_openai(version=…)` for logfire")
+    args = parser.parse_args()
+    which, out, scenario = args.which, args.out, args.scenario
+    # The SDK must be on; the only exporters are the file and the loopback collector.
+    os.environ.pop("OTEL_SDK_DISABLED", None)
+    os.environ["OTEL_TRACES_EXPORTER"] = "none"
+    os.environ["OTEL_LOGS_EXPORTER"] = "none"
+    os.environ["OTEL_METRICS_EXPORTER"] = "none"
+    port = serve(out, scenario)
     from opentelemetry import trace
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(OTLPSpanExporter(endpoint=f"http://127.0.0.1:{port}/v1/traces")))
-    trace.set_tracer_provider(provider)
-    logs = None
-    if which == "v2":
-        from opentelemetry import _logs
-        from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
-        from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
-        from opentelemetry.sdk._logs import LoggerProvider
-        from opentelemetry.sdk._logs.export import SimpleLogRecordProcessor
+    console = None
+    if args.exporter == "console":
+        from opentelemetry.sdk.trace.export import ConsoleSpanExporter
 
-        logs = LoggerProvider()
-        logs.add_log_record_processor(SimpleLogRecordProcessor(OTLPLogExporter(endpoint=f"http://127.0.0.1:{port}/v1/logs")))
-        _logs.set_logger_provider(logs)
+        console = open(out, "w")
+        processor = SimpleSpanProcessor(ConsoleSpanExporter(out=console))
+    else:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+        processor = SimpleSpanProcessor(OTLPSpanExporter(endpoint=f"http://127.0.0.1:{port}/v1/traces"))
+    if which == "logfire":
+        import logfire
+
+        # Nothing is sent to Logfire's service; spans go to the exporter above only.
+        logfire.configure(
+            send_to_logfire=False, console=False, service_name="gen-traces", additional_span_processors=[processor]
+        )
+        provider = logfire
+    else:
+        provider = TracerProvider()
+        provider.add_span_processor(processor)
+        trace.set_tracer_provider(provider)
+    logs = None
+    if which == "logfire":
+        version = int(args.logfire_version) if args.logfire_version.isdigit() else args.logfire_version
+        logfire.instrument_openai(version=version)
+    elif which == "v2":
+        from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
+
+        if args.exporter == "otlp":
+            from opentelemetry import _logs
+            from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter
+            from opentelemetry.sdk._logs import LoggerProvider
+            from opentelemetry.sdk._logs.export import SimpleLogRecordProcessor
+
+            logs = LoggerProvider()
+            logs.add_log_record_processor(
+                SimpleLogRecordProcessor(OTLPLogExporter(endpoint=f"http://127.0.0.1:{port}/v1/logs"))
+            )
+            _logs.set_logger_provider(logs)
     elif which == "traceloop":
         from opentelemetry.instrumentation.openai import OpenAIInstrumentor
     else:
         from openinference.instrumentation.openai import OpenAIInstrumentor
-    OpenAIInstrumentor().instrument()
+    if which != "logfire":
+        OpenAIInstrumentor().instrument()
 
     import openai
 
-    client = openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused")
+    client = openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="unused", max_retries=0)
+    parameters = json.dumps(PARAMETERS) if scenario == "schema-string" else PARAMETERS
     tools = [
         {
             "type": "function",
-            "function": {
-                "name": "get_weather",
-                "description": "Weather for a city",
-                "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
-            },
+            "function": {"name": "get_weather", "description": "Weather for a city", "parameters": parameters},
         }
     ]
     messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Weather in Paris and Berlin?"}]
-    first = client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=tools)
-    calls = first.choices[0].message.tool_calls
-    messages.append({"role": "assistant", "content": None, "tool_calls": [c.model_dump() for c in calls]})
-    messages.append({"role": "tool", "tool_call_id": "call_w1", "content": "sunny"})
-    messages.append({"role": "tool", "tool_call_id": "call_w2", "content": "Error: bad city"})
-    client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=tools)
-    provider.shutdown()
+    try:
+        first = client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=tools)
+    except openai.BadRequestError:
+        first = None
+    if first is not None:
+        calls = first.choices[0].message.tool_calls
+        messages.append({"role": "assistant", "content": None, "tool_calls": [c.model_dump() for c in calls]})
+        if scenario == "broken":
+            # Only the first call is answered; the user asks again.
+            messages.append({"role": "tool", "tool_call_id": "call_w1", "content": "sunny"})
+            messages.append({"role": "user", "content": "And Berlin?"})
+        elif scenario == "cut-off":
+            messages.append({"role": "tool", "tool_call_id": "call_w1", "content": "sunny"})
+            messages.append({"role": "tool", "tool_call_id": "call_w2", "content": "Error: bad city"})
+        else:
+            messages.append({"role": "tool", "tool_call_id": "call_w1", "content": "sunny"})
+        client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=tools)
+    if which == "logfire":
+        logfire.force_flush()
+        logfire.shutdown()
+    else:
+        provider.shutdown()
     if logs is not None:
         logs.shutdown()
+    if console is not None:
+        console.close()
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
 //! parsing it again. Scans are memoised while a span cache is installed for the text
 //! ([`crate::source::with_span_cache`]).
 
-use crate::source::span_cache;
+use crate::source::{container_end, span_cache, string_end as skip_string};
 
 /// Escapes one reference token for an RFC 6901 pointer.
 pub fn escape_token(token: &str) -> String {
@@ -237,33 +237,11 @@ pub(crate) fn skip_ws(bytes: &[u8], mut pos: usize) -> usize {
     pos
 }
 
-fn skip_string(bytes: &[u8], start: usize) -> Option<usize> {
-    let mut pos = start + 1;
-    loop {
-        pos += memchr::memchr2(b'"', b'\\', bytes.get(pos..)?)?;
-        match bytes.get(pos)? {
-            b'"' => return Some(pos + 1),
-            _ => pos += 2,
-        }
-    }
-}
-
-/// The bytes a container scan stops at: quotes and brackets.
-const STRUCTURAL: [bool; 256] = {
-    let mut table = [false; 256];
-    table[b'"' as usize] = true;
-    table[b'{' as usize] = true;
-    table[b'[' as usize] = true;
-    table[b'}' as usize] = true;
-    table[b']' as usize] = true;
-    table
-};
-
 /// End offset (exclusive) of the JSON value starting at `start`.
 pub(crate) fn skip_value(bytes: &[u8], start: usize) -> Option<usize> {
     match bytes.get(start)? {
         b'"' => skip_string(bytes, start),
-        b'{' | b'[' => span_cache::end(bytes, start, || skip_container(bytes, start)),
+        b'{' | b'[' => span_cache::end(bytes, start, || container_end(bytes, start)),
         _ => {
             let mut pos = start;
             while let Some(b) = bytes.get(pos) {
@@ -274,38 +252,6 @@ pub(crate) fn skip_value(bytes: &[u8], start: usize) -> Option<usize> {
             }
             (pos > start).then_some(pos)
         }
-    }
-}
-
-/// End offset (exclusive) of the object or array starting at `start`.
-fn skip_container(bytes: &[u8], start: usize) -> Option<usize> {
-    match bytes.get(start)? {
-        b'{' | b'[' => {
-            let mut depth = 0usize;
-            let mut pos = start;
-            loop {
-                pos += bytes
-                    .get(pos..)?
-                    .iter()
-                    .position(|&b| STRUCTURAL[usize::from(b)])?;
-                match bytes.get(pos)? {
-                    b'"' => {
-                        pos = skip_string(bytes, pos)?;
-                        continue;
-                    }
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(pos + 1);
-                        }
-                    }
-                    _ => {}
-                }
-                pos += 1;
-            }
-        }
-        _ => None,
     }
 }
 

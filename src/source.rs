@@ -183,6 +183,89 @@ pub fn ceil_char_boundary(text: &str, offset: usize) -> usize {
     at
 }
 
+/// The byte ranges of the top-level values of a text that holds several JSON objects or
+/// arrays one after another, separated by whitespace only: concatenated JSON, what the
+/// OpenTelemetry Python SDK's `ConsoleSpanExporter` writes (one pretty-printed object per
+/// span, not JSONL and not an array). `None` unless there are at least two and each opens
+/// with `{` or `[`. Values are told apart by their brackets and strings only, not parsed:
+/// each is parsed on its own, so one that is not JSON is reported where it is, and one left
+/// open at the end (a file still being written) runs to the end of the text.
+pub fn concatenated_values(text: &str) -> Option<Vec<(usize, usize)>> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut pos = skip_space(bytes, 0);
+    while pos < bytes.len() {
+        if !matches!(bytes.get(pos), Some(b'{' | b'[')) {
+            return None;
+        }
+        let end = container_end(bytes, pos).unwrap_or(bytes.len());
+        out.push((pos, end));
+        pos = skip_space(bytes, end);
+    }
+    (out.len() >= 2).then_some(out)
+}
+
+fn skip_space(bytes: &[u8], mut pos: usize) -> usize {
+    while let Some(b' ' | b'\t' | b'\n' | b'\r') = bytes.get(pos) {
+        pos += 1;
+    }
+    pos
+}
+
+/// End (exclusive) of the string whose opening quote is at `start`, stepping over escapes.
+pub(crate) fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut pos = start + 1;
+    loop {
+        pos += memchr::memchr2(b'"', b'\\', bytes.get(pos..)?)?;
+        match bytes.get(pos)? {
+            b'"' => return Some(pos + 1),
+            _ => pos += 2,
+        }
+    }
+}
+
+/// The bytes a container scan stops at: quotes and brackets.
+const STRUCTURAL: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b'"' as usize] = true;
+    table[b'{' as usize] = true;
+    table[b'[' as usize] = true;
+    table[b'}' as usize] = true;
+    table[b']' as usize] = true;
+    table
+};
+
+/// End (exclusive) of the object or array opening at `start`, by bracket depth outside
+/// strings (not validated: brackets of either kind count alike); `None` when the text ends
+/// first, or `start` opens none.
+pub(crate) fn container_end(bytes: &[u8], start: usize) -> Option<usize> {
+    if !matches!(bytes.get(start)?, b'{' | b'[') {
+        return None;
+    }
+    let mut depth = 0usize;
+    let mut pos = start;
+    loop {
+        pos += bytes
+            .get(pos..)?
+            .iter()
+            .position(|&b| STRUCTURAL[usize::from(b)])?;
+        match bytes.get(pos)? {
+            b'"' => {
+                pos = string_end(bytes, pos)?;
+                continue;
+            }
+            b'{' | b'[' => depth += 1,
+            _ => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(pos + 1);
+                }
+            }
+        }
+        pos += 1;
+    }
+}
+
 /// Memoised spans for one text while it is borrowed, so locating N findings (or planning N
 /// fixes) in an array of N elements is linear, not quadratic: element starts per array and
 /// the ends of objects and arrays. The cache is installed by [`with_span_cache`] for one
@@ -357,6 +440,23 @@ pub fn with_span_cache<R>(text: &str, f: impl FnOnce() -> R) -> R {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn concatenated_values_are_split_where_they_are() {
+        let text = "{\n  \"a\": \"}{\\\"\"\n}\n[1, [2]] {\"b\": {}}\n";
+        let ranges = concatenated_values(text).expect("three values");
+        let values: Vec<&str> = ranges.iter().filter_map(|&(a, b)| text.get(a..b)).collect();
+        assert_eq!(
+            values,
+            ["{\n  \"a\": \"}{\\\"\"\n}", "[1, [2]]", "{\"b\": {}}"]
+        );
+        // A value left open runs to the end; one value, scalars, text between: not split.
+        let open = concatenated_values("{}\n{\"a\": [").expect("two values");
+        assert_eq!(open, [(0, 2), (3, 10)]);
+        for text in ["{\"a\": 1}", "{} 1", "{} x {}", "", "1 2", "{}}"] {
+            assert_eq!(concatenated_values(text), None, "{text}");
+        }
+    }
     use super::*;
     use crate::pointer::locate;
 

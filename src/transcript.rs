@@ -150,6 +150,9 @@ pub struct Conversation {
     /// without error and with output): what a rule says the provider rejects, it accepted
     /// here, so such findings are warnings that say so.
     pub accepted: bool,
+    /// What the file records the request failed with (a trace's span status message, the
+    /// provider's error): quoted by findings the provider rejects.
+    pub rejection: Option<String>,
     /// A wire capture that holds one direction only (an MCP server's stdout: its responses,
     /// none of the requests): calls and results cannot be paired, so pairing rules pass it
     /// over and `input-not-checked` says so once.
@@ -486,6 +489,7 @@ impl Conversation {
             results_copied: false,
             provider: None,
             accepted: false,
+            rejection: None,
             one_sided: None,
             shapes: MessageShapes::default(),
             model: None,

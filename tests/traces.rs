@@ -28,6 +28,120 @@ fn otel_interleaved_broken() {
     insta::assert_snapshot!(out.transcript());
 }
 
+/// One export holding two runs of the same prompt, each its own trace and each with a call
+/// the next request leaves unanswered: two conversations, both reported (the second run's
+/// requests repeat the first's word for word, which once merged them into one).
+#[test]
+fn otel_two_traces_both_reported() {
+    let out = concise("fixtures/otel/broken-two-traces.json");
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        out.stdout.matches("TC102").count(),
+        2,
+        "{}",
+        out.transcript()
+    );
+    insta::assert_snapshot!(out.transcript());
+}
+
+/// Each fixture linted (`-v`, concise) with the exit code it must give, the transcripts
+/// one after another.
+fn lint_each(fixtures: &[(&str, i32)]) -> String {
+    let mut all = String::new();
+    for &(fixture, code) in fixtures {
+        let out = toolcheck(&["lint", "-v", fixture, "--output-format", "concise"]);
+        assert_eq!(out.code, code, "{}", out.transcript());
+        all.push_str(&out.transcript());
+    }
+    all
+}
+
+/// Spans as the OpenTelemetry SDK's `ConsoleSpanExporter` prints them (one pretty-printed
+/// object per span, one after another), written by the real libraries
+/// (`scripts/gen-traces.py --exporter console`): opentelemetry-instrumentation-openai-v2,
+/// OpenLLMetry 0.62 (parts form) and 0.53 (flattened), openinference-instrumentation-openai;
+/// a clean run and one with an unanswered call whose arguments are empty. Findings sit at
+/// the line of the span they are in.
+#[test]
+fn console_span_exports() {
+    let all = lint_each(&[
+        ("fixtures/otel/clean-console-openai-v2.json", 0),
+        ("fixtures/otel/broken-console-openai-v2.json", 1),
+        ("fixtures/otel/clean-console-openllmetry-0.62.json", 0),
+        ("fixtures/otel/broken-console-openllmetry-0.62.json", 1),
+        ("fixtures/otel/clean-console-openllmetry-0.53.json", 0),
+        ("fixtures/otel/broken-console-openllmetry-0.53.json", 1),
+        ("fixtures/openinference/clean-console.json", 0),
+        ("fixtures/openinference/broken-console.json", 1),
+    ]);
+    insta::assert_snapshot!(all);
+}
+
+/// Logfire's legacy LLM spans (`logfire.instrument_openai(version=1)`, logfire 5.4.0): the
+/// request whole in `request_data`, the reply in `response_data`, printed by
+/// `ConsoleSpanExporter` and sent by OTLP/HTTP to a collector (protobuf JSON lines).
+#[test]
+fn logfire_v1_spans() {
+    let all = lint_each(&[
+        ("fixtures/otel/clean-console-logfire-v1.json", 0),
+        ("fixtures/otel/broken-console-logfire-v1.json", 1),
+        ("fixtures/otel/broken-otlp-logfire-v1.traces.jsonl", 1),
+    ]);
+    insta::assert_snapshot!(all);
+}
+
+/// A tool whose `parameters` was passed as a JSON-encoded string, as each family that
+/// records tool definitions records it (OpenLLMetry 0.62 `gen_ai.tool.definitions`, 0.53
+/// `llm.request.functions.0.parameters`, OpenInference `llm.tools.0.tool.json_schema`), in
+/// a request the provider rejected (HTTP 400, recorded on the span): `invalid-tool-schema`,
+/// quoting the rejection.
+#[test]
+fn tool_schema_passed_as_a_string() {
+    let mut all = String::new();
+    for fixture in [
+        "fixtures/otel/broken-console-openllmetry-0.62-schema-string.json",
+        "fixtures/otel/broken-console-openllmetry-0.53-schema-string.json",
+        "fixtures/openinference/broken-console-schema-string.json",
+        "fixtures/otel/broken-console-logfire-v1-schema-string.json",
+    ] {
+        let out = concise(fixture);
+        assert_eq!(out.code, 1, "{}", out.transcript());
+        assert!(out.stdout.contains("TC303"), "{}", out.transcript());
+        all.push_str(&out.transcript());
+    }
+    insta::assert_snapshot!(all);
+}
+
+/// Printed spans saved as `.jsonl`, or cut off while the exporter was writing: read as the
+/// same spans, the cut one a parse error where it is.
+#[test]
+fn console_spans_named_jsonl_or_cut_off() {
+    let text =
+        std::fs::read_to_string("fixtures/openinference/broken-console.json").expect("fixture");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let jsonl = dir.path().join("spans.jsonl");
+    std::fs::write(&jsonl, &text).expect("write");
+    let as_jsonl = concise(jsonl.to_str().unwrap_or_default());
+    let as_json = concise("fixtures/openinference/broken-console.json");
+    assert_eq!(
+        as_jsonl.stdout.matches("TC").count(),
+        as_json.stdout.matches("TC").count(),
+        "{}",
+        as_jsonl.transcript()
+    );
+    let cut = dir.path().join("spans.json");
+    let keep = text.len().saturating_sub(200);
+    std::fs::write(&cut, text.get(..keep).unwrap_or_default()).expect("write");
+    let out = concise(cut.to_str().unwrap_or_default());
+    assert_eq!(out.code, 1);
+    let lines = text.get(..keep).unwrap_or_default().lines().count();
+    assert!(
+        out.stdout.contains("TC001") && out.stdout.contains(&format!("spans.json:{lines}:")),
+        "{}",
+        out.transcript()
+    );
+}
+
 /// OpenLLMetry's flattened attributes: the same failing call three times; the tool's
 /// `parameters` is JSON inside a string by design, not an invalid schema.
 #[test]

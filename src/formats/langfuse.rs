@@ -16,7 +16,7 @@
 //!   content, tool_call_id}`; the model's tools are appended to the input as `{role: "tool",
 //!   content: <tool definition>}` (`__on_llm_action`), which are definitions, not results.
 //!
-//! Rebuilt as the OTLP traces are (`otlp::rebuild`): calls whose inputs extend each other
+//! Rebuilt as the OTLP traces are (`calls::rebuild`): calls whose inputs extend each other
 //! are one conversation, checked at its last call. `level: "ERROR"` is a failed call. A trace
 //! records requests already sent: findings only.
 //!
@@ -30,7 +30,8 @@
 //! carries it, and a matched execution supplies the result of a call the trace's last model
 //! output leaves open.
 
-use super::otlp::{self, Message, ModelCall, Place};
+use super::calls::{self, Message, ModelCall};
+use super::otlp::{self, Place};
 use super::{array_at, str_at, Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
@@ -130,7 +131,7 @@ impl Adapter for Langfuse {
             return Err("the export holds no GENERATION observation with messages".into());
         }
         let failed = match_runs(&mut calls, &generations, &runs);
-        Ok(otlp::rebuild(Format::Langfuse, calls, &failed))
+        Ok(calls::rebuild(Format::Langfuse, calls, &failed))
     }
 
     fn normalise_records(&self, docs: &[Doc<'_>]) -> Option<Result<Vec<Conversation>, String>> {
@@ -167,6 +168,8 @@ fn model_call(observation: &Tree, loc: Loc, order: usize) -> ModelCall {
         start: str_at(observation, "startTime").map_or(0, otlp::iso_nanos),
         loc,
         order,
+        trace: str_at(observation, "traceId").map(str::to_string),
+        rejection: str_at(observation, "statusMessage").map(str::to_string),
     }
 }
 

@@ -15,11 +15,12 @@
 //!   `outputs` the `ChatCompletion` dump (`choices[0].message`).
 //!
 //! A run with `error` set or `status: "error"` failed. Rebuilt as the OTLP traces are
-//! (`otlp::rebuild`): calls whose inputs extend each other are one conversation, checked at
+//! (`calls::rebuild`): calls whose inputs extend each other are one conversation, checked at
 //! its last call. A trace records requests already sent: findings only.
 
 use super::langchain;
-use super::otlp::{self, Message, ModelCall};
+use super::calls::{self, Message, ModelCall};
+use super::otlp;
 use super::{array_at, str_at, Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
@@ -121,7 +122,7 @@ impl Adapter for Langsmith {
                 "the export holds no model-call run (`run_type: \"llm\"`) with messages".into(),
             );
         }
-        Ok(otlp::rebuild(Format::Langsmith, calls, &failed_tools))
+        Ok(calls::rebuild(Format::Langsmith, calls, &failed_tools))
     }
 
     fn normalise_records(&self, docs: &[Doc<'_>]) -> Option<Result<Vec<Conversation>, String>> {
@@ -209,6 +210,8 @@ fn model_call(run: &Tree, loc: Loc, order: usize) -> ModelCall {
         start: str_at(run, "start_time").map_or(0, otlp::iso_nanos),
         loc,
         order,
+        trace: str_at(run, "trace_id").map(str::to_string),
+        rejection: str_at(run, "error").map(str::to_string),
     }
 }
 

@@ -34,7 +34,8 @@
 
 use serde_json::Value as Json;
 
-use super::otlp::{self, Message, ModelCall, Place};
+use super::calls::{self, Message, ModelCall};
+use super::otlp::{self, Place};
 use super::{str_at, Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::json_edit::{self, split_index};
 use crate::edit::plan::EditContext;
@@ -337,8 +338,10 @@ fn agent_conversation(
         loc: place.loc.clone(),
         start: 0,
         order: 0,
+        trace: None,
+        rejection: None,
     };
-    let mut convs = otlp::rebuild(Format::Letta, vec![call], &[]);
+    let mut convs = calls::rebuild(Format::Letta, vec![call], &[]);
     let mut conv = convs.pop().unwrap_or_else(|| {
         Conversation::new(
             Format::Letta,

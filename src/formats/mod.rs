@@ -30,6 +30,8 @@ pub(crate) use shape::{
 #[cfg(test)]
 pub(crate) use shape::{one_conversation, session_docs};
 
+mod calls;
+mod console_spans;
 mod otlp;
 mod phoenix;
 

@@ -1,6 +1,7 @@
-//! OpenInference traces (Arize Phoenix) in OTLP JSON (`otlp.rs` reads the envelope and
-//! rebuilds conversations from model calls) and in Phoenix's own containers (`phoenix.rs`:
-//! REST and `otlpv1` span pages, `get_spans_dataframe()` rows), read into the same spans.
+//! OpenInference traces (Arize Phoenix) in OTLP JSON (`otlp.rs` reads the envelope,
+//! `calls.rs` rebuilds conversations from model calls), in Phoenix's own containers
+//! (`phoenix.rs`: REST and `otlpv1` span pages, `get_spans_dataframe()` rows) and as
+//! `ConsoleSpanExporter` prints them (`console_spans.rs`), read into the same spans.
 //!
 //! Keys from `Arize-ai/openinference` `spec/semantic_conventions.md`: lists are flattened
 //! into indexed keys. An LLM span (`openinference.span.kind: "LLM"`) records its request as
@@ -20,18 +21,19 @@
 //! `system`) and the response from `output.value` when they hold it. A trace records
 //! requests already sent: there is nothing to repair, so no fixes.
 
-use super::otlp::{self, FlatKeys, Message, ModelCall};
+use super::calls::{self, ModelCall};
+use super::otlp::{self, FlatKeys};
+use super::console_spans;
 use super::phoenix;
 use super::{Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
-use crate::transcript::{Item, Loc, Role, Text};
+use crate::transcript::{Item, Text};
 use crate::tree::Value as Tree;
-use serde_json::Value as Json;
 
 /// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
 /// and what `toolcheck explain openinference` prints (Markdown).
-pub(super) const DOC: &str = r#"OpenInference (Arize Phoenix) traces as OTLP JSON (camelCase or snake_case), Phoenix REST and `otlpv1` span pages (`{data, next_cursor}`), and `get_spans_dataframe()` rows (JSON records or JSONL): `llm.input_messages.N.message.*`, `llm.output_messages.N.message.*`, `llm.tools.N.tool.json_schema`, `llm.provider`; rebuilt and judged as `otel` is; findings only"#;
+pub(super) const DOC: &str = r#"OpenInference (Arize Phoenix) traces as OTLP JSON (camelCase or snake_case), `ConsoleSpanExporter` output, Phoenix REST and `otlpv1` span pages (`{data, next_cursor}`), and `get_spans_dataframe()` rows (JSON records or JSONL): `llm.input_messages.N.message.*`, `llm.output_messages.N.message.*`, `llm.tools.N.tool.json_schema`, `llm.provider`; rebuilt and judged as `otel` is; findings only"#;
 
 pub struct OpenInference;
 
@@ -60,7 +62,8 @@ impl Adapter for OpenInference {
 
     fn sniff(&self, doc: &Tree) -> Option<u8> {
         ((otlp::is_export(doc) && otlp::any_attribute(doc, is_content))
-            || phoenix::has_model_calls(doc))
+            || phoenix::has_model_calls(doc)
+            || console_spans::has(doc, is_content, |_| false))
         .then_some(90)
     }
 
@@ -72,14 +75,16 @@ impl Adapter for OpenInference {
     }
 
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<crate::transcript::Conversation>, String> {
-        if !docs
-            .iter()
-            .all(|d| otlp::is_export(d.value) || phoenix::is_container(d.value))
-        {
-            return Err("expected an OTLP JSON export (`resourceSpans`) or Phoenix spans (a `/v1/projects/{id}/spans` page, `get_spans_dataframe()` rows)".into());
+        if !docs.iter().all(|d| {
+            otlp::is_export(d.value)
+                || phoenix::is_container(d.value)
+                || console_spans::is_span(d.value)
+        }) {
+            return Err("expected an OTLP JSON export (`resourceSpans`), Phoenix spans (a `/v1/projects/{id}/spans` page, `get_spans_dataframe()` rows) or spans as `ConsoleSpanExporter` prints them".into());
         }
         let mut spans = otlp::spans(docs);
         spans.extend(phoenix::spans(docs, spans.len()));
+        spans.extend(console_spans::spans(docs, spans.len()));
         fn kind<'s>(s: &'s otlp::Span<'_>) -> Option<&'s str> {
             otlp::attr_str(&s.attrs, "openinference.span.kind")
         }
@@ -123,9 +128,13 @@ impl Adapter for OpenInference {
                         .any(|i| matches!(i, Item::Call(c) if c.id.is_none()))
                 });
                 if lossy || provider == Some(crate::provider::Provider::Anthropic) {
-                    if let Some(raw) = raw_request(&s.attrs) {
+                    if let Some(raw) = otlp::attr(&s.attrs, "input.value")
+                        .and_then(otlp::request_messages)
+                    {
                         input = raw;
-                        output = raw_response(&s.attrs).unwrap_or(output);
+                        output = otlp::attr(&s.attrs, "output.value")
+                            .and_then(otlp::response_messages)
+                            .unwrap_or(output);
                     }
                 }
                 let tools = otlp::indexed(s.attrs.iter().map(|a| (&*a.key, a)), "llm.tools.")
@@ -144,13 +153,15 @@ impl Adapter for OpenInference {
                     loc: s.loc.clone(),
                     start: s.start,
                     order: s.order,
+                    trace: s.trace_id().map(str::to_string),
+                    rejection: s.status_message(),
                 }
             })
             .collect();
         if calls.is_empty() {
             return Err(super::otel::NO_CALLS.into());
         }
-        Ok(otlp::rebuild(Format::OpenInference, calls, &failed_runs))
+        Ok(calls::rebuild(Format::OpenInference, calls, &failed_runs))
     }
 
     fn normalise_records(
@@ -163,49 +174,6 @@ impl Adapter for OpenInference {
     /// A trace records requests already sent: findings only.
     fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
         Planned::Unsupported
-    }
-}
-
-/// The request's messages from `input.value` (`{messages, system?}` as JSON), when it holds
-/// them.
-fn raw_request(attrs: &[otlp::Attr<'_>]) -> Option<Vec<Message>> {
-    let attr = otlp::attr(attrs, "input.value")?;
-    let request = attr.json(true);
-    let messages = request.get("messages")?.as_array()?;
-    let at = attr.inner();
-    let mut out = Vec::new();
-    if let Some(system) = request.get("system").filter(|s| !s.is_null()) {
-        out.push(raw_message(
-            Role::System,
-            &serde_json::json!({"content": system}),
-            &at,
-        ));
-    }
-    for m in messages {
-        let role = otlp::role(m.get("role").and_then(Json::as_str).unwrap_or("user"));
-        out.push(raw_message(role, m, &at));
-    }
-    Some(out)
-}
-
-/// The response from `output.value`: an OpenAI completion's first choice, or an Anthropic
-/// message.
-fn raw_response(attrs: &[otlp::Attr<'_>]) -> Option<Vec<Message>> {
-    let attr = otlp::attr(attrs, "output.value")?;
-    let response = attr.json(true);
-    let message = match response.get("choices").and_then(Json::as_array) {
-        Some(choices) => choices.first()?.get("message")?.clone(),
-        None => response.get("content").map(|_| response.clone())?,
-    };
-    Some(vec![raw_message(Role::Assistant, &message, &attr.inner())])
-}
-
-fn raw_message(role: Role, message: &Json, at: &Loc) -> Message {
-    Message {
-        role,
-        loc: at.clone(),
-        items: otlp::json_items(role, message, at),
-        print: format!("{}:{}", role.as_str(), message),
     }
 }
 

@@ -1,5 +1,6 @@
-//! OpenTelemetry GenAI traces in OTLP JSON (`otlp.rs` reads the envelope and rebuilds
-//! conversations from model calls).
+//! OpenTelemetry GenAI traces in OTLP JSON (`otlp.rs` reads the envelope, `calls.rs`
+//! rebuilds conversations from model calls) or as `ConsoleSpanExporter` prints them
+//! (`console_spans.rs`).
 //!
 //! Two generations of span attributes are read:
 //! - the current message attributes (semantic conventions ≥ 1.37,
@@ -40,7 +41,9 @@
 //!
 //! A trace records requests already sent: there is nothing to repair, so no fixes.
 
-use super::otlp::{self, Attr, FlatKeys, Message, ModelCall};
+use super::console_spans;
+use super::calls::{self, Message, ModelCall};
+use super::otlp::{self, Attr, FlatKeys};
 use super::{Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
@@ -50,7 +53,7 @@ use serde_json::Value as Json;
 
 /// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
 /// and what `toolcheck explain otel` prints (Markdown).
-pub(super) const DOC: &str = r#"OpenTelemetry GenAI traces as OTLP JSON (one export request per document, or one per line as a collector's file exporter writes; ids hex or base64): the message attributes `gen_ai.input.messages` / `gen_ai.output.messages` / `gen_ai.system_instructions` / `gen_ai.tool.definitions` OpenLLMetry's flattened `gen_ai.prompt.N.*` / `gen_ai.completion.N.*` / `llm.request.functions.N.*`, the 1.28–1.36 message events (`gen_ai.user.message`, `gen_ai.choice`, …) as log records or span events, and the ≤ 1.27 span events `gen_ai.content.prompt` / `gen_ai.content.completion`; model calls whose inputs extend each other are one conversation, checked at its last call ([docs/traces.md](../traces.md)); held to the provider the span names; failed `execute_tool` spans mark their results as errors; a rejection the trace shows succeeded is a warning; findings only"#;
+pub(super) const DOC: &str = r#"OpenTelemetry GenAI traces as OTLP JSON (one export request per document, or one per line as a collector's file exporter writes; ids hex or base64) or as the Python SDK's `ConsoleSpanExporter` prints them (one pretty-printed span after another): the message attributes `gen_ai.input.messages` / `gen_ai.output.messages` / `gen_ai.system_instructions` / `gen_ai.tool.definitions` OpenLLMetry's flattened `gen_ai.prompt.N.*` / `gen_ai.completion.N.*` / `llm.request.functions.N.*`, Logfire's legacy `request_data` / `response_data` (`instrument_openai(version=1)`), the 1.28–1.36 message events (`gen_ai.user.message`, `gen_ai.choice`, …) as log records or span events, and the ≤ 1.27 span events `gen_ai.content.prompt` / `gen_ai.content.completion`; model calls whose inputs extend each other are one conversation, checked at its last call ([docs/traces.md](../traces.md)); held to the provider the span names; failed `execute_tool` spans mark their results as errors; a rejection the trace shows succeeded is a warning; findings only"#;
 
 pub struct Otel;
 
@@ -84,8 +87,12 @@ impl Adapter for Otel {
     }
 
     fn sniff(&self, doc: &Tree) -> Option<u8> {
-        (otlp::is_export(doc)
+        let request_event =
+            |n: &str| is_span_event(n) && !matches!(n, "gen_ai.choice" | "gen_ai.content.completion");
+        ((otlp::is_export(doc)
             && (otlp::any_attribute(doc, is_content) || has_events(doc) || has_span_events(doc)))
+            || console_spans::has(doc, is_content, request_event)
+            || has_logfire_request(doc))
         .then_some(90)
     }
 
@@ -94,10 +101,14 @@ impl Adapter for Otel {
     }
 
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<crate::transcript::Conversation>, String> {
-        if !docs.iter().all(|d| otlp::is_export(d.value)) {
-            return Err("expected an OTLP JSON export (`resourceSpans`)".into());
+        if !docs
+            .iter()
+            .all(|d| otlp::is_export(d.value) || console_spans::is_span(d.value))
+        {
+            return Err("expected an OTLP JSON export (`resourceSpans`) or spans as `ConsoleSpanExporter` prints them".into());
         }
-        let spans = otlp::spans(docs);
+        let mut spans = otlp::spans(docs);
+        spans.extend(console_spans::spans(docs, spans.len()));
         let failed_runs: Vec<String> = spans
             .iter()
             .filter(|s| {
@@ -108,7 +119,7 @@ impl Adapter for Otel {
             .collect();
         let mut calls: Vec<ModelCall> = spans
             .iter()
-            .filter(|s| s.attrs.iter().any(|a| is_content(&a.key)))
+            .filter(|s| s.attrs.iter().any(|a| is_content(&a.key)) || is_logfire(&s.attrs))
             .map(|s| {
                 let (input, output) = messages(&s.attrs);
                 ModelCall {
@@ -123,6 +134,8 @@ impl Adapter for Otel {
                     loc: s.loc.clone(),
                     start: s.start,
                     order: s.order,
+                    trace: s.trace_id().map(str::to_string),
+                    rejection: s.status_message(),
                 }
             })
             .collect();
@@ -131,7 +144,7 @@ impl Adapter for Otel {
         if calls.is_empty() {
             return Err(NO_CALLS.into());
         }
-        Ok(otlp::rebuild(Format::Otel, calls, &failed_runs))
+        Ok(calls::rebuild(Format::Otel, calls, &failed_runs))
     }
 
     fn normalise_records(
@@ -171,7 +184,44 @@ fn messages(attrs: &[Attr<'_>]) -> (Vec<Message>, Vec<Message>) {
     }
     input.extend(otlp::flat_messages(attrs, "gen_ai.prompt.", &FLAT));
     output.extend(otlp::flat_messages(attrs, "gen_ai.completion.", &FLAT));
+    // Logfire's legacy spans: the request whole in `request_data`, the reply in
+    // `response_data` (with both formats on, the message attributes are read instead).
+    if input.is_empty() {
+        if let Some(request) =
+            otlp::attr(attrs, "request_data").and_then(otlp::request_messages)
+        {
+            input = request;
+            output = otlp::attr(attrs, "response_data")
+                .and_then(otlp::response_messages)
+                .unwrap_or_default();
+        }
+    }
     (input, output)
+}
+
+/// Whether a span is one of Logfire's legacy LLM spans (`logfire.instrument_openai(version=1)`,
+/// `instrument_anthropic(version=1)`, logfire 5.x `integrations/llm_providers/`): the
+/// request's `create` arguments as JSON in `request_data` (`{messages, model, tools}`; the
+/// default version 2 keeps only `{model}` there), the reply in `response_data` (`{message,
+/// usage}` for OpenAI, the message itself for Anthropic).
+fn is_logfire(attrs: &[Attr<'_>]) -> bool {
+    otlp::attr_str(attrs, "request_data").is_some_and(|text| text.contains("\"messages\""))
+}
+
+/// Whether a document (an OTLP export, a printed span) holds a Logfire legacy LLM span.
+fn has_logfire_request(doc: &Tree) -> bool {
+    if !(otlp::is_export(doc) || console_spans::is_span(doc)) {
+        return false;
+    }
+    let docs = [Doc {
+        base: 0,
+        value: doc,
+    }];
+    let printed = console_spans::spans(&docs, 0);
+    otlp::spans(&docs)
+        .iter()
+        .chain(printed.iter())
+        .any(|s| is_logfire(&s.attrs))
 }
 
 /// Pairing keys for calls and results written without ids (allowed by the parts schema):
@@ -263,14 +313,32 @@ fn tools(attrs: &[Attr<'_>]) -> Vec<crate::transcript::ToolDef> {
             out.extend(list.iter().filter_map(|d| otlp::tool_def(d, &loc)));
         }
     }
+    // Logfire's legacy spans: the request's own `tools`, where nothing else declares them.
+    if out.is_empty() {
+        if let Some(request) = otlp::attr(attrs, "request_data") {
+            let loc = request.inner();
+            if let Some(Json::Array(list)) = request.json(true).get("tools") {
+                out.extend(list.iter().filter_map(|d| otlp::tool_def(d, &loc)));
+            }
+        }
+    }
     for (_, entries) in otlp::indexed(attrs.iter().map(|a| (&*a.key, a)), "llm.request.functions.")
     {
         let Some(loc) = entries.first().map(|(_, a)| a.loc.clone()) else {
             continue;
         };
+        // The schema attributes are the schema `json.dumps`-ed by design: decoded once, what
+        // is left is what the application passed (a string there is a JSON-encoded schema).
         let def: serde_json::Map<String, Json> = entries
             .iter()
-            .map(|(k, a)| ((*k).to_string(), a.to_json()))
+            .map(|(k, a)| {
+                let value = match (*k, a.as_str()) {
+                    ("parameters" | "input_schema", Some(text)) => crate::json::parse_value(text)
+                        .unwrap_or_else(|_| Json::String(text.to_string())),
+                    _ => a.to_json(),
+                };
+                ((*k).to_string(), value)
+            })
             .collect();
         let schema_loc = entries
             .iter()
@@ -367,6 +435,8 @@ fn event_calls(docs: &[Doc<'_>], spans: &[otlp::Span<'_>]) -> Vec<ModelCall> {
                 loc: first.loc.clone(),
                 start: span.map_or_else(|| first.time(), |s| s.start),
                 order: spans.len() + first.order,
+                trace: trace.map(str::to_string),
+                rejection: span.and_then(otlp::Span::status_message),
             })
         })
         .collect()
@@ -511,6 +581,8 @@ fn span_event_call(span: &otlp::Span<'_>) -> Option<ModelCall> {
         loc: span.loc.clone(),
         start: span.start,
         order: span.order,
+        trace: span.trace_id().map(str::to_string),
+        rejection: span.status_message(),
     })
 }
 
@@ -649,6 +721,63 @@ mod tests {
         assert!(convs
             .iter()
             .all(|c| c.accepted && c.declares_tools.is_none()));
+    }
+
+    /// Calls of two traces: the same prompt run twice stays two conversations, and a trace
+    /// per user turn (the next turn's input goes on past the last) is still one.
+    #[test]
+    fn traces_split_runs_but_not_turns() {
+        let span = |trace: &str, start: &str, input: &str| {
+            json!({"traceId": trace, "spanId": "s", "name": "chat", "startTimeUnixNano": start, "status": {"code": 1}, "attributes": [
+                {"key": "gen_ai.input.messages", "value": {"stringValue": input}},
+                {"key": "gen_ai.output.messages", "value": {"stringValue": "[{\"role\":\"assistant\",\"parts\":[{\"type\":\"text\",\"content\":\"ok\"}]}]"}}
+            ]})
+        };
+        let one = r#"[{"role":"user","parts":[{"type":"text","content":"a"}]}]"#;
+        let two = r#"[{"role":"user","parts":[{"type":"text","content":"a"}]},{"role":"assistant","parts":[{"type":"text","content":"ok"}]},{"role":"user","parts":[{"type":"text","content":"b"}]}]"#;
+        let read = |spans: Vec<crate::tree::Value<'static>>| {
+            let doc = json!({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]});
+            Otel.normalise(&session_docs(std::slice::from_ref(&doc)))
+                .unwrap_or_default()
+                .len()
+        };
+        let runs = vec![
+            span("A", "1", one),
+            span("A", "2", two),
+            span("B", "3", one),
+            span("B", "4", two),
+        ];
+        assert_eq!(read(runs), 2);
+        let turns = vec![span("A", "1", one), span("B", "2", two)];
+        assert_eq!(read(turns), 1);
+    }
+
+    /// Tool definitions in both `gen_ai.tool.definitions` forms and OpenLLMetry's flattened
+    /// keys: a `parameters` the application passed as a string is read as a JSON-encoded
+    /// schema; the flattened attribute's own encoding is not.
+    #[test]
+    fn tool_definitions_keep_a_string_schema() {
+        use crate::transcript::SchemaDecl;
+        let schema = r#"{\"type\":\"object\"}"#;
+        let defs = format!(
+            r#"[{{"type":"function","name":"a","parameters":"{schema}"}},{{"type":"function","function":{{"name":"b","parameters":{{"type":"object"}}}}}}]"#
+        );
+        let str_attr = |k: &str, v: &str| json!({"key": k, "value": {"stringValue": v}});
+        let doc = export(crate::tree::Value::Array(vec![
+            str_attr("gen_ai.tool.definitions", &defs),
+            str_attr("llm.request.functions.0.name", "c"),
+            str_attr("llm.request.functions.0.parameters", r#"{"type":"object"}"#),
+            str_attr("llm.request.functions.1.name", "d"),
+            str_attr("llm.request.functions.1.parameters", &format!(r#""{schema}""#)),
+        ]));
+        let docs = session_docs(std::slice::from_ref(&doc));
+        let spans = otlp::spans(&docs);
+        let read = spans.first().map(|s| tools(&s.attrs)).unwrap_or_default();
+        let encoded: Vec<(&str, bool)> = read
+            .iter()
+            .map(|t| (t.name.as_str(), matches!(t.schema, Some(SchemaDecl::Encoded(_)))))
+            .collect();
+        assert_eq!(encoded, [("a", true), ("b", false), ("c", false), ("d", true)]);
     }
 
     /// A call written twice in one message is one call; a failed `execute_tool` span marks

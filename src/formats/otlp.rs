@@ -1,5 +1,5 @@
-//! The OTLP JSON envelope the trace formats share (`otel.rs`, `openinference.rs`), and how
-//! their model calls are rebuilt into conversations.
+//! The OTLP JSON envelope the trace formats share (`otel.rs`, `openinference.rs`), and the
+//! readers of the messages their attributes hold.
 //!
 //! An export request is `{resourceSpans:[{resource, scopeSpans:[{scope, spans:[…]}]}]}`
 //! (`opentelemetry-proto` `opentelemetry/proto/collector/trace/v1/trace_service.proto`,
@@ -12,16 +12,13 @@
 //! `status.code: "STATUS_CODE_OK"` as enum names); ids are only compared with ids of the
 //! same file, so both are read as written.
 //!
-//! Rebuilding: a trace records each model call with the whole request it sent. The calls
-//! whose inputs extend one another are one conversation, checked once at its last call
-//! (input and output); a call that extends none starts a conversation of its own, so two
-//! interleaved conversations in one file stay apart.
+//! The model calls read from spans are rebuilt into conversations by `calls.rs`.
 
+use super::calls::Message;
 use super::{array_at, field, str_at, Doc};
-use crate::provider::Provider;
 use crate::transcript::{
-    pairing_key, text_looks_like_error, Arguments, CallKind, Conversation, Item, Loc, Pairing,
-    Role, Text, ToolCall, ToolDef, ToolResult,
+    pairing_key, text_looks_like_error, Arguments, CallKind, Item, Loc, Role, Text, ToolCall,
+    ToolDef, ToolResult,
 };
 use crate::tree::Value as Tree;
 use serde_json::Value as Json;
@@ -82,8 +79,21 @@ impl Attr<'_> {
     }
 }
 
-/// A span's attributes, in written order.
+/// A span's attributes, in written order: OTLP's `[{key, value: AnyValue}]`, or a flat map
+/// of keys to plain values (what `ReadableSpan.to_json()` prints, `console_spans.rs`).
 pub(crate) fn attributes<'a>(holder: &'a Tree<'a>, loc: &Loc) -> Vec<Attr<'a>> {
+    if let Some(Tree::Object(map)) = holder.get("attributes") {
+        let at = loc.child("attributes");
+        return map
+            .iter()
+            .map(|(key, value)| Attr {
+                key: std::borrow::Cow::Borrowed(key),
+                value,
+                loc: at.child(key),
+                plain: true,
+            })
+            .collect();
+    }
     let list = array_at(holder, "attributes").map_or(&[][..], Vec::as_slice);
     list.iter()
         .enumerate()
@@ -175,10 +185,14 @@ pub(crate) struct Span<'a> {
 }
 
 impl Span<'_> {
-    /// `status.code` 2 / `STATUS_CODE_ERROR`, or Phoenix's `status_code: "ERROR"` (its
-    /// REST spans and dataframe rows).
+    /// `status.code` 2 / `STATUS_CODE_ERROR`, or `status_code: "ERROR"` (Phoenix's REST
+    /// spans and dataframe rows; `status.status_code` as `ConsoleSpanExporter` prints it).
     pub fn failed(&self) -> bool {
-        if let Some(code) = str_at(self.value, "status_code") {
+        let printed = self
+            .value
+            .get("status")
+            .and_then(|s| str_at(s, "status_code"));
+        if let Some(code) = str_at(self.value, "status_code").or(printed) {
             return code == "ERROR";
         }
         match self.value.get("status").and_then(|s| s.get("code")) {
@@ -237,6 +251,27 @@ impl<'a> Span<'a> {
             order,
         }
     }
+
+    /// What the span's status says it failed with: OTLP's `status.message`, the printed
+    /// span's `status.description`, Phoenix's `status_message`.
+    pub fn status_message(&self) -> Option<String> {
+        let status = self.value.get("status");
+        status
+            .and_then(|s| str_at(s, "message").or_else(|| str_at(s, "description")))
+            .or_else(|| str_at(self.value, "status_message"))
+            .filter(|m| !m.trim().is_empty())
+            .map(str::to_string)
+    }
+
+    /// The trace the span belongs to, as written: `traceId` (OTLP), `trace_id` (snake_case,
+    /// Phoenix's `otlpv1` page), `context.trace_id` (Phoenix REST spans, `ConsoleSpanExporter`
+    /// dumps), or the `context.trace_id` column (Phoenix dataframe rows).
+    pub fn trace_id(&self) -> Option<&'a str> {
+        let value: &'a Tree<'a> = self.value;
+        field(value, &["traceId", "trace_id", "context.trace_id"])
+            .and_then(|(_, v)| v.as_str())
+            .or_else(|| value.get("context").and_then(|c| str_at(c, "trace_id")))
+    }
 }
 
 /// Whether any span of the document has an attribute `matches` accepts.
@@ -258,27 +293,6 @@ pub(crate) fn span_has_attribute(span: &Tree, matches: impl Fn(&str) -> bool) ->
         .any(|a| str_at(a, "key").is_some_and(&matches))
 }
 
-/// One message of a recorded request or response.
-pub(crate) struct Message {
-    pub role: Role,
-    pub loc: Loc,
-    pub items: Vec<Item>,
-    /// What the message says, for telling whether one request extends another.
-    pub print: String,
-}
-
-/// One model call: the request it sent and the response it got.
-pub(crate) struct ModelCall {
-    pub input: Vec<Message>,
-    pub output: Vec<Message>,
-    pub tools: Vec<ToolDef>,
-    pub provider: Option<Provider>,
-    pub failed: bool,
-    pub loc: Loc,
-    pub start: u128,
-    pub order: usize,
-}
-
 /// The role of a message as traces write it.
 pub(crate) fn role(name: &str) -> Role {
     match name {
@@ -289,102 +303,13 @@ pub(crate) fn role(name: &str) -> Role {
     }
 }
 
-/// The conversations of a file's model calls: one per chain of calls whose inputs extend
-/// each other, read at its last call. `failed_runs` are the call ids of tool executions
-/// that failed, which mark their results as errors.
-pub(crate) fn rebuild(
-    format: crate::format::Format,
-    mut calls: Vec<ModelCall>,
-    failed_runs: &[String],
-) -> Vec<Conversation> {
-    calls.sort_by_key(|c| (c.start, c.order));
-    // Each message as a hash of what it says: traces repeat the whole history in every
-    // call, so prefixes are compared on hashes, each computed once.
-    let prints: Vec<Vec<u64>> = calls
-        .iter()
-        .map(|c| {
-            c.input
-                .iter()
-                .map(|m| {
-                    use std::hash::BuildHasher;
-                    foldhash::quality::FixedState::with_seed(0).hash_one(&m.print)
-                })
-                .collect()
-        })
-        .collect();
-    // Each chain's calls; a call joins the chain whose last input is the longest prefix of
-    // its own.
-    let mut chains: Vec<Vec<usize>> = Vec::new();
-    for (i, mine) in prints.iter().enumerate() {
-        let joined = chains
-            .iter()
-            .enumerate()
-            .filter_map(|(c, chain)| {
-                let theirs = prints.get(*chain.last()?)?;
-                (!theirs.is_empty() && mine.starts_with(theirs)).then_some((theirs.len(), c))
-            })
-            .max();
-        match joined.and_then(|(_, c)| chains.get_mut(c)) {
-            Some(chain) => chain.push(i),
-            None => chains.push(vec![i]),
-        }
-    }
-    let mut lasts: Vec<usize> = chains.iter().filter_map(|c| c.last().copied()).collect();
-    lasts.sort_unstable();
-    let mut out = Vec::new();
-    for (i, call) in calls.into_iter().enumerate() {
-        if lasts.binary_search(&i).is_ok() {
-            out.push(conversation(format, call, failed_runs));
-        }
-    }
-    out
-}
-
-fn conversation(
-    format: crate::format::Format,
-    call: ModelCall,
-    failed_runs: &[String],
-) -> Conversation {
-    let mut conv = Conversation::new(format, call.loc, Pairing::NextTurn);
-    conv.provider = call.provider;
-    conv.accepted = !call.failed && call.output.iter().any(|m| !m.items.is_empty());
-    conv.tools = call.tools;
-    // Where the trace puts results decides the convention: user messages (Anthropic,
-    // Gemini, Bedrock request shapes) or messages of their own (OpenAI, and the parts form's
-    // `tool` role whichever the provider).
-    let in_user = call
-        .input
-        .iter()
-        .any(|m| m.role == Role::User && m.items.iter().any(|i| matches!(i, Item::Result(_))));
-    if in_user {
-        conv.results_role = Role::User;
-        conv.results_first = call.provider == Some(Provider::Anthropic);
-    }
-    for message in call.input.into_iter().chain(call.output) {
-        let merge = conv.turns.last().is_some_and(|t| t.role == message.role);
-        if !merge {
-            conv.start_turn(message.role, message.loc.clone());
-        }
-        for mut item in message.items {
-            if let Item::Result(result) = &mut item {
-                if result
-                    .call_id
-                    .as_ref()
-                    .is_some_and(|id| failed_runs.contains(id))
-                {
-                    result.is_error = true;
-                }
-            }
-            conv.push_to_last(item);
-        }
-    }
-    conv
-}
-
-/// Tool definitions in any dialect a trace records them in (`gen_ai.tool.definitions`,
-/// OpenInference `tool.json_schema`, OpenLLMetry `llm.request.functions.N`): the name and
-/// the parameters schema, `None` when the definition leaves it out (unknown, not "no
-/// arguments").
+/// Tool definitions in any dialect a trace records them in (`gen_ai.tool.definitions` in
+/// both its forms, OpenInference `tool.json_schema`, OpenLLMetry `llm.request.functions.N`
+/// once its attributes are decoded, the provider's `tools` in Langfuse and LangSmith
+/// payloads): the name and the parameters schema, `None` when the definition leaves it out
+/// (unknown, not "no arguments"). The definition is the tool object as the application
+/// passed it, so a schema written as a string is the string the provider was sent (a
+/// JSON-encoded schema), not an encoding of the trace's.
 pub(crate) fn tool_def(def: &Json, loc: &Loc) -> Option<ToolDef> {
     let inner = def.get("function").filter(|f| f.is_object()).unwrap_or(def);
     let name = inner.get("name")?.as_str()?;
@@ -393,11 +318,7 @@ pub(crate) fn tool_def(def: &Json, loc: &Loc) -> Option<ToolDef> {
         .find_map(|k| inner.get(*k))
         .filter(|s| !s.is_null());
     let schema = schema.map(|s| match s {
-        // `llm.request.functions.N.parameters` is JSON inside a string by design.
-        Json::String(text) => match crate::json::parse_value(text) {
-            Ok(value) => crate::transcript::SchemaDecl::Value(std::sync::Arc::new(value)),
-            Err(_) => crate::transcript::SchemaDecl::Encoded(text.clone()),
-        },
+        Json::String(text) => crate::transcript::SchemaDecl::Encoded(text.clone()),
         other => crate::transcript::SchemaDecl::Value(std::sync::Arc::new(other.clone())),
     });
     let mut tool = ToolDef::declared(name, None, loc.clone(), loc.clone());
@@ -713,6 +634,52 @@ pub(crate) fn json_message(message: &Json, at: Loc) -> Message {
         items: json_items(role, message, &at),
         print: message.to_string(),
         loc: at,
+    }
+}
+
+/// The messages of a request recorded whole as JSON in one attribute (OpenInference
+/// `input.value`, Logfire's `request_data`: `{messages, system?, tools?, …}`), every item at
+/// the attribute's string; `None` when it holds no `messages`.
+pub(crate) fn request_messages(attr: &Attr<'_>) -> Option<Vec<Message>> {
+    let request = attr.json(true);
+    let messages = request.get("messages")?.as_array()?;
+    let at = attr.inner();
+    let mut out = Vec::new();
+    if let Some(system) = request.get("system").filter(|s| !s.is_null()) {
+        out.push(raw_message(
+            Role::System,
+            &serde_json::json!({"content": system}),
+            &at,
+        ));
+    }
+    for m in messages {
+        let role = role(m.get("role").and_then(Json::as_str).unwrap_or("user"));
+        out.push(raw_message(role, m, &at));
+    }
+    Some(out)
+}
+
+/// The response recorded whole as JSON in one attribute (OpenInference `output.value`,
+/// Logfire's `response_data`): an OpenAI completion's first choice, Logfire's
+/// `{message, usage}`, or an Anthropic message.
+pub(crate) fn response_messages(attr: &Attr<'_>) -> Option<Vec<Message>> {
+    let response = attr.json(true);
+    let message = match response.get("choices").and_then(Json::as_array) {
+        Some(choices) => choices.first()?.get("message")?.clone(),
+        None => match response.get("message") {
+            Some(message) if message.is_object() => message.clone(),
+            _ => response.get("content").map(|_| response.clone())?,
+        },
+    };
+    Some(vec![raw_message(Role::Assistant, &message, &attr.inner())])
+}
+
+fn raw_message(role: Role, message: &Json, at: &Loc) -> Message {
+    Message {
+        role,
+        loc: at.clone(),
+        items: json_items(role, message, at),
+        print: format!("{}:{}", role.as_str(), message),
     }
 }
 

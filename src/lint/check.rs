@@ -320,6 +320,17 @@ pub fn check_conversation(
             }
         }
     }
+    // A trace that shows the request failed says with what, in the provider's own words.
+    if let Some(rejection) = conv.rejection.as_deref().filter(|_| !conv.accepted) {
+        for finding in &mut findings {
+            if finding.severity == crate::finding::Severity::Error {
+                finding.message.push_str(&format!(
+                    " (the trace records this request failing: {})",
+                    crate::finding::quote(rejection, 160)
+                ));
+            }
+        }
+    }
     let edit_cx = EditContext::new(source, jsonl);
     crate::source::with_span_cache(&source.text, || {
         for finding in &mut findings {

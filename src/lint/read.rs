@@ -81,6 +81,9 @@ impl Linter<'_> {
                 if e.line > 1 && text.lines().next().is_some_and(|l| json::parse(l).is_ok()) {
                     return self.run_jsonl(bom, false);
                 }
+                if let Some(values) = crate::source::concatenated_values(text) {
+                    return self.run_values(bom, &values);
+                }
                 self.json_error(bom, &e, "file");
                 None
             }
@@ -160,8 +163,38 @@ impl Linter<'_> {
                 if let Ok(doc) = json::parse(text) {
                     return self.run_document(doc, bom);
                 }
+                if let Some(values) = crate::source::concatenated_values(text) {
+                    return self.run_values(bom, &values);
+                }
             }
         }
+        self.run_records(&lines, head)
+    }
+
+    /// Checks a text of concatenated JSON values (`ranges` of the text after a byte order
+    /// mark of `bom` bytes), each read as a JSONL record is, where it is in the file.
+    fn run_values(&mut self, bom: usize, ranges: &[(usize, usize)]) -> Option<Skip> {
+        let text = self.source.text.get(bom..).unwrap_or_default();
+        let lines: Vec<(usize, &str)> = ranges
+            .iter()
+            .filter_map(|&(from, to)| Some((bom + from, text.get(from..to)?)))
+            .collect();
+        let head = lines
+            .iter()
+            .take(HEAD)
+            .map(|&(_, line)| parse_record(line))
+            .collect();
+        self.run_records(&lines, head)
+    }
+
+    /// Checks records (each at its byte offset), one session or one document each, as
+    /// their first records (`head`, already parsed) show.
+    fn run_records<'t>(
+        &mut self,
+        lines: &[(usize, &'t str)],
+        head: Vec<Result<json::Parsed<'t>, RecordError>>,
+    ) -> Option<Skip> {
+        let source = self.source;
         let session = if self.records_only {
             None
         } else {
@@ -171,7 +204,7 @@ impl Linter<'_> {
             let mut parsed = Vec::with_capacity(lines.len());
             let mut lossy = false;
             let mut head = head.into_iter();
-            for &(base, line) in &lines {
+            for &(base, line) in lines {
                 match head.next().unwrap_or_else(|| parse_record(line)) {
                     Ok(p) => {
                         lossy |= p.lossy;
