@@ -100,7 +100,16 @@ pub use crate::cli::{check_threads, MAX_THREADS};
 /// Lints text as a file named `name` (its extension picks JSON or JSONL, as on the command
 /// line) and returns its findings placed and sorted as `toolcheck lint` prints them.
 pub fn lint(name: &str, bytes: Vec<u8>, opts: &LintOptions) -> Vec<Diagnostic> {
-    let report = lint::lint_bytes(source_name(name), bytes, true, opts);
+    // A compressed log is the text its frames hold, as when the command line reads it.
+    let report = if crate::zstd_log::is_zstd(&bytes) {
+        let limit = crate::read::DEFAULT_MAX_FILE_SIZE;
+        match crate::zstd_log::decode(&bytes, limit) {
+            Some(log) => log.lint(source_name(name), log.bytes().to_vec(), true, opts),
+            None => lint::too_large(source_name(name), None, limit),
+        }
+    } else {
+        lint::lint_bytes(source_name(name), bytes, true, opts)
+    };
     place_all(&report.source, report.findings)
 }
 
@@ -201,6 +210,12 @@ pub fn fix(
     opts: &LintOptions,
     unsafe_fixes: bool,
 ) -> Result<Fixed, String> {
+    // Its fixed text would be the decompressed log, which is not what the caller holds.
+    if crate::zstd_log::is_zstd(&bytes) {
+        return Err(format!(
+            "{name}: a Zstandard-compressed log: fix it in place by its path (`toolcheck fix --write`)"
+        ));
+    }
     let mut fixed = fix_bytes(&source_name(name), bytes, true, opts, unsafe_fixes)
         .map_err(|e: FixError| e.to_string())?;
     // The findings move out; the report's text is the fixed text, returned without a copy.
@@ -316,6 +331,26 @@ fn source_name(name: &str) -> SourceName {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_compressed_log_is_linted_as_the_text_its_frames_hold() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let path = root.join("fixtures/dsh/broken-unanswered-call.jsonl.zstd");
+        let file = std::fs::read(&path).expect("fixture");
+        let text = crate::zstd_log::decode(&file, 1 << 30).expect("frames");
+        let opts = Options::default().build().expect("options");
+        let name = "session.jsonl.zstd";
+        let key = |d: &Diagnostic| (d.code, d.line, d.column);
+        let compressed: Vec<_> = lint(name, file.clone(), &opts).iter().map(key).collect();
+        let plain: Vec<_> = lint(name, text.bytes().to_vec(), &opts)
+            .iter()
+            .map(key)
+            .collect();
+        assert!(!compressed.is_empty());
+        assert_eq!(compressed, plain);
+        let refused = fix(name, file, &opts, false).err().unwrap_or_default();
+        assert!(refused.contains("Zstandard"), "{refused}");
+    }
 
     #[test]
     fn bad_options_are_errors() {
