@@ -313,8 +313,7 @@ pub fn remove_node(cx: &EditContext<'_>, node: &Loc) -> Option<Edit> {
         return json_edit::remove_element(&cx.source.text, node.base, &node.pointer);
     }
     if cx.jsonl {
-        let line = cx.source.line_index(node.base);
-        let (start, end) = cx.source.line_range_with_terminator(line);
+        let (start, end) = record_lines(cx, node.base);
         return Some(Edit {
             start,
             end,
@@ -322,6 +321,18 @@ pub fn remove_node(cx: &EditContext<'_>, node: &Loc) -> Option<Edit> {
         });
     }
     None
+}
+
+/// The lines of the record that starts at `base`, with the last one's terminator: one line
+/// in JSONL, several for a pretty-printed record among concatenated ones.
+fn record_lines(cx: &EditContext<'_>, base: usize) -> (usize, usize) {
+    let first = cx.source.line_index(base);
+    let last = crate::pointer::locate(&cx.source.text, base, "").map_or(first, |(_, end)| {
+        cx.source.line_index(end.saturating_sub(1))
+    });
+    let (start, _) = cx.source.line_range_with_terminator(first);
+    let (_, end) = cx.source.line_range_with_terminator(last.max(first));
+    (start, end)
 }
 
 /// Inserts `value` right after the element (or JSONL record) `after`.
@@ -345,7 +356,9 @@ pub fn insert_record_after(cx: &EditContext<'_>, after: &Loc, line: &str) -> Opt
     if !cx.jsonl || line.contains('\n') {
         return None;
     }
-    let (_, end) = cx.source.line_range(cx.source.line_index(after.base));
+    let last = crate::pointer::locate(&cx.source.text, after.base, "")
+        .map_or(after.base, |(_, end)| end.saturating_sub(1).max(after.base));
+    let (_, end) = cx.source.line_range(cx.source.line_index(last));
     let ending = json_edit::line_ending(&cx.source.text);
     // After a last line cut off before its newline, the record ends with one itself: an
     // agent's next `record + "\n"` would otherwise fuse with it.
