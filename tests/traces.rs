@@ -494,3 +494,37 @@ fn phoenix_dataframe_model_calls_after_the_first_lines() {
         out.transcript()
     );
 }
+
+/// Every finding in a trace names the span it is in (trace id, span id, attribute) beside
+/// its line and pointer: whole in the JSON output, briefly in the human ones.
+#[test]
+fn findings_name_their_span() {
+    let fixture = "fixtures/otel/broken-two-traces.json";
+    let json = toolcheck(&["lint", fixture, "--output-format", "json"]);
+    assert_eq!(json.code, 1, "{}", json.transcript());
+    let findings: serde_json::Value = serde_json::from_str(&json.stdout).unwrap_or_default();
+    let spans: Vec<&serde_json::Value> = findings
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|f| f.get("span"))
+        .collect();
+    assert_eq!(spans.len(), 2, "{}", json.stdout);
+    insta::assert_snapshot!("findings_name_their_span_json", json.stdout);
+    let jsonl = toolcheck(&["lint", fixture, "--output-format", "jsonl"]);
+    assert_eq!(jsonl.stdout.matches("\"span\":{\"trace_id\":").count(), 2);
+    // The full report, on spans as `ConsoleSpanExporter` prints them (`0x` ids), and on
+    // Langfuse observations (ids of their own, the `input` field).
+    let full = toolcheck(&["lint", "fixtures/otel/broken-console-openai-v2.json"]);
+    insta::assert_snapshot!("findings_name_their_span_full", full.transcript());
+    let langfuse = toolcheck(&["lint", "fixtures/langfuse/broken-langchain.json"]);
+    insta::assert_snapshot!("findings_name_their_span_langfuse", langfuse.transcript());
+    // Findings outside traces name none.
+    let chat = toolcheck(&[
+        "lint",
+        "fixtures/openai-chat/broken-request.json",
+        "--output-format",
+        "json",
+    ]);
+    assert!(!chat.stdout.contains("\"span\""), "{}", chat.stdout);
+}

@@ -136,6 +136,7 @@ impl Adapter for Otel {
                     order: s.order,
                     trace: s.trace_id().map(str::to_string),
                     rejection: s.status_message(),
+                    origins: s.origins(),
                 }
             })
             .collect();
@@ -437,6 +438,11 @@ fn event_calls(docs: &[Doc<'_>], spans: &[otlp::Span<'_>]) -> Vec<ModelCall> {
                 order: spans.len() + first.order,
                 trace: trace.map(str::to_string),
                 rejection: span.and_then(otlp::Span::status_message),
+                // Each record's body is named by its event.
+                origins: list
+                    .iter()
+                    .map(|r| crate::transcript::Origin::at(r.loc.clone(), trace, span_id, r.event_name()))
+                    .collect(),
             })
         })
         .collect()
@@ -526,12 +532,18 @@ fn span_event_call(span: &otlp::Span<'_>) -> Option<ModelCall> {
     let mut input = Vec::new();
     let mut output = Vec::new();
     let mut provider = None;
+    let mut origins = span.origins();
     for (j, event) in events.iter().enumerate() {
         let Some(name) = super::str_at(event, "name").filter(|n| is_span_event(n)) else {
             continue;
         };
         let loc = span.loc.child("events").child(j);
         let attrs = otlp::attributes(event, &loc);
+        origins.push(crate::transcript::Origin::at(loc.clone(), span.trace_id(), span.span_id(), Some(name)));
+        for a in &attrs {
+            let attribute = format!("{name}: {}", a.key);
+            origins.push(crate::transcript::Origin::at(a.loc.clone(), span.trace_id(), span.span_id(), Some(&attribute)));
+        }
         provider = provider.or_else(|| {
             otlp::attr_str(&attrs, "gen_ai.system").and_then(crate::provider::from_trace_name)
         });
@@ -583,6 +595,7 @@ fn span_event_call(span: &otlp::Span<'_>) -> Option<ModelCall> {
         order: span.order,
         trace: span.trace_id().map(str::to_string),
         rejection: span.status_message(),
+        origins,
     })
 }
 
