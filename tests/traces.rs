@@ -528,3 +528,24 @@ fn findings_name_their_span() {
     ]);
     assert!(!chat.stdout.contains("\"span\""), "{}", chat.stdout);
 }
+
+/// An agent loop recorded through opentelemetry-util-genai 1.3b0's `TelemetryHandler` (an
+/// `invoke_agent` span with the tool definitions, an `execute_tool` span per call, no model
+/// call's messages), as `ConsoleSpanExporter` prints it and as OTLP/HTTP sends it: the empty
+/// arguments of each `execute_tool` span, and the loop of three failing runs, each at its span.
+#[test]
+fn util_genai_agent_spans() {
+    let all = lint_each(&[
+        ("fixtures/otel/clean-console-util-genai-agent.json", 0),
+        ("fixtures/otel/broken-console-util-genai-agent.json", 1),
+        ("fixtures/otel/broken-otlp-util-genai-agent.traces.jsonl", 1),
+    ]);
+    assert_eq!(all.matches("TC202").count(), 6, "{all}");
+    assert_eq!(all.matches("TC401").count(), 2, "{all}");
+    assert_eq!(
+        all.matches("gen_ai.tool.call.arguments)").count(),
+        6,
+        "{all}"
+    );
+    insta::assert_snapshot!(all);
+}

@@ -34,6 +34,7 @@ mod calls;
 mod console_spans;
 mod otlp;
 mod phoenix;
+mod tool_spans;
 
 /// One module per format, and every adapter in the registry's order
 /// ([`crate::format::each_format!`]).
