@@ -6,11 +6,13 @@
 #   tl    opentelemetry-instrumentation-openai (OpenLLMetry) 0.62.4 -> fixtures/otel/*-console-openllmetry-0.62*.json
 #   tl53  the same at 0.53.4 (flattened attributes)           -> fixtures/otel/*-console-openllmetry-0.53*.json
 #   lf    logfire 5.4.0, instrument_openai(version=1)         -> fixtures/otel/*-logfire-v1*.json(l)
+#   tla   opentelemetry-instrumentation-anthropic (OpenLLMetry) 0.53.4, a rejected request
+#                                                         -> fixtures/otel/not-content-console-openllmetry-0.53-anthropic-rejected.json
 #   ug    opentelemetry-util-genai 1.3b0 TelemetryHandler (invoke_agent, execute_tool spans)
 #                                                         -> fixtures/otel/*-util-genai-agent*.json(l)
-# VENV_V2, VENV_OI, VENV_TL, VENV_TL53, VENV_LF and VENV_UG are virtualenvs set up as
-# gen-traces.py's docstring says (defaults: /tmp/venv-v2, /tmp/venv-oi, /tmp/venv-tl,
-# /tmp/venv-tl53, /tmp/venv-lf, /tmp/venv-ug).
+# VENV_V2, VENV_OI, VENV_TL, VENV_TL53, VENV_TLA, VENV_LF and VENV_UG are virtualenvs set up
+# as gen-traces.py's docstring says (defaults: /tmp/venv-v2, /tmp/venv-oi, /tmp/venv-tl,
+# /tmp/venv-tl53, /tmp/venv-tla, /tmp/venv-lf, /tmp/venv-ug).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 gen=scripts/gen-traces.py
@@ -27,7 +29,7 @@ console_and_otlp() {
         "$python" "$gen" "$lib" "$otlp" --exporter otlp --scenario "$run"
     fi
 }
-[ ${#which[@]} -eq 0 ] && which=(v2 oi tl tl53 lf ug)
+[ ${#which[@]} -eq 0 ] && which=(v2 oi tl tl53 tla lf ug)
 for lib in "${which[@]}"; do
     for scenario in clean broken schema-string; do
         prefix=broken
@@ -60,6 +62,14 @@ for lib in "${which[@]}"; do
                 TRACELOOP_TRACE_CONTENT=true "$venv/bin/python" "$gen" traceloop \
                     "fixtures/otel/$prefix-console-openllmetry-$version$suffix.json" \
                     --exporter console --scenario "$scenario"
+                ;;
+            tla)
+                # Only the rejected request: the span OpenLLMetry leaves of it.
+                [ "$scenario" = schema-string ] || continue
+                TRACELOOP_TRACE_CONTENT=true "${VENV_TLA:-/tmp/venv-tla}/bin/python" "$gen" \
+                    traceloop-anthropic \
+                    fixtures/otel/not-content-console-openllmetry-0.53-anthropic-rejected.json \
+                    --exporter console --scenario schema-string
                 ;;
             ug)
                 # The agent loop: `clean` (one call, answered), and for `broken` the loop of

@@ -28,6 +28,12 @@ span per call (`handler.tool`, arguments and result captured); the model calls g
 the `openai` SDK to the fake provider uninstrumented. Its scenarios: `clean` (one call,
 answered), `loop` (the model calls `get_weather` with `{}` three times, each run fails).
 
+`traceloop-anthropic` drives the official `anthropic` SDK through OpenLLMetry's Anthropic
+instrumentation, `schema-string` only: the fake provider answers `/v1/messages` with a 400
+for a tool whose `input_schema` is a string (the message imitates Anthropic's validation
+errors). OpenLLMetry 0.53–0.54 never end the span of a call that raised (`_wrap` re-raises
+without `span.end()`), so the export holds only the SDK's own span, without content.
+
 Each instrumentation wants its own virtualenv, with pinned versions:
 
     python3 -m venv /tmp/venv-v2
@@ -42,6 +48,9 @@ Each instrumentation wants its own virtualenv, with pinned versions:
     python3 -m venv /tmp/venv-ug
     /tmp/venv-ug/bin/pip install 'opentelemetry-util-genai==1.3b0' 'opentelemetry-sdk==1.45.2' \\
         'opentelemetry-exporter-otlp-proto-http==1.45.2' 'openai==2.8.1' httpx
+    python3 -m venv /tmp/venv-tla
+    /tmp/venv-tla/bin/pip install 'opentelemetry-instrumentation-anthropic==0.53.4' \\
+        'opentelemetry-sdk==1.45.2' 'anthropic==2.16.0' httpx
     python3 -m venv /tmp/venv-lf
     /tmp/venv-lf/bin/pip install 'logfire==5.4.0' 'openai==2.8.1' httpx
     python3 -m venv /tmp/venv-tl     # and /tmp/venv-tl53 with ==0.53.4
@@ -102,6 +111,17 @@ def serve(out, scenario):
                 self.reply(b"{}")
                 return
             request = json.loads(body)
+            if self.path.startswith("/v1/messages"):
+                # Only the rejection: a tool whose `input_schema` is a string.
+                error = {
+                    "type": "error",
+                    "error": {
+                        "type": "invalid_request_error",
+                        "message": "tools.0.custom.input_schema: Input should be a valid dictionary",
+                    },
+                }
+                self.reply(json.dumps(error).encode(), 400)
+                return
             tools = request.get("tools") or []
             if any(isinstance(t.get("function", {}).get("parameters"), str) for t in tools):
                 # What OpenAI answers a schema passed as a string.
@@ -166,7 +186,7 @@ def serve(out, scenario):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("which", choices=["v2", "traceloop", "openinference", "logfire", "agent"])
+    parser.add_argument("which", choices=["v2", "traceloop", "traceloop-anthropic", "openinference", "logfire", "agent"])
     parser.add_argument("out")
     parser.add_argument("--exporter", choices=["otlp", "console"], default="otlp")
     parser.add_argument(
@@ -229,8 +249,16 @@ def main():
         from opentelemetry.instrumentation.openai import OpenAIInstrumentor
     elif which == "openinference":
         from openinference.instrumentation.openai import OpenAIInstrumentor
+    elif which == "traceloop-anthropic":
+        from opentelemetry.instrumentation.anthropic import AnthropicInstrumentor as OpenAIInstrumentor
     if which not in ("logfire", "agent"):
         OpenAIInstrumentor().instrument()
+    if which == "traceloop-anthropic":
+        rejected_anthropic_call(port)
+        provider.shutdown()
+        if console is not None:
+            console.close()
+        return
 
     import openai
 
@@ -275,6 +303,19 @@ def main():
         logs.shutdown()
     if console is not None:
         console.close()
+
+
+def rejected_anthropic_call(port):
+    """One `messages.create` whose tool schema is passed as a JSON string: rejected."""
+    import anthropic
+
+    client = anthropic.Anthropic(base_url=f"http://127.0.0.1:{port}", api_key="unused", max_retries=0)
+    tools = [{"name": "get_weather", "description": "Weather for a city", "input_schema": json.dumps(PARAMETERS)}]
+    messages = [{"role": "user", "content": "Weather in Paris?"}]
+    try:
+        client.messages.create(model="claude-sonnet-4-5", max_tokens=256, messages=messages, tools=tools)
+    except anthropic.BadRequestError:
+        pass
 
 
 def get_weather(city):

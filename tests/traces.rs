@@ -549,3 +549,20 @@ fn util_genai_agent_spans() {
     );
     insta::assert_snapshot!(all);
 }
+
+/// A request the provider rejected, sent through the `anthropic` SDK with OpenLLMetry's
+/// Anthropic instrumentation 0.53.4: the library never ends (so never exports) the span of a
+/// call that raised, and what the export holds is the SDK's own span, without content. No
+/// conversation: named, it is `unknown-format` saying so; in a walk, skipped as such.
+#[test]
+fn openllmetry_anthropic_rejected_leaves_no_span() {
+    let fixture = "fixtures/otel/not-content-console-openllmetry-0.53-anthropic-rejected.json";
+    let out = concise(fixture);
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert!(
+        out.stdout.contains("TC002") && out.stdout.contains("`ConsoleSpanExporter`"),
+        "{}",
+        out.transcript()
+    );
+    insta::assert_snapshot!(out.transcript());
+}
