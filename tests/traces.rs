@@ -513,6 +513,13 @@ fn findings_name_their_span() {
     insta::assert_snapshot!("findings_name_their_span_json", json.stdout);
     let jsonl = toolcheck(&["lint", fixture, "--output-format", "jsonl"]);
     assert_eq!(jsonl.stdout.matches("\"span\":{\"trace_id\":").count(), 2);
+    // SARIF carries it in each result's properties.
+    let sarif = toolcheck(&["lint", fixture, "--output-format", "sarif"]);
+    let log: serde_json::Value = serde_json::from_str(&sarif.stdout).unwrap_or_default();
+    let span = log
+        .pointer("/runs/0/results/0/properties/span/span_id")
+        .and_then(serde_json::Value::as_str);
+    assert_eq!(span, Some("5b8efff798038102"), "{}", sarif.stdout);
     // The full report, on spans as `ConsoleSpanExporter` prints them (`0x` ids), and on
     // Langfuse observations (ids of their own, the `input` field).
     let full = toolcheck(&["lint", "fixtures/otel/broken-console-openai-v2.json"]);
