@@ -6,15 +6,30 @@
 #   tl    opentelemetry-instrumentation-openai (OpenLLMetry) 0.62.4 -> fixtures/otel/*-console-openllmetry-0.62*.json
 #   tl53  the same at 0.53.4 (flattened attributes)           -> fixtures/otel/*-console-openllmetry-0.53*.json
 #   lf    logfire 5.4.0, instrument_openai(version=1)         -> fixtures/otel/*-logfire-v1*.json(l)
-# VENV_V2, VENV_OI, VENV_TL, VENV_TL53 and VENV_LF are virtualenvs set up as gen-traces.py's
-# docstring says (defaults: /tmp/venv-v2, /tmp/venv-oi, /tmp/venv-tl, /tmp/venv-tl53,
-# /tmp/venv-lf).
+#   tla   opentelemetry-instrumentation-anthropic (OpenLLMetry) 0.53.4, a rejected request
+#                                                         -> fixtures/otel/not-content-console-openllmetry-0.53-anthropic-rejected.json
+#   ug    opentelemetry-util-genai 1.3b0 TelemetryHandler (invoke_agent, execute_tool spans)
+#                                                         -> fixtures/otel/*-util-genai-agent*.json(l)
+# VENV_V2, VENV_OI, VENV_TL, VENV_TL53, VENV_TLA, VENV_LF and VENV_UG are virtualenvs set up
+# as gen-traces.py's docstring says (defaults: /tmp/venv-v2, /tmp/venv-oi, /tmp/venv-tl,
+# /tmp/venv-tl53, /tmp/venv-tla, /tmp/venv-lf, /tmp/venv-ug).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 gen=scripts/gen-traces.py
 unset OTEL_SDK_DISABLED
 which=("$@")
-[ ${#which[@]} -eq 0 ] && which=(v2 oi tl tl53 lf)
+# One run through ConsoleSpanExporter to OUT and, for the broken scenario, the same run
+# through the library's OTLP/HTTP exporter to the loopback collector (protobuf JSON, one
+# export request per line) to OTLP.traces.jsonl: console_and_otlp PYTHON WHICH OUT RUN OTLP
+console_and_otlp() {
+    local python=$1 lib=$2 out=$3 run=$4 otlp=$5
+    "$python" "$gen" "$lib" "$out" --exporter console --scenario "$run"
+    if [ "$scenario" = broken ]; then
+        rm -f "$otlp.traces.jsonl"
+        "$python" "$gen" "$lib" "$otlp" --exporter otlp --scenario "$run"
+    fi
+}
+[ ${#which[@]} -eq 0 ] && which=(v2 oi tl tl53 tla lf ug)
 for lib in "${which[@]}"; do
     for scenario in clean broken schema-string; do
         prefix=broken
@@ -48,17 +63,31 @@ for lib in "${which[@]}"; do
                     "fixtures/otel/$prefix-console-openllmetry-$version$suffix.json" \
                     --exporter console --scenario "$scenario"
                 ;;
+            tla)
+                # Only the rejected request: the span OpenLLMetry leaves of it.
+                [ "$scenario" = schema-string ] || continue
+                TRACELOOP_TRACE_CONTENT=true "${VENV_TLA:-/tmp/venv-tla}/bin/python" "$gen" \
+                    traceloop-anthropic \
+                    fixtures/otel/not-content-console-openllmetry-0.53-anthropic-rejected.json \
+                    --exporter console --scenario schema-string
+                ;;
+            ug)
+                # The agent loop: `clean` (one call, answered), and for `broken` the loop of
+                # three failing calls with empty arguments; no schema-string scenario.
+                [ "$scenario" = schema-string ] && continue
+                agent="$scenario"
+                [ "$scenario" = broken ] && agent=loop
+                ug="${VENV_UG:-/tmp/venv-ug}/bin/python"
+                export OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental
+                export OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=SPAN_ONLY
+                console_and_otlp "$ug" agent "fixtures/otel/$prefix-console-util-genai-agent.json" \
+                    "$agent" fixtures/otel/broken-otlp-util-genai-agent
+                unset OTEL_SEMCONV_STABILITY_OPT_IN OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT
+                ;;
             lf)
-                lf="${VENV_LF:-/tmp/venv-lf}/bin/python"
-                "$lf" "$gen" logfire "fixtures/otel/$prefix-console-logfire-v1$suffix.json" \
-                    --exporter console --scenario "$scenario"
-                # The same spans through Logfire's OTLP/HTTP exporter to the loopback
-                # collector (protobuf JSON, one export request per line).
-                if [ "$scenario" = broken ]; then
-                    out="fixtures/otel/broken-otlp-logfire-v1"
-                    rm -f "$out.traces.jsonl"
-                    "$lf" "$gen" logfire "$out" --exporter otlp --scenario broken
-                fi
+                console_and_otlp "${VENV_LF:-/tmp/venv-lf}/bin/python" logfire \
+                    "fixtures/otel/$prefix-console-logfire-v1$suffix.json" "$scenario" \
+                    fixtures/otel/broken-otlp-logfire-v1
                 ;;
         esac
     done

@@ -21,6 +21,19 @@ Scenarios (`--scenario`), each two chained chat calls with a `get_weather` tool:
 - `cut-off`: the original recording (parallel calls, one with cut-off arguments, one failed
   result).
 
+`agent` records no instrumentation's spans but an agent loop's, through
+opentelemetry-util-genai's `TelemetryHandler` as an agent framework calls it: one
+`invoke_agent` span (`invoke_local_agent`, with the tool definitions) and an `execute_tool`
+span per call (`handler.tool`, arguments and result captured); the model calls go through
+the `openai` SDK to the fake provider uninstrumented. Its scenarios: `clean` (one call,
+answered), `loop` (the model calls `get_weather` with `{}` three times, each run fails).
+
+`traceloop-anthropic` drives the official `anthropic` SDK through OpenLLMetry's Anthropic
+instrumentation, `schema-string` only: the fake provider answers `/v1/messages` with a 400
+for a tool whose `input_schema` is a string (the message imitates Anthropic's validation
+errors). OpenLLMetry 0.53–0.54 never end the span of a call that raised (`_wrap` re-raises
+without `span.end()`), so the export holds only the SDK's own span, without content.
+
 Each instrumentation wants its own virtualenv, with pinned versions:
 
     python3 -m venv /tmp/venv-v2
@@ -32,6 +45,12 @@ Each instrumentation wants its own virtualenv, with pinned versions:
     /tmp/venv-oi/bin/pip install 'openinference-instrumentation-openai==0.1.66' \\
         'opentelemetry-sdk==1.40.0' 'opentelemetry-exporter-otlp-proto-http==1.40.0' \\
         'openai==2.8.1' httpx
+    python3 -m venv /tmp/venv-ug
+    /tmp/venv-ug/bin/pip install 'opentelemetry-util-genai==1.3b0' 'opentelemetry-sdk==1.45.2' \\
+        'opentelemetry-exporter-otlp-proto-http==1.45.2' 'openai==2.8.1' httpx
+    python3 -m venv /tmp/venv-tla
+    /tmp/venv-tla/bin/pip install 'opentelemetry-instrumentation-anthropic==0.53.4' \\
+        'opentelemetry-sdk==1.45.2' 'anthropic==2.16.0' httpx
     python3 -m venv /tmp/venv-lf
     /tmp/venv-lf/bin/pip install 'logfire==5.4.0' 'openai==2.8.1' httpx
     python3 -m venv /tmp/venv-tl     # and /tmp/venv-tl53 with ==0.53.4
@@ -92,6 +111,17 @@ def serve(out, scenario):
                 self.reply(b"{}")
                 return
             request = json.loads(body)
+            if self.path.startswith("/v1/messages"):
+                # Only the rejection: a tool whose `input_schema` is a string.
+                error = {
+                    "type": "error",
+                    "error": {
+                        "type": "invalid_request_error",
+                        "message": "tools.0.custom.input_schema: Input should be a valid dictionary",
+                    },
+                }
+                self.reply(json.dumps(error).encode(), 400)
+                return
             tools = request.get("tools") or []
             if any(isinstance(t.get("function", {}).get("parameters"), str) for t in tools):
                 # What OpenAI answers a schema passed as a string.
@@ -105,7 +135,17 @@ def serve(out, scenario):
                 }
                 self.reply(json.dumps(error).encode(), 400)
                 return
-            if request["messages"][-1]["role"] == "tool":
+            answered = sum(1 for m in request["messages"] if m["role"] == "tool")
+            if scenario == "loop" and answered < 3:
+                # The model retries the same call with no arguments.
+                call = {"name": "get_weather", "arguments": "{}"}
+                message = {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [{"id": f"call_l{answered + 1}", "type": "function", "function": call}],
+                }
+                message, reason = message, "tool_calls"
+            elif request["messages"][-1]["role"] == "tool":
                 message, reason = {"role": "assistant", "content": "It is sunny."}, "stop"
             elif request["messages"][-1]["role"] == "user" and len(request["messages"]) > 2:
                 message, reason = {"role": "assistant", "content": "Sunny in Paris."}, "stop"
@@ -146,10 +186,12 @@ def serve(out, scenario):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("which", choices=["v2", "traceloop", "openinference", "logfire"])
+    parser.add_argument("which", choices=["v2", "traceloop", "traceloop-anthropic", "openinference", "logfire", "agent"])
     parser.add_argument("out")
     parser.add_argument("--exporter", choices=["otlp", "console"], default="otlp")
-    parser.add_argument("--scenario", choices=["clean", "broken", "schema-string", "cut-off"], default="broken")
+    parser.add_argument(
+        "--scenario", choices=["clean", "broken", "schema-string", "cut-off", "loop"], default="broken"
+    )
     parser.add_argument("--logfire-version", default="1", help="`instrument_openai(version=…)` for logfire")
     args = parser.parse_args()
     which, out, scenario = args.which, args.out, args.scenario
@@ -205,10 +247,18 @@ def main():
             _logs.set_logger_provider(logs)
     elif which == "traceloop":
         from opentelemetry.instrumentation.openai import OpenAIInstrumentor
-    else:
+    elif which == "openinference":
         from openinference.instrumentation.openai import OpenAIInstrumentor
-    if which != "logfire":
+    elif which == "traceloop-anthropic":
+        from opentelemetry.instrumentation.anthropic import AnthropicInstrumentor as OpenAIInstrumentor
+    if which not in ("logfire", "agent"):
         OpenAIInstrumentor().instrument()
+    if which == "traceloop-anthropic":
+        rejected_anthropic_call(port)
+        provider.shutdown()
+        if console is not None:
+            console.close()
+        return
 
     import openai
 
@@ -221,6 +271,12 @@ def main():
         }
     ]
     messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Weather in Paris and Berlin?"}]
+    if which == "agent":
+        run_agent(client, messages, tools)
+        provider.shutdown()
+        if console is not None:
+            console.close()
+        return
     try:
         first = client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=tools)
     except openai.BadRequestError:
@@ -247,6 +303,55 @@ def main():
         logs.shutdown()
     if console is not None:
         console.close()
+
+
+def rejected_anthropic_call(port):
+    """One `messages.create` whose tool schema is passed as a JSON string: rejected."""
+    import anthropic
+
+    client = anthropic.Anthropic(base_url=f"http://127.0.0.1:{port}", api_key="unused", max_retries=0)
+    tools = [{"name": "get_weather", "description": "Weather for a city", "input_schema": json.dumps(PARAMETERS)}]
+    messages = [{"role": "user", "content": "Weather in Paris?"}]
+    try:
+        client.messages.create(model="claude-sonnet-4-5", max_tokens=256, messages=messages, tools=tools)
+    except anthropic.BadRequestError:
+        pass
+
+
+def get_weather(city):
+    """The agent's tool."""
+    return f"sunny in {city}"
+
+
+def run_agent(client, messages, tools):
+    """An agent loop recorded through util-genai's TelemetryHandler, as a framework records it."""
+    from opentelemetry.util.genai.handler import get_telemetry_handler
+    from opentelemetry.util.genai.types import FunctionToolDefinition
+    from opentelemetry.util.genai.utils import tool_arguments_to_any_value
+
+    handler = get_telemetry_handler()
+    with handler.invoke_local_agent(request_model="gpt-4o-mini", agent_name="weather-agent") as agent:
+        agent.tool_definitions = [
+            FunctionToolDefinition(name="get_weather", description="Weather for a city", parameters=PARAMETERS)
+        ]
+        for _ in range(5):
+            reply = client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=tools)
+            calls = reply.choices[0].message.tool_calls
+            if not calls:
+                break
+            messages.append({"role": "assistant", "content": None, "tool_calls": [c.model_dump() for c in calls]})
+            for call in calls:
+                tool = handler.tool(call.function.name)
+                tool.tool_call_id = call.id
+                tool.arguments = tool_arguments_to_any_value(call.function.arguments)
+                try:
+                    result = get_weather(**json.loads(call.function.arguments))
+                    tool.tool_result = result
+                    tool.stop()
+                except TypeError as error:
+                    result = f"Error: {error}"
+                    tool.fail(error)
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
 
 
 if __name__ == "__main__":

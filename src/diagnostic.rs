@@ -37,6 +37,9 @@ pub struct Diagnostic {
     /// What the agent that resumes the session does about it (`replay`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replay: Option<crate::finding::Replayed>,
+    /// The span of a trace the finding is in: `{trace_id, span_id, attribute}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub span: Option<crate::transcript::SpanRef>,
     #[serde(skip)]
     pub start: usize,
     #[serde(skip)]
@@ -131,6 +134,7 @@ impl Placed {
             tool_call_id: finding.tool_call_id,
             providers: finding.providers,
             replay: finding.replay,
+            span: finding.span,
             start: self.start,
             end: self.end,
             base: 0,

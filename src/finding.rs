@@ -117,6 +117,9 @@ pub struct Finding {
     /// What the agent that resumes this session does about the finding, where its resume is
     /// modelled (`replay`).
     pub replay: Option<Replayed>,
+    /// The span of a trace the finding's node was read from (set by the pipeline from the
+    /// conversation's origins).
+    pub span: Option<crate::transcript::SpanRef>,
 }
 
 /// What an agent does on resume about one defect its session holds.
@@ -176,6 +179,7 @@ impl Finding {
             tool_call_id: None,
             providers: Vec::new(),
             replay: None,
+            span: None,
         }
     }
 

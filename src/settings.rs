@@ -178,6 +178,7 @@ impl Settings {
                     tool_call_id: s.id.clone(),
                     providers: Vec::new(),
                     replay: None,
+                    span: None,
                     start: 0,
                     end: 0,
                     base: 0,

@@ -13,6 +13,9 @@ use crate::format::Format;
 use crate::tree::Value as Tree;
 use serde_json::Value as Json;
 
+mod origin;
+pub use origin::{span_at, Origin, SpanRef};
+
 mod reasoning;
 pub use reasoning::{
     AfterReasoning, Follower, ReasoningItem, ReasoningKind, ReasoningShapes, StoredItems,
@@ -170,6 +173,9 @@ pub struct Conversation {
     /// (DeepSeek Harness: no `step/end` or `turn/end` after them), each with whether the
     /// log records the call as started: `None` for formats that do not tell.
     pub open_calls: Option<Vec<(Loc, bool)>>,
+    /// The spans of a trace the nodes were read from (see [`span_at`]): empty for formats
+    /// that are not traces.
+    pub origins: Vec<Origin>,
 }
 
 /// What an adapter records about messages beyond their items: shapes only, which rules judge
@@ -496,6 +502,7 @@ impl Conversation {
             reasoning: ReasoningShapes::default(),
             stored: StoredItems::default(),
             open_calls: None,
+            origins: Vec::new(),
         }
     }
 

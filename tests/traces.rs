@@ -494,3 +494,82 @@ fn phoenix_dataframe_model_calls_after_the_first_lines() {
         out.transcript()
     );
 }
+
+/// Every finding in a trace names the span it is in (trace id, span id, attribute) beside
+/// its line and pointer: whole in the JSON output, briefly in the human ones.
+#[test]
+fn findings_name_their_span() {
+    let fixture = "fixtures/otel/broken-two-traces.json";
+    let json = toolcheck(&["lint", fixture, "--output-format", "json"]);
+    assert_eq!(json.code, 1, "{}", json.transcript());
+    let findings: serde_json::Value = serde_json::from_str(&json.stdout).unwrap_or_default();
+    let spans: Vec<&serde_json::Value> = findings
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|f| f.get("span"))
+        .collect();
+    assert_eq!(spans.len(), 2, "{}", json.stdout);
+    insta::assert_snapshot!("findings_name_their_span_json", json.stdout);
+    let jsonl = toolcheck(&["lint", fixture, "--output-format", "jsonl"]);
+    assert_eq!(jsonl.stdout.matches("\"span\":{\"trace_id\":").count(), 2);
+    // SARIF carries it in each result's properties.
+    let sarif = toolcheck(&["lint", fixture, "--output-format", "sarif"]);
+    let log: serde_json::Value = serde_json::from_str(&sarif.stdout).unwrap_or_default();
+    let span = log
+        .pointer("/runs/0/results/0/properties/span/span_id")
+        .and_then(serde_json::Value::as_str);
+    assert_eq!(span, Some("5b8efff798038102"), "{}", sarif.stdout);
+    // The full report, on spans as `ConsoleSpanExporter` prints them (`0x` ids), and on
+    // Langfuse observations (ids of their own, the `input` field).
+    let full = toolcheck(&["lint", "fixtures/otel/broken-console-openai-v2.json"]);
+    insta::assert_snapshot!("findings_name_their_span_full", full.transcript());
+    let langfuse = toolcheck(&["lint", "fixtures/langfuse/broken-langchain.json"]);
+    insta::assert_snapshot!("findings_name_their_span_langfuse", langfuse.transcript());
+    // Findings outside traces name none.
+    let chat = toolcheck(&[
+        "lint",
+        "fixtures/openai-chat/broken-request.json",
+        "--output-format",
+        "json",
+    ]);
+    assert!(!chat.stdout.contains("\"span\""), "{}", chat.stdout);
+}
+
+/// An agent loop recorded through opentelemetry-util-genai 1.3b0's `TelemetryHandler` (an
+/// `invoke_agent` span with the tool definitions, an `execute_tool` span per call, no model
+/// call's messages), as `ConsoleSpanExporter` prints it and as OTLP/HTTP sends it: the empty
+/// arguments of each `execute_tool` span, and the loop of three failing runs, each at its span.
+#[test]
+fn util_genai_agent_spans() {
+    let all = lint_each(&[
+        ("fixtures/otel/clean-console-util-genai-agent.json", 0),
+        ("fixtures/otel/broken-console-util-genai-agent.json", 1),
+        ("fixtures/otel/broken-otlp-util-genai-agent.traces.jsonl", 1),
+    ]);
+    assert_eq!(all.matches("TC202").count(), 6, "{all}");
+    assert_eq!(all.matches("TC401").count(), 2, "{all}");
+    assert_eq!(
+        all.matches("gen_ai.tool.call.arguments)").count(),
+        6,
+        "{all}"
+    );
+    insta::assert_snapshot!(all);
+}
+
+/// A request the provider rejected, sent through the `anthropic` SDK with OpenLLMetry's
+/// Anthropic instrumentation 0.53.4: the library never ends (so never exports) the span of a
+/// call that raised, and what the export holds is the SDK's own span, without content. No
+/// conversation: named, it is `unknown-format` saying so; in a walk, skipped as such.
+#[test]
+fn openllmetry_anthropic_rejected_leaves_no_span() {
+    let fixture = "fixtures/otel/not-content-console-openllmetry-0.53-anthropic-rejected.json";
+    let out = concise(fixture);
+    assert_eq!(out.code, 1, "{}", out.transcript());
+    assert!(
+        out.stdout.contains("TC002") && out.stdout.contains("`ConsoleSpanExporter`"),
+        "{}",
+        out.transcript()
+    );
+    insta::assert_snapshot!(out.transcript());
+}

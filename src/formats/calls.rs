@@ -32,6 +32,8 @@ pub(crate) struct ModelCall {
     pub trace: Option<String>,
     /// What a failed call records it failed with (a span's status message).
     pub rejection: Option<String>,
+    /// The spans (and attributes) its messages were read from.
+    pub origins: Vec<crate::transcript::Origin>,
 }
 
 /// The conversations of a file's model calls: one per chain of calls whose inputs extend
@@ -104,6 +106,7 @@ fn conversation(
     conv.accepted = !call.failed && call.output.iter().any(|m| !m.items.is_empty());
     conv.rejection = call.rejection.filter(|_| call.failed);
     conv.tools = call.tools;
+    conv.origins = call.origins;
     // Where the trace puts results decides the convention: user messages (Anthropic,
     // Gemini, Bedrock request shapes) or messages of their own (OpenAI, and the parts form's
     // `tool` role whichever the provider).

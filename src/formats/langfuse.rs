@@ -159,6 +159,8 @@ fn model_call(observation: &Tree, loc: Loc, order: usize) -> ModelCall {
         .and_then(|m| str_at(m, "ls_provider"))
         .and_then(crate::provider::from_trace_name)
         .or_else(|| str_at(observation, "model").and_then(from_model));
+    let (trace, id) = (str_at(observation, "traceId"), str_at(observation, "id"));
+    let origins = crate::transcript::Origin::record(&loc, trace, id, ["input", "output"]);
     ModelCall {
         input,
         output,
@@ -168,8 +170,9 @@ fn model_call(observation: &Tree, loc: Loc, order: usize) -> ModelCall {
         start: str_at(observation, "startTime").map_or(0, otlp::iso_nanos),
         loc,
         order,
-        trace: str_at(observation, "traceId").map(str::to_string),
+        trace: trace.map(str::to_string),
         rejection: str_at(observation, "statusMessage").map(str::to_string),
+        origins,
     }
 }
 

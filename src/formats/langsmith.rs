@@ -198,6 +198,8 @@ fn model_call(run: &Tree, loc: Loc, order: usize) -> ModelCall {
     ] {
         tools.extend(declared_tools(holder, &at));
     }
+    let (trace, id) = (str_at(run, "trace_id"), str_at(run, "id"));
+    let origins = crate::transcript::Origin::record(&loc, trace, id, ["inputs", "outputs"]);
     ModelCall {
         input,
         output,
@@ -212,6 +214,7 @@ fn model_call(run: &Tree, loc: Loc, order: usize) -> ModelCall {
         order,
         trace: str_at(run, "trace_id").map(str::to_string),
         rejection: str_at(run, "error").map(str::to_string),
+        origins,
     }
 }
 

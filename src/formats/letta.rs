@@ -340,6 +340,7 @@ fn agent_conversation(
         order: 0,
         trace: None,
         rejection: None,
+        origins: Vec::new(),
     };
     let mut convs = calls::rebuild(Format::Letta, vec![call], &[]);
     let mut conv = convs.pop().unwrap_or_else(|| {

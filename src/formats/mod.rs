@@ -17,6 +17,9 @@ mod shape;
 
 pub use adapter::{plan, Adapter, Planned};
 pub(crate) use adapter::{removal, remove_only};
+/// Whether a document is one span as `ConsoleSpanExporter` prints it (for saying why one
+/// without model calls is no conversation).
+pub(crate) use console_spans::is_span as is_printed_span;
 /// Whether a JSONL file's first record opens a Kimi Code CLI wire log.
 pub(crate) use kimi_cli::is_wire_log as is_kimi_wire_log;
 /// A LangGraph checkpoint column as JSON text (for the store layer).
@@ -34,6 +37,7 @@ mod calls;
 mod console_spans;
 mod otlp;
 mod phoenix;
+mod tool_spans;
 
 /// One module per format, and every adapter in the registry's order
 /// ([`crate::format::each_format!`]).

@@ -155,6 +155,7 @@ impl Adapter for OpenInference {
                     order: s.order,
                     trace: s.trace_id().map(str::to_string),
                     rejection: s.status_message(),
+                    origins: s.origins(),
                 }
             })
             .collect();

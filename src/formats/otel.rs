@@ -42,6 +42,7 @@
 //! A trace records requests already sent: there is nothing to repair, so no fixes.
 
 use super::console_spans;
+use super::tool_spans;
 use super::calls::{self, Message, ModelCall};
 use super::otlp::{self, Attr, FlatKeys};
 use super::{Adapter, Dialect, Doc, Format, Planned};
@@ -53,7 +54,7 @@ use serde_json::Value as Json;
 
 /// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
 /// and what `toolcheck explain otel` prints (Markdown).
-pub(super) const DOC: &str = r#"OpenTelemetry GenAI traces as OTLP JSON (one export request per document, or one per line as a collector's file exporter writes; ids hex or base64) or as the Python SDK's `ConsoleSpanExporter` prints them (one pretty-printed span after another): the message attributes `gen_ai.input.messages` / `gen_ai.output.messages` / `gen_ai.system_instructions` / `gen_ai.tool.definitions` OpenLLMetry's flattened `gen_ai.prompt.N.*` / `gen_ai.completion.N.*` / `llm.request.functions.N.*`, Logfire's legacy `request_data` / `response_data` (`instrument_openai(version=1)`), the 1.28–1.36 message events (`gen_ai.user.message`, `gen_ai.choice`, …) as log records or span events, and the ≤ 1.27 span events `gen_ai.content.prompt` / `gen_ai.content.completion`; model calls whose inputs extend each other are one conversation, checked at its last call ([docs/traces.md](../traces.md)); held to the provider the span names; failed `execute_tool` spans mark their results as errors; a rejection the trace shows succeeded is a warning; findings only"#;
+pub(super) const DOC: &str = r#"OpenTelemetry GenAI traces as OTLP JSON (one export request per document, or one per line as a collector's file exporter writes; ids hex or base64) or as the Python SDK's `ConsoleSpanExporter` prints them (one pretty-printed span after another): the message attributes `gen_ai.input.messages` / `gen_ai.output.messages` / `gen_ai.system_instructions` / `gen_ai.tool.definitions` OpenLLMetry's flattened `gen_ai.prompt.N.*` / `gen_ai.completion.N.*` / `llm.request.functions.N.*`, Logfire's legacy `request_data` / `response_data` (`instrument_openai(version=1)`), the 1.28–1.36 message events (`gen_ai.user.message`, `gen_ai.choice`, …) as log records or span events, and the ≤ 1.27 span events `gen_ai.content.prompt` / `gen_ai.content.completion`; `execute_tool` spans whose calls no model call records (opentelemetry-util-genai's `TelemetryHandler`: `gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`, `gen_ai.tool.name`, `gen_ai.tool.call.id`) as calls and results, one conversation per trace; model calls whose inputs extend each other are one conversation, checked at its last call ([docs/traces.md](../traces.md)); held to the provider the span names; failed `execute_tool` spans mark their results as errors; a rejection the trace shows succeeded is a warning; findings only"#;
 
 pub struct Otel;
 
@@ -89,9 +90,10 @@ impl Adapter for Otel {
     fn sniff(&self, doc: &Tree) -> Option<u8> {
         let request_event =
             |n: &str| is_span_event(n) && !matches!(n, "gen_ai.choice" | "gen_ai.content.completion");
+        let read = |k: &str| is_content(k) || k == tool_spans::ARGUMENTS;
         ((otlp::is_export(doc)
-            && (otlp::any_attribute(doc, is_content) || has_events(doc) || has_span_events(doc)))
-            || console_spans::has(doc, is_content, request_event)
+            && (otlp::any_attribute(doc, read) || has_events(doc) || has_span_events(doc)))
+            || console_spans::has(doc, read, request_event)
             || has_logfire_request(doc))
         .then_some(90)
     }
@@ -136,15 +138,37 @@ impl Adapter for Otel {
                     order: s.order,
                     trace: s.trace_id().map(str::to_string),
                     rejection: s.status_message(),
+                    origins: s.origins(),
                 }
             })
             .collect();
         calls.extend(event_calls(docs, &spans));
         calls.extend(spans.iter().filter_map(span_event_call));
-        if calls.is_empty() {
+        // Tool spans whose calls no model call records are conversations of their own.
+        let covered: Vec<String> = calls
+            .iter()
+            .flat_map(|c| c.input.iter().chain(&c.output))
+            .flat_map(|m| &m.items)
+            .filter_map(|i| match i {
+                Item::Call(call) => call.id.clone(),
+                _ => None,
+            })
+            .collect();
+        let traced: Vec<Option<String>> = calls.iter().map(|c| c.trace.clone()).collect();
+        let declared = |trace: Option<&str>| {
+            spans
+                .iter()
+                .filter(|s| s.trace_id() == trace)
+                .flat_map(|s| tools(&s.attrs))
+                .collect()
+        };
+        let runs = tool_spans::conversations(&spans, &covered, &traced, &declared);
+        if calls.is_empty() && runs.is_empty() {
             return Err(NO_CALLS.into());
         }
-        Ok(calls::rebuild(Format::Otel, calls, &failed_runs))
+        let mut convs = calls::rebuild(Format::Otel, calls, &failed_runs);
+        convs.extend(runs);
+        Ok(convs)
     }
 
     fn normalise_records(
@@ -437,6 +461,11 @@ fn event_calls(docs: &[Doc<'_>], spans: &[otlp::Span<'_>]) -> Vec<ModelCall> {
                 order: spans.len() + first.order,
                 trace: trace.map(str::to_string),
                 rejection: span.and_then(otlp::Span::status_message),
+                // Each record's body is named by its event.
+                origins: list
+                    .iter()
+                    .map(|r| crate::transcript::Origin::at(r.loc.clone(), trace, span_id, r.event_name()))
+                    .collect(),
             })
         })
         .collect()
@@ -526,12 +555,18 @@ fn span_event_call(span: &otlp::Span<'_>) -> Option<ModelCall> {
     let mut input = Vec::new();
     let mut output = Vec::new();
     let mut provider = None;
+    let mut origins = span.origins();
     for (j, event) in events.iter().enumerate() {
         let Some(name) = super::str_at(event, "name").filter(|n| is_span_event(n)) else {
             continue;
         };
         let loc = span.loc.child("events").child(j);
         let attrs = otlp::attributes(event, &loc);
+        origins.push(crate::transcript::Origin::at(loc.clone(), span.trace_id(), span.span_id(), Some(name)));
+        for a in &attrs {
+            let attribute = format!("{name}: {}", a.key);
+            origins.push(crate::transcript::Origin::at(a.loc.clone(), span.trace_id(), span.span_id(), Some(&attribute)));
+        }
         provider = provider.or_else(|| {
             otlp::attr_str(&attrs, "gen_ai.system").and_then(crate::provider::from_trace_name)
         });
@@ -583,6 +618,7 @@ fn span_event_call(span: &otlp::Span<'_>) -> Option<ModelCall> {
         order: span.order,
         trace: span.trace_id().map(str::to_string),
         rejection: span.status_message(),
+        origins,
     })
 }
 

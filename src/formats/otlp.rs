@@ -17,8 +17,8 @@
 use super::calls::Message;
 use super::{array_at, field, str_at, Doc};
 use crate::transcript::{
-    pairing_key, text_looks_like_error, Arguments, CallKind, Item, Loc, Role, Text, ToolCall,
-    ToolDef, ToolResult,
+    pairing_key, text_looks_like_error, Arguments, CallKind, Item, Loc, Origin, Role, Text,
+    ToolCall, ToolDef, ToolResult,
 };
 use crate::tree::Value as Tree;
 use serde_json::Value as Json;
@@ -261,6 +261,26 @@ impl<'a> Span<'a> {
             .or_else(|| str_at(self.value, "status_message"))
             .filter(|m| !m.trim().is_empty())
             .map(str::to_string)
+    }
+
+    /// The span's own id, as written: `spanId`, `span_id`, `context.span_id`.
+    pub fn span_id(&self) -> Option<&'a str> {
+        let value: &'a Tree<'a> = self.value;
+        field(value, &["spanId", "span_id", "context.span_id"])
+            .and_then(|(_, v)| v.as_str())
+            .or_else(|| value.get("context").and_then(|c| str_at(c, "span_id")))
+    }
+
+    /// Where the span's nodes were read from: the span, and each of its attributes.
+    pub fn origins(&self) -> Vec<Origin> {
+        let (trace, id) = (self.trace_id(), self.span_id());
+        std::iter::once(Origin::at(self.loc.clone(), trace, id, None))
+            .chain(
+                self.attrs
+                    .iter()
+                    .map(|a| Origin::at(a.loc.clone(), trace, id, Some(&a.key))),
+            )
+            .collect()
     }
 
     /// The trace the span belongs to, as written: `traceId` (OTLP), `trace_id` (snake_case,

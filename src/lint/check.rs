@@ -335,6 +335,10 @@ pub fn check_conversation(
     crate::source::with_span_cache(&source.text, || {
         for finding in &mut findings {
             finding.format = Some(conv.format);
+            // A finding in a trace names the span (and attribute) its node was read from.
+            if let (None, crate::finding::Anchor::Node(loc)) = (&finding.span, &finding.anchor) {
+                finding.span = crate::transcript::span_at(&conv.origins, loc).cloned();
+            }
             // The plan is spent once turned into edits: 100k findings keep only their fixes.
             if let Some(plan) = finding.plan.take() {
                 let FixPlan {

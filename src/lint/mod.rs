@@ -101,6 +101,7 @@ pub enum SkipKind {
     OpenHandsState,
     OtlpWithoutModelCalls,
     PhoenixWithoutModelCalls,
+    PrintedSpansWithoutModelCalls,
     KimiWireLog,
     SqliteWithoutSessions,
     EmptyDocument,
@@ -125,6 +126,10 @@ impl SkipKind {
             SkipKind::PhoenixWithoutModelCalls => (
                 "Phoenix span export without model calls",
                 "Phoenix span exports without model calls",
+            ),
+            SkipKind::PrintedSpansWithoutModelCalls => (
+                "printed span export without model calls",
+                "printed span exports without model calls",
             ),
             SkipKind::KimiWireLog => ("Kimi Code CLI wire log", "Kimi Code CLI wire logs"),
             SkipKind::SqliteWithoutSessions => (

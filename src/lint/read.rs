@@ -487,6 +487,12 @@ fn shape_of(doc: &crate::tree::Value<'_>) -> (SkipKind, String) {
         _ if crate::formats::is_phoenix_spans(doc) => {
             (SkipKind::PhoenixWithoutModelCalls, "Arize Phoenix spans with no OpenInference model-call (`LLM`) spans, so no conversation".to_string())
         }
+        // What an instrumentation leaves of a request the provider rejected when it never ends
+        // its span (OpenLLMetry's Anthropic `_wrap` 0.53–0.54 re-raises without `span.end()`):
+        // the SDK's or HTTP client's spans, no content.
+        _ if crate::formats::is_printed_span(doc) => {
+            (SkipKind::PrintedSpansWithoutModelCalls, "spans as `ConsoleSpanExporter` prints them with no GenAI or OpenInference model-call content (HTTP or SDK spans, GenAI spans recorded without content), so no conversation".to_string())
+        }
         Tree::Object(map) if map.contains_key("resourceSpans") || map.contains_key("resourceLogs") => {
             (SkipKind::OtlpWithoutModelCalls, "an OpenTelemetry (OTLP) export with no GenAI or OpenInference model-call spans, so no conversation".to_string())
         }

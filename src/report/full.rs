@@ -339,11 +339,18 @@ impl miette::Diagnostic for Report<'_> {
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         let (start, end) = self.snippet.label;
-        let label = if self.diagnostic.pointer.is_empty() {
-            None
-        } else {
-            // Keys in the pointer come from the log.
-            Some(escape::value(&self.diagnostic.pointer).into_owned())
+        // Keys in the pointer come from the log, and so do a trace's ids; a finding in a
+        // trace names its span beside the pointer.
+        let span = self
+            .diagnostic
+            .span
+            .as_ref()
+            .map(|s| format!("({})", s.brief()));
+        let label = match (self.diagnostic.pointer.as_str(), span) {
+            ("", None) => None,
+            ("", Some(span)) => Some(escape::value(&span).into_owned()),
+            (pointer, None) => Some(escape::value(pointer).into_owned()),
+            (pointer, Some(span)) => Some(escape::value(&format!("{pointer} {span}")).into_owned()),
         };
         Some(Box::new(std::iter::once(LabeledSpan::new(
             label,

@@ -88,6 +88,10 @@ pub fn write(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::Result<()> 
             if let Some(id) = &d.tool_call_id {
                 result["properties"]["toolCallId"] = json!(id);
             }
+            // The span of a trace the finding is in.
+            if let Some(span) = &d.span {
+                result["properties"]["span"] = json!(span);
+            }
             result
         })
         .collect();
