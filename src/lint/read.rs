@@ -184,7 +184,21 @@ impl Linter<'_> {
             .take(HEAD)
             .map(|&(_, line)| parse_record(line))
             .collect();
-        self.run_records(&lines, head)
+        let before = self.findings.len();
+        let skip = self.run_records(&lines, head);
+        // Session fixes edit, insert and remove records as lines: a record spread over
+        // several lines is none, and its fixes would cut it.
+        if lines
+            .iter()
+            .any(|(_, record)| record.trim_end().contains('\n'))
+        {
+            for finding in self.findings.iter_mut().skip(before) {
+                if finding.fix.take().is_some() {
+                    super::check::note_withheld(finding, MULTI_LINE_RECORDS);
+                }
+            }
+        }
+        skip
     }
 
     /// Checks records (each at its byte offset), one session or one document each, as
@@ -328,6 +342,9 @@ impl Linter<'_> {
         self.parse_error(at, describe_json_error(e, what));
     }
 }
+
+/// Why the records of concatenated JSON spread over several lines get no fix.
+const MULTI_LINE_RECORDS: &str = "its records are pretty-printed over several lines, and fixes edit records as lines; rewrite it as JSONL (one record per line) to fix it";
 
 /// How many first records of a JSONL file judge whether it is one session.
 const HEAD: usize = 16;
