@@ -326,13 +326,23 @@ pub fn remove_node(cx: &EditContext<'_>, node: &Loc) -> Option<Edit> {
 /// The lines of the record that starts at `base`, with the last one's terminator: one line
 /// in JSONL, several for a pretty-printed record among concatenated ones.
 fn record_lines(cx: &EditContext<'_>, base: usize) -> (usize, usize) {
-    let first = cx.source.line_index(base);
-    let last = crate::pointer::locate(&cx.source.text, base, "").map_or(first, |(_, end)| {
-        cx.source.line_index(end.saturating_sub(1))
-    });
-    let (start, _) = cx.source.line_range_with_terminator(first);
-    let (_, end) = cx.source.line_range_with_terminator(last.max(first));
+    let (start, _) = cx
+        .source
+        .line_range_with_terminator(cx.source.line_index(base));
+    let (_, end) = cx
+        .source
+        .line_range_with_terminator(record_last_line(cx, base));
     (start, end)
+}
+
+/// The line the record that starts at `base` ends on (its first, unless it spans several).
+fn record_last_line(cx: &EditContext<'_>, base: usize) -> usize {
+    let first = cx.source.line_index(base);
+    crate::pointer::locate(&cx.source.text, base, "")
+        .map_or(first, |(_, end)| {
+            cx.source.line_index(end.saturating_sub(1))
+        })
+        .max(first)
 }
 
 /// Inserts `value` right after the element (or JSONL record) `after`.
@@ -356,9 +366,7 @@ pub fn insert_record_after(cx: &EditContext<'_>, after: &Loc, line: &str) -> Opt
     if !cx.jsonl || line.contains('\n') {
         return None;
     }
-    let last = crate::pointer::locate(&cx.source.text, after.base, "")
-        .map_or(after.base, |(_, end)| end.saturating_sub(1).max(after.base));
-    let (_, end) = cx.source.line_range(cx.source.line_index(last));
+    let (_, end) = cx.source.line_range(record_last_line(cx, after.base));
     let ending = json_edit::line_ending(&cx.source.text);
     // After a last line cut off before its newline, the record ends with one itself: an
     // agent's next `record + "\n"` would otherwise fuse with it.

@@ -151,7 +151,8 @@ fn not_adjacent(cx: &Context<'_>, conv: &Conversation, verdict: &Verdict, out: &
                 .map(move |(i, item)| ((t, i), item))
         })
         .collect();
-    let index = |pos: Pos| order.iter().position(|(p, _)| *p == pos);
+    // `order` is in position order: found by binary search, not a scan per result.
+    let index = |pos: Pos| order.binary_search_by_key(&pos, |(p, _)| *p).ok();
     for &(pos, status) in &cx.pairs().results {
         let ResultStatus::Paired { call } = status else {
             continue;
