@@ -10,22 +10,29 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
 
-# The crate.
-cargo package --locked --no-verify --quiet
+# The crates: the engine and the command line, packaged together (cargo resolves the command
+# line's dependency on the engine against the engine's own tarball).
+cargo package --workspace --locked --no-verify --quiet
 version=$(cargo metadata --no-deps --format-version 1 --offline |
   python3 -c 'import json,sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"]=="toolcheck"))')
-crate="target/package/toolcheck-$version.crate"
 unpacked=$(mktemp -d)
 trap 'rm -rf "$unpacked"' EXIT
-tar -xzf "$crate" -C "$unpacked"
+for name in toolcheck toolcheck-core; do
+  tar -xzf "target/package/$name-$version.crate" -C "$unpacked"
+done
 for needed in Cargo.lock README.md fixtures/openai-chat/broken-request.json docs/rules/orphaned-tool-result.md tests/tests.rs tests/lint.rs; do
   [ -e "$unpacked/toolcheck-$version/$needed" ] || { echo "the packaged crate lacks $needed" >&2; exit 1; }
 done
-CARGO_TARGET_DIR="$PWD/target" cargo test --locked --quiet \
+for needed in Cargo.toml README.md src/lib.rs src/embed.rs src/formats/mod.rs; do
+  [ -e "$unpacked/toolcheck-core-$version/$needed" ] || { echo "the packaged engine lacks $needed" >&2; exit 1; }
+done
+# The command line's tarball, built against the engine's (as crates.io would serve it).
+patch=(--config "patch.crates-io.toolcheck-core.path=\"$unpacked/toolcheck-core-$version\"")
+CARGO_TARGET_DIR="$PWD/target" cargo test --quiet "${patch[@]}" \
   --manifest-path "$unpacked/toolcheck-$version/Cargo.toml" --lib
 # The integration tests are one binary (tests/tests.rs); its `lint` and `fix` modules run
 # (a filter matches anywhere in a test's name, hence the two other `…fix` modules skipped).
-CARGO_TARGET_DIR="$PWD/target" cargo test --locked --quiet \
+CARGO_TARGET_DIR="$PWD/target" cargo test --quiet "${patch[@]}" \
   --manifest-path "$unpacked/toolcheck-$version/Cargo.toml" --test tests -- lint:: fix:: \
   --skip stream_fix:: --skip claude_code_fix::
 echo "release: crate packaged and tested from its tarball in $(( $(date +%s) - start ))s"
@@ -38,7 +45,7 @@ dist=$(mktemp -d)
 "$venv/bin/maturin" sdist --out "$dist" > /dev/null
 sdist=$(ls "$dist"/toolcheck_lint-*.tar.gz)
 listing=$(tar -tzf "$sdist")
-for needed in pyproject.toml python/Cargo.toml python/src/lib.rs python/toolcheck/__init__.py src/lib.rs Cargo.lock; do
+for needed in pyproject.toml python/Cargo.toml python/src/lib.rs python/toolcheck/__init__.py src/lib.rs crates/core/src/lib.rs Cargo.lock; do
   grep -q "/$needed\$" <<< "$listing" || { echo "the sdist lacks $needed" >&2; exit 1; }
 done
 # The sdist builds and works: a wheel built from it (sharing the wheel build's cache in

@@ -4,6 +4,6 @@
 # (python/target/venv), the Node ones from npm into node/node_modules.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo test --locked
+cargo test --workspace --locked
 bash scripts/test-python.sh "$@"
 bash scripts/test-node.sh

@@ -1,60 +1,25 @@
 //! toolcheck: lint and repair tool calls in saved LLM conversation logs.
 //!
-//! Data flows one way: discover → read → parse → detect → normalise → rules → fix → report
-//! (docs/architecture.md).
-//! [`lint::lint_bytes`] runs the whole pipeline on one file and can be embedded in an agent
-//! runtime; `main.rs` is a thin wrapper around [`app::run`].
+//! This crate is the command line: its arguments (`cli`), config files and each file's
+//! settings (`config`, `settings`), generated docs (`docs`) and the commands (`app`);
+//! `main.rs` is a thin wrapper around [`app::run`]. Everything below it is `toolcheck-core`,
+//! re-exported here under the same module names, so `crate::lint` means the same on both
+//! sides of the boundary (docs/architecture.md).
 
-// The public API: running the commands (`app`, `cli`), linting and fixing one input in
-// process (`lint`, `fix`, `embed`, `store`), the findings they return and how they are
-// written out (`report`), and the vocabulary those name (`formats::Format`, `rules`).
 pub mod app;
 pub mod cli;
-pub mod embed;
-pub mod fix;
-pub mod formats;
-pub mod lint;
-pub mod report;
-pub mod rules;
-pub mod store;
 
-// Public only for the project's own integration tests, fuzz targets and benchmarks, which
-// reach into the JSON tree, the transcript and the edit toolkit: not a stable API.
-#[doc(hidden)]
-pub mod edit;
-#[doc(hidden)]
-pub mod json;
-#[doc(hidden)]
-pub mod read;
-#[doc(hidden)]
-pub mod transcript;
-#[doc(hidden)]
-pub mod tree;
-#[doc(hidden)]
-pub mod zstd_log;
-
-// Everything else is crate-private.
-mod agents;
 mod config;
-mod coverage;
-mod diagnostic;
-mod discover;
 mod docs;
-mod encoding;
-mod escape;
-mod finding;
-mod folder;
-mod format;
-mod input;
-mod placeholder;
-mod pointer;
-mod progress;
-mod provider;
-mod replay;
-mod rule_meta;
-mod schema;
 mod settings;
-mod source;
-mod stdout;
-mod stream;
-mod tools_file;
+
+// The engine's public modules, as this crate's API has always named them.
+pub use toolcheck_core::{
+    edit, embed, fix, formats, json, lint, read, report, rules, store, transcript, tree, zstd_log,
+};
+
+// What the command line reads of the engine besides.
+use toolcheck_core::{
+    agents, coverage, diagnostic, discover, escape, finding, format, input, progress, provider,
+    replay, schema, source, stdout, tools_file,
+};

@@ -1,8 +1,10 @@
 //! The crate's layers, held against its own imports.
 //!
-//! [`LAYERS`] is the one list of layers: every top-level module of `src/` sits in exactly one,
-//! a module imports only from its own layer or those below, and the modules of one layer do
-//! not import each other in a circle. `docs/architecture.md`'s layer table is written from the
+//! [`LAYERS`] is the one list of layers: every top-level module of the workspace's crates sits
+//! in exactly one, a module imports only from its own layer or those below, and the modules of
+//! one layer do not import each other in a circle. Each layer lives in one crate, the crates
+//! in layer order ([`CRATES`]); the compiler keeps a crate from reaching up into the one above
+//! it, and these tests keep the order within a crate and what the manifests say. `docs/architecture.md`'s layer table is written from the
 //! list (`UPDATE_DOCS=1 cargo test --test tests layers::` rewrites it). No source file holds
 //! more than [`MAX_LINES`] lines of non-test code.
 //!
@@ -14,7 +16,11 @@ use std::path::{Path, PathBuf};
 
 use crate::common;
 
-/// The layers, from the bottom up: a name, what it is for, and its top-level modules.
+/// The workspace's crates, from the bottom up: package name and directory.
+pub(crate) const CRATES: &[(&str, &str)] = &[("toolcheck-core", "crates/core"), ("toolcheck", ".")];
+
+/// The layers, from the bottom up: a name, what it is for, and its top-level modules. The
+/// first [`CORE_LAYERS`] are `toolcheck-core`'s, the rest the command line's.
 const LAYERS: &[(&str, &str, &[&str])] = &[
     (
         "text",
@@ -51,22 +57,53 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
     ),
     ("output", "the emitters, one per output format", &["report"]),
     (
+        "embedding",
+        "the typed API the Python and Node packages, benchmarks and fuzz targets call",
+        &["embed"],
+    ),
+    (
         "configuration",
         "the command line, config files, each file's settings, generated docs",
         &["cli", "config", "settings", "docs"],
     ),
     (
         "commands",
-        "the commands, and the embedding API (Python, benchmarks, fuzzing)",
-        &["app", "embed"],
+        "the commands",
+        &["app"],
     ),
 ];
+
+/// How many of [`LAYERS`], from the bottom, are `toolcheck-core`'s.
+const CORE_LAYERS: usize = 8;
+
+/// The crate a layer lives in.
+fn crate_of_layer(layer: usize) -> (&'static str, &'static str) {
+    CRATES[usize::from(layer >= CORE_LAYERS)]
+}
 
 /// The most lines of non-test code one source file may hold.
 const MAX_LINES: usize = 800;
 
-pub(crate) fn src() -> PathBuf {
-    common::root().join("src")
+/// Each crate's `src/`, from the bottom up.
+pub(crate) fn src_dirs() -> Vec<PathBuf> {
+    CRATES
+        .iter()
+        .map(|(_, dir)| common::root().join(dir).join("src"))
+        .collect()
+}
+
+/// `toolcheck-core`'s `src/`, where formats, agents and rules are declared.
+pub(crate) fn core_src() -> PathBuf {
+    common::root().join("crates/core/src")
+}
+
+/// Every `.rs` file of every crate.
+pub(crate) fn all_rust_files() -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for dir in src_dirs() {
+        rust_files(&dir, &mut files);
+    }
+    files
 }
 
 /// Every `.rs` file under `dir`.
@@ -88,7 +125,9 @@ pub(crate) fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// The top-level module a file belongs to (`rules/pairing.rs` → `rules`); `None` for the
 /// crate roots.
 fn module_of(file: &Path) -> Option<String> {
-    let rel = file.strip_prefix(src()).ok()?;
+    let rel = src_dirs()
+        .into_iter()
+        .find_map(|dir| file.strip_prefix(dir).ok().map(Path::to_path_buf))?;
     let first = rel.components().next()?.as_os_str().to_string_lossy();
     let name = first.strip_suffix(".rs").unwrap_or(&first).to_string();
     (name != "lib" && name != "main").then_some(name)
@@ -238,8 +277,7 @@ type Edges = BTreeMap<String, BTreeSet<String>>;
 
 /// Each top-level module's imports of other top-level modules, and each file's non-test size.
 fn read_crate() -> (Edges, Vec<(PathBuf, usize)>) {
-    let mut files = Vec::new();
-    rust_files(&src(), &mut files);
+    let files = all_rust_files();
     let mut edges = Edges::new();
     let mut sizes = Vec::new();
     for file in files {
@@ -303,14 +341,14 @@ fn imports_run_down_the_layers_and_never_in_a_circle() {
     for module in edges.keys() {
         if layer_of(module).is_none() {
             problems.push(format!(
-                "src/{module}: in no layer; add it to LAYERS in tests/layers.rs"
+                "module `{module}`: in no layer; add it to LAYERS in tests/layers.rs"
             ));
         }
     }
     for (_, _, modules) in LAYERS {
         for m in *modules {
             if !edges.contains_key(*m) {
-                problems.push(format!("LAYERS names `{m}`, which src/ does not hold"));
+                problems.push(format!("LAYERS names `{m}`, which no crate holds"));
             }
         }
     }
@@ -364,11 +402,10 @@ fn the_commands_do_not_branch_on_the_kind_of_input() {
 fn the_two_json_value_types_keep_their_names() {
     // Borrowed input is `Tree` (crate::tree::Value), values toolcheck owns are `Json`
     // (serde_json::Value): never a bare `Value`, which would mean either.
-    let mut files = Vec::new();
-    rust_files(&src(), &mut files);
+    let files = all_rust_files();
     let bare: Vec<String> = files
         .iter()
-        .filter(|f| !f.starts_with(src().join("tree")))
+        .filter(|f| !f.starts_with(core_src().join("tree")))
         .flat_map(|file| {
             let text = std::fs::read_to_string(file).expect("a source file is UTF-8");
             let rel = file
@@ -417,10 +454,14 @@ fn no_source_file_is_over_the_size_limit() {
 
 /// The layer table of `docs/architecture.md`, written from [`LAYERS`].
 fn layer_table() -> String {
-    let mut out = String::from("| layer | modules | what |\n|---|---|---|\n");
-    for (name, what, modules) in LAYERS.iter().rev() {
+    let mut out = String::from("| crate | layer | modules | what |\n|---|---|---|---|\n");
+    for (at, (name, what, modules)) in LAYERS.iter().enumerate().rev() {
         let modules: Vec<String> = modules.iter().map(|m| format!("`{m}`")).collect();
-        out.push_str(&format!("| {name} | {} | {what} |\n", modules.join(", ")));
+        let (package, _) = crate_of_layer(at);
+        out.push_str(&format!(
+            "| `{package}` | {name} | {} | {what} |\n",
+            modules.join(", ")
+        ));
     }
     out
 }
@@ -462,4 +503,94 @@ fn the_import_reader_reads_groups_and_skips_comments_and_strings() {
     assert!(edges
         .get("lint")
         .is_some_and(|targets| targets.contains("rules")));
+}
+
+#[test]
+fn each_layer_lives_in_its_crate() {
+    let mut misplaced = Vec::new();
+    for (at, (name, _, modules)) in LAYERS.iter().enumerate() {
+        let (package, dir) = crate_of_layer(at);
+        let src = common::root().join(dir).join("src");
+        for m in *modules {
+            let held =
+                src.join(format!("{m}.rs")).is_file() || src.join(m).join("mod.rs").is_file();
+            if !held {
+                misplaced.push(format!(
+                    "layer {name}'s module `{m}` is not in {package} ({dir}/src)"
+                ));
+            }
+        }
+    }
+    assert!(misplaced.is_empty(), "{}", misplaced.join("\n"));
+}
+
+/// A manifest's dependency table, read with the toml crate.
+fn dependencies(manifest: &str) -> toml::Table {
+    let text = std::fs::read_to_string(common::root().join(manifest)).expect("the manifest");
+    let table: toml::Table = text.parse().expect("the manifest is TOML");
+    table
+        .get("dependencies")
+        .and_then(toml::Value::as_table)
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// Whether a dependency entry turns on `feature` or is optional.
+fn turns_on(entry: &toml::Value, feature: &str) -> bool {
+    entry
+        .get("features")
+        .and_then(toml::Value::as_array)
+        .is_some_and(|f| f.iter().any(|v| v.as_str() == Some(feature)))
+}
+
+fn optional(entry: &toml::Value) -> bool {
+    entry.get("optional").and_then(toml::Value::as_bool) == Some(true)
+}
+
+#[test]
+fn the_engine_and_the_bindings_build_without_the_command_line() {
+    let core = dependencies("crates/core/Cargo.toml");
+    assert!(
+        !core.contains_key("toolcheck"),
+        "toolcheck-core depends on the command line"
+    );
+    assert!(
+        core.get("clap").is_some_and(optional),
+        "toolcheck-core's clap must stay optional (its `clap` feature)"
+    );
+    for dep in [
+        "clap_complete",
+        "clap_mangen",
+        "lsp-server",
+        "lsp-types",
+        "mimalloc",
+    ] {
+        assert!(
+            !core.contains_key(dep),
+            "toolcheck-core depends on {dep}, a command-line crate"
+        );
+    }
+    let cli = dependencies("Cargo.toml");
+    assert!(cli.contains_key("toolcheck-core"));
+    // The Node addon is the engine only; the Python extension runs the command line in
+    // process (its `toolcheck` script) only with its `cli` feature.
+    let node = dependencies("node/Cargo.toml");
+    assert!(
+        !node.contains_key("toolcheck"),
+        "the Node addon links the command line"
+    );
+    let python = dependencies("python/Cargo.toml");
+    assert!(
+        python.get("toolcheck").is_none_or(optional),
+        "the Python extension links the command line unconditionally"
+    );
+    for (name, deps) in [("node", &node), ("python", &python)] {
+        let core = deps
+            .get("toolcheck-core")
+            .unwrap_or_else(|| panic!("{name}/Cargo.toml does not depend on toolcheck-core"));
+        assert!(
+            !turns_on(core, "clap"),
+            "{name}/Cargo.toml turns on toolcheck-core's clap feature"
+        );
+    }
 }

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::layers::{non_test, rust_files, src, strip};
+use crate::layers::{all_rust_files, core_src, non_test, strip};
 
 /// One line of a registry macro: the variant and the module.
 struct Line {
@@ -15,7 +15,7 @@ struct Line {
 
 /// The lines of the registry macro in `file` (relative to `src/`).
 fn registry(file: &str) -> Vec<Line> {
-    let text = std::fs::read_to_string(src().join(file)).expect("the registry's file");
+    let text = std::fs::read_to_string(core_src().join(file)).expect("the registry's file");
     let body = text
         .split_once("$then! {")
         .and_then(|(_, rest)| rest.split_once("\n        }"))
@@ -56,7 +56,7 @@ fn every_registered_format_has_its_module_and_its_adapter() {
         lines.len()
     );
     for line in &lines {
-        let (file, code) = module_code(&src().join("formats"), &line.module, &line.variant);
+        let (file, code) = module_code(&core_src().join("formats"), &line.module, &line.variant);
         assert!(
             code.contains(&format!("pub struct {};", line.variant)),
             "{} declares no adapter `pub struct {};`",
@@ -75,7 +75,7 @@ fn every_registered_agent_has_its_module_and_its_locations() {
         lines.len()
     );
     for line in &lines {
-        let (file, code) = module_code(&src().join("agents"), &line.module, &line.variant);
+        let (file, code) = module_code(&core_src().join("agents"), &line.module, &line.variant);
         assert!(
             code.contains("pub(super) fn locations(env: &Env, add: &mut Add<'_>)"),
             "{} has no `locations`",
@@ -89,12 +89,15 @@ fn every_registered_agent_has_its_module_and_its_locations() {
 /// differs by agent in its module.
 #[test]
 fn nothing_outside_the_registries_branches_on_a_format_or_an_agent() {
-    let mut files = Vec::new();
-    rust_files(&src(), &mut files);
+    let files = all_rust_files();
     let mut found = Vec::new();
     for file in &files {
+        let shown = file
+            .strip_prefix(crate::common::root())
+            .unwrap_or(file)
+            .to_path_buf();
         let rel = file
-            .strip_prefix(src())
+            .strip_prefix(core_src())
             .unwrap_or(Path::new(""))
             .to_path_buf();
         let text = std::fs::read_to_string(file).expect("readable");
@@ -106,7 +109,7 @@ fn nothing_outside_the_registries_branches_on_a_format_or_an_agent() {
         for (n, line) in code.lines().enumerate() {
             for (name, own) in checked {
                 if !own && branches_on(line, name) {
-                    found.push(format!("src/{}:{}: {}", rel.display(), n + 1, line.trim()));
+                    found.push(format!("{}:{}: {}", shown.display(), n + 1, line.trim()));
                 }
             }
         }

@@ -667,18 +667,24 @@ mod tests {
     fn every_variable_agents_reads_is_set_or_removed() {
         // The fuzz crate's tests and the root's `fuzz_regressions` both build this file.
         let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let dir = [manifest.join("src/agents"), manifest.join("../src/agents")]
-            .into_iter()
-            .find(|d| d.is_dir())
-            .expect("src/agents/ beside the fuzz crate");
+        let dir = [
+            manifest.join("crates/core/src/agents"),
+            manifest.join("../crates/core/src/agents"),
+        ]
+        .into_iter()
+        .find(|d| d.is_dir())
+        .expect("crates/core/src/agents/ beside the fuzz crate");
         let mut source = String::new();
-        for entry in std::fs::read_dir(&dir).expect("src/agents/ is readable") {
+        for entry in std::fs::read_dir(&dir).expect("crates/core/src/agents/ is readable") {
             let path = entry.expect("an entry").path();
             if path.extension().is_some_and(|e| e == "rs") {
                 source.push_str(&std::fs::read_to_string(&path).expect("readable"));
             }
         }
-        assert!(source.contains("CODEX_HOME"), "src/agents/ was not read");
+        assert!(
+            source.contains("CODEX_HOME"),
+            "crates/core/src/agents/ was not read"
+        );
         let mut named: Vec<&str> = source
             .split('"')
             .skip(1)
@@ -690,7 +696,7 @@ mod tests {
         for name in named {
             assert!(
                 VARS.contains(&name),
-                "{name} is read by src/agents/: add it to VARS"
+                "{name} is read by crates/core/src/agents/: add it to VARS"
             );
         }
     }

@@ -1,5 +1,5 @@
 //! The Rust side of the Node.js package (`toolcheck.node`, loaded by `index.js`). It converts
-//! between JavaScript and the root crate's embedding API (`toolcheck::embed`), as the Python
+//! between JavaScript and the engine's embedding API (`toolcheck_core::embed`), as the Python
 //! module does: every finding comes from the same pipeline as the command line.
 //!
 //! Texts cross as strings and findings come back as the JSON text `--output-format json`
@@ -11,9 +11,9 @@ use napi::{Error, Result, Status};
 use napi_derive::napi;
 use rayon::prelude::*;
 
-use toolcheck::embed;
-use toolcheck::lint::LintOptions;
-use toolcheck::report::Diagnostic;
+use toolcheck_core::embed;
+use toolcheck_core::lint::LintOptions;
+use toolcheck_core::report::Diagnostic;
 
 /// Lint options, checked once and shared by every call that uses them.
 #[napi]
@@ -43,7 +43,7 @@ impl Options {
             unpaired,
         }
         .build()
-        .map_err(|e| Error::new(Status::InvalidArg, e))?;
+        .map_err(|e| Error::new(Status::InvalidArg, e.to_string()))?;
         Ok(Options { inner })
     }
 }
@@ -73,7 +73,8 @@ pub fn lint_text(options: &Options, data: Either<String, Buffer>, name: String) 
 /// names a path that could not be read.
 #[napi]
 pub fn lint_paths(options: &Options, paths: Vec<String>) -> Result<String> {
-    let found = embed::lint_paths(&paths, &options.inner).map_err(Error::from_reason)?;
+    let found =
+        embed::lint_paths(&paths, &options.inner).map_err(|e| Error::from_reason(e.to_string()))?;
     to_json(&found)
 }
 
@@ -98,7 +99,9 @@ pub fn lint_many(
     let found = match threads.filter(|&n| n > 0) {
         None => run(),
         Some(n) => rayon::ThreadPoolBuilder::new()
-            .num_threads(embed::check_threads(n as usize).map_err(Error::from_reason)?)
+            .num_threads(
+                embed::check_threads(n as usize).map_err(|e| Error::from_reason(e.to_string()))?,
+            )
             .build()
             .map_err(|e| Error::from_reason(format!("cannot start {n} threads: {e}")))?
             .install(run),
@@ -126,8 +129,8 @@ pub fn fix_text(
     name: String,
     unsafe_fixes: bool,
 ) -> Result<Fixed> {
-    let fixed =
-        embed::fix(&name, bytes(data), &options.inner, unsafe_fixes).map_err(Error::from_reason)?;
+    let fixed = embed::fix(&name, bytes(data), &options.inner, unsafe_fixes)
+        .map_err(|e| Error::from_reason(e.to_string()))?;
     Ok(Fixed {
         remaining: to_json(&fixed.remaining)?,
         text: fixed.text,

@@ -1,11 +1,10 @@
 //! `toolcheck._toolcheck`: the Rust side of the Python package. It converts between Python
-//! and the root crate's embedding API (`toolcheck::embed`); every finding comes from the
+//! and the engine's embedding API (`toolcheck_core::embed`); every finding comes from the
 //! same pipeline as the command line, and the objects are the `Diagnostic`s that
 //! `--output-format json` prints.
 
 use std::sync::{Arc, Mutex};
 
-use clap::Parser;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
 use pyo3::intern;
@@ -14,9 +13,9 @@ use pyo3::types::{PyBytes, PyDict, PyList, PyString};
 use rayon::prelude::*;
 use serde_json::Value;
 
-use toolcheck::embed;
-use toolcheck::lint::LintOptions;
-use toolcheck::report::Diagnostic;
+use toolcheck_core::embed;
+use toolcheck_core::lint::LintOptions;
+use toolcheck_core::report::Diagnostic;
 
 // Rust's allocations in this module (trees, findings) go to mimalloc, as in the binary: a
 // fifth of the lint's CPU was malloc and free. Python's own objects are not affected.
@@ -57,7 +56,7 @@ impl Options {
             unpaired,
         }
         .build()
-        .map_err(PyValueError::new_err)?;
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(Options { inner })
     }
 }
@@ -80,7 +79,8 @@ static POOL: Mutex<Option<Pool>> = Mutex::new(None);
 fn pool(threads: Option<usize>) -> PyResult<Arc<rayon::ThreadPool>> {
     let asked = threads.filter(|&n| n > 0);
     if let Some(n) = asked {
-        toolcheck::embed::check_threads(n).map_err(PyValueError::new_err)?;
+        toolcheck_core::embed::check_threads(n)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
     }
     let pid = std::process::id();
     let mut guard = POOL.lock().unwrap_or_else(|e| e.into_inner());
@@ -274,7 +274,7 @@ fn lint_paths(
     let opts = &options.inner;
     let found = py
         .allow_threads(|| pool.install(|| embed::lint_paths(&paths, opts)))
-        .map_err(PyErr::new::<pyo3::exceptions::PyOSError, _>)?;
+        .map_err(|e| PyErr::new::<pyo3::exceptions::PyOSError, _>(e.to_string()))?;
     diagnostics_to_py(py, &found)
 }
 
@@ -580,7 +580,7 @@ fn fix_text(
         let pool = pool(None)?;
         py.allow_threads(|| pool.install(|| embed::fix(name, bytes, opts, unsafe_fixes)))
     }
-    .map_err(FixError::new_err)?;
+    .map_err(|e| FixError::new_err(e.to_string()))?;
     let remaining = diagnostics_to_py(py, &fixed.remaining)?;
     Ok((
         fixed.text,
@@ -656,8 +656,10 @@ fn fix_many(
 
 /// Runs the command line with `argv` (program name first) and returns its exit code. Usage
 /// errors, `--help` and `--version` print and return as the binary does.
+#[cfg(feature = "cli")]
 #[pyfunction]
 fn run_cli(py: Python<'_>, argv: Vec<String>) -> u8 {
+    use clap::Parser;
     py.allow_threads(|| match toolcheck::cli::Cli::try_parse_from(argv) {
         Ok(cli) => toolcheck::app::run_code(cli.command),
         Err(e) => {
@@ -677,6 +679,7 @@ fn _toolcheck(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lint_paths, m)?)?;
     m.add_function(wrap_pyfunction!(fix_text, m)?)?;
     m.add_function(wrap_pyfunction!(fix_many, m)?)?;
+    #[cfg(feature = "cli")]
     m.add_function(wrap_pyfunction!(run_cli, m)?)?;
     m.add("FixError", m.py().get_type::<FixError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -19,7 +19,16 @@ def main(argv: Optional[List[str]] = None) -> None:
     # quietly (the Rust side handles EPIPE).
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     sys.stdout.flush()
-    code = _toolcheck.run_cli(args)
+    run_cli = getattr(_toolcheck, "run_cli", None)
+    if run_cli is None:
+        # An extension built without its `cli` feature (the API alone, no `clap`).
+        sys.stderr.write(
+            "toolcheck: this build of the Python package has no command line "
+            "(its extension was built without the `cli` feature); "
+            "install the release wheel, or the `toolcheck` binary\n"
+        )
+        sys.exit(2)
+    code = run_cli(args)
     sys.exit(code)
 
 

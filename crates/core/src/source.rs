@@ -122,7 +122,7 @@ fn first(positions: Vec<(usize, usize)>) -> (usize, usize) {
 }
 
 /// The byte offset where each line of `text` starts.
-pub(crate) fn line_starts(text: &str) -> Vec<usize> {
+pub fn line_starts(text: &str) -> Vec<usize> {
     let mut starts = vec![0];
     starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
     starts
@@ -130,7 +130,7 @@ pub(crate) fn line_starts(text: &str) -> Vec<usize> {
 
 /// 0-based index of the line holding `offset`, given the line `starts` (the last line for
 /// offsets past the end).
-pub(crate) fn line_index(starts: &[usize], offset: usize) -> usize {
+pub fn line_index(starts: &[usize], offset: usize) -> usize {
     match starts.binary_search(&offset) {
         Ok(i) => i,
         Err(i) => i.saturating_sub(1),

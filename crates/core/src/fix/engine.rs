@@ -92,6 +92,8 @@ pub enum FixError {
     DidNotConverge { codes: Vec<&'static str> },
 }
 
+impl std::error::Error for FixError {}
+
 impl std::fmt::Display for FixError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

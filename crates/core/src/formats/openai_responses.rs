@@ -572,19 +572,19 @@ mod tests {
         for (name, text) in [
             (
                 "clean-request.json",
-                include_str!("../../fixtures/openai-responses/clean-request.json"),
+                include_str!("../../../../fixtures/openai-responses/clean-request.json"),
             ),
             (
                 "clean-response.json",
-                include_str!("../../fixtures/openai-responses/clean-response.json"),
+                include_str!("../../../../fixtures/openai-responses/clean-response.json"),
             ),
             (
                 "clean-chained.json",
-                include_str!("../../fixtures/openai-responses/clean-chained.json"),
+                include_str!("../../../../fixtures/openai-responses/clean-chained.json"),
             ),
             (
                 "clean-nemo-gym.jsonl",
-                include_str!("../../fixtures/openai-responses/clean-nemo-gym.jsonl"),
+                include_str!("../../../../fixtures/openai-responses/clean-nemo-gym.jsonl"),
             ),
         ] {
             let report = lint_str(name, text);
@@ -604,7 +604,7 @@ mod tests {
         assert_eq!(
             codes(
                 "broken-pairing.json",
-                include_str!("../../fixtures/openai-responses/broken-pairing.json")
+                include_str!("../../../../fixtures/openai-responses/broken-pairing.json")
             ),
             ["TC102@36:5", "TC101@43:5", "TC102@48:5"]
         );
@@ -615,7 +615,7 @@ mod tests {
         assert_eq!(
             codes(
                 "broken-duplicates.json",
-                include_str!("../../fixtures/openai-responses/broken-duplicates.json")
+                include_str!("../../../../fixtures/openai-responses/broken-duplicates.json")
             ),
             ["TC104@15:5", "TC105@44:5"]
         );
@@ -627,7 +627,7 @@ mod tests {
         assert_eq!(
             codes(
                 "broken-arguments.json",
-                include_str!("../../fixtures/openai-responses/broken-arguments.json")
+                include_str!("../../../../fixtures/openai-responses/broken-arguments.json")
             ),
             ["TC201@44:20", "TC202@51:20", "TC203@58:20"]
         );

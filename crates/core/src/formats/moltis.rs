@@ -244,7 +244,7 @@ mod tests {
     fn clean_fixture_is_read_as_moltis() {
         let report = lint_str(
             "history.jsonl",
-            include_str!("../../fixtures/moltis/clean-history.jsonl"),
+            include_str!("../../../../fixtures/moltis/clean-history.jsonl"),
         );
         assert_eq!(report.codes(), Vec::<String>::new());
         assert_eq!(report.outcome, Outcome::Checked(vec![Format::Moltis]));

@@ -6,18 +6,9 @@
 use serde::Serialize;
 
 #[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    serde::Deserialize,
-    clap::ValueEnum,
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
 )]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum Provider {
     /// OpenAI Chat Completions (and the many OpenAI-compatible endpoints).
@@ -40,14 +31,14 @@ pub enum Provider {
     /// DeepSeek's OpenAI-compatible chat completions.
     Deepseek,
     /// Moonshot AI's Kimi models on their OpenAI-compatible endpoint (`kimi` for short).
-    #[value(alias = "kimi")]
+    #[cfg_attr(feature = "clap", value(alias = "kimi"))]
     #[serde(alias = "kimi")]
     Moonshot,
     /// MiniMax's OpenAI-compatible chat completions (`MiniMax-M2.7` …).
     Minimax,
     /// Alibaba Cloud Model Studio (DashScope): Qwen models on its OpenAI-compatible endpoint
     /// (`qwen` for short).
-    #[value(alias = "qwen")]
+    #[cfg_attr(feature = "clap", value(alias = "qwen"))]
     #[serde(alias = "qwen")]
     Dashscope,
 }

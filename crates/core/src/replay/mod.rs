@@ -374,7 +374,7 @@ fn turn_of_call(conv: &Conversation, loc: &Loc) -> Option<usize> {
 pub fn page() -> String {
     let mut page = String::from(
         "# What agents send on resume\n\n\
-         (From the replay models in `src/replay/`, one file per agent.)\n\n\
+         (From the replay models in `crates/core/src/replay/`, one file per agent.)\n\n\
          Coding agents repair a session's history in memory when they resume it. toolcheck judges\n\
          `unpaired-tool-call`, `orphaned-tool-result` and `duplicate-tool-result` findings in their\n\
          sessions by what the agent that wrote the session sends: a defect it repairs is a warning\n\
@@ -400,7 +400,7 @@ pub fn page() -> String {
         };
         if model.repairs.is_empty() {
             page.push_str(&format!(
-                "| `{}` | {recorded} | {} | any | every version | sends it as held (repairs nothing) | `src/replay/{}.rs` |\n",
+                "| `{}` | {recorded} | {} | any | every version | sends it as held (repairs nothing) | `crates/core/src/replay/{}.rs` |\n",
                 model.agent,
                 model.checked,
                 model.agent.replace('-', "_")

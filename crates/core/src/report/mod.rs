@@ -18,7 +18,8 @@ mod sarif;
 
 pub use full::{FullRenderer, DEFAULT_WIDTH};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum OutputFormat {
     /// A rich report with the offending source and help (default).
     Full,

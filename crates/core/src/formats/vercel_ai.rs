@@ -533,9 +533,9 @@ mod tests {
     #[test]
     fn clean_fixtures() {
         for text in [
-            include_str!("../../fixtures/vercel-ai/clean-model-messages-v5.json"),
-            include_str!("../../fixtures/vercel-ai/clean-core-messages-v4.json"),
-            include_str!("../../fixtures/vercel-ai/clean-ui-messages.json"),
+            include_str!("../../../../fixtures/vercel-ai/clean-model-messages-v5.json"),
+            include_str!("../../../../fixtures/vercel-ai/clean-core-messages-v4.json"),
+            include_str!("../../../../fixtures/vercel-ai/clean-ui-messages.json"),
         ] {
             let report = lint_str("x.json", text);
             assert_eq!(report.outcome, Outcome::Checked(vec![Format::VercelAi]));
@@ -546,7 +546,7 @@ mod tests {
     #[test]
     fn broken_pairing() {
         assert_eq!(
-            codes(include_str!("../../fixtures/vercel-ai/broken-pairing.json")),
+            codes(include_str!("../../../../fixtures/vercel-ai/broken-pairing.json")),
             [
                 "TC104@16:9",
                 "TC101@39:9",
@@ -561,7 +561,7 @@ mod tests {
     fn broken_arguments() {
         assert_eq!(
             codes(include_str!(
-                "../../fixtures/vercel-ai/broken-arguments.json"
+                "../../../../fixtures/vercel-ai/broken-arguments.json"
             )),
             ["TC201@13:18", "TC202@19:18", "TC203@25:18", "TC203@31:17"]
         );
@@ -571,7 +571,7 @@ mod tests {
     fn broken_ui_messages() {
         assert_eq!(
             codes(include_str!(
-                "../../fixtures/vercel-ai/broken-ui-messages.json"
+                "../../../../fixtures/vercel-ai/broken-ui-messages.json"
             )),
             ["TC201@16:21", "TC104@26:7", "TC102@33:7"]
         );

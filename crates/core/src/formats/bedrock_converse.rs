@@ -324,13 +324,13 @@ mod tests {
     }
 
     const CLEAN_REQUEST: &str =
-        include_str!("../../fixtures/bedrock-converse/clean-converse-request.json");
+        include_str!("../../../../fixtures/bedrock-converse/clean-converse-request.json");
     const CLEAN_RESPONSE: &str =
-        include_str!("../../fixtures/bedrock-converse/clean-converse-response.json");
+        include_str!("../../../../fixtures/bedrock-converse/clean-converse-response.json");
     const BROKEN_PAIRING: &str =
-        include_str!("../../fixtures/bedrock-converse/broken-converse-pairing.json");
+        include_str!("../../../../fixtures/bedrock-converse/broken-converse-pairing.json");
     const BROKEN_ARGUMENTS: &str =
-        include_str!("../../fixtures/bedrock-converse/broken-converse-arguments.json");
+        include_str!("../../../../fixtures/bedrock-converse/broken-converse-arguments.json");
 
     #[test]
     fn fixtures_are_detected_as_bedrock() {

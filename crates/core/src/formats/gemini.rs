@@ -426,11 +426,11 @@ mod tests {
             .unwrap_or_default()
     }
 
-    const CLEAN_REQUEST: &str = include_str!("../../fixtures/gemini/clean-request.json");
-    const CLEAN_CHECKPOINT: &str = include_str!("../../fixtures/gemini/clean-chat-checkpoint.json");
-    const CLEAN_SNAKE: &str = include_str!("../../fixtures/gemini/clean-snake-case.json");
-    const BROKEN_PAIRING: &str = include_str!("../../fixtures/gemini/broken-pairing.json");
-    const BROKEN_ARGUMENTS: &str = include_str!("../../fixtures/gemini/broken-arguments.json");
+    const CLEAN_REQUEST: &str = include_str!("../../../../fixtures/gemini/clean-request.json");
+    const CLEAN_CHECKPOINT: &str = include_str!("../../../../fixtures/gemini/clean-chat-checkpoint.json");
+    const CLEAN_SNAKE: &str = include_str!("../../../../fixtures/gemini/clean-snake-case.json");
+    const BROKEN_PAIRING: &str = include_str!("../../../../fixtures/gemini/broken-pairing.json");
+    const BROKEN_ARGUMENTS: &str = include_str!("../../../../fixtures/gemini/broken-arguments.json");
 
     #[test]
     fn fixtures_are_detected_as_gemini() {

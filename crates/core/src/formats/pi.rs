@@ -536,7 +536,7 @@ mod tests {
     fn clean_fixture_is_read_as_pi() {
         let report = lint_str(
             "session.jsonl",
-            include_str!("../../fixtures/pi/clean-session.jsonl"),
+            include_str!("../../../../fixtures/pi/clean-session.jsonl"),
         );
         assert_eq!(report.codes(), Vec::<String>::new());
         assert_eq!(report.outcome, Outcome::Checked(vec![Format::Pi]));

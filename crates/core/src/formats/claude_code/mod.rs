@@ -155,15 +155,15 @@ mod tests {
         for (name, text) in [
             (
                 "clean-session.jsonl",
-                include_str!("../../../fixtures/claude-code/clean-session.jsonl"),
+                include_str!("../../../../../fixtures/claude-code/clean-session.jsonl"),
             ),
             (
                 "clean-subagent.jsonl",
-                include_str!("../../../fixtures/claude-code/clean-subagent.jsonl"),
+                include_str!("../../../../../fixtures/claude-code/clean-subagent.jsonl"),
             ),
             (
                 "clean-subagent-compaction.jsonl",
-                include_str!("../../../fixtures/claude-code/clean-subagent-compaction.jsonl"),
+                include_str!("../../../../../fixtures/claude-code/clean-subagent-compaction.jsonl"),
             ),
         ] {
             let report = lint_str(name, text);
@@ -181,39 +181,39 @@ mod tests {
         let cases: [(&str, &str, &[&str]); 7] = [
             (
                 "broken-interrupted-mid-tool.jsonl",
-                include_str!("../../../fixtures/claude-code/broken-interrupted-mid-tool.jsonl"),
+                include_str!("../../../../../fixtures/claude-code/broken-interrupted-mid-tool.jsonl"),
                 &["TC102@3:359"],
             ),
             (
                 "broken-unanswered-then-prompt.jsonl",
-                include_str!("../../../fixtures/claude-code/broken-unanswered-then-prompt.jsonl"),
+                include_str!("../../../../../fixtures/claude-code/broken-unanswered-then-prompt.jsonl"),
                 &["TC102@2:359"],
             ),
             (
                 "broken-compaction-orphan.jsonl",
-                include_str!("../../../fixtures/claude-code/broken-compaction-orphan.jsonl"),
+                include_str!("../../../../../fixtures/claude-code/broken-compaction-orphan.jsonl"),
                 &["TC101@3:295"],
             ),
             (
                 "broken-duplicate-tool-use-id.jsonl",
-                include_str!("../../../fixtures/claude-code/broken-duplicate-tool-use-id.jsonl"),
+                include_str!("../../../../../fixtures/claude-code/broken-duplicate-tool-use-id.jsonl"),
                 &["TC102@3:376", "TC104@4:376"],
             ),
             (
                 "broken-duplicate-tool-result.jsonl",
-                include_str!("../../../fixtures/claude-code/broken-duplicate-tool-result.jsonl"),
+                include_str!("../../../../../fixtures/claude-code/broken-duplicate-tool-result.jsonl"),
                 &["TC105@4:295"],
             ),
             (
                 "broken-queued-prompt-before-result.jsonl",
                 include_str!(
-                    "../../../fixtures/claude-code/broken-queued-prompt-before-result.jsonl"
+                    "../../../../../fixtures/claude-code/broken-queued-prompt-before-result.jsonl"
                 ),
                 &["TC103@4:295"],
             ),
             (
                 "broken-input-not-object.jsonl",
-                include_str!("../../../fixtures/claude-code/broken-input-not-object.jsonl"),
+                include_str!("../../../../../fixtures/claude-code/broken-input-not-object.jsonl"),
                 &["TC203@2:455"],
             ),
         ];

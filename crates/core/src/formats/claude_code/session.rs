@@ -379,7 +379,7 @@ mod tests {
             .collect()
     }
 
-    const CLEAN_SESSION: &str = include_str!("../../../fixtures/claude-code/clean-session.jsonl");
+    const CLEAN_SESSION: &str = include_str!("../../../../../fixtures/claude-code/clean-session.jsonl");
 
     #[test]
     fn rebuilds_the_resumed_chain() {

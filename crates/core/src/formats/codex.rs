@@ -317,7 +317,7 @@ mod tests {
         );
         assert_eq!(super::exit_code("plain text"), (None, None));
         // The loop fixture fails three times on a non-zero exit code, then succeeds.
-        let conv = &normalise(include_str!("../../fixtures/codex/broken-loop.jsonl"))[0];
+        let conv = &normalise(include_str!("../../../../fixtures/codex/broken-loop.jsonl"))[0];
         let failed: Vec<bool> = conv.results().map(|(_, r)| r.is_error).collect();
         assert_eq!(failed, [true, true, true, false]);
     }
@@ -327,15 +327,15 @@ mod tests {
         for (name, text) in [
             (
                 "clean-session.jsonl",
-                include_str!("../../fixtures/codex/clean-session.jsonl"),
+                include_str!("../../../../fixtures/codex/clean-session.jsonl"),
             ),
             (
                 "clean-compacted.jsonl",
-                include_str!("../../fixtures/codex/clean-compacted.jsonl"),
+                include_str!("../../../../fixtures/codex/clean-compacted.jsonl"),
             ),
             (
                 "clean-legacy.jsonl",
-                include_str!("../../fixtures/codex/clean-legacy.jsonl"),
+                include_str!("../../../../fixtures/codex/clean-legacy.jsonl"),
             ),
         ] {
             let report = lint_str(name, text);
@@ -355,7 +355,7 @@ mod tests {
         assert_eq!(
             codes(
                 "broken-interrupted.jsonl",
-                include_str!("../../fixtures/codex/broken-interrupted.jsonl")
+                include_str!("../../../../fixtures/codex/broken-interrupted.jsonl")
             ),
             ["TC102@4:74", "TC102@11:74"]
         );
@@ -366,7 +366,7 @@ mod tests {
         assert_eq!(
             codes(
                 "broken-arguments.jsonl",
-                include_str!("../../fixtures/codex/broken-arguments.jsonl")
+                include_str!("../../../../fixtures/codex/broken-arguments.jsonl")
             ),
             [
                 "TC201@4:125",
@@ -385,7 +385,7 @@ mod tests {
         assert_eq!(
             codes(
                 "broken-compacted.jsonl",
-                include_str!("../../fixtures/codex/broken-compacted.jsonl")
+                include_str!("../../../../fixtures/codex/broken-compacted.jsonl")
             ),
             ["TC101@8:74"]
         );

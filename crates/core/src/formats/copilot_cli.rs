@@ -495,7 +495,7 @@ mod tests {
     fn clean_fixture_is_read_as_copilot_cli() {
         let report = lint_str(
             "events.jsonl",
-            include_str!("../../fixtures/copilot-cli/clean-events.jsonl"),
+            include_str!("../../../../fixtures/copilot-cli/clean-events.jsonl"),
         );
         assert_eq!(report.codes(), Vec::<String>::new());
         assert_eq!(report.outcome, Outcome::Checked(vec![Format::CopilotCli]));

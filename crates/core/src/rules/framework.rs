@@ -13,7 +13,8 @@ use crate::source::SourceFile;
 use crate::transcript::{Conversation, Loc, ParsedArgs, ToolCall, ToolDef};
 
 /// What makes two failed calls "the same" for `repeated-failing-call`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum LoopMatch {
     /// Equal arguments after parsing.
@@ -26,7 +27,8 @@ pub enum LoopMatch {
 }
 
 /// How `unpaired-tool-call` repairs a call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 #[serde(rename_all = "kebab-case")]
 pub enum UnpairedFix {
     /// Insert an error result saying the call was interrupted (safe).

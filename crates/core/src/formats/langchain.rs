@@ -393,9 +393,9 @@ mod tests {
     #[test]
     fn clean_fixtures() {
         for text in [
-            include_str!("../../fixtures/langchain/clean-messages-to-dict.json"),
-            include_str!("../../fixtures/langchain/clean-dumpd-langgraph.json"),
-            include_str!("../../fixtures/langchain/clean-legacy-kwargs.json"),
+            include_str!("../../../../fixtures/langchain/clean-messages-to-dict.json"),
+            include_str!("../../../../fixtures/langchain/clean-dumpd-langgraph.json"),
+            include_str!("../../../../fixtures/langchain/clean-legacy-kwargs.json"),
         ] {
             let report = lint_str("x.json", text);
             assert_eq!(report.outcome, Outcome::Checked(vec![Format::Langchain]));
@@ -406,7 +406,7 @@ mod tests {
     #[test]
     fn broken_pairing() {
         assert_eq!(
-            codes(include_str!("../../fixtures/langchain/broken-pairing.json")),
+            codes(include_str!("../../../../fixtures/langchain/broken-pairing.json")),
             [
                 "TC104@13:9",
                 "TC101@26:3",
@@ -421,7 +421,7 @@ mod tests {
     fn broken_arguments() {
         assert_eq!(
             codes(include_str!(
-                "../../fixtures/langchain/broken-arguments.json"
+                "../../../../fixtures/langchain/broken-arguments.json"
             )),
             ["TC201@22:21", "TC202@29:21", "TC203@36:21"]
         );
