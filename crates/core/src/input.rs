@@ -101,12 +101,21 @@ fn zstd_or_too_large<'a>(log: Option<crate::zstd_log::Log>, limit: u64) -> Opene
     }
 }
 
-/// An input's lint: its report, and for a store where each row sits in the report's text.
+/// An input's lint: its report, and where its findings sit when that is not the report's
+/// text.
 pub struct Linted {
     pub report: FileReport,
-    pub rows: Option<Rows>,
-    /// For a session folder: the files its lines come from.
-    pub folder: Option<crate::folder::Folder>,
+    at: Where,
+}
+
+/// Where the findings of a lint sit.
+enum Where {
+    /// In the report's text.
+    Text,
+    /// In a store's rows, each at its place in the report's text.
+    Rows(Rows),
+    /// In a session folder's files, whose lines the report's text is made of.
+    Folder(crate::folder::Folder),
 }
 
 impl Linted {
@@ -117,11 +126,10 @@ impl Linted {
         place: &dyn Fn(&SourceFile, Vec<Finding>) -> Vec<Diagnostic>,
     ) -> (Vec<Diagnostic>, SourceFile) {
         let mut placed = place(&self.report.source, self.report.findings);
-        if let Some(rows) = &self.rows {
-            rows.relocate(&self.report.source, &mut placed);
-        }
-        if let Some(folder) = &self.folder {
-            folder.relocate(&self.report.source.text, &mut placed);
+        match &self.at {
+            Where::Text => {}
+            Where::Rows(rows) => rows.relocate(&self.report.source, &mut placed),
+            Where::Folder(folder) => folder.relocate(&self.report.source.text, &mut placed),
         }
         (placed, self.report.source)
     }
@@ -175,29 +183,24 @@ pub fn lint(
             let (report, rows) = crate::store::lint_path(name, path, explicit, opts)?;
             Linted {
                 report,
-                rows: Some(rows),
-                folder: None,
+                at: Where::Rows(rows),
             }
         }
         Ready::Folder(folder) => Linted {
             report: folder.lint(name, folder.text().to_string(), opts),
-            rows: None,
-            folder: Some(folder),
+            at: Where::Folder(folder),
         },
         Ready::Zstd(log) => Linted {
             report: log.lint(name, log.bytes().to_vec(), explicit, opts),
-            rows: None,
-            folder: None,
+            at: Where::Text,
         },
         Ready::Text(Loaded::Bytes(bytes, _)) => Linted {
             report: crate::lint::lint_bytes(name, bytes, explicit, opts),
-            rows: None,
-            folder: None,
+            at: Where::Text,
         },
         Ready::Text(Loaded::TooLarge { size, limit }) => Linted {
             report: crate::lint::too_large(name, size, limit),
-            rows: None,
-            folder: None,
+            at: Where::Text,
         },
     })
 }
@@ -222,15 +225,48 @@ fn ready<'a>(opened: Opened<'a>, name: &str) -> Result<Ready<'a>, String> {
     })
 }
 
-/// An input's fix: the fixed text, and what writing it back needs (the stamp of a text
-/// file, the rows of a store as read).
+/// An input's fix: the fixed text, and the kind of input it is, which says how that text is
+/// linted again, placed, diffed and written back.
 pub struct Fixed {
     pub file: FileFix,
-    stamp: Option<FileStamp>,
-    store: Option<Snapshot>,
-    folder: Option<crate::folder::Folder>,
-    /// For a compressed log: its frames' findings, which every relint carries.
-    zstd: Option<crate::zstd_log::Log>,
+    kind: Kind,
+}
+
+/// What an opened input is beyond its text. Each method of it is the one place where inputs
+/// differ by kind once they are open; the commands never ask.
+enum Kind {
+    /// A text file or stdin: the stamp `fix --write` checks before it replaces the file.
+    Text(Option<FileStamp>),
+    /// A SQLite store: the rows as read, which the fixed text is mapped back onto.
+    Store(Snapshot),
+    /// A session folder: the message files its text is made of.
+    Folder(crate::folder::Folder),
+    /// A compressed log: its frames, whose findings every relint carries.
+    Zstd(crate::zstd_log::Log),
+}
+
+impl Kind {
+    /// Lints `text`, the input's text or a fix of it, as this input.
+    fn lint(&self, name: SourceName, text: &str, explicit: bool, opts: &LintOptions) -> FileReport {
+        match self {
+            Kind::Text(_) => {
+                crate::lint::lint_bytes(name, text.as_bytes().to_vec(), explicit, opts)
+            }
+            Kind::Store(snapshot) => {
+                crate::store::lint_text(name, text.to_string(), snapshot, explicit, opts).0
+            }
+            Kind::Folder(folder) => folder.lint(name, text.to_string(), opts),
+            Kind::Zstd(log) => log.lint(name, text.as_bytes().to_vec(), explicit, opts),
+        }
+    }
+
+    /// Moves findings placed in the input's text to the file they are in (a session folder's
+    /// message files); a store's are moved by the rows of their own lint ([`Linted::place`]).
+    fn relocate(&self, source: &SourceFile, placed: &mut [Diagnostic]) {
+        if let Kind::Folder(folder) = self {
+            folder.relocate(&source.text, placed);
+        }
+    }
 }
 
 /// An input's fix: done whole, or a JSONL dataset to fix a chunk at a time while its diff,
@@ -275,18 +311,12 @@ pub fn fix(
     unsafe_fixes: bool,
 ) -> Result<Fixed, String> {
     let failed = |e: crate::fix::FixError| format!("{}: {e}", name.name);
-    match ready(opened, &name.name)? {
+    let (file, kind) = match ready(opened, &name.name)? {
         Ready::Store(path) => {
             let snapshot = crate::store::read(path, &name.name)?;
             let file =
                 crate::store::fix(name, &snapshot, explicit, opts, unsafe_fixes).map_err(failed)?;
-            Ok(Fixed {
-                file,
-                stamp: None,
-                store: Some(snapshot),
-                folder: None,
-                zstd: None,
-            })
+            (file, Kind::Store(snapshot))
         }
         // The fix loop on the folder's text; each fix edits inside one message file.
         Ready::Folder(folder) => {
@@ -297,24 +327,12 @@ pub fn fix(
                 unsafe_fixes,
             )
             .map_err(failed)?;
-            Ok(Fixed {
-                file,
-                stamp: None,
-                store: None,
-                folder: Some(folder),
-                zstd: None,
-            })
+            (file, Kind::Folder(folder))
         }
         Ready::Text(Loaded::Bytes(bytes, stamp)) => {
             let file =
                 crate::fix::fix_bytes(name, bytes, explicit, opts, unsafe_fixes).map_err(failed)?;
-            Ok(Fixed {
-                file,
-                stamp,
-                store: None,
-                folder: None,
-                zstd: None,
-            })
+            (file, Kind::Text(stamp))
         }
         // The fix loop on the decompressed text; `Log::lint` withholds every fix of a log
         // that cannot be written back (stdin, a torn or damaged frame).
@@ -322,26 +340,23 @@ pub fn fix(
             let file = log
                 .fix(name, explicit, opts, unsafe_fixes)
                 .map_err(failed)?;
-            Ok(Fixed {
-                file,
-                stamp: None,
-                store: None,
-                folder: None,
-                zstd: Some(log),
-            })
+            (file, Kind::Zstd(log))
         }
-        Ready::Text(Loaded::TooLarge { size, limit }) => Err(format!(
-            "{}: {}",
-            name.name,
-            crate::lint::too_large_message(size, limit)
-        )),
-    }
+        Ready::Text(Loaded::TooLarge { size, limit }) => {
+            return Err(format!(
+                "{}: {}",
+                name.name,
+                crate::lint::too_large_message(size, limit)
+            ))
+        }
+    };
+    Ok(Fixed { file, kind })
 }
 
 impl Fixed {
     /// Whether the fix is of a SQLite store (written back in a transaction).
     pub fn is_store(&self) -> bool {
-        self.store.is_some()
+        matches!(self.kind, Kind::Store(_))
     }
 
     /// The findings of the text as fixed (`after`) or as read, each with its fix, placed by
@@ -366,65 +381,36 @@ impl Fixed {
             name: name.name.clone(),
             path: name.path.clone(),
         };
-        match (&self.store, &self.folder) {
-            (Some(snapshot), _) => {
-                let text = if after {
-                    file.fixed_text()
-                } else {
-                    file.original_text()
-                };
-                let (report, rows) = crate::store::lint_text(
-                    same_name(),
-                    text.to_string(),
-                    snapshot,
-                    explicit,
-                    opts,
-                );
-                let linted = Linted {
-                    report,
-                    rows: Some(rows),
-                    folder: None,
-                };
-                let (placed, source) = linted.place(place);
-                show(&source, &placed);
-                (placed, rendered)
-            }
-            (None, Some(folder)) => {
-                let placed = file.place_findings(
-                    after,
-                    |text| folder.lint(same_name(), text.to_string(), opts),
-                    |source, findings| {
-                        let mut placed = place(source, findings);
-                        folder.relocate(&source.text, &mut placed);
-                        show(source, &placed);
-                        placed
-                    },
-                );
-                (placed, rendered)
-            }
-            (None, None) => {
-                let placed = file.place_findings(
-                    after,
-                    |text| match &self.zstd {
-                        Some(log) => {
-                            log.lint(same_name(), text.as_bytes().to_vec(), explicit, opts)
-                        }
-                        None => crate::lint::lint_bytes(
-                            same_name(),
-                            text.as_bytes().to_vec(),
-                            explicit,
-                            opts,
-                        ),
-                    },
-                    |source, findings| {
-                        let placed = place(source, findings);
-                        show(source, &placed);
-                        placed
-                    },
-                );
-                (placed, rendered)
-            }
+        // A store's findings are placed by the rows of the lint that found them, which the
+        // fix loop's report does not keep: its text is linted again.
+        if let Kind::Store(snapshot) = &self.kind {
+            let text = if after {
+                file.fixed_text()
+            } else {
+                file.original_text()
+            };
+            let (report, rows) =
+                crate::store::lint_text(same_name(), text.to_string(), snapshot, explicit, opts);
+            let linted = Linted {
+                report,
+                at: Where::Rows(rows),
+            };
+            let (placed, source) = linted.place(place);
+            show(&source, &placed);
+            return (placed, rendered);
         }
+        let kind = &self.kind;
+        let placed = file.place_findings(
+            after,
+            |text| kind.lint(same_name(), text, explicit, opts),
+            |source, findings| {
+                let mut placed = place(source, findings);
+                kind.relocate(source, &mut placed);
+                show(source, &placed);
+                placed
+            },
+        );
+        (placed, rendered)
     }
 
     /// How the file read: checked, or skipped as no conversation (a walked file).
@@ -436,19 +422,19 @@ impl Fixed {
     /// one per changed row, of its JSON value.
     pub fn diff(&self, name: &str, diff_of: &dyn Fn(&str, &str, &str) -> String) -> String {
         let fixed = self.file.fixed_text();
-        match (&self.store, &self.folder) {
-            (Some(snapshot), _) => snapshot
+        match &self.kind {
+            Kind::Store(snapshot) => snapshot
                 .changed_rows(name, fixed)
                 .iter()
                 .map(|(row, old, new)| diff_of(row, old, new))
                 .collect(),
             // A folder: one diff per changed message file, named by its path.
-            (None, Some(folder)) => folder
+            Kind::Folder(folder) => folder
                 .changed(fixed)
                 .into_iter()
                 .map(|(file, old, new)| diff_of(file, old, new))
                 .collect(),
-            (None, None) => diff_of(name, self.file.original_text(), fixed),
+            Kind::Text(_) | Kind::Zstd(_) => diff_of(name, self.file.original_text(), fixed),
         }
     }
 
@@ -458,20 +444,20 @@ impl Fixed {
     /// (`zstd_log::Log::write`).
     pub fn write(&self, path: &Path, name: &str) -> Result<(), WriteError> {
         let fixed = self.file.fixed_text();
-        match (&self.store, &self.folder, &self.zstd) {
-            (Some(snapshot), _, _) => {
+        match &self.kind {
+            Kind::Store(snapshot) => {
                 crate::store::write(path, name, snapshot, fixed).map_err(WriteError)
             }
-            (None, Some(folder), _) => folder.write(fixed),
+            Kind::Folder(folder) => folder.write(fixed),
             // A compressed log: its frames rewritten (unchanged ones byte for byte), then
             // the same atomic write, or in-place append, as a text file.
-            (None, None, Some(log)) => log.write(path, name, fixed),
-            (None, None, None) => {
+            Kind::Zstd(log) => log.write(path, name, fixed),
+            Kind::Text(stamp) => {
                 let encoding = self.file.encoding;
                 crate::fix::write::write_atomic(
                     path,
                     &encoding.encode(self.file.original_text()),
-                    self.stamp.as_ref(),
+                    stamp.as_ref(),
                     encoding.encode(fixed),
                 )
             }
