@@ -253,58 +253,10 @@ impl<'a> Resolver<'a> {
 
     fn build(&self, config: Config) -> Result<Settings, String> {
         let cli = self.cli;
-        let cfg_origin = || config.path.clone().map_or(Origin::Default, Origin::Config);
-        let origin = |from_cli: bool, from_config: bool| match (from_cli, from_config) {
-            (true, true) => config
-                .path
-                .clone()
-                .map_or(Origin::CommandLine, Origin::Both),
-            (true, false) => Origin::CommandLine,
-            (false, true) => cfg_origin(),
-            (false, false) => Origin::Default,
-        };
         let mut shown = Vec::new();
-
-        let config_layer = RuleLayer {
-            select: Config::strings(&config.select),
-            extend_select: Config::strings(&config.extend_select).unwrap_or_default(),
-            ignore: Config::strings(&config.ignore).unwrap_or_default(),
-        };
-        let cli_layer = RuleLayer {
-            select: (!cli.select.is_empty()).then(|| cli.select.clone()),
-            extend_select: cli.extend_select.clone(),
-            ignore: cli.ignore.clone(),
-        };
-        let selection = Selection::layered(&[config_layer.clone(), cli_layer.clone()])?;
-        let cfg_sel = config_layer.select.is_some()
-            || !config_layer.extend_select.is_empty()
-            || !config_layer.ignore.is_empty();
-        let cli_sel = cli_layer.select.is_some()
-            || !cli_layer.extend_select.is_empty()
-            || !cli_layer.ignore.is_empty();
-        shown.push((
-            "rules",
-            selection.codes().join(", "),
-            origin(cli_sel, cfg_sel),
-        ));
-
-        let mut tool_files: Vec<PathBuf> = config.tools.clone().unwrap_or_default();
-        tool_files.extend(cli.tools.iter().cloned());
-        let mut extra_tools = Vec::new();
-        for path in &tool_files {
-            let tools = crate::tools_file::load(path)
-                .map_err(|e| format!("cannot use --tools {}: {e}", path.display()))?;
-            extra_tools.extend(tools);
-        }
-        shown.push((
-            "tools",
-            tool_files
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
-            origin(!cli.tools.is_empty(), config.tools.is_some()),
-        ));
+        let selection = rule_selection(cli, &config, &mut shown)?;
+        let extra_tools = tools(cli, &config, &mut shown)?;
+        let origin = |from_cli: bool, from_config: bool| origin(&config, from_cli, from_config);
 
         let input_format = cli
             .input_format
@@ -385,52 +337,8 @@ impl<'a> Resolver<'a> {
             origin(!cli.exclude.is_empty(), config.exclude.is_some()),
         ));
 
-        let mut per_file_ignores = Vec::new();
-        for (glob, list) in config.per_file_ignores.iter().flatten() {
-            let matcher = Glob::new(glob)
-                .map_err(|e| format!("invalid per-file-ignores glob {glob:?}: {e}"))?
-                .compile_matcher();
-            let mut codes = Vec::new();
-            for item in list {
-                codes.extend(resolve_selector(item.get_ref())?);
-            }
-            shown.push((
-                "per-file-ignores",
-                format!("{glob} = {}", codes.join(", ")),
-                cfg_origin(),
-            ));
-            per_file_ignores.push((matcher, codes));
-        }
-        let mut suppressions = Vec::new();
-        for entry in config.suppress.iter().flatten() {
-            let s = entry.get_ref();
-            let (line, column) = crate::source::line_col(&config.text, entry.span().start);
-            let what =
-                s.id.as_ref()
-                    .map(|i| format!("id {i}"))
-                    .or(s.pointer.as_ref().map(|p| format!("pointer {p}")))
-                    .unwrap_or_default();
-            shown.push((
-                "suppress",
-                format!("{} {} {what} ({})", s.path, s.rule, s.reason),
-                cfg_origin(),
-            ));
-            suppressions.push(Suppress {
-                matcher: Glob::new(&s.path)
-                    .map_err(|e| format!("invalid suppress path {:?}: {e}", s.path))?
-                    .compile_matcher(),
-                codes: resolve_selector(&s.rule)?,
-                id: s.id.clone(),
-                pointer: s.pointer.clone(),
-                used: AtomicBool::new(false),
-                checked: AtomicBool::new(false),
-                line,
-                column,
-                reason: s.reason.clone(),
-                path_glob: s.path.clone(),
-                rule: s.rule.clone(),
-            });
-        }
+        let per_file_ignores = per_file_ignores(&config, &mut shown)?;
+        let suppressions = suppressions(&config, &mut shown)?;
         let base = config.dir();
         Ok(Settings {
             opts: LintOptions {
@@ -464,4 +372,140 @@ impl<'a> Resolver<'a> {
         all.extend(by_path.into_iter().map(|(_, s)| s.clone()));
         all
     }
+}
+
+/// What `--show-settings` lists: each setting, its value, and where it came from.
+type Shown = Vec<(&'static str, String, Origin)>;
+
+/// Where a setting came from: the command line, the config file, both, or neither.
+fn origin(config: &Config, from_cli: bool, from_config: bool) -> Origin {
+    match (from_cli, from_config) {
+        (true, true) => config
+            .path
+            .clone()
+            .map_or(Origin::CommandLine, Origin::Both),
+        (true, false) => Origin::CommandLine,
+        (false, true) => config_origin(config),
+        (false, false) => Origin::Default,
+    }
+}
+
+/// A setting only a config file can give.
+fn config_origin(config: &Config) -> Origin {
+    config.path.clone().map_or(Origin::Default, Origin::Config)
+}
+
+/// The rules on: the config's `select` / `extend-select` / `ignore`, with the command line's
+/// on top.
+fn rule_selection(
+    cli: &CommonArgs,
+    config: &Config,
+    shown: &mut Shown,
+) -> Result<Selection, String> {
+    let config_layer = RuleLayer {
+        select: Config::strings(&config.select),
+        extend_select: Config::strings(&config.extend_select).unwrap_or_default(),
+        ignore: Config::strings(&config.ignore).unwrap_or_default(),
+    };
+    let cli_layer = RuleLayer {
+        select: (!cli.select.is_empty()).then(|| cli.select.clone()),
+        extend_select: cli.extend_select.clone(),
+        ignore: cli.ignore.clone(),
+    };
+    let selection = Selection::layered(&[config_layer.clone(), cli_layer.clone()])?;
+    let given = |layer: &RuleLayer| {
+        layer.select.is_some() || !layer.extend_select.is_empty() || !layer.ignore.is_empty()
+    };
+    shown.push((
+        "rules",
+        selection.codes().join(", "),
+        origin(config, given(&cli_layer), given(&config_layer)),
+    ));
+    Ok(selection)
+}
+
+/// The tools of every `--tools` file, the config's first.
+fn tools(
+    cli: &CommonArgs,
+    config: &Config,
+    shown: &mut Shown,
+) -> Result<Vec<crate::transcript::ToolDef>, String> {
+    let mut tool_files: Vec<PathBuf> = config.tools.clone().unwrap_or_default();
+    tool_files.extend(cli.tools.iter().cloned());
+    let mut extra_tools = Vec::new();
+    for path in &tool_files {
+        let tools = crate::tools_file::load(path)
+            .map_err(|e| format!("cannot use --tools {}: {e}", path.display()))?;
+        extra_tools.extend(tools);
+    }
+    shown.push((
+        "tools",
+        tool_files
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        origin(config, !cli.tools.is_empty(), config.tools.is_some()),
+    ));
+    Ok(extra_tools)
+}
+
+/// The config's `per-file-ignores`: each glob with the rule codes it turns off.
+fn per_file_ignores(
+    config: &Config,
+    shown: &mut Shown,
+) -> Result<Vec<(GlobMatcher, Vec<&'static str>)>, String> {
+    let mut per_file_ignores = Vec::new();
+    for (glob, list) in config.per_file_ignores.iter().flatten() {
+        let matcher = Glob::new(glob)
+            .map_err(|e| format!("invalid per-file-ignores glob {glob:?}: {e}"))?
+            .compile_matcher();
+        let mut codes = Vec::new();
+        for item in list {
+            codes.extend(resolve_selector(item.get_ref())?);
+        }
+        shown.push((
+            "per-file-ignores",
+            format!("{glob} = {}", codes.join(", ")),
+            config_origin(config),
+        ));
+        per_file_ignores.push((matcher, codes));
+    }
+    Ok(per_file_ignores)
+}
+
+/// The config's `[[suppress]]` entries, each remembering where it is for
+/// `unused-suppression`.
+fn suppressions(config: &Config, shown: &mut Shown) -> Result<Vec<Suppress>, String> {
+    let mut suppressions = Vec::new();
+    for entry in config.suppress.iter().flatten() {
+        let s = entry.get_ref();
+        let (line, column) = crate::source::line_col(&config.text, entry.span().start);
+        let what =
+            s.id.as_ref()
+                .map(|i| format!("id {i}"))
+                .or(s.pointer.as_ref().map(|p| format!("pointer {p}")))
+                .unwrap_or_default();
+        shown.push((
+            "suppress",
+            format!("{} {} {what} ({})", s.path, s.rule, s.reason),
+            config_origin(config),
+        ));
+        suppressions.push(Suppress {
+            matcher: Glob::new(&s.path)
+                .map_err(|e| format!("invalid suppress path {:?}: {e}", s.path))?
+                .compile_matcher(),
+            codes: resolve_selector(&s.rule)?,
+            id: s.id.clone(),
+            pointer: s.pointer.clone(),
+            used: AtomicBool::new(false),
+            checked: AtomicBool::new(false),
+            line,
+            column,
+            reason: s.reason.clone(),
+            path_glob: s.path.clone(),
+            rule: s.rule.clone(),
+        });
+    }
+    Ok(suppressions)
 }

@@ -16,7 +16,7 @@ use crate::report::{self, FullRenderer, OutputFormat, Totals};
 use crate::rules::UnpairedFix;
 
 use super::output::{output_error, print, terminal_width, use_color};
-use super::prepare::{diagnostics_of, open_input, prepare, source_name, Run};
+use super::prepare::{diagnostics_of, open_input, prepare, source_name, unused_suppressions, Run};
 use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS};
 
 /// How `fix` (or `lint --fix`) runs.
@@ -31,6 +31,46 @@ pub(super) struct FixMode {
     pub(super) report: bool,
 }
 
+/// Standard output, as every command writes it.
+type Out = io::BufWriter<crate::stdout::PipeWriter<io::StdoutLock<'static>>>;
+
+/// What a fix run shows and how, from its mode and output format.
+struct Shape<'a> {
+    common: &'a CommonArgs,
+    mode: &'a FixMode,
+    format: OutputFormat,
+    /// `lint --fix` on files: what remains is reported as `lint` reports it.
+    remaining_report: bool,
+    /// Findings are printed instead of diffs.
+    findings_output: bool,
+    /// `lint --fix`'s full report: what remains, with its source, written file by file.
+    full_report: bool,
+    /// `fix --write -`: the fixed text is printed, like a formatter's.
+    filter: bool,
+    style: DiffStyle,
+    /// `-q` with `--write`: the diffs of what was applied are not wanted either.
+    show_diffs: bool,
+    render: Option<crate::input::Render<'a>>,
+}
+
+/// What a fix run has done so far.
+#[derive(Default)]
+struct Done {
+    exit: u8,
+    summary: FixSummary,
+    diagnostics: Vec<Diagnostic>,
+    skipped: Vec<crate::lint::SkipKind>,
+}
+
+impl Done {
+    /// An input that could not be read or fixed: its error, counted.
+    fn unreadable(&mut self, message: &str) {
+        eprintln!("error: {}", escape::value(message));
+        self.exit = EXIT_ERROR;
+        self.summary.unreadable += 1;
+    }
+}
+
 pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
     let format = common.format();
     // `lint --fix -` stays a filter that prints the fixed text, as `fix --write -` is (and
@@ -40,24 +80,40 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
     let remaining_report = mode.report && !reads_stdin;
     // Any output format but `full` prints findings instead of diffs.
     let findings_output = format != OutputFormat::Full || common.statistics || remaining_report;
-    // `lint --fix`'s full report: what remains, with its source, as `lint` shows it.
     let full_report = remaining_report && format == OutputFormat::Full && !common.statistics;
     let renderer = FullRenderer::with_width(use_color(common.color), terminal_width());
     let render = |source: &crate::source::SourceFile, found: &[Diagnostic], first_line| {
         renderer.render_part(source, found, first_line).collect()
     };
-    let render = full_report.then_some(&render as crate::input::Render<'_>);
-    // `fix --write -` prints the fixed text, like a formatter: a filter, which passes
-    // through unchanged, byte for byte, whatever it does not rewrite.
-    let filter = mode.write && !findings_output;
+    let shape = Shape {
+        common,
+        mode,
+        format,
+        remaining_report,
+        findings_output,
+        full_report,
+        // `fix --write -` passes through unchanged, byte for byte, whatever it does not
+        // rewrite.
+        filter: mode.write && !findings_output,
+        // Long lines are cropped for a reader at a terminal only: redirected, the diff stays
+        // whole (`toolcheck fix x.jsonl > x.patch` applies); `--diff` is the byte-exact
+        // patch, without the escaping of control and bidi characters a reader is protected
+        // by.
+        style: DiffStyle {
+            color: use_color(common.color) && !mode.diff,
+            crop: io::stdout().is_terminal(),
+        },
+        show_diffs: !(mode.write && common.quiet),
+        render: full_report.then_some(&render as crate::input::Render<'_>),
+    };
     let Run {
         inputs,
         resolver_settings,
         stdin,
         stdin_over,
-        mut exit,
+        exit,
         unreadable,
-    } = match prepare(common, mode.unpaired, filter) {
+    } = match prepare(common, mode.unpaired, shape.filter) {
         Ok(run) => run,
         Err(code) => return code,
     };
@@ -76,134 +132,159 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
         })
         .collect();
 
-    // Long lines are cropped for a reader at a terminal only: redirected, the diff stays
-    // whole (`toolcheck fix x.jsonl > x.patch` applies); `--diff` is the byte-exact patch,
-    // without the escaping of control and bidi characters a reader is protected by.
-    let style = DiffStyle {
-        color: use_color(common.color) && !mode.diff,
-        crop: io::stdout().is_terminal(),
-    };
-    // `-q` with `--write`: the diffs of what was applied are not wanted either.
-    let show_diffs = !(mode.write && common.quiet);
     let mut out = crate::stdout::stdout();
-    let mut summary = FixSummary {
-        unreadable,
-        ..FixSummary::default()
+    let mut done = Done {
+        exit,
+        summary: FixSummary {
+            unreadable,
+            ..FixSummary::default()
+        },
+        ..Done::default()
     };
-    let mut diagnostics_out = Vec::new();
-    let mut skipped = Vec::new();
+    let echo_input = |out: &mut Out| echo_stdin(out, stdin.as_ref(), stdin_over.as_deref());
     for ((input, settings), result) in inputs.iter().zip(results) {
-        let echo = filter && input.path.is_none();
-        let mut fixed_input = match result {
-            Ok(Fixing::Whole(file)) => *file,
+        let echo = shape.filter && input.path.is_none();
+        let step = match result {
+            Ok(Fixing::Whole(file)) => {
+                let shown = show_whole(&shape, &mut done, &mut out, input, settings, *file);
+                match shown {
+                    Ok(true) if echo => echo_input(&mut out),
+                    Ok(_) => Ok(()),
+                    Err(code) => Err(code),
+                }
+            }
             Ok(Fixing::Streamed(plan)) => {
                 let how = Streaming {
                     mode,
-                    style: &style,
+                    style: &shape.style,
                     findings_output,
-                    show_diffs,
-                    render,
+                    show_diffs: shape.show_diffs,
+                    render: shape.render,
                 };
-                match fix_streamed(&plan, input, settings, &how, &mut out, &mut diagnostics_out) {
+                match fix_streamed(
+                    &plan,
+                    input,
+                    settings,
+                    &how,
+                    &mut out,
+                    &mut done.diagnostics,
+                ) {
                     Ok((tally, failed)) => {
                         if failed {
-                            exit = EXIT_ERROR;
+                            done.exit = EXIT_ERROR;
                         }
-                        summary.count(&tally, failed);
+                        done.summary.count(&tally, failed);
                         settings.checked(input.path.as_deref());
+                        Ok(())
                     }
                     Err(Stop::Failed(message)) => {
-                        eprintln!("error: {}", escape::value(&message));
-                        exit = EXIT_ERROR;
-                        summary.unreadable += 1;
+                        done.unreadable(&message);
+                        Ok(())
                     }
-                    Err(Stop::Output(e)) => return output_error(&e),
+                    Err(Stop::Output(e)) => Err(output_error(&e)),
                 }
-                continue;
             }
             Err(message) => {
-                eprintln!("error: {}", escape::value(&message));
-                exit = EXIT_ERROR;
-                summary.unreadable += 1;
+                done.unreadable(&message);
                 if echo {
-                    if let Err(code) = echo_stdin(&mut out, stdin.as_ref(), stdin_over.as_deref()) {
-                        return code;
-                    }
-                }
-                continue;
-            }
-        };
-        let changed = fixed_input.file.changed();
-        let mut failed = false;
-        let tally = FileTally::of(&fixed_input.file);
-        match fixed_input.outcome() {
-            crate::lint::Outcome::Checked(_) => settings.checked(input.path.as_deref()),
-            crate::lint::Outcome::Skipped(reason) => skipped.push(reason.kind),
-        }
-        if findings_output {
-            // After --write, what remains in the written file; otherwise what is there now,
-            // each with its fix.
-            let (found, rendered) = fixed_input.findings(
-                &source_name(input),
-                input.explicit,
-                &settings.opts,
-                mode.write,
-                &|source, findings| diagnostics_of(source, findings, settings),
-                render,
-            );
-            diagnostics_out.extend(found);
-            if let Err(e) = write_rendered(&mut out, &rendered) {
-                return output_error(&e);
-            }
-        }
-        if !changed {
-            summary.count(&tally, false);
-            if echo {
-                if let Err(code) = echo_stdin(&mut out, stdin.as_ref(), stdin_over.as_deref()) {
-                    return code;
-                }
-            }
-            continue;
-        }
-        let diff_of = |name: &str, old: &str, new: &str| {
-            if mode.diff {
-                fix::diff::patch(name, old, new)
-            } else {
-                fix::diff::unified(name, old, new, &style)
-            }
-        };
-        let diff = || fixed_input.diff(&input.name, &diff_of);
-        let written = match (&input.path, mode.write) {
-            (None, true) if filter => {
-                let file = &fixed_input.file;
-                out.write_all(&file.encoding.encode(file.fixed_text()))
-            }
-            (None, true) => Ok(()),
-            (Some(path), true) => match fixed_input.write(path, &input.name) {
-                Ok(()) if findings_output || !show_diffs => Ok(()),
-                Ok(()) => write!(out, "{}", diff()),
-                Err(e) => {
-                    eprintln!(
-                        "error: cannot write {}: {}",
-                        escape::value(&input.name),
-                        escape::value(&e.to_string())
-                    );
-                    exit = EXIT_ERROR;
-                    failed = true;
+                    echo_input(&mut out)
+                } else {
                     Ok(())
                 }
-            },
-            (_, false) if findings_output => Ok(()),
-            (_, false) => write!(out, "{}", diff()),
+            }
         };
-        summary.count(&tally, failed);
-        if let Err(e) = written {
-            return output_error(&e);
+        if let Err(code) = step {
+            return code;
         }
     }
-    if remaining_report {
-        let unused = unused_suppressions(&resolver_settings);
-        if full_report {
+    finish(&shape, &resolver_settings, done, out)
+}
+
+/// Shows, writes and counts one input fixed whole: its remaining findings, its diff or its
+/// write. `Ok(true)` when it had nothing to change (a filter passes such stdin through);
+/// `Err` is the exit code of lost output.
+fn show_whole(
+    shape: &Shape<'_>,
+    done: &mut Done,
+    out: &mut Out,
+    input: &crate::discover::Input,
+    settings: &crate::settings::Settings,
+    mut fixed_input: crate::input::Fixed,
+) -> Result<bool, u8> {
+    let mode = shape.mode;
+    let changed = fixed_input.file.changed();
+    let mut failed = false;
+    let tally = FileTally::of(&fixed_input.file);
+    match fixed_input.outcome() {
+        crate::lint::Outcome::Checked(_) => settings.checked(input.path.as_deref()),
+        crate::lint::Outcome::Skipped(reason) => done.skipped.push(reason.kind),
+    }
+    if shape.findings_output {
+        // After --write, what remains in the written file; otherwise what is there now,
+        // each with its fix.
+        let (found, rendered) = fixed_input.findings(
+            &source_name(input),
+            input.explicit,
+            &settings.opts,
+            mode.write,
+            &|source, findings| diagnostics_of(source, findings, settings),
+            shape.render,
+        );
+        done.diagnostics.extend(found);
+        write_rendered(out, &rendered).map_err(|e| output_error(&e))?;
+    }
+    if !changed {
+        done.summary.count(&tally, false);
+        return Ok(true);
+    }
+    let diff_of = |name: &str, old: &str, new: &str| {
+        if mode.diff {
+            fix::diff::patch(name, old, new)
+        } else {
+            fix::diff::unified(name, old, new, &shape.style)
+        }
+    };
+    let diff = || fixed_input.diff(&input.name, &diff_of);
+    let written = match (&input.path, mode.write) {
+        (None, true) if shape.filter => {
+            let file = &fixed_input.file;
+            out.write_all(&file.encoding.encode(file.fixed_text()))
+        }
+        (None, true) => Ok(()),
+        (Some(path), true) => match fixed_input.write(path, &input.name) {
+            Ok(()) if shape.findings_output || !shape.show_diffs => Ok(()),
+            Ok(()) => write!(out, "{}", diff()),
+            Err(e) => {
+                eprintln!(
+                    "error: cannot write {}: {}",
+                    escape::value(&input.name),
+                    escape::value(&e.to_string())
+                );
+                done.exit = EXIT_ERROR;
+                failed = true;
+                Ok(())
+            }
+        },
+        (_, false) if shape.findings_output => Ok(()),
+        (_, false) => write!(out, "{}", diff()),
+    };
+    done.summary.count(&tally, failed);
+    written.map_err(|e| output_error(&e))?;
+    Ok(false)
+}
+
+/// The end of a fix run: `lint --fix`'s unused suppressions, the findings of every format but
+/// the full report, the summary line, and the exit code.
+fn finish(
+    shape: &Shape<'_>,
+    resolver_settings: &[std::sync::Arc<crate::settings::Settings>],
+    mut done: Done,
+    mut out: Out,
+) -> u8 {
+    let common = shape.common;
+    if shape.remaining_report {
+        let unused = unused_suppressions(resolver_settings);
+        if shape.full_report {
             // A config file is no log: one line each, without a snippet (as `lint` does).
             let written = report::write_diagnostics_in(
                 &mut out,
@@ -215,19 +296,18 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
                 return output_error(&e);
             }
         }
-        summary.unused = unused.len();
-        diagnostics_out.extend(unused);
+        done.summary.unused = unused.len();
+        done.diagnostics.extend(unused);
     }
-    if full_report {
-        // Each file's findings were written as it was fixed.
-    } else if findings_output {
+    // The full report's files were written as they were fixed.
+    if shape.findings_output && !shape.full_report {
         let written = if common.statistics {
-            report::write_statistics(&mut out, format, &diagnostics_out)
+            report::write_statistics(&mut out, shape.format, &done.diagnostics)
         } else {
             report::write_diagnostics_in(
                 &mut out,
-                format,
-                &diagnostics_out,
+                shape.format,
+                &done.diagnostics,
                 use_color(common.color),
             )
         };
@@ -237,23 +317,24 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
     }
     let _ = out.flush();
     drop(out);
+    let summary = &done.summary;
     // Nothing was read (a missing file): the error says it all, and "Nothing to fix"
     // beside it would read as a pass.
     let nothing_read = summary.files == 0 && summary.unreadable > 0;
-    if remaining_report {
-        if !common.quiet && format.is_human() && !nothing_read {
-            let line = summary.render_remaining(&diagnostics_out, &skipped);
+    if shape.remaining_report {
+        if !common.quiet && shape.format.is_human() && !nothing_read {
+            let line = summary.render_remaining(&done.diagnostics, &done.skipped);
             if let Err(code) = print(&format!("{line}\n")) {
                 return code;
             }
         }
     } else if !common.quiet && !nothing_read {
-        eprintln!("{}", summary.render(mode.write));
+        eprintln!("{}", summary.render(shape.mode.write));
     }
-    if exit != EXIT_CLEAN || common.exit_zero {
-        return exit;
+    if done.exit != EXIT_CLEAN || common.exit_zero {
+        return done.exit;
     }
-    let something_left = if mode.write {
+    let something_left = if shape.mode.write {
         summary.remaining() + summary.unused > 0
     } else {
         summary.files_changed > 0
@@ -384,15 +465,6 @@ fn write_rendered(out: &mut dyn Write, rendered: &[String]) -> io::Result<()> {
         writeln!(out)?;
     }
     Ok(())
-}
-
-/// The `unused-suppression` findings of a run, when the rule is on (as `lint` reports them).
-fn unused_suppressions(settings: &[std::sync::Arc<crate::settings::Settings>]) -> Vec<Diagnostic> {
-    settings
-        .iter()
-        .flat_map(|s| s.unused_suppressions())
-        .filter(|d| settings.iter().any(|s| s.opts.selection.is_enabled(d.code)))
-        .collect()
 }
 
 /// Where a streamed diff goes: the spool that holds it until `--write` is done, or `out`.

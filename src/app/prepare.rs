@@ -201,3 +201,14 @@ pub(super) fn diagnostics_of(
     settings.filter(source.path.as_deref(), &mut diagnostics);
     diagnostics
 }
+
+/// The `unused-suppression` findings of a run, when the rule is on (as `lint` reports them).
+pub(super) fn unused_suppressions(
+    settings: &[std::sync::Arc<crate::settings::Settings>],
+) -> Vec<Diagnostic> {
+    settings
+        .iter()
+        .flat_map(|s| s.unused_suppressions())
+        .filter(|d| settings.iter().any(|s| s.opts.selection.is_enabled(d.code)))
+        .collect()
+}
