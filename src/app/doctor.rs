@@ -221,7 +221,7 @@ fn check(store: &Store, settings: &Settings) -> SessionReport {
     let linted = match linted {
         Ok(linted) => linted,
         Err(message) => {
-            report.status = Status::Unreadable(message);
+            report.status = Status::Unreadable(message.to_string());
             return report;
         }
     };
@@ -321,7 +321,7 @@ fn fix_one(
         .and_then(|opened| crate::input::fix(opened, &name, false, &settings.opts, false));
     let fixed = match fixed {
         Ok(fixed) => fixed,
-        Err(message) => return FixOutcome::Failed(message),
+        Err(message) => return FixOutcome::Failed(message.to_string()),
     };
     if !fixed.file.changed() {
         return FixOutcome::Skipped("no automatic fix for its errors".to_string());

@@ -117,7 +117,7 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
         Ok(run) => run,
         Err(code) => return code,
     };
-    let results: Vec<Result<Fixing<'_>, String>> = inputs
+    let results: Vec<Result<Fixing<'_>, crate::input::Error>> = inputs
         .par_iter()
         .map(|(input, settings)| {
             let opened = open_input(input, stdin.as_ref(), settings.limit)?;
@@ -184,8 +184,8 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
                     Err(Stop::Output(e)) => Err(output_error(&e)),
                 }
             }
-            Err(message) => {
-                done.unreadable(&message);
+            Err(error) => {
+                done.unreadable(&error.to_string());
                 if echo {
                     echo_input(&mut out)
                 } else {

@@ -123,7 +123,7 @@ fn lint_inputs(
     inputs: &[(Input, Arc<Settings>)],
     stdin: Option<&Loaded>,
     keep_text: bool,
-) -> Vec<Result<Linted, String>> {
+) -> Vec<Result<Linted, crate::input::Error>> {
     let renderer = FullRenderer::with_width(use_color(common.color), terminal_width());
     let render = |source: &crate::source::SourceFile, found: &[Diagnostic], first_line| {
         renderer.render_part(source, found, first_line).collect()
@@ -178,11 +178,15 @@ struct Tally {
 
 impl Tally {
     /// Counts one file's result; an error is reported here and gives `None`.
-    fn add(&mut self, result: Result<Linted, String>, verbose: bool) -> Option<Linted> {
+    fn add(
+        &mut self,
+        result: Result<Linted, crate::input::Error>,
+        verbose: bool,
+    ) -> Option<Linted> {
         let report = match result {
             Ok(report) => report,
-            Err(message) => {
-                eprintln!("error: {}", escape::value(&message));
+            Err(error) => {
+                eprintln!("error: {}", escape::value(&error.to_string()));
                 self.exit = EXIT_ERROR;
                 self.totals.unreadable += 1;
                 return None;

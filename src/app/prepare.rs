@@ -180,7 +180,7 @@ pub(super) fn open_input<'a>(
     input: &'a Input,
     stdin: Option<&Loaded>,
     limit: u64,
-) -> Result<crate::input::Opened<'a>, String> {
+) -> Result<crate::input::Opened<'a>, crate::input::Error> {
     crate::input::open(input.path.as_deref(), &input.name, stdin, limit)
 }
 

@@ -63,7 +63,9 @@ fn extract_command(args: &ToolsExtractArgs) -> u8 {
                 name: input.name.clone(),
                 path: input.path.clone(),
             };
-            crate::input::lint(opened, name, input.explicit, &opts).err()
+            crate::input::lint(opened, name, input.explicit, &opts)
+                .err()
+                .map(|e| e.to_string())
         })
         .collect();
     for message in failures {

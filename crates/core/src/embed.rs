@@ -41,8 +41,8 @@ pub enum Error {
     #[error("{path}: {message}")]
     Walk { path: String, message: String },
     /// An input could not be opened or read (the message names it).
-    #[error("{0}")]
-    Read(String),
+    #[error(transparent)]
+    Input(#[from] crate::input::Error),
     #[error(
         "{name}: a Zstandard-compressed log: fix it in place by its path (`toolcheck fix --write`)"
     )]
@@ -215,8 +215,7 @@ pub fn lint_paths(paths: &[String], opts: &LintOptions) -> Result<Vec<Diagnostic
         .map(|input| {
             let path = input.path.as_deref();
             let opened =
-                crate::input::open(path, &input.name, None, crate::read::DEFAULT_MAX_FILE_SIZE)
-                    .map_err(Error::Read)?;
+                crate::input::open(path, &input.name, None, crate::read::DEFAULT_MAX_FILE_SIZE)?;
             let name = SourceName {
                 name: input.name.clone(),
                 path: input.path.clone(),
@@ -229,8 +228,7 @@ pub fn lint_paths(paths: &[String], opts: &LintOptions) -> Result<Vec<Diagnostic
                 opts,
                 &|source, findings| place_all(source, findings),
                 None,
-            )
-            .map_err(Error::Read)?;
+            )?;
             Ok(placed.diagnostics)
         })
         .collect();

@@ -18,6 +18,32 @@ use crate::store::{Rows, Snapshot};
 pub use crate::stream::fix::{FixedChunk, Job, Plan, Totals, FIX_CHUNK_BYTES};
 pub use crate::stream::{Place, Placed, Render};
 
+/// Why an input was not linted or fixed. Each message names the input; the commands print it
+/// as it is (`error: …`) and go on with the other inputs.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    #[error("cannot read {name}: {source}")]
+    Read {
+        name: String,
+        source: std::io::Error,
+    },
+    #[error("cannot read stdin")]
+    NoStdin,
+    #[error("{name}: holds a SQLite database, which toolcheck reads in place: name the database file itself")]
+    DatabaseNotInPlace { name: String },
+    /// A store, session folder, compressed log or dataset its own reader could not read.
+    #[error("{0}")]
+    Unreadable(String),
+    #[error("{name}: {message}")]
+    TooLarge { name: String, message: String },
+    #[error("{name}: {source}")]
+    Fix {
+        name: String,
+        source: crate::fix::FixError,
+    },
+}
+
 /// An input as found: loaded text, a SQLite store (never loaded whole), or a JSONL file too
 /// big to be read as one chunk, which is linted and fixed a chunk at a time when its records
 /// are conversations of their own (see [`crate::stream`]).
@@ -37,12 +63,17 @@ pub fn open<'a>(
     name: &str,
     stdin: Option<&Loaded>,
     limit: u64,
-) -> Result<Opened<'a>, String> {
-    let cannot = |e: std::io::Error| format!("cannot read {name}: {e}");
+) -> Result<Opened<'a>, Error> {
+    let cannot = |source: std::io::Error| Error::Read {
+        name: name.to_string(),
+        source,
+    };
     let loaded = match path {
         Some(path) => {
             if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
-                return crate::folder::read(path, name, limit).map(Opened::Folder);
+                return crate::folder::read(path, name, limit)
+                    .map(Opened::Folder)
+                    .map_err(Error::Unreadable);
             }
             let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
             if regular && crate::store::has_sqlite_header(path) {
@@ -58,7 +89,8 @@ pub fn open<'a>(
             // Compressed: its frames are read here, their text bounded by the same limit.
             if regular && crate::zstd_log::has_zstd_header(path) {
                 return crate::zstd_log::read(path, name, limit)
-                    .map(|log| zstd_or_too_large(log, limit));
+                    .map(|log| zstd_or_too_large(log, limit))
+                    .map_err(Error::Unreadable);
             }
             if regular
                 && std::fs::metadata(path).is_ok_and(|m| crate::stream::is_candidate(path, m.len()))
@@ -73,7 +105,7 @@ pub fn open<'a>(
                 size: *size,
                 limit: *limit,
             },
-            None => return Err("cannot read stdin".into()),
+            None => return Err(Error::NoStdin),
         },
     };
     if let Loaded::Bytes(bytes, _) = &loaded {
@@ -86,9 +118,9 @@ pub fn open<'a>(
     }
     // A database that is not a regular file (stdin, a pipe) cannot be opened in place.
     if matches!(&loaded, Loaded::Bytes(bytes, _) if crate::store::is_sqlite(bytes)) {
-        return Err(format!(
-            "{name}: holds a SQLite database, which toolcheck reads in place: name the database file itself"
-        ));
+        return Err(Error::DatabaseNotInPlace {
+            name: name.to_string(),
+        });
     }
     Ok(Opened::Text(loaded))
 }
@@ -145,10 +177,10 @@ pub fn lint_placed(
     opts: &LintOptions,
     place: Place<'_>,
     render: Option<Render<'_>>,
-) -> Result<Placed, String> {
+) -> Result<Placed, Error> {
     if let Opened::Lines { path, limit } = opened {
-        if let Some(placed) =
-            crate::stream::lint(path, &name, explicit, opts, limit, place, render)?
+        if let Some(placed) = crate::stream::lint(path, &name, explicit, opts, limit, place, render)
+            .map_err(Error::Unreadable)?
         {
             return Ok(placed);
         }
@@ -177,10 +209,11 @@ pub fn lint(
     name: SourceName,
     explicit: bool,
     opts: &LintOptions,
-) -> Result<Linted, String> {
+) -> Result<Linted, Error> {
     Ok(match ready(opened, &name.name)? {
         Ready::Store(path) => {
-            let (report, rows) = crate::store::lint_path(name, path, explicit, opts)?;
+            let (report, rows) =
+                crate::store::lint_path(name, path, explicit, opts).map_err(Error::Unreadable)?;
             Linted {
                 report,
                 at: Where::Rows(rows),
@@ -213,15 +246,18 @@ enum Ready<'a> {
     Zstd(crate::zstd_log::Log),
 }
 
-fn ready<'a>(opened: Opened<'a>, name: &str) -> Result<Ready<'a>, String> {
+fn ready<'a>(opened: Opened<'a>, name: &str) -> Result<Ready<'a>, Error> {
     Ok(match opened {
         Opened::Text(loaded) => Ready::Text(loaded),
         Opened::Store(path) => Ready::Store(path),
         Opened::Folder(folder) => Ready::Folder(folder),
         Opened::Zstd(log) => Ready::Zstd(log),
-        Opened::Lines { path, limit } => Ready::Text(
-            crate::read::read_path(path, limit).map_err(|e| format!("cannot read {name}: {e}"))?,
-        ),
+        Opened::Lines { path, limit } => Ready::Text(crate::read::read_path(path, limit).map_err(
+            |source| Error::Read {
+                name: name.to_string(),
+                source,
+            },
+        )?),
     })
 }
 
@@ -284,9 +320,11 @@ pub fn fix_or_stream<'a>(
     explicit: bool,
     opts: &LintOptions,
     unsafe_fixes: bool,
-) -> Result<Fixing<'a>, String> {
+) -> Result<Fixing<'a>, Error> {
     if let Opened::Lines { path, limit } = opened {
-        if let Some(plan) = crate::stream::fix::plan(path, &name.name, limit, opts)? {
+        if let Some(plan) =
+            crate::stream::fix::plan(path, &name.name, limit, opts).map_err(Error::Unreadable)?
+        {
             return Ok(Fixing::Streamed(plan));
         }
     }
@@ -309,11 +347,14 @@ pub fn fix(
     explicit: bool,
     opts: &LintOptions,
     unsafe_fixes: bool,
-) -> Result<Fixed, String> {
-    let failed = |e: crate::fix::FixError| format!("{}: {e}", name.name);
+) -> Result<Fixed, Error> {
+    let failed = |source: crate::fix::FixError| Error::Fix {
+        name: name.name.clone(),
+        source,
+    };
     let (file, kind) = match ready(opened, &name.name)? {
         Ready::Store(path) => {
-            let snapshot = crate::store::read(path, &name.name)?;
+            let snapshot = crate::store::read(path, &name.name).map_err(Error::Unreadable)?;
             let file =
                 crate::store::fix(name, &snapshot, explicit, opts, unsafe_fixes).map_err(failed)?;
             (file, Kind::Store(snapshot))
@@ -343,11 +384,10 @@ pub fn fix(
             (file, Kind::Zstd(log))
         }
         Ready::Text(Loaded::TooLarge { size, limit }) => {
-            return Err(format!(
-                "{}: {}",
-                name.name,
-                crate::lint::too_large_message(size, limit)
-            ))
+            return Err(Error::TooLarge {
+                name: name.name.clone(),
+                message: crate::lint::too_large_message(size, limit),
+            })
         }
     };
     Ok(Fixed { file, kind })
