@@ -10,14 +10,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
 
-# The crates: the engine and the command line, packaged together (cargo resolves the command
-# line's dependency on the engine against the engine's own tarball).
+# The crates: the engine, the gateway and the command line, packaged together (cargo resolves
+# the dependencies between them against their own tarballs).
 cargo package --workspace --locked --no-verify --quiet
 version=$(cargo metadata --no-deps --format-version 1 --offline |
   python3 -c 'import json,sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"]=="toolcheck"))')
 unpacked=$(mktemp -d)
 trap 'rm -rf "$unpacked"' EXIT
-for name in toolcheck toolcheck-core; do
+for name in toolcheck toolcheck-core toolcheck-proxy; do
   tar -xzf "target/package/$name-$version.crate" -C "$unpacked"
 done
 for needed in Cargo.lock README.md fixtures/openai-chat/broken-request.json docs/rules/orphaned-tool-result.md tests/tests.rs tests/lint.rs; do
@@ -26,8 +26,10 @@ done
 for needed in Cargo.toml README.md src/lib.rs src/embed.rs src/formats/mod.rs; do
   [ -e "$unpacked/toolcheck-core-$version/$needed" ] || { echo "the packaged engine lacks $needed" >&2; exit 1; }
 done
-# The command line's tarball, built against the engine's (as crates.io would serve it).
-patch=(--config "patch.crates-io.toolcheck-core.path=\"$unpacked/toolcheck-core-$version\"")
+# The command line's tarball, built against the engine's and the gateway's (as crates.io
+# would serve them).
+patch=(--config "patch.crates-io.toolcheck-core.path=\"$unpacked/toolcheck-core-$version\""
+  --config "patch.crates-io.toolcheck-proxy.path=\"$unpacked/toolcheck-proxy-$version\"")
 CARGO_TARGET_DIR="$PWD/target" cargo test --quiet "${patch[@]}" \
   --manifest-path "$unpacked/toolcheck-$version/Cargo.toml" --lib
 # The integration tests are one binary (tests/tests.rs); its `lint` and `fix` modules run

@@ -63,6 +63,9 @@ pub enum Command {
     /// Work with the tool definitions recorded in logs and traces.
     #[command(subcommand)]
     Tools(ToolsCommand),
+    /// Run a local gateway between an agent and its provider: each request's tool history
+    /// checked with lint's rules, and reported, repaired or refused (see docs/proxy.md).
+    Proxy(ProxyArgs),
     /// Run a language server over stdio: findings as diagnostics, fixes as code actions,
     /// rule documentation on hover (see docs/editors.md for editor setup).
     Server,
@@ -417,4 +420,45 @@ impl clap::builder::TypedValueParser for RuleKeys {
             }));
         Some(Box::new(values))
     }
+}
+
+#[derive(Debug, Args)]
+pub struct ProxyArgs {
+    /// The address to listen on (127.0.0.1 keeps it to this machine).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8787")]
+    pub listen: String,
+    /// The provider's base URL every request goes to (`https://api.anthropic.com`,
+    /// `https://api.openai.com`, `https://generativelanguage.googleapis.com`...).
+    #[arg(long, value_name = "URL", required_unless_present = "config")]
+    pub upstream: Option<String>,
+    /// What to do with a request the provider would reject.
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub mode: Option<ProxyMode>,
+    /// Record each checked request body, as the agent sent it, in a file of DIR named by
+    /// its order, dialect and the status it got (files `toolcheck lint` reads).
+    #[arg(long, value_name = "DIR")]
+    pub record: Option<PathBuf>,
+    /// The largest request body read; a bigger one is answered 413 (default 64MiB).
+    #[arg(long, value_name = "SIZE", value_parser = crate::read::parse_size)]
+    pub max_body_size: Option<u64>,
+    /// Hold requests to these providers' rules instead of each dialect's own (or the
+    /// provider a request's `model` names).
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "PROVIDER")]
+    pub target: Vec<crate::provider::Provider>,
+    /// A TOML file of settings with several upstreams, each under a path prefix (see
+    /// docs/proxy.md); options given here win over it.
+    #[arg(long, value_name = "FILE", conflicts_with = "upstream")]
+    pub config: Option<PathBuf>,
+}
+
+/// What `toolcheck proxy` does with a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProxyMode {
+    /// Forward every request as sent; log what is wrong with it (default).
+    Report,
+    /// Apply the safe fixes `toolcheck fix` applies and forward the repaired request.
+    Repair,
+    /// Answer a request the provider would reject with the provider's own error, without
+    /// calling it.
+    Block,
 }

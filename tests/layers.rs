@@ -17,10 +17,14 @@ use std::path::{Path, PathBuf};
 use crate::common;
 
 /// The workspace's crates, from the bottom up: package name and directory.
-pub(crate) const CRATES: &[(&str, &str)] = &[("toolcheck-core", "crates/core"), ("toolcheck", ".")];
+pub(crate) const CRATES: &[(&str, &str)] = &[
+    ("toolcheck-core", "crates/core"),
+    ("toolcheck-proxy", "crates/proxy"),
+    ("toolcheck", "."),
+];
 
-/// The layers, from the bottom up: a name, what it is for, and its top-level modules. The
-/// first [`CORE_LAYERS`] are `toolcheck-core`'s, the rest the command line's.
+/// The layers, from the bottom up: a name, what it is for, and its top-level modules. Each
+/// crate's layers follow one another ([`LAYER_CRATES`]).
 const LAYERS: &[(&str, &str, &[&str])] = &[
     (
         "text",
@@ -62,6 +66,11 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
         &["embed"],
     ),
     (
+        "gateway",
+        "`toolcheck proxy`: request dialects and their error shapes, the verdict on one request, forwarding, recording, routes",
+        &["dialect", "check", "forward", "record", "setup"],
+    ),
+    (
         "configuration",
         "the command line, config files, each file's settings, generated docs",
         &["cli", "config", "settings", "docs"],
@@ -73,12 +82,19 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
     ),
 ];
 
-/// How many of [`LAYERS`], from the bottom, are `toolcheck-core`'s.
-const CORE_LAYERS: usize = 8;
+/// How many of [`LAYERS`], from the bottom, each of [`CRATES`] holds.
+const LAYER_CRATES: [usize; 3] = [8, 1, 2];
 
 /// The crate a layer lives in.
 fn crate_of_layer(layer: usize) -> (&'static str, &'static str) {
-    CRATES[usize::from(layer >= CORE_LAYERS)]
+    let mut below = 0;
+    for (held, krate) in LAYER_CRATES.iter().zip(CRATES) {
+        below += held;
+        if layer < below {
+            return *krate;
+        }
+    }
+    panic!("layer {layer} is in no crate: LAYER_CRATES counts {below} layers")
 }
 
 /// The most lines of non-test code one source file may hold.
@@ -570,8 +586,18 @@ fn the_engine_and_the_bindings_build_without_the_command_line() {
             "toolcheck-core depends on {dep}, a command-line crate"
         );
     }
+    for dep in ["tokio", "hyper", "hyper-rustls"] {
+        assert!(
+            !core.contains_key(dep),
+            "toolcheck-core depends on {dep}, the gateway's stack"
+        );
+    }
     let cli = dependencies("Cargo.toml");
     assert!(cli.contains_key("toolcheck-core"));
+    assert!(
+        cli.get("toolcheck-proxy").is_some_and(optional),
+        "the command line's gateway must stay optional (its `proxy` feature)"
+    );
     // The Node addon is the engine only; the Python extension runs the command line in
     // process (its `toolcheck` script) only with its `cli` feature.
     let node = dependencies("node/Cargo.toml");
@@ -584,6 +610,14 @@ fn the_engine_and_the_bindings_build_without_the_command_line() {
         python.get("toolcheck").is_none_or(optional),
         "the Python extension links the command line unconditionally"
     );
+    let no_defaults = |entry: &toml::Value| {
+        entry.get("default-features").and_then(toml::Value::as_bool) == Some(false)
+    };
+    assert!(
+        python.get("toolcheck").is_none_or(no_defaults),
+        "the Python extension's command line must be built without the gateway"
+    );
+    assert!(!node.contains_key("toolcheck-proxy") && !python.contains_key("toolcheck-proxy"));
     for (name, deps) in [("node", &node), ("python", &python)] {
         let core = deps
             .get("toolcheck-core")
@@ -593,4 +627,10 @@ fn the_engine_and_the_bindings_build_without_the_command_line() {
             "{name}/Cargo.toml turns on toolcheck-core's clap feature"
         );
     }
+}
+
+#[test]
+fn every_layer_is_counted_in_one_crate() {
+    assert_eq!(LAYER_CRATES.iter().sum::<usize>(), LAYERS.len());
+    assert_eq!(LAYER_CRATES.len(), CRATES.len());
 }

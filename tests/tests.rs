@@ -55,6 +55,7 @@ mod pre_commit;
 mod provider_fidelity;
 mod provider_limits;
 mod providers;
+mod proxy;
 mod reasoning;
 mod registries;
 mod replay;

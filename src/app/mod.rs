@@ -13,6 +13,7 @@ mod fix;
 mod lint;
 mod output;
 mod prepare;
+mod proxy;
 mod server;
 mod tools;
 
@@ -58,6 +59,7 @@ pub fn run_code(command: Command) -> u8 {
         Command::Explain { name } => catalog::explain_command(&name),
         Command::Completions { shell } => catalog::completions_command(shell),
         Command::Tools(command) => tools::tools_command(&command),
+        Command::Proxy(args) => proxy::proxy_command(&args),
         Command::Server => server::server_command(),
         Command::Man { command } => catalog::man_command(command.as_deref()),
         Command::GenerateDocs { dir } => catalog::generate_docs_command(&dir),

@@ -70,6 +70,7 @@ const CHAPTERS: &[Chapter] = &[
         pages: agent_entries,
     },
     chapter("Trace exports", "traces.md"),
+    chapter("proxy: a gateway", "proxy.md"),
     chapter("CI", "ci.md"),
     chapter("pre-commit", "pre-commit.md"),
     chapter("Editors", "editors.md"),
