@@ -482,3 +482,25 @@ async fn recorded_requests_are_the_bodies_as_sent_named_by_their_status() {
     assert_eq!(second, ORPHAN.as_bytes());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[tokio::test]
+async fn repair_mode_sends_gemini_clis_doubled_responses_once() {
+    // What Gemini CLI 0.61 sends on resume: each functionResponse twice, the second a copy.
+    let resumed = r#"{"contents":[{"role":"user","parts":[{"text":"run it"}]},{"role":"model","parts":[{"functionCall":{"id":"fc_1","name":"run_shell_command","args":{"command":"echo a"}}}]},{"role":"user","parts":[{"functionResponse":{"id":"fc_1","name":"run_shell_command","response":{"output":"a"}}},{"functionResponse":{"id":"fc_1","name":"run_shell_command","response":{"output":"a"}}}]},{"role":"model","parts":[{"text":"done"}]},{"role":"user","parts":[{"text":"again"}]}]}"#;
+    let up = upstream().await;
+    let p = proxy(&up.url, Mode::Repair, |_| {}).await;
+    let url = format!(
+        "{}/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse",
+        p.url
+    );
+    let (status, _, _) = post(&client(), &url, resumed, &[("x-goog-api-key", "k")]).await;
+    assert_eq!(status, StatusCode::OK);
+    let seen = up.seen.lock().expect("lock").clone();
+    assert_eq!(
+        seen[0].path,
+        "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse"
+    );
+    let sent = String::from_utf8_lossy(&seen[0].body);
+    assert_eq!(sent.matches("functionResponse").count(), 1, "{sent}");
+    assert!(sent.contains(r#"{"text":"again"}"#), "{sent}");
+}

@@ -160,6 +160,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Vec<Conversation>, String> {
             previous = merges;
         }
         pair_idless(&mut conv);
+        conv.results_copied = repeats_are_copies(contents);
         return Ok(vec![conv]);
     }
     // A saved response: each candidate is one alternative model turn.
@@ -180,6 +181,39 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Vec<Conversation>, String> {
         out.push(conv);
     }
     Ok(out)
+}
+
+/// Whether some response id is answered more than once and every repeat is the same
+/// `functionResponse` as the first, field for field (Gemini CLI's resume replays each
+/// response twice): removing the repeats then loses nothing.
+fn repeats_are_copies(contents: &[Tree]) -> bool {
+    let responses = || {
+        contents
+            .iter()
+            .flat_map(|content| array_at(content, "parts").map_or(&[][..], Vec::as_slice))
+            .filter_map(|part| object_field(part, FUNCTION_RESPONSE).map(|(_, r)| r))
+            .filter_map(|r| str_at(r, "id").map(|id| (id, r)))
+    };
+    // Ids first, cheaply: the text of a response is compared only when its id repeats.
+    let mut seen = HashSet::default();
+    let repeated: HashSet<&str> =
+        responses().filter(|(id, _)| !seen.insert(*id)).map(|(id, _)| id).collect();
+    if repeated.is_empty() {
+        return false;
+    }
+    let mut first: HashMap<&str, String> = HashMap::new();
+    for (id, response) in responses().filter(|(id, _)| repeated.contains(id)) {
+        let mut text = String::new();
+        response.write_compact(&mut text);
+        match first.get(id) {
+            None => {
+                first.insert(id, text);
+            }
+            Some(earlier) if *earlier == text => {}
+            Some(_) => return false,
+        }
+    }
+    true
 }
 
 /// The role under which the Gemini API may merge a Content with a neighbour of the same
@@ -431,6 +465,30 @@ mod tests {
     const CLEAN_SNAKE: &str = include_str!("../../../../fixtures/gemini/clean-snake-case.json");
     const BROKEN_PAIRING: &str = include_str!("../../../../fixtures/gemini/broken-pairing.json");
     const BROKEN_ARGUMENTS: &str = include_str!("../../../../fixtures/gemini/broken-arguments.json");
+
+    #[test]
+    fn repeated_responses_are_copies_only_when_every_repeat_is_the_same() {
+        let request = |second: &str| {
+            format!(
+                r#"{{"contents": [
+                {{"role": "model", "parts": [{{"functionCall": {{"id": "c1", "name": "f", "args": {{}}}}}}]}},
+                {{"role": "user", "parts": [
+                  {{"functionResponse": {{"id": "c1", "name": "f", "response": {{"out": "A"}}}}}},
+                  {{"functionResponse": {{"id": "c1", "name": "f", "response": {second}}}}}]}}]}}"#
+            )
+        };
+        let copied = |text: &str| {
+            let Ok(parsed) = crate::tree::parse(text) else {
+                return false;
+            };
+            conversations(parsed.value)
+                .first()
+                .is_some_and(|c| c.results_copied)
+        };
+        assert!(copied(&request(r#"{"out": "A"}"#)));
+        assert!(!copied(&request(r#"{"out": "B"}"#)));
+        assert!(!copied(CLEAN_REQUEST));
+    }
 
     #[test]
     fn fixtures_are_detected_as_gemini() {

@@ -28,7 +28,10 @@ declare_rule! {
     ///
     /// ## Fix
     /// Unsafe: remove the later result. It is unsafe because the later one may be the answer
-    /// you want to keep; review the diff. In a Gemini CLI session, where the second result is
+    /// you want to keep; review the diff. Safe where every repeated result is the same as the
+    /// first, field for field (a Gemini request replaying each `functionResponse` twice, as
+    /// Gemini CLI's resume sends it): the copies hold nothing the first does not. In a Gemini
+    /// CLI session, where the second result is
     /// a copy the CLI itself made, the fix is safe: it removes the copy the CLI regenerates, so the session resumes with one response per call from then on; tool
     /// calls made after the fix are duplicated again at the next resume, so fix before each
     /// resume until the CLI's fix is released.
