@@ -9,6 +9,7 @@
 //! cargo bench --bench corpus -- --corpus DIR  # only write the corpus (and one big document
 //!                                             # and session) to DIR, for profiling
 //! cargo bench --bench corpus -- --only server # only the language server's table
+//! cargo bench --bench corpus -- --only proxy  # only the proxy's latency table
 //! ```
 //!
 //! A seeded generator writes a corpus of every supported format (pretty and compact JSON,
@@ -38,6 +39,9 @@ use std::process::Command;
 use std::time::Instant;
 
 use serde_json::{json, Value};
+
+#[path = "corpus/proxy.rs"]
+mod proxy;
 
 /// A small deterministic generator (xorshift64*): the corpus is the same on every machine.
 struct Rng(u64);
@@ -904,6 +908,10 @@ fn main() {
         let _ = std::fs::remove_dir_all(&root);
         return;
     }
+    if opt("--only").is_some_and(|v| v == "proxy") {
+        proxy::table(&toolcheck, reps);
+        return;
+    }
     let floor = build_floor();
 
     // `--corpus DIR` writes the corpus there and keeps it (for profiling), without running.
@@ -1025,6 +1033,7 @@ fn main() {
         println!("{line}");
     }
     server(&bench, &root);
+    proxy::table(&bench.toolcheck, reps);
     memory(&bench, &root, scale);
     per_record(
         &bench,
