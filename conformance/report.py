@@ -89,6 +89,18 @@ def after_fix(row):
     return "; ".join(cells) or "—"
 
 
+def proxied(row):
+    """The resume through `toolcheck proxy --mode repair`, in a few words."""
+    judged = row.get("resume_proxied")
+    if not judged:
+        return "—"
+    if not judged.get("sent"):
+        return verdict(judged)
+    kept = "history kept" if judged.get("user_messages_kept") else "USER MESSAGE LOST"
+    did = [line.split("): ", 1)[-1][:120] for line in row.get("proxy_log") or []]
+    return f"{verdict(judged)}, {kept}" + (f" (proxy: {'; '.join(did)})" if did else " (proxy: forwarded, nothing to say)")
+
+
 def one_line(row):
     if row.get("skipped") is not None:
         return "skipped: " + row["skipped"]
@@ -123,6 +135,14 @@ def check_failures(rows):
                 failures.append((name, f"after {key}: {verdict(judged)}, lost {lost_by_fix(row['resume'], judged)}"))
         if not resumes(row["resume"]) and not row.get("resume_fixed") and not row.get("resume_doctor_fixed"):
             failures.append((name, "will not resume and no toolcheck fix changed it"))
+        # The proxy must pass a healthy resume, and repair in flight what the safe file fix
+        # repairs.
+        through = row.get("resume_proxied")
+        fixed = row.get("resume_fixed")
+        clean = row["scenario"] == "clean"
+        if clean or (fixed and resumes(fixed) and not resumes(row["resume"])):
+            if not (through and resumes(through) and not lost_by_fix(row["resume"], through)):
+                failures.append((name, f"through toolcheck proxy --mode repair: {proxied(row)}"))
     return failures
 
 
@@ -139,22 +159,25 @@ def markdown(summary):
         " a new prompt. \"Agent sent\" is what the resume request held for the session's tool calls;"
         " the validator holds it to the provider's documented rules. \"Match\" compares toolcheck"
         " doctor's verdict with the validator's. After fix: `toolcheck fix --write` and"
-        " `toolcheck doctor --fix` on copies, each resumed again." % (summary["started"], summary["seconds"]),
+        " `toolcheck doctor --fix` on copies, each resumed again. Through the proxy: the untouched"
+        " session resumed with the agent pointed at `toolcheck proxy --mode repair` before the fake"
+        " provider (the clean rows, and every row the provider rejects)." % (summary["started"], summary["seconds"]),
         "",
-        "| agent | scenario | file holds | agent sent on resume | validator | toolcheck lint | toolcheck doctor | match | after fix |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| agent | scenario | file holds | agent sent on resume | validator | toolcheck lint | toolcheck doctor | match | after fix | through the proxy |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in summary["rows"]:
         if row.get("skipped") is not None:
-            lines.append(f"| {row['agent']} | {row['scenario']} | not run: {cell(row['skipped'])} | | | | | | |")
+            lines.append(f"| {row['agent']} | {row['scenario']} | not run: {cell(row['skipped'])} | | | | | | | |")
             continue
         if "resume" not in row:
-            lines.append(f"| {row['agent']} | {row['scenario']} | harness: {cell(row.get('error'))} | | | | | | |")
+            lines.append(f"| {row['agent']} | {row['scenario']} | harness: {cell(row.get('error'))} | | | | | | | |")
             continue
         m = match(row)
         lines.append("| " + " | ".join(cell(c) for c in (
             row["agent"], row["scenario"], row.get("file_holds", "—"), sent_on_resume(row["resume"]),
-            verdict(row["resume"]), lint_cell(row), doctor_cell(row), "yes" if m else "**no**", after_fix(row))) + " |")
+            verdict(row["resume"]), lint_cell(row), doctor_cell(row), "yes" if m else "**no**", after_fix(row),
+            proxied(row))) + " |")
     lines += ["", "## What each agent sent for a call its file left unanswered", "",
               "| agent | scenario | call | text sent on resume | written to the session file |",
               "|---|---|---|---|---|"]

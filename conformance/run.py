@@ -19,6 +19,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -54,6 +55,13 @@ SCENARIOS = {
     "compaction": ([{"calls": ["echo conf-alpha", "ls /conf-missing-dir"]}, {"text": "Both ran."}], None),
 }
 KILLING = {"kill-during-tool", "parallel-one-killed"}
+# The proxy's modes each proxied resume runs in (`repair` is the one --check judges; the
+# others are for reading: CONFORMANCE_PROXY_MODES=repair,report,block).
+PROXY_MODES = [m for m in os.environ.get("CONFORMANCE_PROXY_MODES", "repair").split(",") if m]
+
+
+def proxied_phase(mode):
+    return "resume-proxied" if mode == "repair" else f"resume-proxied-{mode}"
 RUN_TIMEOUT = 150
 
 
@@ -172,7 +180,7 @@ class Scenario:
         if killed_resume:
             self.markers["resume-killed"] = f"RESUMEK-{name}-2"
             prompts[self.markers["resume-killed"]] = killed_resume
-        for phase in ("resume", "resume-fixed", "resume-doctor-fixed"):
+        for phase in ("resume", "resume-fixed", "resume-doctor-fixed", *map(proxied_phase, PROXY_MODES)):
             self.markers[phase] = f"{phase.upper()}-{name}-3"
             prompts[self.markers[phase]] = []
         plan = {"model": agent.MODEL, "prompts": prompts, "default_text": "Resumed fine."}
@@ -187,7 +195,7 @@ class Scenario:
             return self.agent.COMPACT_PROMPT
         return f"Conformance check {self.markers[phase]}: run the commands you are asked to, then answer."
 
-    def env(self, home):
+    def env(self, home, base_url=None):
         env = {
             "PATH": ":".join([str(self.bin_dir), *self.venv_path(), os.environ.get("PATH", "/usr/bin:/bin")]),
             "HOME": str(home),
@@ -198,20 +206,20 @@ class Scenario:
             "TMPDIR": str(self.root / "tmp"),
         }
         (self.root / "tmp").mkdir(exist_ok=True)
-        env.update(self.agent.env(home, self.work, self.base_url))
+        env.update(self.agent.env(home, self.work, base_url or self.base_url))
         return env
 
     def venv_path(self):
         return [str(venv_bin(self.agent))] if getattr(self.agent, "PIP", None) else []
 
-    def phase(self, phase, home, session_id=None, kill=False):
+    def phase(self, phase, home, session_id=None, kill=False, base_url=None):
         prompt = self.prompt(phase)
         if session_id is None:
             argv = self.agent.start_cmd(prompt, self.work, self.session_uuid)
         else:
             argv = self.agent.resume_cmd(session_id, prompt, self.work)
         start = time.time()
-        run = Run(argv, self.env(home), self.work, str(self.root / phase))
+        run = Run(argv, self.env(home, base_url), self.work, str(self.root / phase))
         kill_when = None
         if kill:
             seen = {}
@@ -302,6 +310,8 @@ class Scenario:
         doctor_home = self.copy_home(home, "home-doctor-fixed")
         self.result["doctor_fix"] = toolcheck_doctor(doctor_home, agent, self.env(doctor_home), fix=True)
 
+        # The untouched session again, for a resume through `toolcheck proxy --mode repair`.
+        proxied_homes = {m: self.copy_home(home, "home-" + proxied_phase(m)) for m in PROXY_MODES}
         self.phase("resume", home, session_id)
         self.result["resume"] = self.judge("resume")
         # Does the agent write the result it made up into the session, or only send it?
@@ -314,6 +324,43 @@ class Scenario:
         if self.result["doctor_fix"].get("changed"):
             self.phase("resume-doctor-fixed", doctor_home, session_id)
             self.result["resume_doctor_fixed"] = self.judge("resume-doctor-fixed")
+        # Through the proxy: a session the provider rejects, and the clean one (which the
+        # proxy must pass untouched).
+        if self.name == "clean" or not report.resumes(self.result["resume"]):
+            for mode, proxied_home in proxied_homes.items():
+                self.resume_proxied(proxied_home, session_id, mode)
+
+    def resume_proxied(self, home, session_id, mode):
+        """Resumes `home` with the agent pointed at `toolcheck proxy --mode MODE`, whose
+        upstream is the fake provider; keeps what the proxy logged."""
+        phase = proxied_phase(mode)
+        key = phase.replace("-", "_")
+        log_key = "proxy_log" + key[len("resume_proxied"):]
+        proxy = subprocess.Popen(
+            [toolcheck_bin(), "proxy", "--listen", "127.0.0.1:0", "--upstream", self.base_url, "--mode", mode],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        first = proxy.stderr.readline()
+        log = []
+        drain = threading.Thread(target=lambda: log.extend(proxy.stderr), daemon=True)
+        drain.start()
+        try:
+            address = first.split("http://", 1)[1].split(" ", 1)[0] if "http://" in first else None
+            if address is None:
+                self.result[log_key] = [first.strip()]
+                return
+            url = f"http://{address}"
+            self.agent.setup(home, self.work, url)
+            self.phase(phase, home, session_id, base_url=url)
+            self.result[key] = self.judge(phase)
+        finally:
+            proxy.send_signal(signal.SIGINT)
+            try:
+                proxy.wait(timeout=40)
+            except subprocess.TimeoutExpired:
+                proxy.kill()
+            drain.join(timeout=5)
+        # Only what it did to requests (its first and last lines say it started and stopped).
+        self.result[log_key] = [line.strip() for line in log if ": POST " in line][:20]
 
     def copy_home(self, home, name):
         target = self.root / name
