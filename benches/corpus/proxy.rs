@@ -41,7 +41,9 @@ fn serve(stream: TcpStream) {
                 "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n",
             );
             for i in 0..EVENTS {
-                let event = format!("data: {{\"choices\":[{{\"delta\":{{\"content\":\"token {i}\"}}}}]}}\n\n");
+                let event = format!(
+                    "data: {{\"choices\":[{{\"delta\":{{\"content\":\"token {i}\"}}}}]}}\n\n"
+                );
                 reply.push_str(&format!("{:x}\r\n{event}\r\n", event.len()));
             }
             reply.push_str("0\r\n\r\n");
@@ -127,7 +129,8 @@ fn read_response(reader: &mut impl BufRead, start: Instant) -> Option<Duration> 
 /// A history of `messages` messages: a user turn, then assistant calls each answered, then a
 /// closing user turn.
 fn history(messages: usize) -> String {
-    let mut out = vec![r#"{"role":"user","content":"Find the failing test and fix it."}"#.to_string()];
+    let mut out =
+        vec![r#"{"role":"user","content":"Find the failing test and fix it."}"#.to_string()];
     let mut i = 0;
     while out.len() + 3 <= messages {
         out.push(format!(
@@ -194,7 +197,9 @@ fn start_proxy(toolcheck: &Path, upstream: &str, mode: &str) -> Option<(Child, S
         .spawn()
         .ok()?;
     let mut line = String::new();
-    BufReader::new(child.stderr.take()?).read_line(&mut line).ok()?;
+    BufReader::new(child.stderr.take()?)
+        .read_line(&mut line)
+        .ok()?;
     let addr = line.split("http://").nth(1)?.split(' ').next()?.to_string();
     Some((child, addr))
 }
@@ -216,7 +221,9 @@ fn peak_mib(pid: u32) -> Option<f64> {
 pub fn table(toolcheck: &Path, reps: usize) {
     let up = upstream();
     println!("\nthe proxy: latency added to a request, against a direct call to the same upstream on 127.0.0.1 (one kept-alive connection per series; target: p50 added ≤ 1 ms at 20 messages, CPU of the check linear in the history)\n");
-    println!("| request | mode | body | direct p50 / p99 | via the proxy p50 / p99 | added p50 / p99 |");
+    println!(
+        "| request | mode | body | direct p50 / p99 | via the proxy p50 / p99 | added p50 / p99 |"
+    );
     println!("|---|---|---|---|---|---|");
     for mode in ["report", "repair"] {
         let Some((mut child, addr)) = start_proxy(toolcheck, &up, mode) else {
