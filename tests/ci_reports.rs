@@ -103,3 +103,24 @@ fn assert_balanced(xml: &str) {
         );
     }
 }
+
+#[test]
+fn ci_reports_name_the_span_of_a_trace_finding() {
+    // Issue 41: every output points at the span, as JSON and the concise line do.
+    let file = "fixtures/openinference/broken-phoenix-rest.json";
+    let json = toolcheck(&["lint", "--no-config", "--output-format", "json", file]);
+    let found: serde_json::Value = serde_json::from_str(&json.stdout).expect("JSON");
+    let span = found[0]["span"]["span_id"]
+        .as_str()
+        .expect("a span id")
+        .to_string();
+    for format in ["github", "gitlab", "junit"] {
+        let out = toolcheck(&["lint", "--no-config", "--output-format", format, file]);
+        assert_eq!(out.code, 1, "{format}");
+        assert!(
+            out.stdout.contains("span ") && out.stdout.contains(&span),
+            "{format} names no span:\n{}",
+            out.stdout
+        );
+    }
+}

@@ -445,3 +445,27 @@ fn an_oversized_frame_ends_the_server_with_an_error() {
         );
     }
 }
+
+#[test]
+fn a_trace_finding_names_its_span_in_the_editor() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = std::fs::read_to_string(
+        common::root().join("fixtures/openinference/broken-phoenix-rest.json"),
+    )
+    .expect("fixture");
+    let path = dir.path().join("spans.json");
+    std::fs::write(&path, &text).expect("write");
+    let mut client = Client::start(dir.path());
+    client.initialize();
+    client.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": uri(&path), "languageId": "json", "version": 1, "text": text}}),
+    );
+    let (_, found) = client.diagnostics();
+    assert!(!found.is_empty());
+    for d in &found {
+        let message = d["message"].as_str().unwrap_or_default();
+        assert!(message.contains("(span "), "{message}");
+    }
+    client.shut_down();
+}

@@ -233,6 +233,18 @@ fn diagnostic_to_py<'py>(py: Python<'py>, d: &Diagnostic) -> PyResult<Bound<'py,
         let names: Vec<&str> = d.providers.iter().map(|p| p.name()).collect();
         dict.set_item(intern!(py, "providers"), names)?;
     }
+    if let Some(replay) = &d.replay {
+        let value = serde_json::to_value(replay)
+            .map_err(|e| PyValueError::new_err(format!("cannot convert a replay: {e}")))?;
+        dict.set_item(intern!(py, "replay"), value_to_py(py, &value)?)?;
+    }
+    if let Some(span) = &d.span {
+        let at = PyDict::new(py);
+        at.set_item(intern!(py, "trace_id"), span.trace_id.as_deref())?;
+        at.set_item(intern!(py, "span_id"), span.span_id.as_deref())?;
+        at.set_item(intern!(py, "attribute"), span.attribute.as_deref())?;
+        dict.set_item(intern!(py, "span"), at)?;
+    }
     Ok(dict)
 }
 

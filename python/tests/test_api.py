@@ -360,3 +360,23 @@ def test_thread_counts_out_of_range_are_refused(small_records):
         with pytest.raises(ValueError, match="threads must be from 1 to 256"):
             toolcheck.fix_many(small_records[:2], threads=threads)
     assert len(toolcheck.lint_many(small_records[:2], threads=256)) == 2
+
+
+@pytest.mark.parametrize(
+    "fixture",
+    ["openinference/broken-phoenix-rest.json", "langfuse/broken-langchain.json", "claude-code/broken-compaction-orphan.jsonl"],
+)
+def test_trace_spans_and_replays_are_the_command_lines(fixture: str):
+    """Issue 41: a trace finding carries its span, and an agent session's its replay, in
+    the Python objects as in `--output-format json`, field for field."""
+    root = Path(__file__).resolve().parents[2]
+    path = root / "fixtures" / fixture
+    proc = subprocess.run(
+        toolcheck_command() + ["lint", "--no-config", "--output-format", "json", str(path)], capture_output=True
+    )
+    cli = json.loads(proc.stdout)
+    assert cli and any("span" in d or "replay" in d for d in cli)
+    api = [f.to_dict() for f in toolcheck.lint_path([str(path)])]
+    assert api == cli
+    spans = [f.span for f in toolcheck.lint_path([str(path)]) if f.span]
+    assert all(set(s) == {"trace_id", "span_id", "attribute"} for s in spans)

@@ -82,6 +82,10 @@ class Finding:
     fix: Optional[Dict[str, Any]]
     tool_call_id: Optional[str] = None
     providers: Tuple[str, ...] = field(default_factory=tuple)
+    #: What the agent that resumes the session does about it, for agent sessions.
+    replay: Optional[Dict[str, Any]] = None
+    #: The span of a trace the finding is in: ``{"trace_id", "span_id", "attribute"}``.
+    span: Optional[Dict[str, Optional[str]]] = None
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Finding":
@@ -93,11 +97,13 @@ class Finding:
         for key in _FINDING_FIELDS:
             _set(finding, key, d.get(key))
         _set(finding, "providers", tuple(d.get("providers", ())))
+        _set(finding, "replay", d.get("replay"))
+        _set(finding, "span", d.get("span"))
         return finding
 
     def to_dict(self) -> Dict[str, Any]:
-        """The finding as the JSON output's object (``tool_call_id`` and ``providers`` only
-        when set, as there)."""
+        """The finding as the JSON output's object (``tool_call_id``, ``providers``,
+        ``replay`` and ``span`` only when set, as there)."""
         d: Dict[str, Any] = {
             "code": self.code,
             "rule": self.rule,
@@ -117,6 +123,10 @@ class Finding:
             d["tool_call_id"] = self.tool_call_id
         if self.providers:
             d["providers"] = list(self.providers)
+        if self.replay is not None:
+            d["replay"] = self.replay
+        if self.span is not None:
+            d["span"] = self.span
         return d
 
 

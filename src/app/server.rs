@@ -557,6 +557,10 @@ fn method_not_found(id: RequestId, method: &str) -> Response {
 /// A finding as an LSP diagnostic, in the document's UTF-16 positions.
 fn to_lsp(lines: &LineIndex, text: &str, d: &Diagnostic) -> LspDiagnostic {
     let mut message = d.message.clone();
+    // A finding in a trace names its span, as the concise line does.
+    if let Some(span) = &d.span {
+        message.push_str(&format!(" ({})", span.brief()));
+    }
     if let Some(help) = &d.help {
         message.push_str("\nhelp: ");
         message.push_str(help);

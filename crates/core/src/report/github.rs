@@ -18,6 +18,10 @@ pub fn write(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::Result<()> 
         if let Some(location) = &d.location {
             message = format!("{}: {message}", escape::value(location));
         }
+        // A finding in a trace names its span, as the concise line does.
+        if let Some(span) = &d.span {
+            message.push_str(&format!(" ({})", escape::value(&span.brief())));
+        }
         if let Some(help) = &d.help {
             message.push_str("\nhelp: ");
             message.push_str(&escape::value(help));

@@ -25,6 +25,10 @@ pub fn write(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::Result<()> 
             if let Some(location) = &d.location {
                 description = format!("{location}: {description}");
             }
+            // The span of a trace finding; the fingerprint leaves it out, as it does the line.
+            if let Some(span) = &d.span {
+                description.push_str(&format!(" ({})", span.brief()));
+            }
             json!({
                 "type": "issue",
                 "description": description,

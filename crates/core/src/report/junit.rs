@@ -67,6 +67,10 @@ pub fn write(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::Result<()> 
                 body.push_str("\npointer: ");
                 body.push_str(&d.pointer);
             }
+            if let Some(span) = &d.span {
+                body.push_str("\nspan: ");
+                body.push_str(&span.brief());
+            }
             writeln!(
                 out,
                 r#"      <failure message="{message}" type="{kind}">{body}</failure>"#,
