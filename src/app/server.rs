@@ -558,9 +558,7 @@ fn method_not_found(id: RequestId, method: &str) -> Response {
 fn to_lsp(lines: &LineIndex, text: &str, d: &Diagnostic) -> LspDiagnostic {
     let mut message = d.message.clone();
     // A finding in a trace names its span, as the concise line does.
-    if let Some(span) = &d.span {
-        message.push_str(&format!(" ({})", span.brief()));
-    }
+    message.push_str(&d.span_suffix());
     if let Some(help) = &d.help {
         message.push_str("\nhelp: ");
         message.push_str(help);

@@ -51,6 +51,15 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// ` (span 6c0b1f…/3f2a…, attribute)` after a trace finding's message, as the line-based
+    /// outputs write it; empty for other findings.
+    pub fn span_suffix(&self) -> String {
+        self.span
+            .as_ref()
+            .map(|s| format!(" ({})", s.brief()))
+            .unwrap_or_default()
+    }
+
     /// Places a finding in its file: byte range, line and column, pointer.
     pub fn resolve(source: &SourceFile, finding: Finding) -> Diagnostic {
         let placed = Placed::new(source, finding);

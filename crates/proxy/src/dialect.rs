@@ -54,14 +54,9 @@ impl Dialect {
         }
     }
 
-    /// A short name for log lines and recorded files.
+    /// A short name for log lines and recorded files: its input format's.
     pub fn name(self) -> &'static str {
-        match self {
-            Dialect::AnthropicMessages => "anthropic",
-            Dialect::OpenAiChat => "openai-chat",
-            Dialect::OpenAiResponses => "openai-responses",
-            Dialect::Gemini => "gemini",
-        }
+        self.input_format()
     }
 
     /// The body the provider itself answers with, holding `message`: what a client already

@@ -24,11 +24,7 @@ pub fn write(out: &mut dyn Write, diagnostics: &[Diagnostic], color: bool) -> io
         // Path and message carry text from the log: one finding stays one plain line.
         let place = format!("{}:{}:{}:", escape::value(&d.path), d.line, d.column);
         // A finding in a trace names its span after the message.
-        let span = d
-            .span
-            .as_ref()
-            .map(|s| format!(" ({})", escape::value(&s.brief())))
-            .unwrap_or_default();
+        let span = escape::value(&d.span_suffix()).into_owned();
         writeln!(
             out,
             "{} {code} [{}] {}{span}",

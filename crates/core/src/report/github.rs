@@ -19,9 +19,7 @@ pub fn write(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::Result<()> 
             message = format!("{}: {message}", escape::value(location));
         }
         // A finding in a trace names its span, as the concise line does.
-        if let Some(span) = &d.span {
-            message.push_str(&format!(" ({})", escape::value(&span.brief())));
-        }
+        message.push_str(&escape::value(&d.span_suffix()));
         if let Some(help) = &d.help {
             message.push_str("\nhelp: ");
             message.push_str(&escape::value(help));

@@ -26,9 +26,7 @@ pub fn write(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::Result<()> 
                 description = format!("{location}: {description}");
             }
             // The span of a trace finding; the fingerprint leaves it out, as it does the line.
-            if let Some(span) = &d.span {
-                description.push_str(&format!(" ({})", span.brief()));
-            }
+            description.push_str(&d.span_suffix());
             json!({
                 "type": "issue",
                 "description": description,
