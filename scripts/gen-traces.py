@@ -193,6 +193,11 @@ def main():
         "--scenario", choices=["clean", "broken", "schema-string", "cut-off", "loop"], default="broken"
     )
     parser.add_argument("--logfire-version", default="1", help="`instrument_openai(version=…)` for logfire")
+    parser.add_argument(
+        "--otlp-endpoint",
+        help="send the spans by OTLP/HTTP to this loopback URL (a local Phoenix's /v1/traces) "
+        "instead of the built-in collector",
+    )
     args = parser.parse_args()
     which, out, scenario = args.which, args.out, args.scenario
     # The SDK must be on; the only exporters are the file and the loopback collector.
@@ -214,7 +219,10 @@ def main():
     else:
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
-        processor = SimpleSpanProcessor(OTLPSpanExporter(endpoint=f"http://127.0.0.1:{port}/v1/traces"))
+        endpoint = args.otlp_endpoint or f"http://127.0.0.1:{port}/v1/traces"
+        if not endpoint.startswith("http://127.0.0.1:"):
+            parser.error("--otlp-endpoint must be on 127.0.0.1")
+        processor = SimpleSpanProcessor(OTLPSpanExporter(endpoint=endpoint))
     if which == "logfire":
         import logfire
 

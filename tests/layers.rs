@@ -56,8 +56,8 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
     ),
     (
         "sources",
-        "where inputs come from and what they are: SQLite stores, session folders, compressed logs, opened inputs, directory walks, agents' session stores",
-        &["store", "folder", "zstd_log", "input", "stream", "discover", "agents"],
+        "where inputs come from and what they are: SQLite stores, session folders, compressed logs, servers' records, opened inputs, directory walks, agents' session stores",
+        &["store", "folder", "zstd_log", "remote", "input", "stream", "discover", "agents"],
     ),
     ("output", "the emitters, one per output format", &["report"]),
     (

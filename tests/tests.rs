@@ -58,6 +58,7 @@ mod providers;
 mod proxy;
 mod reasoning;
 mod registries;
+mod remote;
 mod replay;
 mod responses_items;
 mod robustness;

@@ -143,7 +143,7 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
     };
     let echo_input = |out: &mut Out| echo_stdin(out, stdin.as_ref(), stdin_over.as_deref());
     for ((input, settings), result) in inputs.iter().zip(results) {
-        let echo = shape.filter && input.path.is_none();
+        let echo = shape.filter && input.is_stdin();
         let step = match result {
             Ok(Fixing::Whole(file)) => {
                 let shown = show_whole(&shape, &mut done, &mut out, input, settings, *file);

@@ -145,7 +145,7 @@ pub(super) fn prepare(
         inputs.push((input, settings));
     }
     let mut stdin_over = None;
-    let stdin = if inputs.iter().any(|(i, _)| i.path.is_none()) {
+    let stdin = if inputs.iter().any(|(i, _)| i.is_stdin()) {
         match read::read_prefix(io::stdin().lock(), here.limit) {
             Ok((bytes, false)) => Some(Loaded::Bytes(bytes, None)),
             Ok((bytes, true)) => {
@@ -181,7 +181,7 @@ pub(super) fn open_input<'a>(
     stdin: Option<&Loaded>,
     limit: u64,
 ) -> Result<crate::input::Opened<'a>, crate::input::Error> {
-    crate::input::open(input.path.as_deref(), &input.name, stdin, limit)
+    crate::input::open_input(input, stdin, limit)
 }
 
 pub(super) fn source_name(input: &Input) -> SourceName {

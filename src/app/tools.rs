@@ -52,13 +52,13 @@ fn extract_command(args: &ToolsExtractArgs) -> u8 {
         .inputs
         .par_iter()
         .filter_map(|input| {
-            let opened = crate::input::open(
-                input.path.as_deref(),
-                &input.name,
-                None,
-                crate::read::DEFAULT_MAX_FILE_SIZE,
-            )
-            .ok()?;
+            let opened =
+                match crate::input::open_input(input, None, crate::read::DEFAULT_MAX_FILE_SIZE) {
+                    Ok(opened) => opened,
+                    // A server that cannot be read says so; a file's error is its lint's.
+                    Err(e) if input.remote => return Some(e.to_string()),
+                    Err(_) => return None,
+                };
             let name = SourceName {
                 name: input.name.clone(),
                 path: input.path.clone(),

@@ -27,6 +27,15 @@ pub struct Input {
     pub path: Option<PathBuf>,
     /// Named on the command line (an unrecognised explicit file is a finding, not a skip).
     pub explicit: bool,
+    /// A server's records (`crate::remote`): `name` is their URL, and there is no path.
+    pub remote: bool,
+}
+
+impl Input {
+    /// Whether this input is stdin.
+    pub fn is_stdin(&self) -> bool {
+        self.path.is_none() && !self.remote
+    }
 }
 
 /// A path on the command line that could not be read.
@@ -205,7 +214,25 @@ pub fn discover(paths: &[String], walk_opts: &WalkOptions, stdin_name: Option<&s
                 name: stdin_name.unwrap_or("-").to_string(),
                 path: None,
                 explicit: true,
+                remote: false,
             });
+            continue;
+        }
+        // A server's records: the URL is checked here, so a mistyped one stops the run
+        // before anything is read.
+        if let Some(parsed) = crate::remote::parse(arg) {
+            match parsed {
+                Ok(_) => found.inputs.push(Input {
+                    name: arg.clone(),
+                    path: None,
+                    explicit: true,
+                    remote: true,
+                }),
+                Err(message) => found.errors.push(DiscoverError {
+                    path: arg.clone(),
+                    message,
+                }),
+            }
             continue;
         }
         let root = Path::new(arg);
@@ -220,6 +247,7 @@ pub fn discover(paths: &[String], walk_opts: &WalkOptions, stdin_name: Option<&s
                     name: arg.trim_end_matches('/').to_string(),
                     path: Some(root.to_path_buf()),
                     explicit: true,
+                    remote: false,
                 });
             }
             Ok(meta) if meta.is_dir() => {
@@ -232,6 +260,7 @@ pub fn discover(paths: &[String], walk_opts: &WalkOptions, stdin_name: Option<&s
                 name: arg.clone(),
                 path: Some(root.to_path_buf()),
                 explicit: true,
+                remote: false,
             }),
         }
     }
@@ -353,6 +382,7 @@ fn walk(root: &Path, opts: &WalkOptions, found: &mut Discovered) {
                         name: display_name(entry.path()),
                         path: Some(entry.path().to_path_buf()),
                         explicit: false,
+                        remote: false,
                     });
                 }
             }

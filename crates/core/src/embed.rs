@@ -213,9 +213,7 @@ pub fn lint_paths(paths: &[String], opts: &LintOptions) -> Result<Vec<Diagnostic
         .inputs
         .par_iter()
         .map(|input| {
-            let path = input.path.as_deref();
-            let opened =
-                crate::input::open(path, &input.name, None, crate::read::DEFAULT_MAX_FILE_SIZE)?;
+            let opened = crate::input::open_input(input, None, crate::read::DEFAULT_MAX_FILE_SIZE)?;
             let name = SourceName {
                 name: input.name.clone(),
                 path: input.path.clone(),

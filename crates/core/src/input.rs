@@ -1,5 +1,6 @@
 //! An input once opened, whatever it is: text read whole (a JSON or JSONL file, a stream,
-//! stdin), a SQLite store read in place, a session folder (`folder.rs`) whose files are
+//! stdin), a server's records fetched as the text of their export (`remote.rs`), a SQLite
+//! store read in place, a session folder (`folder.rs`) whose files are
 //! one conversation, or a log of Zstandard frames (`zstd_log.rs`) read as the text it
 //! decompresses to. The commands lint, fix, diff and write an input
 //! through this module, and never ask which kind it is.
@@ -42,6 +43,11 @@ pub enum Error {
         name: String,
         source: crate::fix::FixError,
     },
+    /// A server's records that could not be fetched.
+    #[error("cannot read {name}: {message}")]
+    Fetch { name: String, message: String },
+    #[error("{name}: a server's records are read, never written: lint them, or export them to a file and fix that")]
+    ReadOnly { name: String },
 }
 
 /// An input as found: loaded text, a SQLite store (never loaded whole), or a JSONL file too
@@ -49,10 +55,35 @@ pub enum Error {
 /// are conversations of their own (see [`crate::stream`]).
 pub enum Opened<'a> {
     Text(Loaded),
+    /// A server's records, as the text of their export.
+    Remote(Loaded),
     Store(&'a Path),
-    Lines { path: &'a Path, limit: u64 },
+    Lines {
+        path: &'a Path,
+        limit: u64,
+    },
     Folder(crate::folder::Folder),
     Zstd(crate::zstd_log::Log),
+}
+
+/// Opens a discovered input: a server's records are fetched (up to `limit` bytes), anything
+/// else opened by [`open`].
+pub fn open_input<'a>(
+    input: &'a crate::discover::Input,
+    stdin: Option<&Loaded>,
+    limit: u64,
+) -> Result<Opened<'a>, Error> {
+    if input.remote {
+        let fetch = |message| Error::Fetch {
+            name: input.name.clone(),
+            message,
+        };
+        let remote = crate::remote::parse(&input.name)
+            .unwrap_or_else(|| Err("no server reads this URL".to_string()))
+            .map_err(fetch)?;
+        return remote.fetch(limit).map(Opened::Remote).map_err(fetch);
+    }
+    open(input.path.as_deref(), &input.name, stdin, limit)
 }
 
 /// Opens the input at `path` (stdin, already read, when `None`): a regular file with the
@@ -248,7 +279,7 @@ enum Ready<'a> {
 
 fn ready<'a>(opened: Opened<'a>, name: &str) -> Result<Ready<'a>, Error> {
     Ok(match opened {
-        Opened::Text(loaded) => Ready::Text(loaded),
+        Opened::Text(loaded) | Opened::Remote(loaded) => Ready::Text(loaded),
         Opened::Store(path) => Ready::Store(path),
         Opened::Folder(folder) => Ready::Folder(folder),
         Opened::Zstd(log) => Ready::Zstd(log),
@@ -352,6 +383,11 @@ pub fn fix(
         name: name.name.clone(),
         source,
     };
+    if let Opened::Remote(_) = opened {
+        return Err(Error::ReadOnly {
+            name: name.name.clone(),
+        });
+    }
     let (file, kind) = match ready(opened, &name.name)? {
         Ready::Store(path) => {
             let snapshot = crate::store::read(path, &name.name).map_err(Error::Unreadable)?;

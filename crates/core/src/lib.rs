@@ -62,8 +62,8 @@ pub mod tools_file;
 pub mod fix;
 pub mod lint;
 
-// Sources: SQLite stores, session folders, compressed logs, opened inputs, directory walks,
-// agents' session stores.
+// Sources: SQLite stores, session folders, compressed logs, servers, opened inputs, directory
+// walks, agents' session stores.
 #[doc(hidden)]
 pub mod agents;
 #[doc(hidden)]
@@ -72,6 +72,8 @@ pub mod discover;
 pub mod folder;
 #[doc(hidden)]
 pub mod input;
+#[doc(hidden)]
+pub mod remote;
 pub mod store;
 #[doc(hidden)]
 pub mod stream;
