@@ -10,9 +10,11 @@
 #                                                         -> fixtures/otel/not-content-console-openllmetry-0.53-anthropic-rejected.json
 #   ug    opentelemetry-util-genai 1.3b0 TelemetryHandler (invoke_agent, execute_tool spans)
 #                                                         -> fixtures/otel/*-util-genai-agent*.json(l)
-# VENV_V2, VENV_OI, VENV_TL, VENV_TL53, VENV_TLA, VENV_LF and VENV_UG are virtualenvs set up
-# as gen-traces.py's docstring says (defaults: /tmp/venv-v2, /tmp/venv-oi, /tmp/venv-tl,
-# /tmp/venv-tl53, /tmp/venv-tla, /tmp/venv-lf, /tmp/venv-ug).
+#   as    the anthropic SDK's own tracing 2.16.0 around its tool runner, with and without
+#         its message thread                              -> fixtures/otel/*-console-anthropic-sdk*.json
+# VENV_V2, VENV_OI, VENV_TL, VENV_TL53, VENV_TLA, VENV_LF, VENV_UG and VENV_AS are virtualenvs
+# set up as gen-traces.py's docstring says (defaults: /tmp/venv-v2, /tmp/venv-oi, /tmp/venv-tl,
+# /tmp/venv-tl53, /tmp/venv-tla, /tmp/venv-lf, /tmp/venv-ug, /tmp/venv-anth).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 gen=scripts/gen-traces.py
@@ -29,7 +31,7 @@ console_and_otlp() {
         "$python" "$gen" "$lib" "$otlp" --exporter otlp --scenario "$run"
     fi
 }
-[ ${#which[@]} -eq 0 ] && which=(v2 oi tl tl53 tla lf ug)
+[ ${#which[@]} -eq 0 ] && which=(v2 oi tl tl53 tla lf ug as)
 for lib in "${which[@]}"; do
     for scenario in clean broken schema-string; do
         prefix=broken
@@ -83,6 +85,18 @@ for lib in "${which[@]}"; do
                 console_and_otlp "$ug" agent "fixtures/otel/$prefix-console-util-genai-agent.json" \
                     "$agent" fixtures/otel/broken-otlp-util-genai-agent
                 unset OTEL_SEMCONV_STABILITY_OPT_IN OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT
+                ;;
+            as)
+                # `clean` (one call, answered) and for `broken` three failing calls; each run
+                # whole in every request (`thread=False`) and on the runner's message thread.
+                [ "$scenario" = schema-string ] && continue
+                run="$scenario"
+                name=clean-console-anthropic-sdk
+                if [ "$scenario" = broken ]; then run=loop; name=broken-console-anthropic-sdk-loop; fi
+                as="${VENV_AS:-/tmp/venv-anth}/bin/python"
+                "$as" "$gen" anthropic-sdk "fixtures/otel/$name.json" --exporter console --scenario "$run"
+                ANTHROPIC_THREADS=1 "$as" "$gen" anthropic-sdk "fixtures/otel/$name-threads.json" \
+                    --exporter console --scenario "$run"
                 ;;
             lf)
                 console_and_otlp "${VENV_LF:-/tmp/venv-lf}/bin/python" logfire \

@@ -28,6 +28,12 @@ span per call (`handler.tool`, arguments and result captured); the model calls g
 the `openai` SDK to the fake provider uninstrumented. Its scenarios: `clean` (one call,
 answered), `loop` (the model calls `get_weather` with `{}` three times, each run fails).
 
+`anthropic-sdk` records the official `anthropic` SDK's own tracing (2.16.0, content mode,
+`open_telemetry={"tracer_provider": …, "traces": {"content_mode": "content"}}`) around its
+tool runner: `clean` (one `get_weather` call, answered) or `loop` (`deploy` called with the
+same input three times, each run raising a `ToolError`); `ANTHROPIC_THREADS=1` keeps the
+runner's default message thread (each request sends only what is new), else `thread=False`.
+
 `traceloop-anthropic` drives the official `anthropic` SDK through OpenLLMetry's Anthropic
 instrumentation, `schema-string` only: the fake provider answers `/v1/messages` with a 400
 for a tool whose `input_schema` is a string (the message imitates Anthropic's validation
@@ -51,6 +57,8 @@ Each instrumentation wants its own virtualenv, with pinned versions:
     python3 -m venv /tmp/venv-tla
     /tmp/venv-tla/bin/pip install 'opentelemetry-instrumentation-anthropic==0.53.4' \\
         'opentelemetry-sdk==1.45.2' 'anthropic==2.16.0' httpx
+    python3 -m venv /tmp/venv-anth
+    /tmp/venv-anth/bin/pip install 'anthropic==2.16.0' 'opentelemetry-sdk==1.45.2'
     python3 -m venv /tmp/venv-lf
     /tmp/venv-lf/bin/pip install 'logfire==5.4.0' 'openai==2.8.1' httpx
     python3 -m venv /tmp/venv-tl     # and /tmp/venv-tl53 with ==0.53.4
@@ -111,6 +119,9 @@ def serve(out, scenario):
                 self.reply(b"{}")
                 return
             request = json.loads(body)
+            if self.path.startswith("/v1/messages") and scenario in ("clean", "loop"):
+                self.reply(json.dumps(anthropic_answer(request, scenario)).encode())
+                return
             if self.path.startswith("/v1/messages"):
                 # Only the rejection: a tool whose `input_schema` is a string.
                 error = {
@@ -186,7 +197,10 @@ def serve(out, scenario):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("which", choices=["v2", "traceloop", "traceloop-anthropic", "openinference", "logfire", "agent"])
+    parser.add_argument(
+        "which",
+        choices=["v2", "traceloop", "traceloop-anthropic", "openinference", "logfire", "agent", "anthropic-sdk"],
+    )
     parser.add_argument("out")
     parser.add_argument("--exporter", choices=["otlp", "console"], default="otlp")
     parser.add_argument(
@@ -259,6 +273,12 @@ def main():
         from openinference.instrumentation.openai import OpenAIInstrumentor
     elif which == "traceloop-anthropic":
         from opentelemetry.instrumentation.anthropic import AnthropicInstrumentor as OpenAIInstrumentor
+    if which == "anthropic-sdk":
+        anthropic_tool_runner(port, provider, scenario)
+        provider.shutdown()
+        if console is not None:
+            console.close()
+        return
     if which not in ("logfire", "agent"):
         OpenAIInstrumentor().instrument()
     if which == "traceloop-anthropic":
@@ -323,6 +343,77 @@ def rejected_anthropic_call(port):
     try:
         client.messages.create(model="claude-sonnet-4-5", max_tokens=256, messages=messages, tools=tools)
     except anthropic.BadRequestError:
+        pass
+
+
+ANTHROPIC_TURNS = []
+
+
+def anthropic_answer(request, scenario):
+    """The fake Messages API: `loop` calls `deploy` with the same input three times, then gives
+    up; `clean` calls `get_weather` once, then answers. Turns are counted by the server, as a
+    message thread (`previous_message_id`, only new messages sent) leaves it to."""
+    results = len(ANTHROPIC_TURNS)
+    ANTHROPIC_TURNS.append(request.get("previous_message_id"))
+    if scenario == "loop" and results < 3:
+        name, args = "deploy", {"build": "4.12", "env": "prod"}
+    elif scenario == "clean" and results == 0:
+        name, args = "get_weather", {"city": "Paris"}
+    else:
+        name = None
+    if name:
+        content, stop = [{"type": "tool_use", "id": f"toolu_0{results + 1}", "name": name, "input": args}], "tool_use"
+    else:
+        content, stop = [{"type": "text", "text": "Done."}], "end_turn"
+    return {
+        "id": f"msg_0{results + 1}",
+        "type": "message",
+        "role": "assistant",
+        "model": request["model"],
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 5},
+    }
+
+
+def anthropic_tool_runner(port, provider, scenario):
+    """The `anthropic` SDK's own tracing (content mode) around its tool runner: a `chat` span per
+    request, an `execute_tool` span per call. In `loop` the tool fails every time (a `ToolError`,
+    which the runner returns as an `is_error` result)."""
+    import anthropic
+    from anthropic import beta_tool
+    from anthropic.lib.tools import ToolError
+
+    client = anthropic.Anthropic(
+        base_url=f"http://127.0.0.1:{port}",
+        api_key="unused",
+        max_retries=0,
+        open_telemetry={"tracer_provider": provider, "traces": {"content_mode": "content"}, "propagation": False},
+    )
+
+    @beta_tool
+    def deploy(build: str, env: str) -> str:
+        """Deploy a build to an environment."""
+        raise ToolError(f"deploy {build} to {env} refused: cluster locked")
+
+    @beta_tool
+    def get_weather(city: str) -> str:
+        """Weather for a city."""
+        return f"sunny in {city}"
+
+    tools = [deploy] if scenario == "loop" else [get_weather]
+    prompt = "Deploy 4.12 to prod." if scenario == "loop" else "Weather in Paris?"
+    # `thread=False`: every request sends the whole history, as before message threads; with
+    # `ANTHROPIC_THREADS=1`, the runner's default thread sends only what is new each turn.
+    runner = client.beta.messages.tool_runner(
+        model="claude-sonnet-4-5",
+        max_tokens=256,
+        tools=tools,
+        messages=[{"role": "user", "content": prompt}],
+        **({} if os.environ.get("ANTHROPIC_THREADS") == "1" else {"thread": False}),
+    )
+    for _ in runner:
         pass
 
 

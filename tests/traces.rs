@@ -573,3 +573,25 @@ fn openllmetry_anthropic_rejected_leaves_no_span() {
     );
     insta::assert_snapshot!(out.transcript());
 }
+
+/// The `anthropic` SDK's own tracing (2.16.0, content mode) around its tool runner, printed
+/// by `ConsoleSpanExporter`: a `chat` span per request, an `execute_tool` span per call. The
+/// recorded tool results drop `is_error`, so a failed run is read from its `execute_tool`
+/// span's `ERROR` status: three identical failing `deploy` calls are a loop. On the runner's
+/// default message thread each request records only what is new since the one before; the
+/// turns are joined into one history (no result is orphaned) and give the same loop.
+#[test]
+fn anthropic_sdk_spans_loops_and_threads() {
+    let all = lint_each(&[
+        ("fixtures/otel/clean-console-anthropic-sdk.json", 0),
+        ("fixtures/otel/clean-console-anthropic-sdk-threads.json", 0),
+        ("fixtures/otel/broken-console-anthropic-sdk-loop.json", 1),
+        (
+            "fixtures/otel/broken-console-anthropic-sdk-loop-threads.json",
+            1,
+        ),
+    ]);
+    assert_eq!(all.matches("TC401").count(), 2, "{all}");
+    assert!(!all.contains("TC101"), "{all}");
+    insta::assert_snapshot!(all);
+}

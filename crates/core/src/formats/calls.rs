@@ -10,6 +10,7 @@ use crate::provider::Provider;
 use crate::transcript::{Conversation, Item, Loc, Pairing, Role, ToolDef};
 
 /// One message of a recorded request or response.
+#[derive(Clone)]
 pub(crate) struct Message {
     pub role: Role,
     pub loc: Loc,
@@ -34,6 +35,36 @@ pub(crate) struct ModelCall {
     pub rejection: Option<String>,
     /// The spans (and attributes) its messages were read from.
     pub origins: Vec<crate::transcript::Origin>,
+}
+
+/// Gives each call on a server-held history (`threads[i]`, the thread call `i` continues, or
+/// `None`) the whole request it stands for: the input and output of the call before it on
+/// the same thread, then its own input, which is only what is new. A thread's first call
+/// sent its history whole. Their spans go with the messages, so findings in them name the
+/// earlier spans they were read from.
+pub(crate) fn continue_threads(calls: &mut [ModelCall], threads: &[Option<String>]) {
+    let mut order: Vec<usize> = (0..calls.len()).collect();
+    order.sort_by_key(|&i| calls.get(i).map(|c| (c.start, c.order)));
+    let mut last: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for i in order {
+        let Some(thread) = threads.get(i).and_then(Option::as_deref) else {
+            continue;
+        };
+        if let Some(&before) = last.get(thread) {
+            let earlier = calls.get(before).map(|c| {
+                let history: Vec<Message> = c.input.iter().chain(&c.output).cloned().collect();
+                (history, c.origins.clone())
+            });
+            if let (Some((mut history, origins)), Some(call)) = (earlier, calls.get_mut(i)) {
+                history.append(&mut call.input);
+                call.input = history;
+                let mut all = origins;
+                all.append(&mut call.origins);
+                call.origins = all;
+            }
+        }
+        last.insert(thread, i);
+    }
 }
 
 /// The conversations of a file's model calls: one per chain of calls whose inputs extend

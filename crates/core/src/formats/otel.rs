@@ -119,9 +119,13 @@ impl Adapter for Otel {
             })
             .filter_map(|s| otlp::attr_str(&s.attrs, "gen_ai.tool.call.id").map(str::to_string))
             .collect();
-        let mut calls: Vec<ModelCall> = spans
+        let content: Vec<&otlp::Span<'_>> = spans
             .iter()
             .filter(|s| s.attrs.iter().any(|a| is_content(&a.key)) || is_logfire(&s.attrs))
+            .collect();
+        let threads: Vec<Option<String>> = content.iter().map(|s| thread_of(s)).collect();
+        let mut calls: Vec<ModelCall> = content
+            .iter()
             .map(|s| {
                 let (input, output) = messages(&s.attrs);
                 ModelCall {
@@ -142,6 +146,7 @@ impl Adapter for Otel {
                 }
             })
             .collect();
+        crate::formats::calls::continue_threads(&mut calls, &threads);
         calls.extend(event_calls(docs, &spans));
         calls.extend(spans.iter().filter_map(span_event_call));
         // Tool spans whose calls no model call records are conversations of their own.
@@ -228,6 +233,29 @@ fn messages(attrs: &[Attr<'_>]) -> (Vec<Message>, Vec<Message>) {
 /// request's `create` arguments as JSON in `request_data` (`{messages, model, tools}`; the
 /// default version 2 keeps only `{model}` there), the reply in `response_data` (`{message,
 /// usage}` for OpenAI, the message itself for Anthropic).
+/// A content block of text only (`{"type": "text", "text": …}`).
+fn is_text_block(block: &Json) -> bool {
+    block.get("type").and_then(Json::as_str) == Some("text")
+        && block.get("text").is_some_and(Json::is_string)
+}
+
+/// The thread a call continues, for a request on a server-held history: the `anthropic`
+/// SDK's tool runner sends each turn on a message thread (`anthropic.beta` holds
+/// `message-threads-…`, with `previous_message_id` in the body, which the span leaves out),
+/// so its `gen_ai.input.messages` are only what is new since the turn before, and the turns
+/// of one run share their trace and parent span (the runner's).
+fn thread_of(span: &otlp::Span<'_>) -> Option<String> {
+    let beta = otlp::attr(&span.attrs, "anthropic.beta")?.to_json();
+    let threaded = match &beta {
+        Json::Array(items) => items
+            .iter()
+            .any(|b| b.as_str().is_some_and(|b| b.starts_with("message-threads"))),
+        Json::String(list) => list.split(',').any(|b| b.trim().starts_with("message-threads")),
+        _ => false,
+    };
+    threaded.then(|| format!("{}/{}", span.trace_id().unwrap_or_default(), span.parent_id().unwrap_or_default()))
+}
+
 fn is_logfire(attrs: &[Attr<'_>]) -> bool {
     otlp::attr_str(attrs, "request_data").is_some_and(|text| text.contains("\"messages\""))
 }
@@ -291,6 +319,12 @@ fn part_message(m: &Json, k: usize, attr: &Attr<'_>, ids: &mut NoIds) -> Option<
                 let response = part.get("response").or_else(|| part.get("result"));
                 let text = match response {
                     Some(Json::String(s)) => s.clone(),
+                    // Content blocks (the `anthropic` SDK's own spans): their text.
+                    Some(Json::Array(blocks)) if !blocks.is_empty() && blocks.iter().all(is_text_block) => blocks
+                        .iter()
+                        .filter_map(|b| b.get("text").and_then(Json::as_str))
+                        .collect::<Vec<_>>()
+                        .join("\n"),
                     Some(other) => other.to_string(),
                     None => String::new(),
                 };

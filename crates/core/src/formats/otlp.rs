@@ -271,6 +271,13 @@ impl<'a> Span<'a> {
             .or_else(|| value.get("context").and_then(|c| str_at(c, "span_id")))
     }
 
+    /// The parent span's id, as written: `parentSpanId`, `parent_span_id`, `parent_id`
+    /// (`ConsoleSpanExporter`, Phoenix).
+    pub fn parent_id(&self) -> Option<&'a str> {
+        let value: &'a Tree<'a> = self.value;
+        field(value, &["parentSpanId", "parent_span_id", "parent_id"]).and_then(|(_, v)| v.as_str())
+    }
+
     /// Where the span's nodes were read from: the span, and each of its attributes.
     pub fn origins(&self) -> Vec<Origin> {
         let (trace, id) = (self.trace_id(), self.span_id());
