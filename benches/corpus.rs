@@ -42,6 +42,8 @@ use serde_json::{json, Value};
 
 #[path = "corpus/proxy.rs"]
 mod proxy;
+#[path = "corpus/targets.rs"]
+mod targets;
 
 /// A small deterministic generator (xorshift64*): the corpus is the same on every machine.
 struct Rng(u64);
@@ -645,6 +647,13 @@ impl Bench {
         cmd
     }
 
+    /// The SIMD floor: sonic-rs parsing every document and record into its DOM.
+    fn simd_cmd(&self, paths: &[&Path], threads: usize) -> Command {
+        let mut cmd = Command::new(&self.floor);
+        cmd.arg("--simd").arg(threads.to_string()).args(paths);
+        cmd
+    }
+
     fn toolcheck_cmd(&self, paths: &[&Path], threads: usize) -> Command {
         let mut cmd = Command::new(&self.toolcheck);
         // The environment rather than `--threads`, so older builds can be compared too.
@@ -838,34 +847,6 @@ fn build_floor() -> PathBuf {
     target.join("release").join("toolcheck-bench-floor")
 }
 
-/// Python's `json.loads` over the same files, one thread: what a Python tool pays before any
-/// logic. `None` when python3 is not installed.
-fn python_floor(paths: &[&Path]) -> Option<Sample> {
-    const SCRIPT: &str = r#"
-import json, os, sys
-for root in sys.argv[1:]:
-    walk = [(root, [], [""])] if os.path.isfile(root) else os.walk(root)
-    for d, _, names in walk:
-        for n in names:
-            p = os.path.join(d, n) if n else d
-            with open(p, encoding="utf-8") as f:
-                if p.endswith(".jsonl"):
-                    for line in f:
-                        if line.strip():
-                            json.loads(line)
-                elif p.endswith(".json"):
-                    json.loads(f.read())
-"#;
-    let mut cmd = Command::new("python3");
-    cmd.arg("-c").arg(SCRIPT).args(paths);
-    Command::new("python3")
-        .arg("--version")
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|_| measure(cmd))
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let opt = |name: &str| {
@@ -957,12 +938,40 @@ fn main() {
         "\nthread speed-up, mixed directory, 1 → {threads} threads: {:.2}× (wall)",
         mixed1.wall / mixed2.wall
     );
-    if let Some(py) = python_floor(&[&mixed_dir]) {
+    let python = opt("--python").map_or("python3", String::as_str);
+    let mut goals = targets::Targets::default();
+    println!("\none thread against every floor: the serde floor, the SIMD floor (sonic-rs into its DOM), Python `json.loads` and orjson ({python}), each parsing every document and record\n");
+    println!("| corpus | size | toolcheck CPU | ÷ serde floor | ÷ SIMD floor | ÷ `json.loads` | ÷ orjson |");
+    println!("|---|---|---|---|---|---|---|");
+    for (name, path, known) in [
+        ("mixed directory", &mixed_dir, Some(mixed1)),
+        ("fine-tuning JSONL", &ft, None),
+    ] {
+        let t = known.unwrap_or_else(|| bench.alone(|| bench.toolcheck_cmd(&[path], 1)));
+        let serde = bench.alone(|| bench.floor_cmd(&[path], 1));
+        let simd = bench.alone(|| bench.simd_cmd(&[path], 1));
+        let loads = targets::python_median(python, "json", &[path], bench.reps);
+        let orjson = targets::python_median(python, "orjson", &[path], bench.reps);
+        let vs = |f: Option<&Sample>| {
+            f.map_or("not measured".to_string(), |f| {
+                format!("{:.2}×", t.cpu / f.cpu)
+            })
+        };
         println!(
-            "Python json.loads over the mixed directory, 1 thread: {:.2} s CPU; toolcheck, 1 thread: {:.2} s = {:.2}× of Python's parse alone",
-            py.cpu,
-            mixed1.cpu,
-            mixed1.cpu / py.cpu
+            "| {name} | {:.0} MB | {:.2} s | {} | **{}** | {} | **{}** |",
+            walkdir(path).iter().map(|p| size(p)).sum::<u64>() as f64 / 1e6,
+            t.cpu,
+            vs(Some(&serde)),
+            vs(Some(&simd)),
+            vs(loads.as_ref()),
+            vs(orjson.as_ref()),
+        );
+        goals.add(
+            format!("{name}, CPU ÷ SIMD floor"),
+            Some(t.cpu / simd.cpu),
+            1.5,
+            "×",
+            "",
         );
     }
 
@@ -986,12 +995,57 @@ fn main() {
             per_mb.push(t.cpu / m);
             sizes.push(format!("{m:.0}"));
             if n == 80.0 {
+                let simd = bench.alone(|| bench.simd_cmd(&[&path], 1));
+                let orjson = targets::python_median(python, "orjson", &[&path], bench.reps);
+                let rss = t.rss_kib * 1024.0 / (m * 1e6);
                 big.push(format!(
-                    "| {name} | {m:.0} MB | {:.2}× | {:.0} MiB | {:.2}× |",
+                    "| {name} | {m:.0} MB | {:.2}× | {:.2}× | {} | {:.0} MiB | {rss:.2}× |",
                     t.cpu / f.cpu,
+                    t.cpu / simd.cpu,
+                    orjson
+                        .as_ref()
+                        .map_or("not measured".into(), |o| format!("{:.2}×", t.cpu / o.cpu)),
                     t.rss_kib / 1024.0,
-                    t.rss_kib * 1024.0 / (m * 1e6)
                 ));
+                goals.add(
+                    format!("{name} ({m:.0} MB), CPU ÷ orjson"),
+                    orjson.as_ref().map(|o| t.cpu / o.cpu),
+                    1.5,
+                    "×",
+                    "orjson does not import",
+                );
+                goals.add(
+                    format!("{name}, peak RSS ÷ its size"),
+                    Some(rss),
+                    1.5,
+                    "×",
+                    "",
+                );
+                // The document has fixable findings; the session's defects have no safe fix,
+                // so its `fix` is a lint and a diff of nothing.
+                {
+                    let fix = bench.alone(|| bench.fix_cmd(&[&path], 1));
+                    let fix_rss = fix.rss_kib * 1024.0 / (m * 1e6);
+                    big.push(format!(
+                        "| {name}: `fix` (dry run) | {m:.0} MB | {:.2}× lint's CPU | | | {:.0} MiB | {fix_rss:.2}× |",
+                        fix.cpu / t.cpu,
+                        fix.rss_kib / 1024.0,
+                    ));
+                    goals.add(
+                        format!("{name}, `fix` CPU ÷ `lint` CPU"),
+                        Some(fix.cpu / t.cpu),
+                        1.5,
+                        "×",
+                        "",
+                    );
+                    goals.add(
+                        format!("{name}, `fix` peak RSS ÷ its size"),
+                        Some(fix_rss),
+                        2.0,
+                        "×",
+                        "",
+                    );
+                }
             }
             let _ = std::fs::remove_file(&path);
         }
@@ -1026,23 +1080,31 @@ fn main() {
         per_call.last().copied().unwrap_or(f64::NAN)
             / per_call.first().copied().unwrap_or(f64::NAN)
     );
-    println!("\none big file, 1 thread (targets: CPU ≤ 2× the floor, peak RSS ≤ 2× the file)\n");
-    println!("| input | size | CPU vs floor | peak RSS | RSS / size |");
-    println!("|---|---|---|---|---|");
+    goals.add(
+        "one conversation, CPU per call, most calls ÷ fewest (flat)",
+        Some(
+            per_call.last().copied().unwrap_or(f64::NAN)
+                / per_call.first().copied().unwrap_or(f64::NAN),
+        ),
+        1.2,
+        "×",
+        "",
+    );
+    println!("\none big file, 1 thread (targets: CPU ≤ 1.5× orjson, peak RSS ≤ 1.5× the file; `fix` ≤ 1.5× `lint`'s CPU and ≤ 2× the file)\n");
+    println!(
+        "| input | size | CPU ÷ serde floor | ÷ SIMD floor | ÷ orjson | peak RSS | RSS / size |"
+    );
+    println!("|---|---|---|---|---|---|---|");
     for line in &big {
         println!("{line}");
     }
     server(&bench, &root);
     proxy::table(&bench.toolcheck, reps);
-    memory(&bench, &root, scale);
-    per_record(
-        &bench,
-        &root,
-        &ft,
-        opt("--python").map_or("python3", String::as_str),
-        scale,
-    );
+    memory(&bench, &root, scale, &mut goals);
+    per_record(&bench, &root, &ft, python, scale, &mut goals);
     dataset_memory(&bench, &root, &ft, scale, threads);
+    targets::guards(opt("--python").map(String::as_str), &mut goals);
+    goals.print();
     let _ = std::fs::remove_dir_all(&root);
     // With a named interpreter, `python/bench.py` adds the rest: `lint_many` and `fix_many`
     // at one and two threads, and Ray Data's lint and repair at 1 and 2 CPUs.
@@ -1060,31 +1122,45 @@ fn main() {
     }
 }
 
-/// CPU per record against Python's `json.loads` loop over the same lines (targets: the
-/// command line ≤ 0.7×, `lint_many` ≤ 1.0×), one thread, on the corpus's fine-tuning JSONL
+/// CPU per record against Python's `json.loads` and orjson loops over the same lines
+/// (issue 42's targets: the command line ≤ 1.0× orjson, `lint_many` ≤ 1.2×), one thread, on the corpus's fine-tuning JSONL
 /// and on `python/bench.py`'s records (`python/tests/gen.py`: 1.2 KB requests, 45% of them
 /// broken). `lint_many` is measured where `python`'s interpreter has the package
 /// (`pip install .`): the loop and the call run in one process, timed with its CPU clock,
 /// file reading apart.
-fn per_record(bench: &Bench, root: &Path, ft: &Path, python: &str, scale: f64) {
+fn per_record(
+    bench: &Bench,
+    root: &Path,
+    ft: &Path,
+    python: &str,
+    scale: f64,
+    goals: &mut targets::Targets,
+) {
     const TIMED: &str = r#"
 import json, sys, time
 lines = [l for l in open(sys.argv[1], encoding="utf-8") if l.strip()]
-t = time.process_time()
-for l in lines:
-    try:
-        json.loads(l)
-    except ValueError:
-        pass
-loads = time.process_time() - t
+def loop(loads):
+    t = time.process_time()
+    for l in lines:
+        try:
+            loads(l)
+        except ValueError:
+            pass
+    return time.process_time() - t
+loads = loop(json.loads)
+try:
+    import orjson
+    fast = loop(orjson.loads)
+except ImportError:
+    fast = "nan"
 try:
     import toolcheck
 except ImportError:
-    print(len(lines), loads, "nan")
+    print(len(lines), loads, fast, "nan")
     sys.exit(0)
 t = time.process_time()
 toolcheck.lint_many(lines, threads=1)
-print(len(lines), loads, time.process_time() - t)
+print(len(lines), loads, fast, time.process_time() - t)
 "#;
     const GEN: &str = r#"
 import sys
@@ -1104,19 +1180,19 @@ with open(sys.argv[2], "w", encoding="utf-8") as f:
         .arg(n.to_string())
         .status()
         .is_ok_and(|s| s.success());
-    println!("\nper record, 1 thread, CPU, against a Python `json.loads` loop over the same lines (targets: command line ≤ 0.7×, `lint_many` ≤ 1.0×)\n");
-    println!("| records | count × size | `json.loads` | command line | vs `json.loads` | `lint_many` call | vs `json.loads` |");
-    println!("|---|---|---|---|---|---|---|");
+    println!("\nper record, 1 thread, CPU, against Python `json.loads` and orjson loops over the same lines (targets on `python/bench.py`'s records: command line ≤ 1.0× orjson, `lint_many` ≤ 1.2× orjson)\n");
+    println!("| records | count × size | `json.loads` | orjson | command line | ÷ `json.loads` | ÷ orjson | `lint_many` call | ÷ `json.loads` | ÷ orjson |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     let mut inputs = vec![("fine-tuning JSONL (the corpus's)", ft)];
     if generated {
         inputs.push(("`python/bench.py`'s records", records.as_path()));
     }
     for (name, path) in inputs {
         let cli = bench.alone(|| bench.toolcheck_cmd(&[path], 1));
-        let (mut count, mut loads, mut many) = (0.0, Vec::new(), Vec::new());
+        let (mut count, mut loads, mut fast, mut many) = (0.0, Vec::new(), Vec::new(), Vec::new());
         for _ in 0..bench.reps {
             let Ok(out) = Command::new(python).arg("-c").arg(TIMED).arg(path).output() else {
-                println!("| {name} | not measured: {python} does not run | | | | | |");
+                println!("| {name} | not measured: {python} does not run | | | | | | | | |");
                 break;
             };
             let text = String::from_utf8_lossy(&out.stdout);
@@ -1124,37 +1200,69 @@ with open(sys.argv[2], "w", encoding="utf-8") as f:
                 .split_whitespace()
                 .filter_map(|v| v.parse().ok())
                 .collect();
-            if let [c, l, m] = fields[..] {
+            if let [c, l, o, m] = fields[..] {
                 count = c;
                 loads.push(l);
+                fast.push(o);
                 many.push(m);
             } else {
                 let err = String::from_utf8_lossy(&out.stderr);
                 let last = err.lines().last().unwrap_or("no output");
-                println!("| {name} | not measured: {last} | | | | | |");
+                println!("| {name} | not measured: {last} | | | | | | | | |");
                 break;
             }
         }
         if loads.is_empty() {
             continue;
         }
-        let (loads, many) = (median(loads), median(many));
-        let us = |cpu: f64| format!("{:.1} µs", cpu / count * 1e6);
-        let (many_us, many_ratio) = if many.is_nan() {
-            (
-                "not measured (no `toolcheck` module)".to_string(),
-                String::new(),
-            )
-        } else {
-            (us(many), format!("**{:.2}×**", many / loads))
+        let (loads, fast, many) = (median(loads), median(fast), median(many));
+        let us = |cpu: f64| {
+            if cpu.is_nan() {
+                "not measured".to_string()
+            } else {
+                format!("{:.1} µs", cpu / count * 1e6)
+            }
+        };
+        let ratio = |a: f64, b: f64| {
+            if a.is_nan() || b.is_nan() {
+                String::new()
+            } else {
+                format!("**{:.2}×**", a / b)
+            }
         };
         println!(
-            "| {name} | {count:.0} × {:.0} B | {} | {} | **{:.2}×** | {many_us} | {many_ratio} |",
+            "| {name} | {count:.0} × {:.0} B | {} | {} | {} | {} | {} | {} | {} | {} |",
             size(path) as f64 / count,
             us(loads),
+            us(fast),
             us(cli.cpu),
-            cli.cpu / loads,
+            ratio(cli.cpu, loads),
+            ratio(cli.cpu, fast),
+            us(many),
+            ratio(many, loads),
+            ratio(many, fast),
         );
+        if path == records.as_path() {
+            let no = if fast.is_nan() {
+                "orjson does not import"
+            } else {
+                "the `toolcheck` module does not import"
+            };
+            goals.add(
+                "dataset records, command line ÷ orjson, per record",
+                Some(cli.cpu / fast),
+                1.0,
+                "×",
+                no,
+            );
+            goals.add(
+                "dataset records, `lint_many` ÷ orjson, per record",
+                Some(many / fast),
+                1.2,
+                "×",
+                no,
+            );
+        }
     }
     let _ = std::fs::remove_file(&records);
 }
@@ -1221,7 +1329,7 @@ fn one_message_calls(path: &Path, calls: usize, answered: bool) {
 }
 
 /// Peak memory over input size for records of very many calls, 1 thread.
-fn memory(bench: &Bench, root: &Path, scale: f64) {
+fn memory(bench: &Bench, root: &Path, scale: f64, goals: &mut targets::Targets) {
     println!("\nmemory: toolcheck peak RSS over the input's size, one record, 1 thread\n");
     println!("| input | size | peak RSS | RSS / size |");
     println!("|---|---|---|---|");
@@ -1239,6 +1347,15 @@ fn memory(bench: &Bench, root: &Path, scale: f64) {
             t.rss_kib / 1024.0,
             t.rss_kib * 1024.0 / (mb * 1e6)
         );
+        if answered {
+            goals.add(
+                format!("memory per answered call ({calls} calls, peak RSS ÷ calls)"),
+                Some(t.rss_kib / calls as f64),
+                1.0,
+                " KiB",
+                "",
+            );
+        }
         let _ = std::fs::remove_file(&path);
     }
 }

@@ -8,7 +8,13 @@ LangChain's `convert_to_openai_messages` beside the LangGraph hook's guard of th
 objects, LiteLLM's OpenAI-to-Anthropic request transformation beside its callback's guard,
 Pydantic AI's `ModelMessagesTypeAdapter` dump beside its history processor.
 
-    python python/bench_guard.py [--repeat 200]
+`--targets` prints instead issue 42's two ratios on the clean 20-message history: the guard
+beside LiteLLM's own `sanitize_messages_for_tool_calling` (with `litellm.modify_params` on;
+off, it returns at once; target ≤ 0.5×), and the Pydantic AI history processor beside
+Pydantic AI's own `repair_messages` (target ≤ 2×), then a JSON line of them that the
+project's benchmark (benches/corpus.rs) reads (`null` for a framework not installed).
+
+    python python/bench_guard.py [--repeat 200] [--targets]
 
 Install the package first (`pip install .`, a release build). CPU time per call, best of 5
 rounds, one thread; nothing is read or written.
@@ -118,11 +124,9 @@ def litellm_pairs(request: dict) -> Iterator[Pair]:
     yield ("LiteLLM", "AnthropicConfig.transform_request", transform, "callback", lambda: guard.guard_request(kwargs))
 
 
-def pydantic_ai_pairs(request: dict) -> Iterator[Pair]:
-    """Pydantic AI: its own dump of the history (``ModelMessagesTypeAdapter``, which the
-    processor does too), and the history processor (the dump and the guard)."""
+def pydantic_messages(request: dict) -> List[Any]:
+    """The request's messages as Pydantic AI messages."""
     from pydantic_ai.messages import (
-        ModelMessagesTypeAdapter,
         ModelRequest,
         ModelResponse,
         SystemPromptPart,
@@ -131,8 +135,6 @@ def pydantic_ai_pairs(request: dict) -> Iterator[Pair]:
         ToolReturnPart,
         UserPromptPart,
     )
-
-    from toolcheck.integrations.pydantic_ai import toolcheck_history_processor
 
     messages: List[Any] = []
     for m in request["messages"]:
@@ -147,6 +149,18 @@ def pydantic_ai_pairs(request: dict) -> Iterator[Pair]:
             messages.append(ModelResponse(parts=[ToolCallPart("search_docs", call["function"]["arguments"], call["id"])]))
         else:
             messages.append(ModelResponse(parts=[TextPart(m["content"])]))
+    return messages
+
+
+def pydantic_ai_pairs(request: dict) -> Iterator[Pair]:
+    """Pydantic AI: its own dump of the history (``ModelMessagesTypeAdapter``), and the
+    history processor (which reads the messages themselves, and dumps only a history with
+    findings)."""
+    from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+    from toolcheck.integrations.pydantic_ai import toolcheck_history_processor
+
+    messages = pydantic_messages(request)
     processor = toolcheck_history_processor(provider="anthropic")
     assert processor(None, messages) is messages  # type: ignore[arg-type]
     yield (
@@ -168,10 +182,49 @@ def frameworks(request: dict) -> List[Pair]:
     return pairs
 
 
+def targets(repeat: int) -> None:
+    """Issue 42's two guard targets, on the clean 20-message history, and their JSON line."""
+    messages = history(20)["messages"]
+    assert toolcheck.guard(messages, provider="openai") is messages
+    out: dict = {"guard_vs_litellm": None, "processor_vs_repair": None}
+    guard = per_call(lambda: toolcheck.guard(messages, provider="openai"), repeat)
+    try:
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        import litellm
+        from litellm.litellm_core_utils.prompt_templates.factory import sanitize_messages_for_tool_calling
+
+        litellm.modify_params = True
+        # It returns a new list and leaves its input alone.
+        own = per_call(lambda: sanitize_messages_for_tool_calling(messages), repeat)
+        out["guard_vs_litellm"] = guard / own
+        print(f"toolcheck.guard {guard:.1f} µs, LiteLLM sanitize_messages_for_tool_calling {own:.1f} µs: {guard / own:.2f}× (target ≤ 0.5×)")
+    except ImportError as e:
+        print(f"(LiteLLM: skipped, {e})", file=sys.stderr)
+    try:
+        from pydantic_ai.messages import repair_messages
+
+        from toolcheck.integrations.pydantic_ai import toolcheck_history_processor
+
+        history_ = pydantic_messages(history(20))
+        processor = toolcheck_history_processor(provider="openai")
+        assert processor(None, history_) is history_  # type: ignore[arg-type]
+        ours = per_call(lambda: processor(None, history_), repeat)  # type: ignore[arg-type]
+        own = per_call(lambda: repair_messages(history_), repeat)
+        out["processor_vs_repair"] = ours / own
+        print(f"Pydantic AI history processor {ours:.1f} µs, Pydantic AI repair_messages {own:.1f} µs: {ours / own:.2f}× (target ≤ 2×)")
+    except ImportError as e:
+        print(f"(Pydantic AI: skipped, {e})", file=sys.stderr)
+    print(json.dumps(out))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=200)
+    parser.add_argument("--targets", action="store_true", help="only issue 42's two guard ratios, and their JSON line")
     args = parser.parse_args()
+    if args.targets:
+        targets(args.repeat * 10)
+        return
     print("| messages | request bytes | json.dumps µs | guard µs (raise, clean) | guard / json.dumps |")
     print("|---|---|---|---|---|")
     rows = []

@@ -84,6 +84,42 @@ fn every_registered_agent_has_its_module_and_its_locations() {
     }
 }
 
+/// A kind of server is its module of `remote/` plus one entry of `remote::KINDS`: each
+/// module but the HTTP helper declares its `KIND`, and each is listed.
+#[test]
+fn every_server_kind_is_one_module_and_one_entry() {
+    let dir = core_src().join("remote");
+    let registry = std::fs::read_to_string(dir.join("mod.rs")).expect("remote/mod.rs");
+    let kinds = registry
+        .split_once("pub const KINDS: &[Kind] = &[")
+        .and_then(|(_, rest)| rest.split_once("];"))
+        .map(|(list, _)| list.to_string())
+        .expect("remote/mod.rs lists `pub const KINDS: &[Kind] = &[…];`");
+    let mut modules: Vec<String> = std::fs::read_dir(&dir)
+        .expect("remote/")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter_map(|f| f.strip_suffix(".rs").map(str::to_string))
+        .filter(|m| m != "mod" && m != "http")
+        .collect();
+    modules.sort();
+    assert!(!modules.is_empty(), "no server kind in {}", dir.display());
+    for module in &modules {
+        let code = std::fs::read_to_string(dir.join(format!("{module}.rs"))).expect("readable");
+        assert!(
+            code.contains("pub const KIND: Kind = Kind {"),
+            "remote/{module}.rs declares no `pub const KIND: Kind`"
+        );
+        assert!(
+            kinds.contains(&format!("{module}::KIND")),
+            "remote::KINDS does not list {module}::KIND"
+        );
+        assert!(
+            registry.contains(&format!("pub mod {module};")),
+            "remote/mod.rs does not declare `pub mod {module};`"
+        );
+    }
+}
+
 /// Outside its registry no code matches on, or compares with, a particular format or
 /// agent: what differs by format is declared on its registry line or in its adapter, what
 /// differs by agent in its module.

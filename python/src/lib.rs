@@ -5,6 +5,8 @@
 
 use std::sync::{Arc, Mutex};
 
+mod plain;
+
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyTypeError, PyValueError};
 use pyo3::intern;
@@ -686,6 +688,7 @@ fn run_cli(py: Python<'_>, argv: Vec<String>) -> u8 {
 fn _toolcheck(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Options>()?;
     m.add_function(wrap_pyfunction!(lint_text, m)?)?;
+    m.add_function(wrap_pyfunction!(plain::plain_json, m)?)?;
     m.add_function(wrap_pyfunction!(lint_many, m)?)?;
     m.add_function(wrap_pyfunction!(lint_arrow_capsules, m)?)?;
     m.add_function(wrap_pyfunction!(lint_paths, m)?)?;

@@ -139,6 +139,48 @@ def test_the_guard_agrees_with_lint():
         assert err.value.findings == errors
 
 
+def test_plain_json_reads_plain_values_and_nothing_else():
+    # The guards' one-pass reading (issue 42): the same JSON values as json.dumps writes, or
+    # None, and the guard takes the json.dumps path.
+    from toolcheck import _toolcheck
+
+    class Key(str):
+        pass
+
+    plain = [
+        CLEAN,
+        {"a": [1, -2, 2**63, 1.5, 1e300, -0.0, True, False, None, "é\n\"\x00 😀"], Key("k"): (1, [2])},
+        [],
+        {},
+    ]
+    for value in plain:
+        text = _toolcheck.plain_json(value)
+        assert isinstance(text, bytes)
+        assert json.loads(text) == json.loads(json.dumps(value))
+    deep: list = []
+    for _ in range(300):
+        deep = [deep]
+    for value in ({1: "int key"}, [float("nan")], [float("inf")], {"b": b"x"}, [2**64], {"s": "\ud800"}, [object()], deep):
+        assert _toolcheck.plain_json(value) is None, value
+
+
+def test_a_history_read_off_the_objects_is_checked_as_its_json():
+    # NaN is no JSON: json.dumps writes it, and the guard reports that text as it always did.
+    from toolcheck.guard import relevant_findings
+
+    nan = copy.deepcopy(EMPTY_ARGS)
+    nan["messages"][-1]["content"] = float("nan")
+    found = relevant_findings(toolcheck.lint(nan, target="openai"), "openai", True)
+    assert found
+    with pytest.raises(ToolHistoryError) as err:
+        toolcheck.guard(nan, provider="openai", everything=True)
+    assert err.value.findings == found
+    for history in (ORPHAN_AT_HEAD, TRUNCATED, DOUBLE_ENCODED_SCHEMA):
+        with pytest.raises(ToolHistoryError) as err:
+            toolcheck.guard(history, provider="openai")
+        assert err.value.findings == [f for f in toolcheck.lint(history, target="openai") if f.severity == "error"]
+
+
 def test_bad_mode():
     with pytest.raises(ValueError, match="guard mode"):
         toolcheck.guard(CLEAN, mode="fix")

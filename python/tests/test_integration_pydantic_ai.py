@@ -159,6 +159,32 @@ def test_the_processor_returns_its_own_list_when_nothing_changes() -> None:
     assert processor(None, messages) is messages  # type: ignore[arg-type]
 
 
+def test_a_clean_history_is_read_in_one_pass(monkeypatch: Any) -> None:
+    # A clean history is linted from Pydantic's JSON bytes: never dumped to Python values
+    # (issue 42); one with findings still is, and is reported as before.
+    from toolcheck.integrations import pydantic_ai as integration
+
+    dumps: List[int] = []
+    original = integration.ModelMessagesTypeAdapter.dump_python
+
+    class Counting:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(original.__self__, name)
+
+        def dump_python(self, *args: Any, **kwargs: Any) -> Any:
+            dumps.append(1)
+            return original(*args, **kwargs)
+
+    monkeypatch.setattr(integration, "ModelMessagesTypeAdapter", Counting())
+    processor = toolcheck_history_processor(provider="anthropic")
+    messages = list(CLEAN)
+    assert processor(None, messages) is messages  # type: ignore[arg-type]
+    assert dumps == []
+    with pytest.raises(ToolHistoryError):
+        toolcheck_history_processor(provider="openai", everything=True, tools=[SEARCH])(None, EMPTY_ARGS)  # type: ignore[arg-type]
+    assert dumps == [1]
+
+
 def test_pydantic_ai_drops_an_orphaned_return_at_the_head_of_its_own_history() -> None:
     # Pydantic AI removes orphaned returns itself before the processors run, and again after
     # them: a window cut is the case the guard sees; this pins that behaviour of the version.

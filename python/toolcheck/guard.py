@@ -11,9 +11,9 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable, Iterable, List, Optional, Sequence, Union
 
-from . import Finding, FixResult, fix, lint
+from . import Finding, FixResult, _toolcheck, fix, lint
 
-__all__ = ["guard", "ToolHistoryError", "relevant_findings"]
+__all__ = ["guard", "ToolHistoryError", "relevant_findings", "is_clean"]
 
 log = logging.getLogger("toolcheck")
 
@@ -76,6 +76,23 @@ def _to_json(messages: Any) -> "tuple[Any, Optional[Callable[[Any], Any]]]":
     return messages, None
 
 
+def is_clean(
+    text: Union[str, bytes],
+    *,
+    provider: Optional[str] = None,
+    everything: bool = False,
+    format: str = "auto",
+    tools: Any = None,
+    select: Union[None, str, Iterable[str]] = None,
+    ignore: Union[None, str, Iterable[str]] = None,
+) -> bool:
+    """Whether :func:`guard` would let a history (as JSON text) through untouched: nothing
+    ``provider`` rejects. For integrations that hold the history as serialised bytes already
+    (Pydantic's ``dump_json``): only a history with findings needs the Python objects."""
+    found = lint(text, format=format, tools=tools, target=provider, select=select, ignore=ignore)
+    return not relevant_findings(found, provider, everything)
+
+
 def guard(
     messages: Any,
     *,
@@ -109,6 +126,12 @@ def guard(
         raise ValueError(f"unknown guard mode {mode!r}; expected one of {', '.join(MODES)}")
     data, back = _to_json(messages)
     options = dict(format=format, tools=tools, target=provider, select=select, ignore=ignore)
+    # The usual case, a clean history, read off the objects in one pass (`json.dumps` cost as
+    # much as the lint). The same JSON values whatever their layout, so the same findings:
+    # a history with any is linted again below, so that they are placed as they always were.
+    text = _toolcheck.plain_json(data) if isinstance(data, (dict, list)) else None
+    if text is not None and is_clean(text, provider=provider, everything=everything, format=format, tools=tools, select=select, ignore=ignore):
+        return messages
     found = relevant_findings(lint(data, **options), provider, everything)
     if not found:
         return messages

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable, Optional
 
-from ..guard import MODES, guard
+from ..guard import MODES, guard, is_clean
 
 __all__ = ["require", "GuardSettings"]
 
@@ -56,6 +56,18 @@ class GuardSettings:
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"unknown guard mode {self.mode!r}; expected one of {', '.join(MODES)}")
+
+    def is_clean(self, text: Any, *, format: str = "auto", provider: Optional[str] = None, tools: Any = None) -> bool:
+        """:func:`toolcheck.guard.is_clean` with these settings, as :meth:`guard` passes them."""
+        return is_clean(
+            text,
+            provider=self.provider if self.provider is not None else provider,
+            everything=self.everything,
+            format=format,
+            tools=self.tools if self.tools is not None else tools,
+            select=self.select,
+            ignore=self.ignore,
+        )
 
     def guard(self, history: Any, *, format: str = "auto", provider: Optional[str] = None, tools: Any = None) -> Any:
         """:func:`toolcheck.guard` with these settings; ``provider`` and ``tools`` stand in

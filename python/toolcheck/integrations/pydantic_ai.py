@@ -21,8 +21,10 @@ Needs ``pip install 'toolcheck-lint[pydantic-ai]'``.
 
 from __future__ import annotations
 
+
 from typing import Any, Callable, Dict, List, Optional
 
+from .. import _toolcheck
 from . import GuardSettings, require
 
 require("pydantic_ai", "pydantic-ai")
@@ -45,6 +47,38 @@ PROVIDERS: Dict[str, str] = {
     "deepseek": "deepseek",
     "moonshotai": "moonshot",
 }
+
+
+# What toolcheck's `pydantic-ai` reader reads of a part besides its `part_kind`
+# (crates/core/src/formats/pydantic_ai.rs); a part has those its class has.
+_READ = ("tool_name", "args", "tool_call_id", "content", "outcome")
+_MISSING = object()
+
+
+def _read(messages: List[ModelMessage]) -> Optional[bytes]:
+    """The history as ``dump_json`` writes it, reduced to what toolcheck reads: each message's
+    ``kind`` and each part's ``part_kind`` and :data:`_READ` fields, in the same places. ``None``
+    when a message is not a request or response, or a value is not plain JSON (bytes, a file,
+    a date, NaN): the caller dumps such a history whole."""
+    out = []
+    for message in messages:
+        kind = getattr(message, "kind", None)
+        parts = getattr(message, "parts", None)
+        if kind not in ("request", "response") or not isinstance(parts, (list, tuple)):
+            return None
+        read = []
+        for part in parts:
+            part_kind = getattr(part, "part_kind", None)
+            if not isinstance(part_kind, str):
+                return None
+            fields = {"part_kind": part_kind}
+            for name in _READ:
+                value = getattr(part, name, _MISSING)
+                if value is not _MISSING:
+                    fields[name] = value
+            read.append(fields)
+        out.append({"kind": kind, "parts": read})
+    return _toolcheck.plain_json(out)
 
 
 def toolcheck_history_processor(
@@ -76,10 +110,17 @@ def toolcheck_history_processor(
 
     def toolcheck_guard(ctx: RunContext[Any], messages: List[ModelMessage]) -> List[ModelMessage]:
         system = getattr(getattr(ctx, "model", None), "system", None)
+        provider = PROVIDERS.get(system) if isinstance(system, str) else None
+        # The usual case, a clean history, without Pydantic's serialiser (most of the cost):
+        # what toolcheck reads of each part, read off the objects. Only a history with
+        # findings (or values that are not plain JSON) is dumped, and reported or repaired as
+        # before. Warnings (`everything`) may come from what the reading leaves out.
+        if not settings.everything:
+            text = _read(messages)
+            if text is not None and settings.is_clean(text, format="pydantic-ai", provider=provider):
+                return messages
         dumped = ModelMessagesTypeAdapter.dump_python(messages, mode="json")
-        guarded = settings.guard(
-            dumped, format="pydantic-ai", provider=PROVIDERS.get(system) if isinstance(system, str) else None
-        )
+        guarded = settings.guard(dumped, format="pydantic-ai", provider=provider)
         if guarded is dumped:
             return messages
         return ModelMessagesTypeAdapter.validate_python(guarded)

@@ -1,0 +1,103 @@
+//! Python values as JSON text, read off the objects: what the guards lint to tell a clean
+//! history in one pass (issue 42), where `json.dumps` cost as much as the lint. Only plain
+//! JSON is written: dicts with `str` keys, lists and tuples, `str`, `int`, finite `float`,
+//! `bool` and `None`. Anything else (another key type, NaN, a date, bytes, a nesting deeper
+//! than any history, a string with a lone surrogate) gives `None`, and the caller takes the
+//! `json.dumps` path it always took, so no value is ever read differently.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+
+/// Deeper than this is no history (and may be a cycle): `None`.
+const DEPTH: usize = 200;
+
+/// `obj` as compact JSON bytes, or `None` when it is not plain JSON.
+#[pyfunction]
+pub fn plain_json(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Option<Py<PyBytes>>> {
+    let mut out = Vec::with_capacity(4096);
+    Ok(write(obj, &mut out, 0).then(|| PyBytes::new(py, &out).unbind()))
+}
+
+fn write(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>, depth: usize) -> bool {
+    if depth > DEPTH {
+        return false;
+    }
+    if obj.is_none() {
+        out.extend_from_slice(b"null");
+        return true;
+    }
+    if let Ok(s) = obj.downcast::<PyString>() {
+        return s
+            .to_cow()
+            .is_ok_and(|s| serde_json::to_writer(&mut *out, s.as_ref()).is_ok());
+    }
+    // `bool` before `int`, which it subclasses.
+    if let Ok(b) = obj.downcast::<PyBool>() {
+        out.extend_from_slice(if b.is_true() { b"true" } else { b"false" });
+        return true;
+    }
+    if obj.downcast::<PyInt>().is_ok() {
+        let digits = match obj.extract::<i64>() {
+            Ok(n) => n.to_string(),
+            Err(_) => match obj.extract::<u64>() {
+                Ok(n) => n.to_string(),
+                // Wider than 64 bits: rare enough for the `json.dumps` path.
+                Err(_) => return false,
+            },
+        };
+        out.extend_from_slice(digits.as_bytes());
+        return true;
+    }
+    if let Ok(f) = obj.downcast::<PyFloat>() {
+        let f = f.value();
+        return f.is_finite() && serde_json::to_writer(&mut *out, &f).is_ok();
+    }
+    if let Ok(dict) = obj.downcast::<PyDict>() {
+        out.push(b'{');
+        for (i, (key, value)) in dict.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            let Ok(key) = key.downcast::<PyString>() else {
+                return false;
+            };
+            if !key
+                .to_cow()
+                .is_ok_and(|k| serde_json::to_writer(&mut *out, k.as_ref()).is_ok())
+            {
+                return false;
+            }
+            out.push(b':');
+            if !write(&value, out, depth + 1) {
+                return false;
+            }
+        }
+        out.push(b'}');
+        return true;
+    }
+    if let Ok(list) = obj.downcast::<PyList>() {
+        return write_items(list.iter(), out, depth);
+    }
+    if let Ok(tuple) = obj.downcast::<PyTuple>() {
+        return write_items(tuple.iter(), out, depth);
+    }
+    false
+}
+
+fn write_items<'py>(
+    items: impl Iterator<Item = Bound<'py, PyAny>>,
+    out: &mut Vec<u8>,
+    depth: usize,
+) -> bool {
+    out.push(b'[');
+    for (i, item) in items.enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        if !write(&item, out, depth + 1) {
+            return false;
+        }
+    }
+    out.push(b']');
+    true
+}
