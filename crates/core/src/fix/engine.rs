@@ -354,10 +354,11 @@ fn replace_report(report: &mut FileReport, next: FileReport, original: &mut Opti
 type Fingerprint = (usize, u64);
 
 fn fingerprint(text: &str) -> Fingerprint {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    text.hash(&mut hasher);
-    (text.len(), hasher.finish())
+    // foldhash, not SipHash: each round hashes the whole text, and SipHash's flood
+    // resistance buys nothing against a text compared only with its own earlier rounds.
+    use std::hash::BuildHasher;
+    let hash = foldhash::quality::FixedState::with_seed(0).hash_one(text);
+    (text.len(), hash)
 }
 
 /// What identifies a fix across rounds, whose byte offsets move: its rule and message.
