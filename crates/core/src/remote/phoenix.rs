@@ -78,6 +78,12 @@ fn read_url(url: &str) -> Result<Project, String> {
     if host.is_empty() {
         return Err(format!("no host: {usage}"));
     }
+    // A password in the URL would be shown in every message that names the server.
+    if host.contains('@') {
+        return Err(
+            "the URL holds credentials: give the API key in PHOENIX_API_KEY instead".to_string(),
+        );
+    }
     let path = format!("/{path}");
     let Some(at) = path.rfind("/projects/") else {
         return Err(usage.to_string());
@@ -286,6 +292,12 @@ mod tests {
     }
 
     #[test]
+    fn an_ipv6_host_is_kept_as_written() {
+        let p = read_url("phoenix+http://[::1]:6006/projects/default").expect("a URL");
+        assert_eq!(p.base, "http://[::1]:6006");
+    }
+
+    #[test]
     fn a_project_name_is_escaped_once_and_the_page_size_kept() {
         let p =
             read_url("phoenix+http://127.0.0.1:6006/projects/my%20agent?limit=2").expect("a URL");
@@ -302,6 +314,10 @@ mod tests {
             ("phoenix+http://127.0.0.1:6006", "name a project"),
             ("phoenix+http://127.0.0.1:6006/projects/", "name a project"),
             ("phoenix+http:///projects/p", "no host"),
+            (
+                "phoenix+https://me:secret@h/projects/p",
+                "PHOENIX_API_KEY instead",
+            ),
             (
                 "phoenix+http://h/projects/p?start=2026-01-01",
                 "`start` is not a filter",
