@@ -219,6 +219,20 @@ fn fix_refuses_a_server_and_tools_extract_reads_one() {
     let exported = run(&["tools", "extract", FIXTURE], None);
     assert_eq!(served.code, 0, "{}", served.transcript());
     assert_eq!(served.stdout, exported.stdout);
+    let missing = run(
+        &[
+            "tools",
+            "extract",
+            &format!("phoenix+{base}/projects/other"),
+        ],
+        None,
+    );
+    assert_eq!(missing.code, 2, "{}", missing.transcript());
+    assert!(
+        missing.stderr.contains("Phoenix has no project `other`"),
+        "{}",
+        missing.stderr
+    );
 }
 
 /// The size limit bounds what is fetched: over it, the input is not checked, and says so.

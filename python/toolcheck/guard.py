@@ -87,8 +87,8 @@ def is_clean(
     ignore: Union[None, str, Iterable[str]] = None,
 ) -> bool:
     """Whether :func:`guard` would let a history (as JSON text) through untouched: nothing
-    ``provider`` rejects. For integrations that hold the history as serialised bytes already
-    (Pydantic's ``dump_json``): only a history with findings needs the Python objects."""
+    ``provider`` rejects. The guards' one-pass check of text read off the objects
+    (``_toolcheck.plain_json``): only a history with findings is serialised and linted again."""
     found = lint(text, format=format, tools=tools, target=provider, select=select, ignore=ignore)
     return not relevant_findings(found, provider, everything)
 

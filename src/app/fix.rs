@@ -16,7 +16,7 @@ use crate::report::{self, FullRenderer, OutputFormat, Totals};
 use crate::rules::UnpairedFix;
 
 use super::output::{output_error, print, terminal_width, use_color};
-use super::prepare::{diagnostics_of, open_input, prepare, source_name, unused_suppressions, Run};
+use super::prepare::{diagnostics_of, prepare, source_name, unused_suppressions, Run};
 use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS};
 
 /// How `fix` (or `lint --fix`) runs.
@@ -120,7 +120,7 @@ pub(super) fn fix_command(common: &CommonArgs, mode: &FixMode) -> u8 {
     let results: Vec<Result<Fixing<'_>, crate::input::Error>> = inputs
         .par_iter()
         .map(|(input, settings)| {
-            let opened = open_input(input, stdin.as_ref(), settings.limit)?;
+            let opened = crate::input::open_input(input, stdin.as_ref(), settings.limit)?;
             let name = source_name(input);
             crate::input::fix_or_stream(
                 opened,

@@ -16,7 +16,7 @@ use crate::report::{self, FullRenderer, OutputFormat, Totals};
 use crate::settings::Settings;
 
 use super::output::{output_error, print, terminal_width, use_color};
-use super::prepare::{diagnostics_of, open_input, prepare, source_name, unused_suppressions, Run};
+use super::prepare::{diagnostics_of, prepare, source_name, unused_suppressions, Run};
 use super::{EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS};
 
 /// One file's outcome with its findings placed, and rendered where the full report needs it.
@@ -132,7 +132,7 @@ fn lint_inputs(
     let results = inputs
         .par_iter()
         .map(|(input, settings)| {
-            let opened = open_input(input, stdin, settings.limit)?;
+            let opened = crate::input::open_input(input, stdin, settings.limit)?;
             let place = |source: &crate::source::SourceFile, findings| {
                 diagnostics_of(source, findings, settings)
             };

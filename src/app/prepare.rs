@@ -175,15 +175,6 @@ pub(super) fn prepare(
     })
 }
 
-/// Opens a discovered input (see [`crate::input::open`]).
-pub(super) fn open_input<'a>(
-    input: &'a Input,
-    stdin: Option<&Loaded>,
-    limit: u64,
-) -> Result<crate::input::Opened<'a>, crate::input::Error> {
-    crate::input::open_input(input, stdin, limit)
-}
-
 pub(super) fn source_name(input: &Input) -> SourceName {
     SourceName {
         name: input.name.clone(),

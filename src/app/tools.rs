@@ -52,12 +52,11 @@ fn extract_command(args: &ToolsExtractArgs) -> u8 {
         .inputs
         .par_iter()
         .filter_map(|input| {
+            // An input that cannot be opened says why, as one that cannot be read does.
             let opened =
                 match crate::input::open_input(input, None, crate::read::DEFAULT_MAX_FILE_SIZE) {
                     Ok(opened) => opened,
-                    // A server that cannot be read says so; a file's error is its lint's.
-                    Err(e) if input.remote => return Some(e.to_string()),
-                    Err(_) => return None,
+                    Err(e) => return Some(e.to_string()),
                 };
             let name = SourceName {
                 name: input.name.clone(),

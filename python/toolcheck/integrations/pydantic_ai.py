@@ -21,7 +21,6 @@ Needs ``pip install 'toolcheck-lint[pydantic-ai]'``.
 
 from __future__ import annotations
 
-
 from typing import Any, Callable, Dict, List, Optional
 
 from .. import _toolcheck

@@ -228,11 +228,6 @@ fn messages(attrs: &[Attr<'_>]) -> (Vec<Message>, Vec<Message>) {
     (input, output)
 }
 
-/// Whether a span is one of Logfire's legacy LLM spans (`logfire.instrument_openai(version=1)`,
-/// `instrument_anthropic(version=1)`, logfire 5.x `integrations/llm_providers/`): the
-/// request's `create` arguments as JSON in `request_data` (`{messages, model, tools}`; the
-/// default version 2 keeps only `{model}` there), the reply in `response_data` (`{message,
-/// usage}` for OpenAI, the message itself for Anthropic).
 /// A content block of text only (`{"type": "text", "text": …}`).
 fn is_text_block(block: &Json) -> bool {
     block.get("type").and_then(Json::as_str) == Some("text")
@@ -256,6 +251,11 @@ fn thread_of(span: &otlp::Span<'_>) -> Option<String> {
     threaded.then(|| format!("{}/{}", span.trace_id().unwrap_or_default(), span.parent_id().unwrap_or_default()))
 }
 
+/// Whether a span is one of Logfire's legacy LLM spans (`logfire.instrument_openai(version=1)`,
+/// `instrument_anthropic(version=1)`, logfire 5.x `integrations/llm_providers/`): the
+/// request's `create` arguments as JSON in `request_data` (`{messages, model, tools}`; the
+/// default version 2 keeps only `{model}` there), the reply in `response_data` (`{message,
+/// usage}` for OpenAI, the message itself for Anthropic).
 fn is_logfire(attrs: &[Attr<'_>]) -> bool {
     otlp::attr_str(attrs, "request_data").is_some_and(|text| text.contains("\"messages\""))
 }

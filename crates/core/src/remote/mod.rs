@@ -32,11 +32,7 @@ pub trait Remote: Send + Sync {
 /// Every kind of server toolcheck reads: one line each.
 pub const KINDS: &[Kind] = &[phoenix::KIND];
 
-/// Whether `arg` is in a scheme some server kind claims (it is then never a path).
-pub fn claims(arg: &str) -> bool {
-    kind_of(arg).is_some()
-}
-
+/// The kind of server whose scheme `arg` is in (it is then never a path).
 fn kind_of(arg: &str) -> Option<&'static Kind> {
     KINDS.iter().find(|kind| {
         kind.schemes.iter().any(|scheme| {
@@ -57,15 +53,15 @@ mod tests {
 
     #[test]
     fn schemes_are_claimed_whatever_their_case_and_paths_never() {
-        assert!(claims("phoenix+http://127.0.0.1:6006/projects/default"));
-        assert!(claims("PHOENIX+HTTPS://example.com/projects/p"));
+        assert!(kind_of("phoenix+http://127.0.0.1:6006/projects/default").is_some());
+        assert!(kind_of("PHOENIX+HTTPS://example.com/projects/p").is_some());
         for path in [
             "phoenix",
             "phoenix+ftp://x",
             "http://127.0.0.1:6006",
             "./phoenix+http:",
         ] {
-            assert!(!claims(path), "{path}");
+            assert!(kind_of(path).is_none(), "{path}");
         }
     }
 
