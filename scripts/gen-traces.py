@@ -275,18 +275,12 @@ def main():
         from opentelemetry.instrumentation.anthropic import AnthropicInstrumentor as OpenAIInstrumentor
     if which == "anthropic-sdk":
         anthropic_tool_runner(port, provider, scenario)
-        provider.shutdown()
-        if console is not None:
-            console.close()
-        return
+        return finish(provider, console)
     if which not in ("logfire", "agent"):
         OpenAIInstrumentor().instrument()
     if which == "traceloop-anthropic":
         rejected_anthropic_call(port)
-        provider.shutdown()
-        if console is not None:
-            console.close()
-        return
+        return finish(provider, console)
 
     import openai
 
@@ -301,10 +295,7 @@ def main():
     messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Weather in Paris and Berlin?"}]
     if which == "agent":
         run_agent(client, messages, tools)
-        provider.shutdown()
-        if console is not None:
-            console.close()
-        return
+        return finish(provider, console)
     try:
         first = client.chat.completions.create(model="gpt-4o-mini", messages=messages, tools=tools)
     except openai.BadRequestError:
@@ -329,6 +320,13 @@ def main():
         provider.shutdown()
     if logs is not None:
         logs.shutdown()
+    if console is not None:
+        console.close()
+
+
+def finish(provider, console):
+    """Exports what the tracer provider holds and closes the console file, if any."""
+    provider.shutdown()
     if console is not None:
         console.close()
 
