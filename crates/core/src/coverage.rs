@@ -13,6 +13,7 @@
 // foldhash: these maps key on ids and offsets a run compares itself; SipHash's
 // flood resistance buys nothing there and costs a few percent of a lint.
 use foldhash::HashSet;
+use std::cmp::Ordering;
 
 use crate::tree::{Map, Value};
 
@@ -108,9 +109,10 @@ pub fn unread(docs: &[Doc<'_>], conversations: &[Conversation]) -> Vec<Structure
         }
         // Left out on purpose: what is inside is accounted for, not unread.
         for loc in &conv.excluded {
-            seen.read.insert((loc.base, loc.pointer.as_str()));
+            seen.read.push((loc.base, loc.pointer.as_str()));
         }
     }
+    seen.seal();
     let mut found = Vec::new();
     // One pointer buffer for the whole walk: structures are judged as they are met, and
     // only an unread one is copied out.
@@ -136,39 +138,63 @@ pub fn drawn_on<'d>(docs: &[Doc<'d>], conversations: &[Conversation]) -> Vec<Doc
         .collect()
 }
 
-/// What the conversations read: every read node, every node above one (a structure around
-/// a read node counts as read), and the ids of read calls and results. Looked up by pointer
-/// prefix, so the guard stays linear in the document.
+/// What the conversations read: every read node (so every node above one, as a structure
+/// around a read node counts as read), and the ids of read calls and results. Two sorted
+/// lists rather than hash sets of every pointer and its prefixes: a third of the memory, and
+/// a prefix is a binary search, so the guard stays O(n log n) in the document.
 #[derive(Default)]
 struct Seen<'c> {
-    read: HashSet<(usize, &'c str)>,
-    around: HashSet<(usize, &'c str)>,
-    ids: HashSet<&'c str>,
+    read: Vec<(usize, &'c str)>,
+    ids: Vec<&'c str>,
 }
 
 impl<'c> Seen<'c> {
     fn add(&mut self, loc: &'c Loc, id: Option<&'c str>) {
-        let p = loc.pointer.as_str();
-        self.read.insert((loc.base, p));
-        for (i, _) in p.match_indices('/').skip(1) {
-            self.around
-                .insert((loc.base, p.get(..i).unwrap_or_default()));
-        }
+        self.read.push((loc.base, loc.pointer.as_str()));
         self.ids.extend(id);
+    }
+
+    /// Sorts the lists for lookups: called once, after the last `add`.
+    fn seal(&mut self) {
+        self.read.sort_unstable();
+        self.read.dedup();
+        self.ids.sort_unstable();
+        self.ids.dedup();
+    }
+
+    fn was_read(&self, base: usize, pointer: &str) -> bool {
+        self.read.binary_search(&(base, pointer)).is_ok()
+    }
+
+    /// Whether a read node lies strictly below `pointer`: the first read pointer not less
+    /// than `pointer + "/"` starts with it, as the sorted list keeps a subtree's pointers
+    /// together. Never for the document itself: reading one node of a record does not read
+    /// the record's own structure.
+    fn read_below(&self, base: usize, pointer: &str) -> bool {
+        if pointer.is_empty() {
+            return false;
+        }
+        let at = self
+            .read
+            .partition_point(|&(b, p)| (b, cmp_to_child(p, pointer)) < (base, Ordering::Equal));
+        self.read.get(at).is_some_and(|&(b, p)| {
+            b == base
+                && p.strip_prefix(pointer)
+                    .is_some_and(|rest| rest.starts_with('/'))
+        })
     }
 
     /// Whether the structure at `pointer` (carrying `id`) was read.
     fn covers(&self, base: usize, pointer: &str, id: Option<&str>) -> bool {
-        let at_or_around =
-            self.read.contains(&(base, pointer)) || self.around.contains(&(base, pointer));
+        let at_or_around = self.was_read(base, pointer) || self.read_below(base, pointer);
         // Inside a read node: one of the structure's own ancestors was read.
         let inside = || {
-            pointer.match_indices('/').skip(1).any(|(i, _)| {
-                self.read
-                    .contains(&(base, pointer.get(..i).unwrap_or_default()))
-            })
+            pointer
+                .match_indices('/')
+                .skip(1)
+                .any(|(i, _)| self.was_read(base, pointer.get(..i).unwrap_or_default()))
         };
-        let by_id = id.is_some_and(|id| self.ids.contains(id));
+        let by_id = id.is_some_and(|id| self.ids.binary_search(&id).is_ok());
         at_or_around || by_id || inside()
     }
 
@@ -188,6 +214,19 @@ impl<'c> Seen<'c> {
                 id: id.map(str::to_string),
             });
         }
+    }
+}
+
+/// How `p` orders against `parent + "/"`, without building that string.
+fn cmp_to_child(p: &str, parent: &str) -> Ordering {
+    let (p, parent) = (p.as_bytes(), parent.as_bytes());
+    match p.get(..parent.len()) {
+        Some(head) => head.cmp(parent).then_with(|| {
+            p.get(parent.len()..)
+                .unwrap_or_default()
+                .cmp(b"/".as_slice())
+        }),
+        None => p.cmp(parent).then(Ordering::Less),
     }
 }
 
@@ -292,7 +331,9 @@ mod tests {
     fn structures(v: &Value) -> Vec<(String, &'static str)> {
         let mut out = Vec::new();
         scan(v, 0, &mut String::new(), &Seen::default(), &mut out);
-        out.into_iter().map(|s| (s.loc.pointer, s.kind)).collect()
+        out.into_iter()
+            .map(|s| (s.loc.pointer.to_string(), s.kind))
+            .collect()
     }
 
     #[test]
@@ -321,5 +362,53 @@ mod tests {
                 ("/messages/5/content/0/toolResult".to_string(), "toolResult"),
             ]
         );
+    }
+
+    /// The plain definition the sorted lists answer by binary search: read, around a read
+    /// node (not the document itself), inside one, or carrying a read id.
+    fn covers_by_definition(
+        read: &[(usize, String)],
+        ids: &[String],
+        base: usize,
+        p: &str,
+    ) -> bool {
+        let at = read.iter().any(|(b, r)| *b == base && r == p);
+        let around = !p.is_empty()
+            && read
+                .iter()
+                .any(|(b, r)| *b == base && r.strip_prefix(p).is_some_and(|t| t.starts_with('/')));
+        let inside = read.iter().any(|(b, r)| {
+            *b == base
+                && !r.is_empty()
+                && p.strip_prefix(r.as_str())
+                    .is_some_and(|t| t.starts_with('/'))
+        });
+        let by_id = ids.iter().any(|i| i == p);
+        at || around || inside || by_id
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn seen_agrees_with_its_definition(
+            read in proptest::collection::vec((0usize..2, "(/[ab0-9~.-]{0,2}){0,4}"), 0..12),
+            ids in proptest::collection::vec("[ab]{1,2}", 0..3),
+            probes in proptest::collection::vec((0usize..2, "(/[ab0-9~.-]{0,2}){0,4}"), 1..12),
+        ) {
+            let locs: Vec<Loc> = read.iter().map(|(b, p)| Loc::new(*b, p)).collect();
+            let mut seen = Seen::default();
+            for (i, loc) in locs.iter().enumerate() {
+                seen.add(loc, ids.get(i).map(String::as_str));
+            }
+            seen.seal();
+            let given: Vec<String> = ids.iter().take(locs.len()).cloned().collect();
+            for (base, p) in &probes {
+                // A probe is also tried as an id: `covers` takes the structure's id.
+                proptest::prop_assert_eq!(
+                    seen.covers(*base, p, Some(p)),
+                    covers_by_definition(&read, &given, *base, p),
+                    "probe {:?} at {}", p, base
+                );
+            }
+        }
     }
 }

@@ -104,7 +104,7 @@ impl Placed {
             Anchor::Node(loc) => {
                 let (start, end) =
                     locate(&source.text, loc.base, &loc.pointer).unwrap_or((loc.base, loc.base));
-                (start, end, loc.pointer.clone())
+                (start, end, loc.pointer.to_string())
             }
         };
         // Every output slices or counts characters from these: keep them on char boundaries.

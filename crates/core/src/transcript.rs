@@ -17,31 +17,36 @@ mod origin;
 pub use origin::{span_at, Origin, SpanRef};
 
 mod reasoning;
+use compact_str::CompactString;
+
 pub use reasoning::{
     AfterReasoning, Follower, ReasoningItem, ReasoningKind, ReasoningShapes, StoredItems,
 };
 
 /// Where a node lives: the JSON document that starts at byte `base` of the file (the whole
 /// file for JSON, one line for JSONL) and the pointer inside that document.
+///
+/// A transcript keeps a pointer per call, result, turn and message, so the pointer is a
+/// `CompactString`: up to 24 bytes (a message's `/messages/1234`, a session line's
+/// `/message/content/0`) live inline, with no allocation of their own.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Loc {
     pub base: usize,
-    pub pointer: String,
+    pub pointer: CompactString,
 }
 
 impl Loc {
-    pub fn new(base: usize, pointer: impl Into<String>) -> Self {
+    pub fn new(base: usize, pointer: impl AsRef<str>) -> Self {
         Loc {
             base,
-            pointer: pointer.into(),
+            pointer: CompactString::new(pointer),
         }
     }
 
     /// The location of a child of this node.
     pub fn child(&self, token: impl crate::pointer::Token) -> Loc {
-        // Exactly the room it needs: a transcript keeps a pointer per call, result and turn,
-        // and room to spare was a fifth of each.
-        let mut pointer = String::with_capacity(self.pointer.len() + 1 + token.len_hint());
+        // Exactly the room it needs: room to spare was a fifth of each pointer.
+        let mut pointer = CompactString::with_capacity(self.pointer.len() + 1 + token.len_hint());
         pointer.push_str(&self.pointer);
         crate::pointer::push_token(&mut pointer, &token);
         Loc {
@@ -294,8 +299,9 @@ pub enum CallKind {
 pub enum Arguments {
     /// JSON text inside a string (OpenAI `arguments`).
     Encoded(String),
-    /// A structured value (Anthropic `input`, Gemini `args`).
-    Value(Json),
+    /// A structured value (Anthropic `input`, Gemini `args`), boxed: inline it would make
+    /// every item of a transcript three times the size of a text.
+    Value(Box<Json>),
     /// The field is missing where the format requires it.
     Absent,
 }
@@ -317,10 +323,14 @@ pub enum ParsedArgs {
 }
 
 impl Arguments {
+    pub fn value(v: Json) -> Self {
+        Arguments::Value(Box::new(v))
+    }
+
     pub fn parse(&self) -> ParsedArgs {
         match self {
             Arguments::Absent => ParsedArgs::Empty,
-            Arguments::Value(v) => classify(v.clone()),
+            Arguments::Value(v) => classify(Json::clone(v)),
             Arguments::Encoded(s) if s.trim().is_empty() => ParsedArgs::Empty,
             Arguments::Encoded(s) => match crate::json::parse_value(s) {
                 Ok(v) => classify(v),
@@ -725,7 +735,7 @@ mod tests {
             ParsedArgs::NotObject(json!("{\"a\":1}"))
         );
         assert_eq!(
-            Arguments::Value(json!([1])).parse(),
+            Arguments::value(json!([1])).parse(),
             ParsedArgs::NotObject(json!([1]))
         );
     }

@@ -382,8 +382,8 @@ fn read_old_query(query: &Tree, qloc: Loc) -> Conversation {
         for (k, tool_use) in uses.iter().enumerate() {
             let loc = qloc.child("expected_tool_use").child(k);
             let (arguments, args_loc) = match tool_use.get("tool_input") {
-                Some(input) => (Arguments::Value(input.to_serde()), loc.child("tool_input")),
-                None => (Arguments::Value(json!({})), loc.clone()),
+                Some(input) => (Arguments::value(input.to_serde()), loc.child("tool_input")),
+                None => (Arguments::value(json!({})), loc.clone()),
             };
             let call = ToolCall {
                 id: None,

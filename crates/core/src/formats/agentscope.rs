@@ -363,7 +363,7 @@ fn read_call(block: &Tree, loc: Loc, message: &Loc) -> ToolCall {
         (Some((key, text)), _) => (Arguments::Encoded(text.to_string()), loc.child(key)),
         (None, Some(Tree::String(s))) => (Arguments::Encoded(s.to_string()), loc.child("input")),
         (None, Some(Tree::Null)) | (None, None) => (Arguments::Absent, loc.clone()),
-        (None, Some(other)) => (Arguments::Value(other.to_serde()), loc.child("input")),
+        (None, Some(other)) => (Arguments::value(other.to_serde()), loc.child("input")),
     };
     ToolCall {
         key: pairing_key(id.as_deref(), &loc),

@@ -179,7 +179,7 @@ fn block_item(block: &Tree, loc: Loc, mloc: &Loc) -> Item {
                 },
                 arguments: match input {
                     None => Arguments::Absent,
-                    Some(v) => Arguments::Value(v.to_serde()),
+                    Some(v) => Arguments::value(v.to_serde()),
                 },
                 args_loc: if input.is_some() {
                     loc.child("input")

@@ -106,7 +106,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
                     .unwrap_or_default()
                     .to_string(),
                 kind: CallKind::Function,
-                arguments: args.map_or(Arguments::Absent, |a| Arguments::Value(a.to_serde())),
+                arguments: args.map_or(Arguments::Absent, |a| Arguments::value(a.to_serde())),
                 args_loc: if args.is_some() {
                     loc.child("arguments")
                 } else {

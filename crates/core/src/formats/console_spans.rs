@@ -88,7 +88,7 @@ mod tests {
             ["gen_ai.input.messages", "gen_ai.response.finish_reasons"]
         );
         assert_eq!(
-            one.attrs.first().map(|a| a.inner().pointer),
+            one.attrs.first().map(|a| a.inner().pointer.to_string()),
             Some("/attributes/gen_ai.input.messages".to_string())
         );
         // Phoenix REST spans (`span_kind`) and OTLP spans are not printed spans.

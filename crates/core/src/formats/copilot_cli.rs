@@ -333,7 +333,7 @@ fn tool_call(request: &Tree, loc: Loc, at: &Loc) -> ToolCall {
     let id = str_at(request, "toolCallId").map(str::to_string);
     let (arguments, args_loc) = match request.get("arguments") {
         Some(Tree::String(text)) => (Arguments::Encoded(text.to_string()), loc.child("arguments")),
-        Some(args) => (Arguments::Value(args.to_serde()), loc.child("arguments")),
+        Some(args) => (Arguments::value(args.to_serde()), loc.child("arguments")),
         None => (Arguments::Absent, loc.clone()),
     };
     let kind = match str_at(request, "type") {
@@ -415,7 +415,7 @@ mod tests {
             [
                 (
                     "a",
-                    &Arguments::Value(serde_json::json!({"path": "x"})),
+                    &Arguments::value(serde_json::json!({"path": "x"})),
                     CallKind::Function
                 ),
                 (

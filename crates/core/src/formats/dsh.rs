@@ -387,7 +387,7 @@ fn tool_call(block: &Tree, loc: Loc, mloc: &Loc) -> ToolCall {
     let id = str_at(block, "id").map(str::to_string);
     let (arguments, args_loc) = match block.get("arguments") {
         Some(Tree::String(s)) => (Arguments::Encoded(s.as_str().to_string()), loc.child("arguments")),
-        Some(other) => (Arguments::Value(other.to_serde()), loc.child("arguments")),
+        Some(other) => (Arguments::value(other.to_serde()), loc.child("arguments")),
         None => (Arguments::Absent, loc.clone()),
     };
     ToolCall {

@@ -292,8 +292,8 @@ pub(crate) fn function_call(call: &Tree, loc: Loc, body: Loc, message: &Loc) -> 
     let id = str_at(call, "id").map(str::to_string);
     let (arguments, args_loc) = match call.get("args") {
         // `args` is optional: a call without it passes no arguments.
-        None => (Arguments::Value(json!({})), body.clone()),
-        Some(args) => (Arguments::Value(args.to_serde()), body.child("args")),
+        None => (Arguments::value(json!({})), body.clone()),
+        Some(args) => (Arguments::value(args.to_serde()), body.child("args")),
     };
     ToolCall {
         key: pairing_key(id.as_deref(), &loc),
@@ -689,7 +689,7 @@ mod tests {
             ]}
         ]}));
         let (_, call) = convs[0].calls().next().expect("one call");
-        assert_eq!(call.arguments, Arguments::Value(serde_json::json!({})));
+        assert_eq!(call.arguments, Arguments::value(serde_json::json!({})));
         assert_eq!(call.args_loc.pointer, "/contents/0/parts/0/functionCall");
         assert_eq!(call.loc.pointer, "/contents/0/parts/0");
         let (_, result) = convs[0].results().next().expect("one result");

@@ -167,7 +167,7 @@ fn tool_call(item: &Tree, loc: Loc, at: &Loc) -> ToolCall {
     let name = value.and_then(|v| str_at(v, "name")).unwrap_or_default();
     let (arguments, args_loc) = match value.and_then(|v| v.get("arguments")) {
         Some(args) => (
-            Arguments::Value(args.to_serde()),
+            Arguments::value(args.to_serde()),
             loc.child("toolCall").child("value").child("arguments"),
         ),
         None => (Arguments::Absent, loc.clone()),

@@ -312,7 +312,7 @@ fn read_calls(
                 // `invalid_tool_calls` keeps the raw text, or null when there was none.
                 Some(Tree::Null) if invalid => Arguments::Absent,
                 Some(Tree::String(s)) => Arguments::Encoded(s.to_string()),
-                Some(other) => Arguments::Value(other.to_serde()),
+                Some(other) => Arguments::value(other.to_serde()),
             };
             calls.push(ToolCall {
                 id,
@@ -360,7 +360,7 @@ fn read_calls(
             arguments: match args {
                 None | Some(Tree::Null) => Arguments::Absent,
                 Some(Tree::String(s)) => Arguments::Encoded(s.to_string()),
-                Some(other) => Arguments::Value(other.to_serde()),
+                Some(other) => Arguments::value(other.to_serde()),
             },
             args_loc: if args.is_some() {
                 loc.child("arguments")

@@ -178,11 +178,11 @@ impl Reader {
         let params_loc = loc.child("params");
         let (arguments, args_loc) = match params.get("arguments") {
             Some(args) => (
-                Arguments::Value(args.to_serde()),
+                Arguments::value(args.to_serde()),
                 params_loc.child("arguments"),
             ),
             None => (
-                Arguments::Value(serde_json::Value::Object(Default::default())),
+                Arguments::value(serde_json::Value::Object(Default::default())),
                 loc.clone(),
             ),
         };

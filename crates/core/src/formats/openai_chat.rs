@@ -267,7 +267,7 @@ fn arguments(value: Option<&Tree>) -> Arguments {
         None | Some(Tree::Null) => Arguments::Absent,
         Some(Tree::String(s)) => Arguments::Encoded(s.to_string()),
         // Ollama and some OpenAI-compatible servers send an object: that is their format.
-        Some(other) => Arguments::Value(other.to_serde()),
+        Some(other) => Arguments::value(other.to_serde()),
     }
 }
 
@@ -324,7 +324,7 @@ pub(crate) fn read_tool_call(
     let (kind, arguments, args_field) = if custom {
         (
             CallKind::FreeText,
-            Arguments::Value(body.get("input").map_or(Json::Null, Tree::to_serde)),
+            Arguments::value(body.get("input").map_or(Json::Null, Tree::to_serde)),
             "input",
         )
     } else {

@@ -331,13 +331,13 @@ pub(crate) fn read_item(item: &Tree, loc: Loc, conv: &mut Conversation) {
             let arguments = match args {
                 None | Some(Tree::Null) => Arguments::Absent,
                 Some(Tree::String(s)) => Arguments::Encoded(s.to_string()),
-                Some(other) => Arguments::Value(other.to_serde()),
+                Some(other) => Arguments::value(other.to_serde()),
             };
             push_call(conv, item, loc, CallKind::Function, arguments, "arguments");
         }
         "custom_tool_call" => {
             let input = item.get("input").map_or(Json::Null, Tree::to_serde);
-            let arguments = Arguments::Value(input);
+            let arguments = Arguments::value(input);
             push_call(conv, item, loc, CallKind::FreeText, arguments, "input");
         }
         "computer_call" | "local_shell_call" | "shell_call" | "apply_patch_call" => {
@@ -347,11 +347,11 @@ pub(crate) fn read_item(item: &Tree, loc: Loc, conv: &mut Conversation) {
                 "action"
             };
             let arguments =
-                Arguments::Value(item.get(field).map_or_else(|| json!({}), Tree::to_serde));
+                Arguments::value(item.get(field).map_or_else(|| json!({}), Tree::to_serde));
             push_call(conv, item, loc, CallKind::Function, arguments, field);
         }
         "tool_search_call" => {
-            let arguments = Arguments::Value(
+            let arguments = Arguments::value(
                 item.get("arguments")
                     .map_or_else(|| json!({}), Tree::to_serde),
             );
@@ -370,8 +370,8 @@ pub(crate) fn read_item(item: &Tree, loc: Loc, conv: &mut Conversation) {
             let (arguments, field) = match item.get("arguments") {
                 Some(Tree::String(s)) => (Arguments::Encoded(s.to_string()), "arguments"),
                 _ => match item.get("action").filter(|a| a.is_object()) {
-                    Some(action) => (Arguments::Value(action.to_serde()), "action"),
-                    None => (Arguments::Value(json!({})), ""),
+                    Some(action) => (Arguments::value(action.to_serde()), "action"),
+                    None => (Arguments::value(json!({})), ""),
                 },
             };
             push_call(

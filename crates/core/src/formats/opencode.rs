@@ -307,7 +307,7 @@ fn tool_part(part: &Tree, loc: Loc, at: &Loc) -> (ToolCall, Option<ToolResult>) 
         .filter(|r| !r.trim().is_empty() && crate::json::parse_value(r).is_err());
     let (arguments, args_loc) = match (raw, state.and_then(|s| s.get("input"))) {
         (Some(raw), _) => (Arguments::Encoded(raw.to_string()), state_loc.child("raw")),
-        (None, Some(input)) => (Arguments::Value(input.to_serde()), state_loc.child("input")),
+        (None, Some(input)) => (Arguments::value(input.to_serde()), state_loc.child("input")),
         (None, None) => (Arguments::Absent, loc.clone()),
     };
     let provider = part

@@ -163,7 +163,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
                 let (arguments, args_loc) = match provider_arguments(event, id, &loc) {
                     Some((text, at)) => (Arguments::Encoded(text.to_string()), at),
                     None => match event.get("args") {
-                        Some(args) => (Arguments::Value(args.to_serde()), loc.child("args")),
+                        Some(args) => (Arguments::value(args.to_serde()), loc.child("args")),
                         None => (Arguments::Absent, loc.clone()),
                     },
                 };
@@ -300,7 +300,7 @@ fn normalise_v1(docs: &[Doc<'_>]) -> Result<Option<Conversation>, String> {
                         loc.child("tool_call").child("arguments"),
                     ),
                     Some(other) => (
-                        Arguments::Value(other.to_serde()),
+                        Arguments::value(other.to_serde()),
                         loc.child("tool_call").child("arguments"),
                     ),
                     None => (Arguments::Absent, loc.clone()),

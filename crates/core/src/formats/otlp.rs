@@ -583,7 +583,7 @@ fn push_blocks(blocks: &[Json], loc: &Loc, at: &Loc, items: &mut Vec<Item>) {
                     kind: CallKind::Function,
                     arguments: block
                         .get("input")
-                        .map_or(Arguments::Absent, |v| Arguments::Value(v.clone())),
+                        .map_or(Arguments::Absent, |v| Arguments::value(v.clone())),
                     args_loc: loc.clone(),
                     loc: loc.clone(),
                     message: at.clone(),
@@ -765,7 +765,7 @@ pub(crate) fn iso_nanos(text: &str) -> u128 {
 pub(crate) fn json_call(key: String, id: Option<&str>, call: &Json, at: &Loc) -> Item {
     let arguments = match call.get("arguments").or_else(|| call.get("args")) {
         Some(Json::String(text)) => Arguments::Encoded(text.clone()),
-        Some(value) => Arguments::Value(value.clone()),
+        Some(value) => Arguments::value(value.clone()),
         None => Arguments::Absent,
     };
     Item::Call(ToolCall {

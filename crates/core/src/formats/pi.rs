@@ -421,7 +421,7 @@ fn tool_call(block: &Tree, loc: Loc, at: &Loc) -> ToolCall {
             Arguments::Encoded(text.to_string()),
             loc.child("partialJson"),
         ),
-        (None, Some(args)) => (Arguments::Value(args.to_serde()), loc.child("arguments")),
+        (None, Some(args)) => (Arguments::value(args.to_serde()), loc.child("arguments")),
         (None, None) => (Arguments::Absent, loc.clone()),
     };
     ToolCall {

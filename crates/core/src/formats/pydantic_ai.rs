@@ -148,8 +148,8 @@ fn part_item(part: &Tree, loc: Loc, mloc: &Loc) -> Option<Item> {
                 arguments: match args {
                     Some(Tree::String(s)) => Arguments::Encoded(s.to_string()),
                     // `null` is "no arguments": read as an empty object.
-                    None | Some(Tree::Null) => Arguments::Value(json!({})),
-                    Some(v) => Arguments::Value(v.to_serde()),
+                    None | Some(Tree::Null) => Arguments::value(json!({})),
+                    Some(v) => Arguments::value(v.to_serde()),
                 },
                 args_loc: if args.is_some() {
                     loc.child("args")
@@ -243,6 +243,6 @@ mod tests {
                 _ => None,
             })
             .expect("a call");
-        assert_eq!(call.arguments, Arguments::Value(json!({})));
+        assert_eq!(call.arguments, Arguments::value(json!({})));
     }
 }

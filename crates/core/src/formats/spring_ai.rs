@@ -340,7 +340,7 @@ fn read_message(
             None => (Arguments::Absent, loc.clone()),
             // Jackson keeps a null; it reads as "null", not as missing.
             Some(Tree::Null) => (
-                Arguments::Value(Json::Null),
+                Arguments::value(Json::Null),
                 child_unless_string(&loc, "arguments"),
             ),
             Some(Tree::String(s)) => (
@@ -348,7 +348,7 @@ fn read_message(
                 child_unless_string(&loc, "arguments"),
             ),
             Some(other) => (
-                Arguments::Value(other.to_serde()),
+                Arguments::value(other.to_serde()),
                 child_unless_string(&loc, "arguments"),
             ),
         };
@@ -463,7 +463,7 @@ mod tests {
         assert_eq!(SpringAi.sniff(&doc), Some(90));
         let conv = &read(&doc)[0];
         let (_, call) = conv.calls().next().expect("a call");
-        assert_eq!(call.arguments, Arguments::Value(Json::Null));
+        assert_eq!(call.arguments, Arguments::value(Json::Null));
         assert_eq!(call.args_loc.pointer, "/0/message_data");
         let (_, result) = conv.results().next().expect("a result");
         assert!(result.is_error);

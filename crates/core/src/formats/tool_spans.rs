@@ -122,7 +122,7 @@ fn read_run(span: &Span<'_>, conv: &mut Conversation) {
 fn arguments(attr: &Attr<'_>) -> Arguments {
     match attr.as_str() {
         Some(text) => Arguments::Encoded(text.to_string()),
-        None => Arguments::Value(attr.to_json()),
+        None => Arguments::value(attr.to_json()),
     }
 }
 

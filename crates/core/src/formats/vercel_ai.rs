@@ -217,7 +217,7 @@ fn arguments(value: Option<&Tree>) -> Arguments {
     match value {
         None => Arguments::Absent,
         Some(Tree::String(s)) => Arguments::Encoded(s.to_string()),
-        Some(other) => Arguments::Value(other.to_serde()),
+        Some(other) => Arguments::value(other.to_serde()),
     }
 }
 
@@ -412,7 +412,7 @@ fn push_tool_part(
         // Input that failed to parse is kept as `rawInput` on `output-error`.
         (None, Some(raw)) => (self::arguments(Some(raw)), loc.child("rawInput")),
         // Nothing streamed yet.
-        (None, None) if state == "input-streaming" => (Arguments::Value(json!({})), loc.clone()),
+        (None, None) if state == "input-streaming" => (Arguments::value(json!({})), loc.clone()),
         (None, None) => (Arguments::Absent, loc.clone()),
     };
     let call = ToolCall {
@@ -474,7 +474,7 @@ fn push_v4_invocation(conv: &mut Conversation, role: Role, inv: &Tree, loc: Loc,
         name: name.clone(),
         kind: CallKind::Function,
         arguments: match (args, str_at(inv, "state")) {
-            (None, Some("partial-call")) => Arguments::Value(json!({})),
+            (None, Some("partial-call")) => Arguments::value(json!({})),
             _ => arguments(args),
         },
         args_loc: if args.is_some() {

@@ -238,7 +238,7 @@ impl<'a> Context<'a> {
                 format!("line {line}")
             }
             _ if loc.pointer.is_empty() => "the document root".to_string(),
-            _ => loc.pointer.clone(),
+            _ => loc.pointer.to_string(),
         }
     }
 

@@ -531,8 +531,8 @@ mod tests {
             .iter()
             .flat_map(|t| &t.items)
             .filter_map(|item| match item {
-                Item::Call(c) => Some((c.loc.base, c.loc.pointer.clone())),
-                Item::Result(r) => Some((r.loc.base, r.loc.pointer.clone())),
+                Item::Call(c) => Some((c.loc.base, c.loc.pointer.to_string())),
+                Item::Result(r) => Some((r.loc.base, r.loc.pointer.to_string())),
                 _ => None,
             })
             .collect()
