@@ -149,13 +149,158 @@ pub fn unified(name: &str, old: &str, new: &str, style: &DiffStyle) -> String {
     whole(DiffStream::unified(name, style), old, new)
 }
 
-/// The diff of whole texts: one piece.
+/// The diff of whole texts, given to the stream in aligned pieces.
 fn whole(mut diff: DiffStream<'_>, old: &str, new: &str) -> String {
     let mut out = Vec::new();
     // Writing to memory does not fail.
-    let _ = diff.push(old, new, &mut out);
+    for (old, new) in aligned_pieces(old, new, &Sizes::DEFAULT) {
+        let _ = diff.push(old, new, &mut out);
+    }
     let _ = diff.finish(&mut out);
     String::from_utf8(out).unwrap_or_default()
+}
+
+/// How [`aligned_pieces`] cuts (smaller in tests, to cut small texts).
+struct Sizes {
+    /// Texts up to this size (either side) are diffed in one piece.
+    one_piece: usize,
+    /// Bytes of the old text a resynchronisation looks for in the new one.
+    anchor: usize,
+    /// Equal bytes a piece keeps on each side of a change, for the diff to slide it over,
+    /// and how far ahead a resynchronisation first looks.
+    margin: usize,
+}
+
+impl Sizes {
+    const DEFAULT: Sizes = Sizes {
+        one_piece: 1 << 20,
+        anchor: 512,
+        margin: 4096,
+    };
+}
+
+/// Cuts two texts into pieces of whole lines that pair up (the old pieces concatenate to
+/// `old`, the new ones to `new`), so that a big file changed in a few places is diffed
+/// piece by piece: equal pieces are only counted, and each changed one is the change and
+/// the lines around it. Interning every line of an 87 MB document and diffing it whole was
+/// a fifth of a `fix`; a piece is cut only where the texts run equal again for a stretch,
+/// so the diff is the one of the whole texts but where a change sits among repeated text.
+fn aligned_pieces<'t>(old: &'t str, new: &'t str, sizes: &Sizes) -> Vec<(&'t str, &'t str)> {
+    let mut pieces = Vec::new();
+    let (mut old, mut new) = (old, new);
+    loop {
+        if old.len().max(new.len()) <= sizes.one_piece {
+            pieces.push((old, new));
+            return pieces;
+        }
+        let common = common_prefix(old.as_bytes(), new.as_bytes());
+        if common == old.len() && common == new.len() {
+            pieces.push((old, new));
+            return pieces;
+        }
+        // Back to a line start far enough before the first difference that the diff may
+        // still slide the change up over repeated lines, as it does in the whole text.
+        let equal = old
+            .as_bytes()
+            .get(..common.saturating_sub(sizes.margin))
+            .and_then(|head| memchr::memrchr(b'\n', head))
+            .map_or(0, |nl| nl + 1);
+        let cut = if equal > 0 {
+            Some((equal, equal))
+        } else {
+            resync(old, new, sizes)
+        };
+        match cut.and_then(|(a, b)| Some((old.split_at_checked(a)?, new.split_at_checked(b)?))) {
+            Some(((old_piece, old_rest), (new_piece, new_rest))) => {
+                pieces.push((old_piece, new_piece));
+                (old, new) = (old_rest, new_rest);
+            }
+            None => {
+                pieces.push((old, new));
+                return pieces;
+            }
+        }
+    }
+}
+
+/// How many leading bytes `a` and `b` share: compared a block at a time, so a long equal
+/// run costs a `memcmp`.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    const BLOCK: usize = 4096;
+    let mut at = 0;
+    while let (Some(x), Some(y)) = (a.get(at..at + BLOCK), b.get(at..at + BLOCK)) {
+        if x != y {
+            break;
+        }
+        at += BLOCK;
+    }
+    let (a, b) = (
+        a.get(at..).unwrap_or_default(),
+        b.get(at..).unwrap_or_default(),
+    );
+    at + a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+/// Where two texts that differ in their first line run equal again: offsets (old, new) of
+/// a line start past the difference from which both go on alike for at least a stretch.
+/// A stretch of the old text a little ahead is looked for in the new one, further ahead
+/// each time it is not found (the change is longer than the stretch skipped).
+fn resync(old: &str, new: &str, sizes: &Sizes) -> Option<(usize, usize)> {
+    /// Places a stretch is tried at before looking further ahead (repeated text).
+    const TRIES: usize = 16;
+    let (old_bytes, new_bytes) = (old.as_bytes(), new.as_bytes());
+    let mut ahead = sizes.margin.max(sizes.anchor);
+    while ahead < old.len() {
+        let start = line_start_from(old_bytes, ahead)?;
+        let anchor = old_bytes.get(start..start + sizes.anchor)?;
+        let window = new_bytes.get(..(start + 2 * ahead).min(new.len()))?;
+        let found = memchr::memmem::find_iter(window, anchor)
+            .take(TRIES)
+            .find_map(|at| cut_at(old_bytes, new_bytes, (start, at), ahead, sizes.margin));
+        if let Some((a, b)) = found {
+            if old.is_char_boundary(a) && new.is_char_boundary(b) {
+                return Some((a, b));
+            }
+        }
+        ahead = ahead.saturating_mul(8);
+    }
+    None
+}
+
+/// The cut for a stretch found at `start` of the old text and `at` of the new: if the two
+/// go on equal for `ahead` bytes, a line start `margin` bytes into the equal run that
+/// reaches back from there, or its last (old, new).
+fn cut_at(
+    old: &[u8],
+    new: &[u8],
+    (start, at): (usize, usize),
+    ahead: usize,
+    margin: usize,
+) -> Option<(usize, usize)> {
+    let check = ahead
+        .min(old.len() - start)
+        .min(new.len().saturating_sub(at));
+    if old.get(start..start + check)? != new.get(at..at + check)? {
+        return None;
+    }
+    let back = old
+        .get(..start)?
+        .iter()
+        .rev()
+        .zip(new.get(..at)?.iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    // The run holds the newline before `start`, so it holds a line start.
+    let (a, b) = (start - back, at - back);
+    let from = (a + margin).min(start.saturating_sub(1)).max(a);
+    let d = from - a + memchr::memchr(b'\n', old.get(from..start)?)? + 1;
+    Some((a + d, b + d))
+}
+
+/// The start of the first line that begins at or after byte `at` of `text`.
+fn line_start_from(text: &[u8], at: usize) -> Option<usize> {
+    let rest = text.get(at.saturating_sub(1)..)?;
+    Some(at.saturating_sub(1) + memchr::memchr(b'\n', rest)? + 1)
 }
 
 /// A diff given a file a piece of whole lines at a time (a JSONL dataset fixed a chunk at a
@@ -797,5 +942,65 @@ mod tests {
             proptest::prop_assert_eq!(u, unified("a.jsonl", &whole_old, &whole_new, &style));
             proptest::prop_assert_eq!(p, patch("a.jsonl", &whole_old, &whole_new));
         }
+    }
+
+    proptest::proptest! {
+        /// A big text is cut into pieces that pair up, and its diff given in those pieces
+        /// is its diff in one piece (here with sizes that cut texts of a few hundred bytes).
+        #[test]
+        fn aligned_pieces_give_the_whole_diff(
+            lines in 1usize..400,
+            changes in proptest::collection::vec((0usize..400, 1u8..4), 0..6),
+            crlf: bool,
+        ) {
+            let end = if crlf { "\r\n" } else { "\n" };
+            let all: Vec<String> = (0..lines).map(|i| format!("line {i}{end}")).collect();
+            let mut ops = vec![0u8; lines];
+            for (at, op) in changes {
+                if let Some(o) = ops.get_mut(at) {
+                    *o = op;
+                }
+            }
+            let old: String = all.concat();
+            let new = fixed_piece(&all, &ops);
+            let sizes = Sizes { one_piece: 64, anchor: 12, margin: 24 };
+            let pieces = aligned_pieces(&old, &new, &sizes);
+            let olds: String = pieces.iter().map(|p| p.0).collect();
+            let news: String = pieces.iter().map(|p| p.1).collect();
+            proptest::prop_assert_eq!(&olds, &old);
+            proptest::prop_assert_eq!(&news, &new);
+            let style = DiffStyle { color: false, crop: false };
+            let mut stream = DiffStream::unified("a.jsonl", &style);
+            let mut out = Vec::new();
+            for (o, n) in &pieces {
+                stream.push(o, n, &mut out).expect("diff");
+            }
+            stream.finish(&mut out).expect("diff");
+            let whole_text = reference(&old, &new, Some(&style));
+            proptest::prop_assert_eq!(String::from_utf8(out).unwrap_or_default(), whole_text);
+        }
+    }
+
+    #[test]
+    fn a_big_text_changed_in_two_places_is_cut_around_each() {
+        let all: Vec<String> = (0..200).map(|i| format!("line {i}\n")).collect();
+        let mut ops = vec![0u8; 200];
+        ops[0] = 1;
+        ops[150] = 2;
+        let (old, new) = (all.concat(), fixed_piece(&all, &ops));
+        let sizes = Sizes {
+            one_piece: 64,
+            anchor: 12,
+            margin: 24,
+        };
+        let pieces = aligned_pieces(&old, &new, &sizes);
+        // The first line's change, the equal run, the second change, the rest.
+        let changed = pieces.iter().filter(|(o, n)| o != n).count();
+        assert_eq!(changed, 2, "{pieces:?}");
+        // Each changed piece is the change and a margin around it, not the text.
+        assert!(pieces
+            .iter()
+            .filter(|(o, n)| o != n)
+            .all(|(o, n)| o.len().max(n.len()) < old.len() / 4));
     }
 }
