@@ -13,7 +13,6 @@
 // foldhash: these maps key on ids and offsets a run compares itself; SipHash's
 // flood resistance buys nothing there and costs a few percent of a lint.
 use foldhash::HashSet;
-use std::cmp::Ordering;
 
 use crate::tree::{Map, Value};
 
@@ -109,10 +108,9 @@ pub fn unread(docs: &[Doc<'_>], conversations: &[Conversation]) -> Vec<Structure
         }
         // Left out on purpose: what is inside is accounted for, not unread.
         for loc in &conv.excluded {
-            seen.read.push((loc.base, loc.pointer.as_str()));
+            seen.read.insert((loc.base, loc.pointer.as_str()));
         }
     }
-    seen.seal();
     let mut found = Vec::new();
     // One pointer buffer for the whole walk: structures are judged as they are met, and
     // only an unread one is copied out.
@@ -138,63 +136,39 @@ pub fn drawn_on<'d>(docs: &[Doc<'d>], conversations: &[Conversation]) -> Vec<Doc
         .collect()
 }
 
-/// What the conversations read: every read node (so every node above one, as a structure
-/// around a read node counts as read), and the ids of read calls and results. Two sorted
-/// lists rather than hash sets of every pointer and its prefixes: a third of the memory, and
-/// a prefix is a binary search, so the guard stays O(n log n) in the document.
+/// What the conversations read: every read node, every node above one (a structure around
+/// a read node counts as read), and the ids of read calls and results. Looked up by pointer
+/// prefix, so the guard stays linear in the document.
 #[derive(Default)]
 struct Seen<'c> {
-    read: Vec<(usize, &'c str)>,
-    ids: Vec<&'c str>,
+    read: HashSet<(usize, &'c str)>,
+    around: HashSet<(usize, &'c str)>,
+    ids: HashSet<&'c str>,
 }
 
 impl<'c> Seen<'c> {
     fn add(&mut self, loc: &'c Loc, id: Option<&'c str>) {
-        self.read.push((loc.base, loc.pointer.as_str()));
-        self.ids.extend(id);
-    }
-
-    /// Sorts the lists for lookups: called once, after the last `add`.
-    fn seal(&mut self) {
-        self.read.sort_unstable();
-        self.read.dedup();
-        self.ids.sort_unstable();
-        self.ids.dedup();
-    }
-
-    fn was_read(&self, base: usize, pointer: &str) -> bool {
-        self.read.binary_search(&(base, pointer)).is_ok()
-    }
-
-    /// Whether a read node lies strictly below `pointer`: the first read pointer not less
-    /// than `pointer + "/"` starts with it, as the sorted list keeps a subtree's pointers
-    /// together. Never for the document itself: reading one node of a record does not read
-    /// the record's own structure.
-    fn read_below(&self, base: usize, pointer: &str) -> bool {
-        if pointer.is_empty() {
-            return false;
+        let p = loc.pointer.as_str();
+        self.read.insert((loc.base, p));
+        for (i, _) in p.match_indices('/').skip(1) {
+            self.around
+                .insert((loc.base, p.get(..i).unwrap_or_default()));
         }
-        let at = self
-            .read
-            .partition_point(|&(b, p)| (b, cmp_to_child(p, pointer)) < (base, Ordering::Equal));
-        self.read.get(at).is_some_and(|&(b, p)| {
-            b == base
-                && p.strip_prefix(pointer)
-                    .is_some_and(|rest| rest.starts_with('/'))
-        })
+        self.ids.extend(id);
     }
 
     /// Whether the structure at `pointer` (carrying `id`) was read.
     fn covers(&self, base: usize, pointer: &str, id: Option<&str>) -> bool {
-        let at_or_around = self.was_read(base, pointer) || self.read_below(base, pointer);
+        let at_or_around =
+            self.read.contains(&(base, pointer)) || self.around.contains(&(base, pointer));
         // Inside a read node: one of the structure's own ancestors was read.
         let inside = || {
-            pointer
-                .match_indices('/')
-                .skip(1)
-                .any(|(i, _)| self.was_read(base, pointer.get(..i).unwrap_or_default()))
+            pointer.match_indices('/').skip(1).any(|(i, _)| {
+                self.read
+                    .contains(&(base, pointer.get(..i).unwrap_or_default()))
+            })
         };
-        let by_id = id.is_some_and(|id| self.ids.binary_search(&id).is_ok());
+        let by_id = id.is_some_and(|id| self.ids.contains(id));
         at_or_around || by_id || inside()
     }
 
@@ -214,19 +188,6 @@ impl<'c> Seen<'c> {
                 id: id.map(str::to_string),
             });
         }
-    }
-}
-
-/// How `p` orders against `parent + "/"`, without building that string.
-fn cmp_to_child(p: &str, parent: &str) -> Ordering {
-    let (p, parent) = (p.as_bytes(), parent.as_bytes());
-    match p.get(..parent.len()) {
-        Some(head) => head.cmp(parent).then_with(|| {
-            p.get(parent.len()..)
-                .unwrap_or_default()
-                .cmp(b"/".as_slice())
-        }),
-        None => p.cmp(parent).then(Ordering::Less),
     }
 }
 
@@ -363,8 +324,7 @@ mod tests {
             ]
         );
     }
-
-    /// The plain definition the sorted lists answer by binary search: read, around a read
+    /// The plain definition the sets answer by lookups of pointers and prefixes: read, around a read
     /// node (not the document itself), inside one, or carrying a read id.
     fn covers_by_definition(
         read: &[(usize, String)],
@@ -399,7 +359,6 @@ mod tests {
             for (i, loc) in locs.iter().enumerate() {
                 seen.add(loc, ids.get(i).map(String::as_str));
             }
-            seen.seal();
             let given: Vec<String> = ids.iter().take(locs.len()).cloned().collect();
             for (base, p) in &probes {
                 // A probe is also tried as an id: `covers` takes the structure's id.

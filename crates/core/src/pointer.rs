@@ -25,43 +25,15 @@ macro_rules! ptr {
 
 /// Appends `/` and `token`, escaped, to a pointer: written in place, since every node of
 /// every transcript gets a pointer.
-pub fn push_token(pointer: &mut impl PointerBuf, token: &(impl Token + ?Sized)) {
+pub fn push_token(pointer: &mut String, token: &(impl Token + ?Sized)) {
     pointer.push('/');
     token.push_to(pointer);
-}
-
-/// Text a pointer is built in: a `String` while walking, a `CompactString` in a
-/// transcript's locations.
-pub trait PointerBuf {
-    fn push_str(&mut self, s: &str);
-
-    fn push(&mut self, c: char);
-}
-
-impl PointerBuf for String {
-    fn push_str(&mut self, s: &str) {
-        String::push_str(self, s);
-    }
-
-    fn push(&mut self, c: char) {
-        String::push(self, c);
-    }
-}
-
-impl PointerBuf for compact_str::CompactString {
-    fn push_str(&mut self, s: &str) {
-        compact_str::CompactString::push_str(self, s);
-    }
-
-    fn push(&mut self, c: char) {
-        compact_str::CompactString::push(self, c);
-    }
 }
 
 /// A JSON pointer token: an object key or an array index.
 pub trait Token {
     /// Appends the token, escaped.
-    fn push_to(&self, pointer: &mut impl PointerBuf);
+    fn push_to(&self, pointer: &mut String);
 
     /// The token's length unescaped: what a pointer needs for it, but for escapes.
     fn len_hint(&self) -> usize;
@@ -72,7 +44,7 @@ impl Token for str {
         self.len()
     }
 
-    fn push_to(&self, pointer: &mut impl PointerBuf) {
+    fn push_to(&self, pointer: &mut String) {
         if self.contains(['~', '/']) {
             pointer.push_str(&escape_token(self));
         } else {
@@ -86,7 +58,7 @@ impl Token for String {
         self.len()
     }
 
-    fn push_to(&self, pointer: &mut impl PointerBuf) {
+    fn push_to(&self, pointer: &mut String) {
         self.as_str().push_to(pointer);
     }
 }
@@ -97,7 +69,7 @@ impl Token for usize {
             .map_or(1, |digits| digits as usize + 1)
     }
 
-    fn push_to(&self, pointer: &mut impl PointerBuf) {
+    fn push_to(&self, pointer: &mut String) {
         // Digits without the formatting machinery: indexes are most of a transcript's tokens.
         let mut digits = [0u8; 20];
         let mut at = digits.len();
@@ -122,7 +94,7 @@ impl<T: Token + ?Sized> Token for &T {
         (**self).len_hint()
     }
 
-    fn push_to(&self, pointer: &mut impl PointerBuf) {
+    fn push_to(&self, pointer: &mut String) {
         (**self).push_to(pointer);
     }
 }

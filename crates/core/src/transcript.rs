@@ -45,10 +45,18 @@ impl Loc {
 
     /// The location of a child of this node.
     pub fn child(&self, token: impl crate::pointer::Token) -> Loc {
-        // Exactly the room it needs: room to spare was a fifth of each pointer.
-        let mut pointer = CompactString::with_capacity(self.pointer.len() + 1 + token.len_hint());
-        pointer.push_str(&self.pointer);
-        crate::pointer::push_token(&mut pointer, &token);
+        thread_local! {
+            static SCRATCH: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+        }
+        // Built in a reused `String`, then copied once into exactly the room it needs
+        // (inline when short): pushing onto a `CompactString` checks its layout at each push.
+        let pointer = SCRATCH.with(|scratch| {
+            let mut scratch = scratch.borrow_mut();
+            scratch.clear();
+            scratch.push_str(&self.pointer);
+            crate::pointer::push_token(&mut scratch, &token);
+            CompactString::new(scratch.as_str())
+        });
         Loc {
             base: self.base,
             pointer,

@@ -128,7 +128,7 @@ fn interrupted(cx: &EditContext<'_>, part: &Loc) -> Option<Edit> {
         "time": {"start": start, "end": start},
     });
     let rendered = json_edit::render(&errored, &json_edit::Style::Compact { spaced: false });
-    let mut pointer = part.pointer.clone();
+    let mut pointer = part.pointer.to_string();
     crate::pointer::push_token(&mut pointer, &"state");
     json_edit::replace_value(&cx.source.text, part.base, &pointer, rendered)
 }
