@@ -324,8 +324,9 @@ mod tests {
             ]
         );
     }
-    /// The plain definition the sets answer by lookups of pointers and prefixes: read, around a read
-    /// node (not the document itself), inside one, or carrying a read id.
+
+    /// The plain definition the sets answer by lookups of pointers and prefixes: read,
+    /// around a read node (not the document itself), inside one, or carrying a read id.
     fn covers_by_definition(
         read: &[(usize, String)],
         ids: &[String],

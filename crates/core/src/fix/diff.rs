@@ -241,8 +241,9 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     at + a.iter().zip(b).take_while(|(x, y)| x == y).count()
 }
 
-/// Where two texts that differ in their first line run equal again: offsets (old, new) of
-/// a line start past the difference from which both go on alike for at least a stretch.
+/// Where two texts that differ within their first `margin` bytes run equal again: offsets
+/// (old, new) of a line start past the difference from which both go on alike for at least
+/// a stretch.
 /// A stretch of the old text a little ahead is looked for in the new one, further ahead
 /// each time it is not found (the change is longer than the stretch skipped).
 fn resync(old: &str, new: &str, sizes: &Sizes) -> Option<(usize, usize)> {

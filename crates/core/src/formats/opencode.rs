@@ -128,9 +128,8 @@ fn interrupted(cx: &EditContext<'_>, part: &Loc) -> Option<Edit> {
         "time": {"start": start, "end": start},
     });
     let rendered = json_edit::render(&errored, &json_edit::Style::Compact { spaced: false });
-    let mut pointer = part.pointer.to_string();
-    crate::pointer::push_token(&mut pointer, &"state");
-    json_edit::replace_value(&cx.source.text, part.base, &pointer, rendered)
+    let state = part.child("state");
+    json_edit::replace_value(&cx.source.text, state.base, &state.pointer, rendered)
 }
 
 /// One message and its parts, as the store read them.
