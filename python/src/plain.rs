@@ -7,6 +7,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use std::io::Write as _;
 
 /// Deeper than this is no history (and may be a cycle): `None`.
 const DEPTH: usize = 200;
@@ -28,30 +29,10 @@ fn write(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>, depth: usize) -> bool {
     }
     if let Ok(s) = obj.downcast::<PyString>() {
         return s
-            .to_cow()
-            .is_ok_and(|s| serde_json::to_writer(&mut *out, s.as_ref()).is_ok());
+            .to_str()
+            .is_ok_and(|s| serde_json::to_writer(&mut *out, s).is_ok());
     }
-    // `bool` before `int`, which it subclasses.
-    if let Ok(b) = obj.downcast::<PyBool>() {
-        out.extend_from_slice(if b.is_true() { b"true" } else { b"false" });
-        return true;
-    }
-    if obj.downcast::<PyInt>().is_ok() {
-        let digits = match obj.extract::<i64>() {
-            Ok(n) => n.to_string(),
-            Err(_) => match obj.extract::<u64>() {
-                Ok(n) => n.to_string(),
-                // Wider than 64 bits: rare enough for the `json.dumps` path.
-                Err(_) => return false,
-            },
-        };
-        out.extend_from_slice(digits.as_bytes());
-        return true;
-    }
-    if let Ok(f) = obj.downcast::<PyFloat>() {
-        let f = f.value();
-        return f.is_finite() && serde_json::to_writer(&mut *out, &f).is_ok();
-    }
+    // Containers next, the most common after strings (neither can also be a number).
     if let Ok(dict) = obj.downcast::<PyDict>() {
         out.push(b'{');
         for (i, (key, value)) in dict.iter().enumerate() {
@@ -62,8 +43,8 @@ fn write(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>, depth: usize) -> bool {
                 return false;
             };
             if !key
-                .to_cow()
-                .is_ok_and(|k| serde_json::to_writer(&mut *out, k.as_ref()).is_ok())
+                .to_str()
+                .is_ok_and(|k| serde_json::to_writer(&mut *out, k).is_ok())
             {
                 return false;
             }
@@ -77,6 +58,26 @@ fn write(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>, depth: usize) -> bool {
     }
     if let Ok(list) = obj.downcast::<PyList>() {
         return write_items(list.iter(), out, depth);
+    }
+    // `bool` before `int`, which it subclasses.
+    if let Ok(b) = obj.downcast::<PyBool>() {
+        out.extend_from_slice(if b.is_true() { b"true" } else { b"false" });
+        return true;
+    }
+    if obj.downcast::<PyInt>().is_ok() {
+        // Written straight into `out`: no `String` per number.
+        return match obj.extract::<i64>() {
+            Ok(n) => write!(out, "{n}").is_ok(),
+            Err(_) => match obj.extract::<u64>() {
+                Ok(n) => write!(out, "{n}").is_ok(),
+                // Wider than 64 bits: rare enough for the `json.dumps` path.
+                Err(_) => false,
+            },
+        };
+    }
+    if let Ok(f) = obj.downcast::<PyFloat>() {
+        let f = f.value();
+        return f.is_finite() && serde_json::to_writer(&mut *out, &f).is_ok();
     }
     if let Ok(tuple) = obj.downcast::<PyTuple>() {
         return write_items(tuple.iter(), out, depth);
