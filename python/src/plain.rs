@@ -7,7 +7,6 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
-use std::io::Write as _;
 
 /// Deeper than this is no history (and may be a cycle): `None`.
 const DEPTH: usize = 200;
@@ -28,9 +27,7 @@ fn write(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>, depth: usize) -> bool {
         return true;
     }
     if let Ok(s) = obj.downcast::<PyString>() {
-        return s
-            .to_str()
-            .is_ok_and(|s| serde_json::to_writer(&mut *out, s).is_ok());
+        return write_str(s, out);
     }
     // Containers next, the most common after strings (neither can also be a number).
     if let Ok(dict) = obj.downcast::<PyDict>() {
@@ -42,10 +39,7 @@ fn write(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>, depth: usize) -> bool {
             let Ok(key) = key.downcast::<PyString>() else {
                 return false;
             };
-            if !key
-                .to_str()
-                .is_ok_and(|k| serde_json::to_writer(&mut *out, k).is_ok())
-            {
+            if !write_str(key, out) {
                 return false;
             }
             out.push(b':');
@@ -65,11 +59,11 @@ fn write(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>, depth: usize) -> bool {
         return true;
     }
     if obj.downcast::<PyInt>().is_ok() {
-        // Written straight into `out`: no `String` per number.
+        // Written straight into `out`, as strings and floats are: no `String` per number.
         return match obj.extract::<i64>() {
-            Ok(n) => write!(out, "{n}").is_ok(),
+            Ok(n) => serde_json::to_writer(&mut *out, &n).is_ok(),
             Err(_) => match obj.extract::<u64>() {
-                Ok(n) => write!(out, "{n}").is_ok(),
+                Ok(n) => serde_json::to_writer(&mut *out, &n).is_ok(),
                 // Wider than 64 bits: rare enough for the `json.dumps` path.
                 Err(_) => false,
             },
@@ -83,6 +77,12 @@ fn write(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>, depth: usize) -> bool {
         return write_items(tuple.iter(), out, depth);
     }
     false
+}
+
+/// A string (a value or a key), quoted and escaped.
+fn write_str(s: &Bound<'_, PyString>, out: &mut Vec<u8>) -> bool {
+    s.to_str()
+        .is_ok_and(|s| serde_json::to_writer(&mut *out, s).is_ok())
 }
 
 fn write_items<'py>(
