@@ -51,7 +51,11 @@ pub fn check(data: &[u8]) {
         Ok(fixed) => fixed,
         // Not decodable faithfully (invalid UTF-8 or UTF-16): left alone, by design.
         Err(FixError::Undecodable(_)) => return,
-        Err(e @ (FixError::Unparseable { .. } | FixError::DidNotConverge { .. })) => {
+        Err(
+            e @ (FixError::Unparseable { .. }
+            | FixError::DidNotConverge { .. }
+            | FixError::Unrecoverable),
+        ) => {
             panic!("fix_bytes failed ({}): {e}", setup.describe())
         }
     };
@@ -96,7 +100,7 @@ pub fn check(data: &[u8]) {
     // The diff the CLI prints must not panic either.
     let diff = unified(
         &name.name,
-        fixed.original_text(),
+        &fixed.original_text(),
         fixed.fixed_text(),
         &DiffStyle {
             color: false,

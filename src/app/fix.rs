@@ -237,11 +237,11 @@ fn show_whole(
         done.summary.count(&tally, false);
         return Ok(true);
     }
-    let diff_of = |name: &str, old: &str, new: &str| {
+    let diff_of = |name: &str, pieces: &fix::diff::Aligned<'_>| {
         if mode.diff {
-            fix::diff::patch(name, old, new)
+            fix::diff::patch_aligned(name, pieces)
         } else {
-            fix::diff::unified(name, old, new, &shape.style)
+            fix::diff::unified_aligned(name, pieces, &shape.style)
         }
     };
     let diff = || fixed_input.diff(&input.name, &diff_of);
@@ -408,7 +408,7 @@ fn fix_streamed(
         }
         if let Some(diff) = &mut diff {
             let (old, new) = chunk.texts();
-            if let Err(e) = diff.push(old, new, diff_target(&mut spool, &mut *out)) {
+            if let Err(e) = diff.push(&old, new, diff_target(&mut spool, &mut *out)) {
                 output_failed.get_or_insert(e);
             }
         }

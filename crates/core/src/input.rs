@@ -461,12 +461,12 @@ impl Fixed {
         // fix loop's report does not keep: its text is linted again.
         if let Kind::Store(snapshot) = &self.kind {
             let text = if after {
-                file.fixed_text()
+                std::borrow::Cow::Borrowed(file.fixed_text())
             } else {
                 file.original_text()
             };
             let (report, rows) =
-                crate::store::lint_text(same_name(), text.to_string(), snapshot, explicit, opts);
+                crate::store::lint_text(same_name(), text.into_owned(), snapshot, explicit, opts);
             let linted = Linted {
                 report,
                 at: Where::Rows(rows),
@@ -494,23 +494,28 @@ impl Fixed {
         &self.file.report.outcome
     }
 
-    /// The diff of the fix, by `diff_of(name, old, new)`: of the whole text, or for a store
-    /// one per changed row, of its JSON value.
-    pub fn diff(&self, name: &str, diff_of: &dyn Fn(&str, &str, &str) -> String) -> String {
+    /// The diff of the fix, by `diff_of(name, pieces)` (the texts before and after, cut for
+    /// their diff): of the whole text, or for a store one per changed row, of its JSON value.
+    pub fn diff(
+        &self,
+        name: &str,
+        diff_of: &dyn Fn(&str, &crate::fix::diff::Aligned<'_>) -> String,
+    ) -> String {
         let fixed = self.file.fixed_text();
+        let whole = crate::fix::diff::aligned;
         match &self.kind {
             Kind::Store(snapshot) => snapshot
                 .changed_rows(name, fixed)
                 .iter()
-                .map(|(row, old, new)| diff_of(row, old, new))
+                .map(|(row, old, new)| diff_of(row, &whole(old, new)))
                 .collect(),
             // A folder: one diff per changed message file, named by its path.
             Kind::Folder(folder) => folder
                 .changed(fixed)
                 .into_iter()
-                .map(|(file, old, new)| diff_of(file, old, new))
+                .map(|(file, old, new)| diff_of(file, &whole(old, new)))
                 .collect(),
-            Kind::Text(_) | Kind::Zstd(_) => diff_of(name, self.file.original_text(), fixed),
+            Kind::Text(_) | Kind::Zstd(_) => diff_of(name, &self.file.aligned()),
         }
     }
 
@@ -532,7 +537,7 @@ impl Fixed {
                 let encoding = self.file.encoding;
                 crate::fix::write::write_atomic(
                     path,
-                    &encoding.encode(self.file.original_text()),
+                    &encoding.encode(&self.file.original_text()),
                     stamp.as_ref(),
                     encoding.encode(fixed),
                 )

@@ -438,20 +438,115 @@ pub fn split_index(pointer: &str) -> Option<(&str, usize)> {
 /// Applies non-overlapping edits to `text` (sorted by start, inserts before replacements at
 /// the same offset).
 pub fn apply(text: &str, edits: &[Edit]) -> String {
+    place(text, edits).apply(text)
+}
+
+/// An edit as placed in the text it applies to: the range it replaces there, and the range
+/// its content fills in the text it makes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replaced {
+    pub old: std::ops::Range<usize>,
+    pub new: std::ops::Range<usize>,
+}
+
+/// Edits placed in a text, in order: what [`apply`] does, before it is done.
+#[derive(Debug)]
+pub struct Placed<'e> {
+    edits: Vec<&'e Edit>,
+    /// Where each edit goes, in order.
+    pub replaced: Vec<Replaced>,
+    len: usize,
+}
+
+/// Places `edits` in `text`. An edit that overlaps one placed before it, or does not fall
+/// on the text's character boundaries, is left out.
+pub fn place<'e>(text: &str, edits: &'e [Edit]) -> Placed<'e> {
     let mut sorted: Vec<&Edit> = edits.iter().collect();
     sorted.sort_by_key(|e| (e.start, e.end));
-    let mut out = String::with_capacity(text.len());
-    let mut pos = 0;
+    let mut placed = Placed {
+        edits: Vec::with_capacity(sorted.len()),
+        replaced: Vec::with_capacity(sorted.len()),
+        len: text.len(),
+    };
+    let (mut pos, mut new) = (0, 0);
     for edit in sorted {
-        if edit.start < pos {
+        let within =
+            text.get(pos..edit.start).is_some() && text.get(edit.start..edit.end).is_some();
+        if edit.start < pos || edit.end < edit.start || !within {
             continue;
         }
-        out.push_str(&text[pos..edit.start]);
-        out.push_str(&edit.content);
+        let at = new + (edit.start - pos);
+        new = at + edit.content.len();
+        placed.replaced.push(Replaced {
+            old: edit.start..edit.end,
+            new: at..new,
+        });
+        placed.edits.push(edit);
         pos = edit.end;
     }
-    out.push_str(&text[pos..]);
-    out
+    placed.len = new + (text.len() - pos);
+    placed
+}
+
+impl Placed<'_> {
+    /// Whether applying the edits would leave `text` as it is.
+    pub fn changes_nothing(&self, text: &str) -> bool {
+        self.edits
+            .iter()
+            .zip(&self.replaced)
+            .all(|(edit, r)| text.get(r.old.clone()) == Some(edit.content.as_str()))
+    }
+
+    /// The text the edits make of `text` (the text they were placed in).
+    pub fn apply(&self, text: &str) -> String {
+        let mut out = String::with_capacity(self.len);
+        let mut pos = 0;
+        for (edit, r) in self.edits.iter().zip(&self.replaced) {
+            out.push_str(text.get(pos..r.old.start).unwrap_or_default());
+            out.push_str(&edit.content);
+            pos = r.old.end;
+        }
+        out.push_str(text.get(pos..).unwrap_or_default());
+        out
+    }
+
+    /// [`Placed::apply`] in `text`'s own buffer, so a big text is not held twice: the bytes
+    /// kept move once, those moving left in order and those moving right in reverse order
+    /// (neither overwrites bytes still to move), then the edits' content fills the gaps.
+    /// `None` only if the result is not UTF-8, which edits on character boundaries rule out.
+    pub fn apply_in_place(&self, text: String) -> Option<String> {
+        let mut bytes = text.into_bytes();
+        let old_len = bytes.len();
+        // The stretches kept: (start in the text, length, start in the result).
+        let mut kept = Vec::with_capacity(self.replaced.len() + 1);
+        let (mut pos, mut new) = (0, 0);
+        for r in &self.replaced {
+            kept.push((pos, r.old.start.checked_sub(pos)?, new));
+            (pos, new) = (r.old.end, r.new.end);
+        }
+        kept.push((pos, old_len.checked_sub(pos)?, new));
+        if self.len > old_len {
+            bytes.reserve_exact(self.len - old_len);
+            bytes.resize(self.len, 0);
+        }
+        let shift = |bytes: &mut Vec<u8>, &(from, len, to): &(usize, usize, usize)| {
+            let fits = from + len <= bytes.len() && to + len <= bytes.len();
+            fits.then(|| bytes.copy_within(from..from + len, to))
+        };
+        for stretch in kept.iter().filter(|k| k.2 < k.0) {
+            shift(&mut bytes, stretch)?;
+        }
+        for stretch in kept.iter().rev().filter(|k| k.2 > k.0) {
+            shift(&mut bytes, stretch)?;
+        }
+        for (edit, r) in self.edits.iter().zip(&self.replaced) {
+            bytes
+                .get_mut(r.new.clone())?
+                .copy_from_slice(edit.content.as_bytes());
+        }
+        bytes.truncate(self.len);
+        crate::encoding::utf8_string(bytes).ok()
+    }
 }
 
 #[cfg(test)]

@@ -8,6 +8,10 @@ use similar::{ChangeTag, DiffOp};
 
 use crate::escape;
 
+pub use super::align::{aligned, Aligned};
+#[cfg(test)]
+use super::align::{aligned_pieces, aligned_undo_in, Sizes};
+
 /// Lines longer than this (in characters) are cropped around what changed.
 const LONG_LINE: usize = 240;
 /// Characters of context kept on each side of a change inside a long line.
@@ -138,170 +142,36 @@ fn hunk_header(old: std::ops::Range<usize>, new: std::ops::Range<usize>) -> Stri
 /// A complete unified diff of `old` → `new`, uncropped and uncoloured, that `git apply` and
 /// `patch -p1` accept; empty when they are equal.
 pub fn patch(name: &str, old: &str, new: &str) -> String {
-    if old == new {
-        return String::new();
-    }
-    whole(DiffStream::patch(name), old, new)
+    patch_aligned(name, &aligned(old, new))
 }
 
 /// A unified diff of `old` → `new` for the file `name`; empty when they are equal.
 pub fn unified(name: &str, old: &str, new: &str, style: &DiffStyle) -> String {
-    whole(DiffStream::unified(name, style), old, new)
+    unified_aligned(name, &aligned(old, new), style)
+}
+
+/// [`patch`] of two texts given as [`Aligned`] pieces.
+pub fn patch_aligned(name: &str, pieces: &Aligned<'_>) -> String {
+    if pieces.iter().all(|(old, new)| old == new) {
+        return String::new();
+    }
+    whole(DiffStream::patch(name), pieces)
+}
+
+/// [`unified`] of two texts given as [`Aligned`] pieces.
+pub fn unified_aligned(name: &str, pieces: &Aligned<'_>, style: &DiffStyle) -> String {
+    whole(DiffStream::unified(name, style), pieces)
 }
 
 /// The diff of whole texts, given to the stream in aligned pieces.
-fn whole(mut diff: DiffStream<'_>, old: &str, new: &str) -> String {
+fn whole(mut diff: DiffStream<'_>, pieces: &Aligned<'_>) -> String {
     let mut out = Vec::new();
     // Writing to memory does not fail.
-    for (old, new) in aligned_pieces(old, new, &Sizes::DEFAULT) {
+    for (old, new) in pieces {
         let _ = diff.push(old, new, &mut out);
     }
     let _ = diff.finish(&mut out);
     String::from_utf8(out).unwrap_or_default()
-}
-
-/// How [`aligned_pieces`] cuts (smaller in tests, to cut small texts).
-struct Sizes {
-    /// Texts up to this size (either side) are diffed in one piece.
-    one_piece: usize,
-    /// Bytes of the old text a resynchronisation looks for in the new one.
-    anchor: usize,
-    /// Equal bytes a piece keeps on each side of a change, for the diff to slide it over,
-    /// and how far ahead a resynchronisation first looks.
-    margin: usize,
-}
-
-impl Sizes {
-    const DEFAULT: Sizes = Sizes {
-        one_piece: 1 << 20,
-        anchor: 512,
-        margin: 4096,
-    };
-}
-
-/// Cuts two texts into pieces of whole lines that pair up (the old pieces concatenate to
-/// `old`, the new ones to `new`), so that a big file changed in a few places is diffed
-/// piece by piece: equal pieces are only counted, and each changed one is the change and
-/// the lines around it. Interning every line of an 87 MB document and diffing it whole was
-/// a fifth of a `fix`; a piece is cut only where the texts run equal again for a stretch,
-/// so the diff is the one of the whole texts but where a change sits among repeated text.
-fn aligned_pieces<'t>(old: &'t str, new: &'t str, sizes: &Sizes) -> Vec<(&'t str, &'t str)> {
-    let mut pieces = Vec::new();
-    let (mut old, mut new) = (old, new);
-    loop {
-        if old.len().max(new.len()) <= sizes.one_piece {
-            pieces.push((old, new));
-            return pieces;
-        }
-        let common = common_prefix(old.as_bytes(), new.as_bytes());
-        if common == old.len() && common == new.len() {
-            pieces.push((old, new));
-            return pieces;
-        }
-        // Back to a line start far enough before the first difference that the diff may
-        // still slide the change up over repeated lines, as it does in the whole text.
-        let equal = old
-            .as_bytes()
-            .get(..common.saturating_sub(sizes.margin))
-            .and_then(|head| memchr::memrchr(b'\n', head))
-            .map_or(0, |nl| nl + 1);
-        let cut = if equal > 0 {
-            Some((equal, equal))
-        } else {
-            resync(old, new, sizes)
-        };
-        match cut.and_then(|(a, b)| Some((old.split_at_checked(a)?, new.split_at_checked(b)?))) {
-            Some(((old_piece, old_rest), (new_piece, new_rest))) => {
-                pieces.push((old_piece, new_piece));
-                (old, new) = (old_rest, new_rest);
-            }
-            None => {
-                pieces.push((old, new));
-                return pieces;
-            }
-        }
-    }
-}
-
-/// How many leading bytes `a` and `b` share: compared a block at a time, so a long equal
-/// run costs a `memcmp`.
-fn common_prefix(a: &[u8], b: &[u8]) -> usize {
-    const BLOCK: usize = 4096;
-    let mut at = 0;
-    while let (Some(x), Some(y)) = (a.get(at..at + BLOCK), b.get(at..at + BLOCK)) {
-        if x != y {
-            break;
-        }
-        at += BLOCK;
-    }
-    let (a, b) = (
-        a.get(at..).unwrap_or_default(),
-        b.get(at..).unwrap_or_default(),
-    );
-    at + a.iter().zip(b).take_while(|(x, y)| x == y).count()
-}
-
-/// Where two texts that differ within their first `margin` bytes run equal again: offsets
-/// (old, new) of a line start past the difference from which both go on alike for at least
-/// a stretch.
-/// A stretch of the old text a little ahead is looked for in the new one, further ahead
-/// each time it is not found (the change is longer than the stretch skipped).
-fn resync(old: &str, new: &str, sizes: &Sizes) -> Option<(usize, usize)> {
-    /// Places a stretch is tried at before looking further ahead (repeated text).
-    const TRIES: usize = 16;
-    let (old_bytes, new_bytes) = (old.as_bytes(), new.as_bytes());
-    let mut ahead = sizes.margin.max(sizes.anchor);
-    while ahead < old.len() {
-        let start = line_start_from(old_bytes, ahead)?;
-        let anchor = old_bytes.get(start..start + sizes.anchor)?;
-        let window = new_bytes.get(..(start + 2 * ahead).min(new.len()))?;
-        let found = memchr::memmem::find_iter(window, anchor)
-            .take(TRIES)
-            .find_map(|at| cut_at(old_bytes, new_bytes, (start, at), ahead, sizes.margin));
-        if let Some((a, b)) = found {
-            if old.is_char_boundary(a) && new.is_char_boundary(b) {
-                return Some((a, b));
-            }
-        }
-        ahead = ahead.saturating_mul(8);
-    }
-    None
-}
-
-/// The cut for a stretch found at `start` of the old text and `at` of the new: if the two
-/// go on equal for `ahead` bytes, a line start `margin` bytes into the equal run that
-/// reaches back from there, or its last (old, new).
-fn cut_at(
-    old: &[u8],
-    new: &[u8],
-    (start, at): (usize, usize),
-    ahead: usize,
-    margin: usize,
-) -> Option<(usize, usize)> {
-    let check = ahead
-        .min(old.len() - start)
-        .min(new.len().saturating_sub(at));
-    if old.get(start..start + check)? != new.get(at..at + check)? {
-        return None;
-    }
-    let back = old
-        .get(..start)?
-        .iter()
-        .rev()
-        .zip(new.get(..at)?.iter().rev())
-        .take_while(|(a, b)| a == b)
-        .count();
-    // The run holds the newline before `start`, so it holds a line start.
-    let (a, b) = (start - back, at - back);
-    let from = (a + margin).min(start.saturating_sub(1)).max(a);
-    let d = from - a + memchr::memchr(b'\n', old.get(from..start)?)? + 1;
-    Some((a + d, b + d))
-}
-
-/// The start of the first line that begins at or after byte `at` of `text`.
-fn line_start_from(text: &[u8], at: usize) -> Option<usize> {
-    let rest = text.get(at.saturating_sub(1)..)?;
-    Some(at.saturating_sub(1) + memchr::memchr(b'\n', rest)? + 1)
 }
 
 /// A diff given a file a piece of whole lines at a time (a JSONL dataset fixed a chunk at a
@@ -979,6 +849,58 @@ mod tests {
             stream.finish(&mut out).expect("diff");
             let whole_text = reference(&old, &new, Some(&style));
             proptest::prop_assert_eq!(String::from_utf8(out).unwrap_or_default(), whole_text);
+        }
+    }
+
+    proptest::proptest! {
+        /// A text fixed over rounds, kept as what the fixes replaced, is cut into pieces
+        /// that pair up, and its diff given in those pieces is its diff in one piece.
+        #[test]
+        fn pieces_of_an_undo_give_the_whole_diff(
+            lines in 1usize..300,
+            rounds in proptest::collection::vec(
+                proptest::collection::vec((0usize..4000, 0usize..30, "[a-c\n]{0,12}"), 0..5),
+                1..4,
+            ),
+        ) {
+            use crate::edit::json_edit::place;
+            use crate::finding::Edit;
+            let read: String = (0..lines).map(|i| format!("line {i}\n")).collect();
+            let mut undo = super::super::undo::Undo::of(&read);
+            let mut fixed = read.clone();
+            for edits in rounds {
+                let edits: Vec<Edit> = edits
+                    .into_iter()
+                    .map(|(at, width, content)| {
+                        let start = at % (fixed.len() + 1);
+                        Edit { start, end: (start + width).min(fixed.len()), content }
+                    })
+                    .collect();
+                let placed = place(&fixed, &edits);
+                undo = undo.after(&fixed, &placed.replaced);
+                fixed = placed.apply(&fixed);
+            }
+            let sizes = Sizes { one_piece: 64, anchor: 12, margin: 24 };
+            let pieces = aligned_undo_in(&undo, &fixed, &sizes);
+            let olds: String = pieces.iter().map(|p| p.0.as_ref()).collect();
+            let news: String = pieces.iter().map(|p| p.1).collect();
+            proptest::prop_assert_eq!(&olds, &read);
+            proptest::prop_assert_eq!(&news, &fixed);
+            // Every piece but the last ends a line on both sides.
+            let cut = pieces.len().saturating_sub(1);
+            for (o, n) in pieces.iter().take(cut) {
+                proptest::prop_assert!(o.is_empty() || o.ends_with('\n'));
+                proptest::prop_assert!(n.is_empty() || n.ends_with('\n'));
+            }
+            let style = DiffStyle { color: false, crop: false };
+            proptest::prop_assert_eq!(
+                unified_aligned("a.jsonl", &pieces, &style),
+                reference(&read, &fixed, Some(&style))
+            );
+            proptest::prop_assert_eq!(
+                patch_aligned("a.jsonl", &pieces),
+                patch("a.jsonl", &read, &fixed)
+            );
         }
     }
 

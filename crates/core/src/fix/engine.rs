@@ -9,6 +9,8 @@ use crate::rules::ParseError;
 
 use crate::edit::json_edit;
 
+use super::undo::Undo;
+
 /// Rounds of fix-then-lint allowed beyond the bound the file's calls and results set. Every
 /// round applies at least one fix, and independent fixes land together, so a file converges
 /// in far fewer rounds than the bound (fixes that touch one another, such as the re-linking
@@ -16,12 +18,13 @@ use crate::edit::json_edit;
 /// re-creating findings: an internal error, and nothing is written.
 const EXTRA_ROUNDS: usize = 8;
 
-/// What fixing one file produced. A file's text is held once when nothing changed (in
-/// `report`), twice when it did (the text as read is kept for the diff and the write-back).
+/// What fixing one file produced. A file's text is held once (in `report`), and the text as
+/// read, when the fixes changed it, as what they replaced (for the diff and the write-back).
 #[derive(Debug)]
 pub struct FileFix {
-    /// The text as read, only when the fixes changed it: otherwise it is `report`'s text.
-    original: Option<String>,
+    /// The text as read as pieces of the fixed text, only when the fixes changed it:
+    /// otherwise it is `report`'s text.
+    original: Option<Undo>,
     /// Whether no round ever applied an edit, so `report` is the plain lint of the text as
     /// read (no fix set aside), and linting it again would find the same.
     untouched: bool,
@@ -42,9 +45,21 @@ impl FileFix {
         self.original.is_some()
     }
 
-    /// The text as read (decoded).
-    pub fn original_text(&self) -> &str {
-        self.original.as_deref().unwrap_or(self.fixed_text())
+    /// The text as read (decoded): rebuilt from the fixed text when the fixes changed it.
+    pub fn original_text(&self) -> std::borrow::Cow<'_, str> {
+        match &self.original {
+            Some(undo) => std::borrow::Cow::Owned(undo.rebuild(self.fixed_text())),
+            None => std::borrow::Cow::Borrowed(self.fixed_text()),
+        }
+    }
+
+    /// The text as read and as fixed, cut for their diff (see [`super::diff::Aligned`]).
+    pub fn aligned(&self) -> super::diff::Aligned<'_> {
+        let fixed = self.fixed_text();
+        match &self.original {
+            Some(read) => super::align::aligned_undo(read, fixed),
+            None => vec![(std::borrow::Cow::Borrowed(fixed), fixed)],
+        }
     }
 
     /// The text after fixing; the text as read when nothing changed.
@@ -74,7 +89,7 @@ impl FileFix {
             let findings = std::mem::take(&mut self.report.findings);
             place(&self.report.source, findings)
         } else {
-            let report = relint(self.original_text());
+            let report = relint(&self.original_text());
             place(&report.source, report.findings)
         }
     }
@@ -90,6 +105,9 @@ pub enum FixError {
     Unparseable { detail: String },
     /// Fixable findings remain after every round: an internal error, nothing is written.
     DidNotConverge { codes: Vec<&'static str> },
+    /// The text as read could not be rebuilt from what the fixes replaced: an internal
+    /// error, nothing is written.
+    Unrecoverable,
 }
 
 impl std::error::Error for FixError {}
@@ -106,6 +124,9 @@ impl std::fmt::Display for FixError {
                 f,
                 "internal error: fixes for {} did not converge; the file is left unchanged",
                 codes.join(", ")
+            ),
+            FixError::Unrecoverable => f.write_str(
+                "internal error: the text as read could not be rebuilt after fixing; the file is left unchanged",
             ),
         }
     }
@@ -209,10 +230,12 @@ pub fn fix_text(
             .filter(|f| f.rule.code == ParseError::META.code)
             .count()
     };
-    // The current text is the one in `report.source`; the text as read moves out of the first
-    // report replaced, so an unchanged file is never copied.
+    // The current text is the one in `report.source`, held once: the text as read, once a
+    // round changes it, is kept as pieces of the current text and what the fixes replaced
+    // (`read`), and the text before a round is dropped while the round's text is linted.
     let mut report = lint(text);
-    let mut original: Option<String> = None;
+    let mut read: Option<Undo> = None;
+    let mut touched = false;
     let baseline_parse_errors = parse_errors(&report);
     let baseline_unread = unread(&report);
     let mut applied: usize = 0;
@@ -251,10 +274,20 @@ pub fn fix_text(
             if taken.is_empty() {
                 break;
             }
-            let next = json_edit::apply(&report.source.text, &edits);
-            if next == report.source.text {
+            let placed = json_edit::place(&report.source.text, &edits);
+            if placed.changes_nothing(&report.source.text) {
                 break;
             }
+            let before = &report.source.text;
+            let read_before = read.take().unwrap_or_else(|| Undo::of(before));
+            let read_next = read_before.after(before, &placed.replaced);
+            // This round's own undo, to go back to its text if its fixes are set aside.
+            let round = Undo::of_round(before, &placed.replaced);
+            // The round's text is made in the buffer of the text before it: a big file is
+            // never held twice.
+            let next = placed
+                .apply_in_place(std::mem::take(&mut report.source.text))
+                .ok_or(FixError::Unrecoverable)?;
             let next_print = fingerprint(&next);
             if let Some(start) = history.iter().position(|(before, _)| *before == next_print) {
                 // Rounds `start..` undid one another: back to that round's text, without them.
@@ -263,7 +296,8 @@ pub fn fix_text(
                     banned.extend(signatures);
                 }
                 banned.extend(taken);
-                replace_report(&mut report, lint(next), &mut original);
+                report = lint(next);
+                (read, touched) = (Some(read_next), true);
                 text_print = next_print;
                 continue;
             }
@@ -281,11 +315,14 @@ pub fn fix_text(
                 // only message was an orphaned result emptied to `[]` is no conversation):
                 // this round's fixes are set aside and reported without a fix.
                 banned.extend(taken);
+                report.source.text = round.rebuild(&next_report.source.text);
+                read = Some(read_before);
                 continue;
             }
             applied += taken.len();
             history.push((text_print, taken));
-            replace_report(&mut report, next_report, &mut original);
+            report = next_report;
+            (read, touched) = (Some(read_next), true);
             text_print = next_print;
         }
         if banned.is_empty() || text_print == pass_start || budget == 0 {
@@ -316,9 +353,13 @@ pub fn fix_text(
                 .is_some_and(|x| x.applicability == Applicability::Unsafe)
         })
         .count();
-    let untouched = original.is_none();
-    // Rounds that undid one another can end on the text as read.
-    let original = original.filter(|text| *text != report.source.text);
+    let original = match read.filter(|_| touched) {
+        Some(undo) if !undo.holds(&report.source.text) => return Err(FixError::Unrecoverable),
+        // Rounds that undid one another can end on the text as read.
+        Some(undo) if undo.is_identity(&report.source.text) => None,
+        undo => undo,
+    };
+    let untouched = !touched;
     Ok(FileFix {
         original,
         untouched,
@@ -339,15 +380,6 @@ fn unread(report: &FileReport) -> usize {
         .filter(|f| f.rule.code == crate::rules::UnknownFormat::META.code)
         .count()
         + skipped
-}
-
-/// Puts a round's report in place of `report`, keeping the text as read (the first report's)
-/// in `original` by moving it, not copying it.
-fn replace_report(report: &mut FileReport, next: FileReport, original: &mut Option<String>) {
-    let previous = std::mem::replace(report, next);
-    if original.is_none() {
-        *original = Some(previous.source.text);
-    }
 }
 
 /// A text's length and hash, to recognise a text seen in an earlier round.
