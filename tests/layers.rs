@@ -31,7 +31,7 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
         "bytes, text, spans and pointers, the JSON tree, names of formats and providers",
         &[
             "encoding", "escape", "stdout", "progress", "read", "format", "provider", "pointer",
-            "source", "tree",
+            "source", "spans", "tree",
         ],
     ),
     (

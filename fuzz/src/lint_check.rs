@@ -3,7 +3,7 @@
 
 use toolcheck::lint::lint_bytes;
 use toolcheck::report::{
-    write_diagnostics, write_statistics, Diagnostic, FullRenderer, OutputFormat,
+    place_all, write_diagnostics, write_statistics, Diagnostic, FullRenderer, OutputFormat,
 };
 
 const FORMATS: [OutputFormat; 8] = [
@@ -41,6 +41,20 @@ pub fn check(data: &[u8]) {
         .cloned()
         .map(|f| Diagnostic::resolve(&report.source, f))
         .collect();
+    // Placed as the command line places them (`place_all`, inside a span cache that reads
+    // the spans the parser recorded), the findings land where a scan of the text puts them.
+    let at = |d: &Diagnostic| (d.start, d.code, d.message.clone(), d.end, d.line, d.column);
+    let mut scanned: Vec<_> = diagnostics.iter().map(at).collect();
+    scanned.sort();
+    let mut cached: Vec<_> = place_all(&report.source, report.findings.clone())
+        .iter()
+        .map(at)
+        .collect();
+    cached.sort();
+    assert_eq!(
+        cached, scanned,
+        "placed from recorded spans, findings moved"
+    );
     for d in &diagnostics {
         assert!(
             d.start <= d.end,

@@ -154,7 +154,7 @@ impl Placed {
 /// Places every finding of a file and sorts them by position, as every output lists them.
 pub fn place_all(source: &SourceFile, findings: Vec<Finding>) -> Vec<Diagnostic> {
     let mut diagnostics: Vec<Diagnostic> =
-        crate::source::with_span_cache(&source.text, || Diagnostic::resolve_all(source, findings));
+        crate::source::with_span_cache(source, || Diagnostic::resolve_all(source, findings));
     diagnostics.sort_by(|a, b| (a.start, a.code, &a.message).cmp(&(b.start, b.code, &b.message)));
     diagnostics
 }

@@ -19,6 +19,8 @@ pub struct Parsed<'a> {
     pub value: crate::tree::Value<'a>,
     /// Lone surrogate escapes were read as U+FFFD: the value is not byte-faithful.
     pub lossy: bool,
+    /// Where its big containers are in the text (none when serde_json read it).
+    pub spans: crate::spans::Spans,
 }
 
 /// One JSON document handed to an adapter: its value and where it starts in the file (a
@@ -90,12 +92,14 @@ pub fn parse(text: &str) -> Result<Parsed<'_>, JsonError> {
         Ok(tree) => Ok(Parsed {
             value: tree.value,
             lossy: tree.lossy,
+            spans: tree.spans,
         }),
         Err(crate::tree::Rejected) => match parse_serde(text) {
             // Not expected (the parsers agree, which the tests check), but never fatal.
             Ok(p) => Ok(Parsed {
                 value: crate::tree::Value::from_serde(&p.0),
                 lossy: p.1,
+                spans: crate::spans::Spans::default(),
             }),
             Err(e) => Err(e),
         },

@@ -24,6 +24,8 @@ pub mod read;
 #[doc(hidden)]
 pub mod source;
 #[doc(hidden)]
+pub mod spans;
+#[doc(hidden)]
 pub mod stdout;
 #[doc(hidden)]
 pub mod tree;

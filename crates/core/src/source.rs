@@ -21,6 +21,9 @@ pub struct SourceFile {
     line_starts: std::sync::OnceLock<Vec<usize>>,
     /// Indexes of the text that fix planners derive, one per type (see [`SourceFile::derived`]).
     derived: std::sync::Mutex<Vec<std::sync::Arc<dyn std::any::Any + Send + Sync>>>,
+    /// Where the big containers of the documents read from the text are (see
+    /// [`SourceFile::add_spans`]).
+    spans: std::sync::Mutex<Vec<std::sync::Arc<crate::spans::Spans>>>,
 }
 
 impl SourceFile {
@@ -31,7 +34,22 @@ impl SourceFile {
             text,
             line_starts: std::sync::OnceLock::new(),
             derived: Default::default(),
+            spans: Default::default(),
         }
+    }
+
+    /// Keeps where the big containers are of a document read from the text at `base`, so
+    /// that locating a pointer in it ([`with_span_cache`]) does not scan them again. The
+    /// spans must be of this text as it is: the text is not changed while its source lives.
+    pub fn add_spans(&self, base: usize, mut spans: crate::spans::Spans) {
+        if spans.is_empty() {
+            return;
+        }
+        spans.shift(base);
+        self.spans
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(std::sync::Arc::new(spans));
     }
 
     /// The index of type `T` of this text, built by `build` on first use. It lives with the
@@ -290,6 +308,14 @@ pub(crate) mod span_cache {
         ends: HashMap<usize, Option<usize>>,
         /// Array start → each element's span.
         spans: HashMap<usize, Option<Spans>>,
+        /// What the parser recorded of the text's big containers: consulted before a scan.
+        seeds: Vec<std::sync::Arc<crate::spans::Spans>>,
+    }
+
+    impl Cache {
+        fn seeded_array(&self, start: usize) -> Option<&crate::spans::ArraySpans> {
+            self.seeds.iter().find_map(|s| s.array(start))
+        }
     }
 
     thread_local! {
@@ -301,7 +327,8 @@ pub(crate) mod span_cache {
     }
 
     /// Installs a cache for `text` unless one is installed for it; returns whether it did.
-    pub(super) fn install(text: &str) -> bool {
+    pub(super) fn install(text: &str, mut seeds: Vec<std::sync::Arc<crate::spans::Spans>>) -> bool {
+        seeds.retain(|s| s.fits(text.as_bytes()));
         CACHE.with(|c| {
             let mut c = c.borrow_mut();
             if c.as_ref()
@@ -315,6 +342,7 @@ pub(crate) mod span_cache {
                 elements: HashMap::new(),
                 ends: HashMap::new(),
                 spans: HashMap::new(),
+                seeds,
             });
             true
         })
@@ -334,7 +362,10 @@ pub(crate) mod span_cache {
             c.borrow()
                 .as_ref()
                 .filter(|cache| matches(cache, bytes))
-                .map(|cache| cache.ends.get(&start).copied())
+                .map(|cache| {
+                    let seeded = || cache.seeds.iter().find_map(|s| s.end(start)).map(Some);
+                    cache.ends.get(&start).copied().or_else(seeded)
+                })
         });
         match cached {
             None => compute(),
@@ -374,7 +405,13 @@ pub(crate) mod span_cache {
             None => compute().map(std::rc::Rc::new),
             Some(Some(spans)) => spans,
             Some(None) => {
-                let spans = compute().map(std::rc::Rc::new);
+                let seeded = CACHE.with(|c| {
+                    c.borrow()
+                        .as_ref()
+                        .and_then(|cache| cache.seeded_array(start))
+                        .map(|array| array.elements().collect::<Vec<_>>())
+                });
+                let spans = seeded.or_else(compute).map(std::rc::Rc::new);
                 CACHE.with(|c| {
                     if let Some(cache) = c.borrow_mut().as_mut() {
                         cache.spans.insert(start, spans.clone());
@@ -402,6 +439,15 @@ pub(crate) mod span_cache {
         if !installed {
             return None;
         }
+        let seeded = CACHE.with(|c| {
+            c.borrow()
+                .as_ref()
+                .and_then(|cache| cache.seeded_array(arr))
+                .map(|array| array.element(index).map(|e| e.0))
+        });
+        if seeded.is_some() {
+            return seeded;
+        }
         let known = CACHE.with(|c| {
             c.borrow()
                 .as_ref()
@@ -425,7 +471,7 @@ pub(crate) mod span_cache {
 
 /// Runs `f` with spans of `text` memoised (see `span_cache`): for resolving or planning
 /// many findings in one text.
-pub fn with_span_cache<R>(text: &str, f: impl FnOnce() -> R) -> R {
+pub fn with_span_cache<R>(source: &SourceFile, f: impl FnOnce() -> R) -> R {
     struct Guard(bool);
     impl Drop for Guard {
         fn drop(&mut self) {
@@ -434,7 +480,12 @@ pub fn with_span_cache<R>(text: &str, f: impl FnOnce() -> R) -> R {
             }
         }
     }
-    let _guard = Guard(span_cache::install(text));
+    let spans = source
+        .spans
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone();
+    let _guard = Guard(span_cache::install(&source.text, spans));
     f()
 }
 

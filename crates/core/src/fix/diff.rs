@@ -866,7 +866,7 @@ mod tests {
             use crate::edit::json_edit::place;
             use crate::finding::Edit;
             let read: String = (0..lines).map(|i| format!("line {i}\n")).collect();
-            let mut undo = super::super::undo::Undo::of(&read);
+            let mut undo = super::super::undo::Undo::of(&read, super::super::undo::print(&read));
             let mut fixed = read.clone();
             for edits in rounds {
                 let edits: Vec<Edit> = edits

@@ -279,7 +279,7 @@ pub fn fix_text(
                 break;
             }
             let before = &report.source.text;
-            let read_before = read.take().unwrap_or_else(|| Undo::of(before));
+            let read_before = read.take().unwrap_or_else(|| Undo::of(before, text_print));
             let read_next = read_before.after(before, &placed.replaced);
             // This round's own undo, to go back to its text if its fixes are set aside.
             let round = Undo::of_round(before, &placed.replaced);
@@ -382,15 +382,12 @@ fn unread(report: &FileReport) -> usize {
         + skipped
 }
 
-/// A text's length and hash, to recognise a text seen in an earlier round.
+/// A text's length and hash, to recognise a text seen in an earlier round (and the text as
+/// read in the pieces of a later one).
 type Fingerprint = (usize, u64);
 
 fn fingerprint(text: &str) -> Fingerprint {
-    // foldhash, not SipHash: each round hashes the whole text, and SipHash's flood
-    // resistance buys nothing against a text compared only with its own earlier rounds.
-    use std::hash::BuildHasher;
-    let hash = foldhash::quality::FixedState::with_seed(0).hash_one(text);
-    (text.len(), hash)
+    super::undo::print(text)
 }
 
 /// What identifies a fix across rounds, whose byte offsets move: its rule and message.

@@ -332,7 +332,7 @@ pub fn check_conversation(
         }
     }
     let edit_cx = EditContext::new(source, jsonl);
-    crate::source::with_span_cache(&source.text, || {
+    crate::source::with_span_cache(source, || {
         for finding in &mut findings {
             finding.format = Some(conv.format);
             // A finding in a trace names the span (and attribute) its node was read from.

@@ -303,16 +303,15 @@ pub fn lint_str(name: &str, text: &str) -> FileReport {
 impl FileReport {
     /// `CODE@line:col` for each finding, in file order: compact expectations for tests.
     pub fn codes(&self) -> Vec<String> {
-        let mut placed: Vec<(usize, String)> =
-            crate::source::with_span_cache(&self.source.text, || {
-                self.findings
-                    .iter()
-                    .map(|f| {
-                        let d = crate::diagnostic::Diagnostic::resolve(&self.source, f.clone());
-                        (d.start, format!("{}@{}:{}", d.code, d.line, d.column))
-                    })
-                    .collect()
-            });
+        let mut placed: Vec<(usize, String)> = crate::source::with_span_cache(&self.source, || {
+            self.findings
+                .iter()
+                .map(|f| {
+                    let d = crate::diagnostic::Diagnostic::resolve(&self.source, f.clone());
+                    (d.start, format!("{}@{}:{}", d.code, d.line, d.column))
+                })
+                .collect()
+        });
         placed.sort();
         placed.into_iter().map(|(_, s)| s).collect()
     }

@@ -93,7 +93,9 @@ impl Linter<'_> {
     /// Checks the one JSON document that starts at byte `base`. The document's tree is
     /// dropped once its conversations are read, before the rules run: a file's findings
     /// never share the memory with the tree of the whole file.
-    fn run_document(&mut self, doc: json::Parsed, base: usize) -> Option<Skip> {
+    fn run_document(&mut self, mut doc: json::Parsed, base: usize) -> Option<Skip> {
+        // Placing findings and planning fixes in it read the spans the parser recorded.
+        self.source.add_spans(base, std::mem::take(&mut doc.spans));
         let adapter = match self.opts.input_format {
             Some(format) => format.adapter(),
             None => formats::detect(&doc.value),

@@ -2,7 +2,7 @@
 
 use std::io::{self, Write};
 
-pub use crate::diagnostic::Diagnostic;
+pub use crate::diagnostic::{place_all, Diagnostic};
 use crate::finding::Severity;
 use crate::lint::SkipKind;
 

@@ -3,6 +3,7 @@
 //! (done later, when a [`Str`] is first read).
 
 use super::{Map, Number, Str, Value};
+use crate::spans::{Spans, SPANS_FROM};
 
 /// How a read stopped short: serde_json is asked for the message.
 #[derive(Debug)]
@@ -13,6 +14,8 @@ pub struct Tree<'a> {
     pub value: Value<'a>,
     /// A lone UTF-16 surrogate escape was read as U+FFFD.
     pub lossy: bool,
+    /// Where its big containers are.
+    pub spans: Spans,
 }
 
 /// The nesting serde_json refuses: its recursion limit (128) counts down on entering each
@@ -29,6 +32,8 @@ pub fn parse(text: &str) -> Result<Tree<'_>, Rejected> {
         lossy: false,
         items: Vec::new(),
         members: Vec::new(),
+        element_spans: Vec::new(),
+        spans: Spans::default(),
     };
     p.skip_ws();
     let value = p.value()?;
@@ -36,9 +41,11 @@ pub fn parse(text: &str) -> Result<Tree<'_>, Rejected> {
     if p.pos != p.bytes.len() {
         return Err(Rejected);
     }
+    p.spans.finish();
     Ok(Tree {
         value,
         lossy: p.lossy,
+        spans: p.spans,
     })
 }
 
@@ -53,6 +60,10 @@ struct Parser<'a> {
     /// costs one allocation per container, never a regrowth.
     items: Vec<Value<'a>>,
     members: Vec<(Str<'a>, Value<'a>)>,
+    /// The spans of the elements of the arrays being read, innermost last, kept for the
+    /// arrays that turn out big.
+    element_spans: Vec<(usize, usize)>,
+    spans: Spans,
 }
 
 /// The length of the plain run `bytes` opens with: the offset of the first quote, backslash
@@ -172,6 +183,7 @@ impl<'a> Parser<'a> {
     }
 
     fn array(&mut self) -> Result<Value<'a>, Rejected> {
+        let open = self.pos;
         self.enter()?;
         self.pos += 1;
         self.skip_ws();
@@ -180,15 +192,19 @@ impl<'a> Parser<'a> {
             return Ok(Value::Array(Vec::new()));
         }
         let mark = self.items.len();
+        let spans_mark = self.element_spans.len();
         loop {
             self.skip_ws();
+            let from = self.pos;
             let item = self.value()?;
+            self.element_spans.push((from, self.pos));
             self.items.push(item);
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b']') => {
                     self.leave();
+                    self.keep_array_spans(open, spans_mark);
                     return Ok(Value::Array(self.items.drain(mark..).collect()));
                 }
                 _ => return Err(Rejected),
@@ -196,7 +212,25 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Keeps the element spans of the array that opened at `open` and just closed, from
+    /// `mark` on, if it is big.
+    fn keep_array_spans(&mut self, open: usize, mark: usize) {
+        let len = self.pos - open;
+        if len >= SPANS_FROM && u32::try_from(len).is_ok() {
+            // Offsets from the array's start fit in 32 bits: half the memory.
+            let elements = self
+                .element_spans
+                .drain(mark..)
+                .map(|(from, to)| ((from - open) as u32, (to - open) as u32))
+                .collect();
+            self.spans.push_array(open, self.pos, elements);
+        } else {
+            self.element_spans.truncate(mark);
+        }
+    }
+
     fn object(&mut self) -> Result<Value<'a>, Rejected> {
+        let open = self.pos;
         self.enter()?;
         self.pos += 1;
         self.skip_ws();
@@ -226,6 +260,9 @@ impl<'a> Parser<'a> {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.leave();
+                    if self.pos - open >= SPANS_FROM {
+                        self.spans.push_object(open, self.pos);
+                    }
                     let members = self.members.drain(mark..).collect();
                     return Ok(Value::Object(Map { members }));
                 }
