@@ -314,16 +314,20 @@ enum Kind {
 
 impl Kind {
     /// Lints `text`, the input's text or a fix of it, as this input.
-    fn lint(&self, name: SourceName, text: &str, explicit: bool, opts: &LintOptions) -> FileReport {
+    fn lint(
+        &self,
+        name: SourceName,
+        text: String,
+        explicit: bool,
+        opts: &LintOptions,
+    ) -> FileReport {
         match self {
-            Kind::Text(_) => {
-                crate::lint::lint_bytes(name, text.as_bytes().to_vec(), explicit, opts)
-            }
+            Kind::Text(_) => crate::lint::lint_bytes(name, text.into_bytes(), explicit, opts),
             Kind::Store(snapshot) => {
-                crate::store::lint_text(name, text.to_string(), snapshot, explicit, opts).0
+                crate::store::lint_text(name, text, snapshot, explicit, opts).0
             }
-            Kind::Folder(folder) => folder.lint(name, text.to_string(), opts),
-            Kind::Zstd(log) => log.lint(name, text.as_bytes().to_vec(), explicit, opts),
+            Kind::Folder(folder) => folder.lint(name, text, opts),
+            Kind::Zstd(log) => log.lint(name, text.into_bytes(), explicit, opts),
         }
     }
 

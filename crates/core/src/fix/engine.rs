@@ -79,7 +79,7 @@ impl FileFix {
     pub fn place_findings(
         &mut self,
         after: bool,
-        relint: impl FnOnce(&str) -> FileReport,
+        relint: impl FnOnce(String) -> FileReport,
         place: impl FnOnce(
             &crate::source::SourceFile,
             Vec<Finding>,
@@ -89,7 +89,8 @@ impl FileFix {
             let findings = std::mem::take(&mut self.report.findings);
             place(&self.report.source, findings)
         } else {
-            let report = relint(&self.original_text());
+            // Rebuilt, the text as read is handed over, not copied again.
+            let report = relint(self.original_text().into_owned());
             place(&report.source, report.findings)
         }
     }

@@ -93,12 +93,12 @@ impl FixedChunk {
         render: Option<super::Render<'_>>,
     ) -> (Vec<Diagnostic>, Vec<String>) {
         let file = &mut self.fix;
-        let relint = |text: &str| {
+        let relint = |text: String| {
             let name = SourceName {
                 name: job.name.name.clone(),
                 path: job.name.path.clone(),
             };
-            crate::lint::lint_record_lines(name, text.as_bytes().to_vec(), job.opts)
+            crate::lint::lint_record_lines(name, text.into_bytes(), job.opts)
         };
         let mut placed = file.place_findings(after, relint, place);
         if let Some(limit) = self.oversized {

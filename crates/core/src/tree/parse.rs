@@ -60,9 +60,10 @@ struct Parser<'a> {
     /// costs one allocation per container, never a regrowth.
     items: Vec<Value<'a>>,
     members: Vec<(Str<'a>, Value<'a>)>,
-    /// The spans of the elements of the arrays being read, innermost last, kept for the
-    /// arrays that turn out big.
-    element_spans: Vec<(usize, usize)>,
+    /// The spans of the elements of the arrays being read, innermost last, each from its
+    /// array's start (32 bits: offsets past that only in arrays too big to keep them), kept
+    /// for the arrays that turn out big.
+    element_spans: Vec<(u32, u32)>,
     spans: Spans,
 }
 
@@ -197,7 +198,9 @@ impl<'a> Parser<'a> {
             self.skip_ws();
             let from = self.pos;
             let item = self.value()?;
-            self.element_spans.push((from, self.pos));
+            let from_open = |at: usize| u32::try_from(at - open).unwrap_or(u32::MAX);
+            self.element_spans
+                .push((from_open(from), from_open(self.pos)));
             self.items.push(item);
             self.skip_ws();
             match self.peek() {
@@ -216,13 +219,9 @@ impl<'a> Parser<'a> {
     /// `mark` on, if it is big.
     fn keep_array_spans(&mut self, open: usize, mark: usize) {
         let len = self.pos - open;
+        // Offsets from the array's start fit in 32 bits: half the memory.
         if len >= SPANS_FROM && u32::try_from(len).is_ok() {
-            // Offsets from the array's start fit in 32 bits: half the memory.
-            let elements = self
-                .element_spans
-                .drain(mark..)
-                .map(|(from, to)| ((from - open) as u32, (to - open) as u32))
-                .collect();
+            let elements = self.element_spans.drain(mark..).collect();
             self.spans.push_array(open, self.pos, elements);
         } else {
             self.element_spans.truncate(mark);
