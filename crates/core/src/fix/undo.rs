@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use std::hash::{BuildHasher, Hasher};
 use std::ops::Range;
 
-use super::align::line_start_from;
+use super::align::{line_start_from, Aligned};
 use crate::edit::json_edit::Replaced;
 
 /// A text as read, as pieces of a later text (the one it is an undo of).
@@ -42,13 +42,7 @@ impl Undo {
     /// `before` as pieces of the text `applied` made of it, for going back one round:
     /// without the hash [`Undo::of`] computes, so never checked with [`Undo::holds`].
     pub fn of_round(before: &str, applied: &[Replaced]) -> Undo {
-        let mut pieces = Vec::new();
-        push(&mut pieces, Piece::Kept(0..before.len()));
-        Undo {
-            pieces,
-            print: (before.len(), 0),
-        }
-        .after(before, applied)
+        Undo::of(before, (before.len(), 0)).after(before, applied)
     }
 
     /// The same text as read, as pieces of the text `applied` made of `before` (the text
@@ -144,10 +138,10 @@ impl Undo {
 
     /// The text as read and `current`, cut into pieces of whole lines that pair up (the old
     /// pieces concatenate to the text as read, the new ones to `current`), as
-    /// `diff::aligned_pieces` cuts two whole texts: the text between two changes is a piece
+    /// `align::aligned_pieces` cuts two whole texts: the text between two changes is a piece
     /// of its own, equal on both sides, when it holds a line start `margin` bytes from each,
     /// so only the pieces around the changes are built and diffed.
-    pub fn aligned<'s>(&'s self, current: &'s str, margin: usize) -> Vec<(Cow<'s, str>, &'s str)> {
+    pub fn aligned<'s>(&'s self, current: &'s str, margin: usize) -> Aligned<'s> {
         // The stretches kept, each cut where its equal piece starts and ends: (piece, cut
         // start, cut end), with offsets in `current`.
         let bytes = current.as_bytes();
@@ -200,7 +194,7 @@ impl Undo {
         current: &'s str,
         start: Option<(usize, usize)>,
         end: Option<(usize, usize)>,
-        aligned: &mut Vec<(Cow<'s, str>, &'s str)>,
+        aligned: &mut Aligned<'s>,
     ) {
         let new_from = start.map_or(0, |(_, at)| at);
         let new_to = end.map_or(current.len(), |(_, at)| at);
