@@ -4,4 +4,5 @@
 # `cargo fuzz build` compiles). Running the targets needs nightly: see docs/contributing.md, "Fuzzing".
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo check --manifest-path fuzz/Cargo.toml --locked --no-default-features --bins --lib
+# `--cfg fuzzing`, as cargo-fuzz builds them: the checks only the fuzzer runs are checked too.
+RUSTFLAGS="${RUSTFLAGS:-} --cfg fuzzing" cargo check --manifest-path fuzz/Cargo.toml --locked --no-default-features --bins --lib

@@ -15,7 +15,8 @@ mod settings;
 
 // The engine's public modules, as this crate's API has always named them.
 pub use toolcheck_core::{
-    edit, embed, fix, formats, json, lint, read, report, rules, store, transcript, tree, zstd_log,
+    edit, embed, fix, formats, json, lint, read, report, rules, spans, store, transcript, tree,
+    zstd_log,
 };
 
 // What the command line reads of the engine besides.

@@ -39,7 +39,7 @@ pub fn check(data: &[u8]) {
         .findings
         .iter()
         .cloned()
-        .map(|f| Diagnostic::resolve(&report.source, f))
+        .map(|f| Diagnostic::resolve(&report.source, f.unlocated()))
         .collect();
     // Placed as the command line places them (`place_all`, inside a span cache that reads
     // the spans the parser recorded), the findings land where a scan of the text puts them.
@@ -54,6 +54,27 @@ pub fn check(data: &[u8]) {
     assert_eq!(
         cached, scanned,
         "placed from recorded spans, findings moved"
+    );
+    // Linted with no spans recorded (every lookup scans), the same findings at the same
+    // places with the same fixes: the spans change how fixes are planned, not what they are.
+    #[cfg(fuzzing)]
+    let unrecorded = toolcheck::spans::without_spans(|| {
+        lint_bytes(
+            setup.source_name(),
+            file.to_vec(),
+            setup.explicit,
+            &setup.opts,
+        )
+    });
+    #[cfg(fuzzing)]
+    let placed = |r: &toolcheck::lint::FileReport| {
+        serde_json::to_string(&place_all(&r.source, r.findings.clone())).unwrap_or_default()
+    };
+    #[cfg(fuzzing)]
+    assert_eq!(
+        placed(&report),
+        placed(&unrecorded),
+        "with recorded spans, findings or fixes changed"
     );
     for d in &diagnostics {
         assert!(

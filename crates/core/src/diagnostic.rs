@@ -89,6 +89,25 @@ impl Diagnostic {
     }
 }
 
+/// Where the node `loc` is in `text` (at its document's start when the pointer does not
+/// resolve).
+fn node_range(text: &str, loc: &crate::transcript::Loc) -> (usize, usize) {
+    locate(text, loc.base, &loc.pointer).unwrap_or((loc.base, loc.base))
+}
+
+/// Locates every finding anchored at a node of `text` now rather than when it is placed:
+/// for findings of a document whose spans are at hand only while it is checked (a dataset
+/// record's: [`crate::source::with_record_spans`]), so placing them scans nothing.
+pub(crate) fn locate_now(text: &str, findings: &mut [Finding]) {
+    for finding in findings {
+        if let Anchor::Node(loc) = &finding.anchor {
+            let (start, end) = node_range(text, loc);
+            let loc = loc.clone();
+            finding.anchor = Anchor::Located { loc, start, end };
+        }
+    }
+}
+
 /// A finding with its byte range and pointer, before line and column are known.
 struct Placed {
     start: usize,
@@ -102,10 +121,10 @@ impl Placed {
         let (start, end, pointer) = match &finding.anchor {
             Anchor::Span { start, end } => (*start, *end, String::new()),
             Anchor::Node(loc) => {
-                let (start, end) =
-                    locate(&source.text, loc.base, &loc.pointer).unwrap_or((loc.base, loc.base));
+                let (start, end) = node_range(&source.text, loc);
                 (start, end, loc.pointer.to_string())
             }
+            Anchor::Located { loc, start, end } => (*start, *end, loc.pointer.to_string()),
         };
         // Every output slices or counts characters from these: keep them on char boundaries.
         let start = floor_char_boundary(&source.text, start);

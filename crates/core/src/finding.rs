@@ -13,6 +13,10 @@ pub enum Anchor {
     Node(Loc),
     /// A raw byte range (parse errors, where there is no node).
     Span { start: usize, end: usize },
+    /// A node of the transcript already located in the text, at `start..end`: a dataset
+    /// record's findings are located while the spans its parse recorded are at hand
+    /// ([`crate::diagnostic::locate_now`]).
+    Located { loc: Loc, start: usize, end: usize },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -165,6 +169,15 @@ impl ReplayAction {
 }
 
 impl Finding {
+    /// The finding with a node it was located at ([`Anchor::Located`]) to be located again
+    /// when it is placed: to check where the spans placed it against a scan.
+    pub fn unlocated(mut self) -> Finding {
+        if let Anchor::Located { loc, .. } = self.anchor {
+            self.anchor = Anchor::Node(loc);
+        }
+        self
+    }
+
     /// A finding at a transcript node, with the rule's default severity.
     pub fn at(rule: &'static RuleMeta, loc: &Loc, message: impl Into<String>) -> Self {
         Finding {

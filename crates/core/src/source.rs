@@ -313,7 +313,7 @@ pub(crate) mod span_cache {
     }
 
     impl Cache {
-        fn seeded_array(&self, start: usize) -> Option<&crate::spans::ArraySpans> {
+        fn seeded_array(&self, start: usize) -> Option<crate::spans::ArraySpans<'_>> {
             self.seeds.iter().find_map(|s| s.array(start))
         }
     }
@@ -472,6 +472,28 @@ pub(crate) mod span_cache {
 /// Runs `f` with spans of `text` memoised (see `span_cache`): for resolving or planning
 /// many findings in one text.
 pub fn with_span_cache<R>(source: &SourceFile, f: impl FnOnce() -> R) -> R {
+    with_span_cache_and(source, None, f)
+}
+
+/// [`with_span_cache`], with the spans of one more document of the text (at offsets in the
+/// text) that the source does not keep: a dataset record's, which live only while it is
+/// checked. Inside, `with_span_cache` of the same source uses this scope's cache.
+pub fn with_record_spans<R>(
+    source: &SourceFile,
+    spans: crate::spans::Spans,
+    f: impl FnOnce() -> R,
+) -> R {
+    if spans.is_empty() {
+        return with_span_cache(source, f);
+    }
+    with_span_cache_and(source, Some(std::sync::Arc::new(spans)), f)
+}
+
+fn with_span_cache_and<R>(
+    source: &SourceFile,
+    extra: Option<std::sync::Arc<crate::spans::Spans>>,
+    f: impl FnOnce() -> R,
+) -> R {
     struct Guard(bool);
     impl Drop for Guard {
         fn drop(&mut self) {
@@ -480,11 +502,12 @@ pub fn with_span_cache<R>(source: &SourceFile, f: impl FnOnce() -> R) -> R {
             }
         }
     }
-    let spans = source
+    let mut spans = source
         .spans
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .clone();
+    spans.extend(extra);
     let _guard = Guard(span_cache::install(&source.text, spans));
     f()
 }

@@ -2,46 +2,163 @@
 //! ([`crate::tree::parse`]) as it reads them, kept with the text's source, and read when a
 //! finding is placed or a fix planned by its pointer ([`crate::source::with_span_cache`]).
 
-/// Containers smaller than this are not in [`Spans`]: rescanning one costs less than
-/// remembering it.
+/// Containers smaller than this are not in [`Spans`] of a text at least
+/// [`RECORD_ALL_BELOW`] long: rescanning one costs less than remembering it.
 #[cfg(not(fuzzing))]
 pub const SPANS_FROM: usize = 64 << 10;
 /// Under the fuzzer, nearly every container: placement from spans is checked against a scan.
 #[cfg(fuzzing)]
 pub const SPANS_FROM: usize = 8;
 
-/// Where a document's big containers are in its text, recorded while it was read: what
-/// placing a finding or planning a fix by its pointer would otherwise find by scanning the
-/// text again (a 300,000-message array once per lookup scope, a quarter of a lint of an
-/// 87 MB document). Offsets are in the text read, until [`Spans::shift`]ed.
+/// A text shorter than this (a dataset record, a small file) records every container: the
+/// spans are few, live no longer than the text's check, and spare each finding's placement
+/// and each fix's planning a walk of the text along its pointer (a seventh of a lint of
+/// 1.2 KB records).
+#[cfg(not(fuzzing))]
+pub const RECORD_ALL_BELOW: usize = 64 << 10;
+/// Under the fuzzer, most inputs record every container and the longer ones only those of
+/// [`SPANS_FROM`] bytes or more: both ways of recording are exercised.
+#[cfg(fuzzing)]
+pub const RECORD_ALL_BELOW: usize = 2 << 10;
+
+/// The smallest container recorded in a text of `len` bytes.
+pub fn recorded_from(len: usize) -> usize {
+    #[cfg(fuzzing)]
+    if OFF.load(std::sync::atomic::Ordering::Relaxed) {
+        return usize::MAX;
+    }
+    if len < RECORD_ALL_BELOW {
+        0
+    } else {
+        SPANS_FROM
+    }
+}
+
+#[cfg(fuzzing)]
+static OFF: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Under the fuzzer: runs `f` with no spans recorded (every lookup scans), to compare what
+/// it finds and plans with what the recorded spans give. One fuzzing process runs one input
+/// at a time, so a process-wide switch is enough.
+#[cfg(fuzzing)]
+pub fn without_spans<R>(f: impl FnOnce() -> R) -> R {
+    use std::sync::atomic::Ordering;
+    struct Restore;
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            OFF.store(false, Ordering::Relaxed);
+        }
+    }
+    OFF.store(true, Ordering::Relaxed);
+    let _restore = Restore;
+    f()
+}
+
+/// Where a document's containers are in its text, recorded while it was read (the big ones,
+/// or all of a short text: [`recorded_from`]): what placing a finding or planning a fix by its
+/// pointer would otherwise find by scanning the text again (a 300,000-message array once
+/// per lookup scope, a quarter of a lint of an 87 MB document). Offsets are in the text
+/// read, until [`Spans::shift`]ed.
 #[derive(Debug, Default)]
 pub struct Spans {
-    /// Arrays of at least [`SPANS_FROM`] bytes, ordered by start.
-    arrays: Vec<ArraySpans>,
-    /// Objects of at least [`SPANS_FROM`] bytes, ordered by start: start and end.
+    /// The arrays recorded, ordered by start.
+    arrays: Vec<ArraySpan>,
+    /// Every recorded array's elements' spans from its start, one stretch per array: one
+    /// vector for them all, not one per array.
+    elements: Vec<(u32, u32)>,
+    /// The objects recorded, ordered by start: start and end.
     objects: Vec<(usize, usize)>,
 }
 
-/// A big array: where it starts and ends, and each element's span from its start.
 #[derive(Debug)]
-pub struct ArraySpans {
+struct ArraySpan {
+    start: usize,
+    end: usize,
+    /// Its elements' stretch of [`Spans::elements`].
+    elements: std::ops::Range<usize>,
+}
+
+/// A recorded array: where it starts and ends, and each element's span from its start.
+#[derive(Debug, Clone, Copy)]
+pub struct ArraySpans<'s> {
     pub start: usize,
     pub end: usize,
-    elements: Vec<(u32, u32)>,
+    elements: &'s [(u32, u32)],
 }
 
 impl Spans {
-    /// Records a big array and its elements' spans from its start.
-    pub(crate) fn push_array(&mut self, start: usize, end: usize, elements: Vec<(u32, u32)>) {
-        self.arrays.push(ArraySpans {
+    /// Room for what a text of `len` bytes records (see [`recorded_from`]): a short text
+    /// records all its containers, so its vectors are sized once rather than grown (for a
+    /// dataset record, growing them cost an eighth of its parse).
+    pub(crate) fn for_text(len: usize) -> Spans {
+        if recorded_from(len) > 0 {
+            return Spans::default();
+        }
+        Spans {
+            arrays: Vec::with_capacity(len / 128 + 1),
+            elements: Vec::with_capacity(len / 32 + 1),
+            objects: Vec::with_capacity(len / 32 + 1),
+        }
+    }
+
+    /// Records an array and its elements' spans from its start.
+    pub(crate) fn push_array(
+        &mut self,
+        start: usize,
+        end: usize,
+        elements: impl IntoIterator<Item = (u32, u32)>,
+    ) {
+        let from = self.elements.len();
+        self.elements.extend(elements);
+        self.arrays.push(ArraySpan {
             start,
             end,
-            elements,
+            elements: from..self.elements.len(),
         });
     }
 
     pub(crate) fn push_object(&mut self, start: usize, end: usize) {
         self.objects.push((start, end));
+    }
+
+    /// Records an array where it opens, at `start`, to be closed by [`Spans::close_array`]:
+    /// containers recorded as they open are in order already. Returns its slot.
+    pub(crate) fn open_array(&mut self, start: usize) -> usize {
+        self.arrays.push(ArraySpan {
+            start,
+            end: start,
+            elements: 0..0,
+        });
+        self.arrays.len() - 1
+    }
+
+    /// Closes the array [`Spans::open_array`] recorded in `slot`.
+    pub(crate) fn close_array(
+        &mut self,
+        slot: usize,
+        end: usize,
+        elements: impl IntoIterator<Item = (u32, u32)>,
+    ) {
+        let from = self.elements.len();
+        self.elements.extend(elements);
+        let to = self.elements.len();
+        if let Some(array) = self.arrays.get_mut(slot) {
+            array.end = end;
+            array.elements = from..to;
+        }
+    }
+
+    /// [`Spans::open_array`] for an object.
+    pub(crate) fn open_object(&mut self, start: usize) -> usize {
+        self.objects.push((start, start));
+        self.objects.len() - 1
+    }
+
+    /// Closes the object [`Spans::open_object`] recorded in `slot`.
+    pub(crate) fn close_object(&mut self, slot: usize, end: usize) {
+        if let Some(object) = self.objects.get_mut(slot) {
+            object.1 = end;
+        }
     }
 
     /// Orders what was recorded as each container closed (inner before outer) by start.
@@ -82,14 +199,25 @@ impl Spans {
                 .all(|&(s, e)| brackets(s, e, b'{', b'}'))
     }
 
-    /// The big array that starts at `start`.
-    pub fn array(&self, start: usize) -> Option<&ArraySpans> {
+    /// The recorded array that starts at `start`.
+    pub fn array(&self, start: usize) -> Option<ArraySpans<'_>> {
         let at = self.arrays.binary_search_by_key(&start, |a| a.start).ok()?;
-        self.arrays.get(at)
+        self.arrays.get(at).map(|a| self.view(a))
     }
 
-    /// The end of the array or object that starts at `start`, if it is big or an element
-    /// of a big array.
+    fn view(&self, array: &ArraySpan) -> ArraySpans<'_> {
+        ArraySpans {
+            start: array.start,
+            end: array.end,
+            elements: self
+                .elements
+                .get(array.elements.clone())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The end of the array or object that starts at `start`, if it is recorded or an
+    /// element of a recorded array.
     pub fn end(&self, start: usize) -> Option<usize> {
         if let Some(array) = self.array(start) {
             return Some(array.end);
@@ -107,11 +235,11 @@ impl Spans {
             .rev()
             .take(8)
             .filter(|a| start < a.end)
-            .find_map(|a| a.element_end(start))
+            .find_map(|a| self.view(a).element_end(start))
     }
 }
 
-impl ArraySpans {
+impl ArraySpans<'_> {
     pub fn len(&self) -> usize {
         self.elements.len()
     }
@@ -213,6 +341,57 @@ mod tests {
             let scanned = spans(&plain);
             assert_eq!(scanned.as_ref().map(Vec::len), Some(2_000));
             assert_eq!(scanned, spans(&seeded));
+        }
+    }
+
+    /// A short text records every container (each as it opens, so in order): pointers to
+    /// every kind of node locate where a scan locates them, and every array's element spans
+    /// are what a scan gives.
+    #[test]
+    fn short_texts_record_every_container() {
+        for prefix in ["", "\u{feff}", "   "] {
+            let (text, base) = document(prefix, 12);
+            assert!(text.len() < super::RECORD_ALL_BELOW);
+            let doc = text.get(base..).unwrap_or_default();
+            let parsed = crate::tree::parse(doc).expect("JSON");
+            // Well under `SPANS_FROM`: recorded only because the text is short.
+            assert!(!parsed.spans.is_empty());
+            let plain = SourceFile::new(None, "plain".into(), text.clone());
+            let seeded = SourceFile::new(None, "seeded".into(), text.clone());
+            seeded.add_spans(base, parsed.spans);
+            let mut pointers: Vec<String> = ["", "/messages", "/tail", "/tail/k", "/tail/k/1"]
+                .map(String::from)
+                .to_vec();
+            for i in 0..13 {
+                for tail in [
+                    "",
+                    "/role",
+                    "/calls",
+                    "/calls/0",
+                    "/calls/1",
+                    "/calls/1/0",
+                    "/calls/2",
+                ] {
+                    pointers.push(format!("/messages/{i}{tail}"));
+                }
+            }
+            let scanned = located(&plain, base, &pointers);
+            assert_eq!(scanned.iter().filter(|l| l.is_some()).count(), 5 + 12 * 7);
+            assert_eq!(scanned, located(&seeded, base, &pointers));
+            let arrays = [
+                "/messages",
+                "/tail/k",
+                "/messages/0/calls",
+                "/messages/11/calls/1",
+            ];
+            for pointer in arrays {
+                let (start, end) = locate(&text, base, pointer).expect("an array");
+                let spans = |source: &SourceFile| {
+                    with_span_cache(source, || element_spans(&source.text, start, end))
+                        .map(|spans| spans.to_vec())
+                };
+                assert_eq!(spans(&plain), spans(&seeded), "{pointer}");
+            }
         }
     }
 

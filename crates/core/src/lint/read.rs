@@ -438,7 +438,7 @@ fn check_parsed(
     base: usize,
     parsed: json::Parsed<'_>,
 ) -> RecordOutcome {
-    let (value, lossy) = (parsed.value, parsed.lossy);
+    let (value, lossy, mut spans) = (parsed.value, parsed.lossy, parsed.spans);
     let adapter = match opts.input_format {
         Some(format) => format.adapter(),
         None => formats::detect(&value),
@@ -454,7 +454,14 @@ fn check_parsed(
         base,
         value: &value,
     }];
-    let (findings, format, counts) = check_docs(adapter, &docs, source, opts, true, lossy);
+    // Its fixes are planned and its findings located from the spans its parse recorded,
+    // which go with it.
+    spans.shift(base);
+    let (findings, format, counts) = crate::source::with_record_spans(source, spans, || {
+        let (mut findings, format, counts) = check_docs(adapter, &docs, source, opts, true, lossy);
+        crate::diagnostic::locate_now(&source.text, &mut findings);
+        (findings, format, counts)
+    });
     RecordOutcome::Parsed {
         findings,
         format,

@@ -3,7 +3,7 @@
 //! (done later, when a [`Str`] is first read).
 
 use super::{Map, Number, Str, Value};
-use crate::spans::{Spans, SPANS_FROM};
+use crate::spans::Spans;
 
 /// How a read stopped short: serde_json is asked for the message.
 #[derive(Debug)]
@@ -31,17 +31,21 @@ pub fn parse(text: &str) -> Result<Tree<'_>, Rejected> {
         depth: 0,
         lossy: false,
         items: Vec::new(),
-        members: Vec::new(),
+        keys: Vec::new(),
         element_spans: Vec::new(),
-        spans: Spans::default(),
+        spans: Spans::for_text(text.len()),
+        spans_from: crate::spans::recorded_from(text.len()),
     };
     p.skip_ws();
-    let value = p.value()?;
+    p.value()?;
     p.skip_ws();
+    let value = p.items.pop().ok_or(Rejected)?;
     if p.pos != p.bytes.len() {
         return Err(Rejected);
     }
-    p.spans.finish();
+    if p.spans_from > 0 {
+        p.spans.finish();
+    }
     Ok(Tree {
         value,
         lossy: p.lossy,
@@ -55,16 +59,22 @@ struct Parser<'a> {
     pos: usize,
     depth: usize,
     lossy: bool,
-    /// The elements and members of the containers being read, innermost last: each
-    /// container is moved out into a vector of its exact size when it closes, so a document
-    /// costs one allocation per container, never a regrowth.
+    /// The values read and not yet in their container, innermost last (the elements of the
+    /// arrays being read, the member values of the objects), and the keys of those members:
+    /// each container is moved out into a vector of its exact size when it closes, so a
+    /// document costs one allocation per container, never a regrowth. Every value is written
+    /// here where it is read rather than returned: a 32-byte value handed back through the
+    /// stack is read back before its bytes are stored whole, which stalls (a third of the
+    /// parse, before).
     items: Vec<Value<'a>>,
-    members: Vec<(Str<'a>, Value<'a>)>,
+    keys: Vec<Str<'a>>,
     /// The spans of the elements of the arrays being read, innermost last, each from its
     /// array's start (32 bits: offsets past that only in arrays too big to keep them), kept
     /// for the arrays that turn out big.
     element_spans: Vec<(u32, u32)>,
     spans: Spans,
+    /// The smallest container [`Parser::spans`] records.
+    spans_from: usize,
 }
 
 /// The length of the plain run `bytes` opens with: the offset of the first quote, backslash
@@ -147,17 +157,20 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn value(&mut self) -> Result<Value<'a>, Rejected> {
-        match self.peek().ok_or(Rejected)? {
-            b'{' => self.object(),
-            b'[' => self.array(),
-            b'"' => self.string().map(Value::String),
-            b't' => self.literal(b"true", Value::Bool(true)),
-            b'f' => self.literal(b"false", Value::Bool(false)),
-            b'n' => self.literal(b"null", Value::Null),
-            b'-' | b'0'..=b'9' => self.number(),
-            _ => Err(Rejected),
-        }
+    /// Reads one value onto `items`.
+    fn value(&mut self) -> Result<(), Rejected> {
+        let value = match self.peek().ok_or(Rejected)? {
+            b'{' => return self.object(),
+            b'[' => return self.array(),
+            b'"' => Value::String(Str::borrowed(self.string()?)),
+            b't' => self.literal(b"true", Value::Bool(true))?,
+            b'f' => self.literal(b"false", Value::Bool(false))?,
+            b'n' => self.literal(b"null", Value::Null)?,
+            b'-' | b'0'..=b'9' => Value::Number(Number(self.number()?.into())),
+            _ => return Err(Rejected),
+        };
+        self.items.push(value);
+        Ok(())
     }
 
     fn literal(&mut self, word: &[u8], value: Value<'a>) -> Result<Value<'a>, Rejected> {
@@ -183,32 +196,43 @@ impl<'a> Parser<'a> {
         self.depth -= 1;
     }
 
-    fn array(&mut self) -> Result<Value<'a>, Rejected> {
+    fn array(&mut self) -> Result<(), Rejected> {
         let open = self.pos;
         self.enter()?;
         self.pos += 1;
         self.skip_ws();
         if self.peek() == Some(b']') {
             self.leave();
-            return Ok(Value::Array(Vec::new()));
+            self.items.push(Value::Array(Vec::new()));
+            return Ok(());
         }
         let mark = self.items.len();
         let spans_mark = self.element_spans.len();
+        // A text that records every container records each where it opens, in the order
+        // the spans are searched in: nothing to sort afterwards.
+        let slot = (self.spans_from == 0).then(|| self.spans.open_array(open));
         loop {
             self.skip_ws();
             let from = self.pos;
-            let item = self.value()?;
+            self.value()?;
             let from_open = |at: usize| u32::try_from(at - open).unwrap_or(u32::MAX);
             self.element_spans
                 .push((from_open(from), from_open(self.pos)));
-            self.items.push(item);
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b']') => {
                     self.leave();
-                    self.keep_array_spans(open, spans_mark);
-                    return Ok(Value::Array(self.items.drain(mark..).collect()));
+                    match slot {
+                        Some(slot) => {
+                            let elements = self.element_spans.drain(spans_mark..);
+                            self.spans.close_array(slot, self.pos, elements);
+                        }
+                        None => self.keep_array_spans(open, spans_mark),
+                    }
+                    let array = Value::Array(self.items.drain(mark..).collect());
+                    self.items.push(array);
+                    return Ok(());
                 }
                 _ => return Err(Rejected),
             }
@@ -216,62 +240,70 @@ impl<'a> Parser<'a> {
     }
 
     /// Keeps the element spans of the array that opened at `open` and just closed, from
-    /// `mark` on, if it is big.
+    /// `mark` on, if it is recorded ([`crate::spans::recorded_from`]).
     fn keep_array_spans(&mut self, open: usize, mark: usize) {
         let len = self.pos - open;
         // Offsets from the array's start fit in 32 bits: half the memory.
-        if len >= SPANS_FROM && u32::try_from(len).is_ok() {
-            let elements = self.element_spans.drain(mark..).collect();
-            self.spans.push_array(open, self.pos, elements);
+        if len >= self.spans_from && u32::try_from(len).is_ok() {
+            self.spans
+                .push_array(open, self.pos, self.element_spans.drain(mark..));
         } else {
             self.element_spans.truncate(mark);
         }
     }
 
-    fn object(&mut self) -> Result<Value<'a>, Rejected> {
+    fn object(&mut self) -> Result<(), Rejected> {
         let open = self.pos;
         self.enter()?;
         self.pos += 1;
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.leave();
-            return Ok(Value::Object(Map {
+            self.items.push(Value::Object(Map {
                 members: Vec::new(),
             }));
+            return Ok(());
         }
-        let mark = self.members.len();
+        let (mark, keys_mark) = (self.items.len(), self.keys.len());
+        let slot = (self.spans_from == 0).then(|| self.spans.open_object(open));
         loop {
             self.skip_ws();
             if self.peek() != Some(b'"') {
                 return Err(Rejected);
             }
-            let key = self.string()?;
+            let key = Str::borrowed(self.string()?);
+            self.keys.push(key);
             self.skip_ws();
             if self.peek() != Some(b':') {
                 return Err(Rejected);
             }
             self.pos += 1;
             self.skip_ws();
-            let value = self.value()?;
-            self.members.push((key, value));
+            self.value()?;
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.leave();
-                    if self.pos - open >= SPANS_FROM {
-                        self.spans.push_object(open, self.pos);
+                    match slot {
+                        Some(slot) => self.spans.close_object(slot, self.pos),
+                        None if self.pos - open >= self.spans_from => {
+                            self.spans.push_object(open, self.pos);
+                        }
+                        None => {}
                     }
-                    let members = self.members.drain(mark..).collect();
-                    return Ok(Value::Object(Map { members }));
+                    let keys = self.keys.drain(keys_mark..);
+                    let members = keys.zip(self.items.drain(mark..)).collect();
+                    self.items.push(Value::Object(Map { members }));
+                    return Ok(());
                 }
                 _ => return Err(Rejected),
             }
         }
     }
 
-    /// A string; `pos` is at its opening quote.
-    fn string(&mut self) -> Result<Str<'a>, Rejected> {
+    /// A string's text as [`Str`] keeps it; `pos` is at its opening quote.
+    fn string(&mut self) -> Result<&'a str, Rejected> {
         self.pos += 1;
         let start = self.pos;
         let mut escaped = false;
@@ -285,8 +317,7 @@ impl<'a> Parser<'a> {
                     self.pos += 1;
                     // Escaped text keeps its closing quote, which marks it (see `Str`).
                     let end = if escaped { self.pos } else { self.pos - 1 };
-                    let raw = self.text.get(start..end).ok_or(Rejected)?;
-                    return Ok(Str::borrowed(raw));
+                    return self.text.get(start..end).ok_or(Rejected);
                 }
                 Some(b'\\') => {
                     escaped = true;
@@ -325,7 +356,8 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn number(&mut self) -> Result<Value<'a>, Rejected> {
+    /// A number's text.
+    fn number(&mut self) -> Result<&'a str, Rejected> {
         let start = self.pos;
         if self.peek() == Some(b'-') {
             self.pos += 1;
@@ -352,8 +384,7 @@ impl<'a> Parser<'a> {
             }
             self.digits();
         }
-        let raw = self.text.get(start..self.pos).ok_or(Rejected)?;
-        Ok(Value::Number(Number(raw.into())))
+        self.text.get(start..self.pos).ok_or(Rejected)
     }
 
     fn digits(&mut self) {
