@@ -21,7 +21,7 @@ pub struct SourceFile {
     line_starts: std::sync::OnceLock<Vec<usize>>,
     /// Indexes of the text that fix planners derive, one per type (see [`SourceFile::derived`]).
     derived: std::sync::Mutex<Vec<std::sync::Arc<dyn std::any::Any + Send + Sync>>>,
-    /// Where the big containers of the documents read from the text are (see
+    /// Where the recorded containers of the documents read from the text are (see
     /// [`SourceFile::add_spans`]).
     spans: std::sync::Mutex<Vec<std::sync::Arc<crate::spans::Spans>>>,
 }
@@ -38,7 +38,7 @@ impl SourceFile {
         }
     }
 
-    /// Keeps where the big containers are of a document read from the text at `base`, so
+    /// Keeps where the recorded containers are of a document read from the text at `base`, so
     /// that locating a pointer in it ([`with_span_cache`]) does not scan them again. The
     /// spans must be of this text as it is: the text is not changed while its source lives.
     pub fn add_spans(&self, base: usize, mut spans: crate::spans::Spans) {
@@ -308,7 +308,7 @@ pub(crate) mod span_cache {
         ends: HashMap<usize, Option<usize>>,
         /// Array start → each element's span.
         spans: HashMap<usize, Option<Spans>>,
-        /// What the parser recorded of the text's big containers: consulted before a scan.
+        /// What the parser recorded of the text's containers: consulted before a scan.
         seeds: Vec<std::sync::Arc<crate::spans::Spans>>,
     }
 

@@ -1,4 +1,4 @@
-//! Where a document's big containers are in its text: recorded by the parser
+//! Where a document's containers are in its text (the big ones, or all of a short text): recorded by the parser
 //! ([`crate::tree::parse`]) as it reads them, kept with the text's source, and read when a
 //! finding is placed or a fix planned by its pointer ([`crate::source::with_span_cache`]).
 

@@ -14,7 +14,7 @@ pub struct Tree<'a> {
     pub value: Value<'a>,
     /// A lone UTF-16 surrogate escape was read as U+FFFD.
     pub lossy: bool,
-    /// Where its big containers are.
+    /// Where its containers are (the big ones, or all of a short text: `spans::recorded_from`).
     pub spans: Spans,
 }
 
