@@ -1,6 +1,7 @@
-//! Where a document's containers are in its text (the big ones, or all of a short text): recorded by the parser
-//! ([`crate::tree::parse`]) as it reads them, kept with the text's source, and read when a
-//! finding is placed or a fix planned by its pointer ([`crate::source::with_span_cache`]).
+//! Where a document's containers are in its text (the big ones, or all of a short text):
+//! recorded by the parser ([`crate::tree::parse`]) as it reads them, kept with the text's
+//! source (or, for a dataset record, for its check), and read when a finding is placed or a
+//! fix planned by its pointer ([`crate::source::with_span_cache`]).
 
 /// Containers smaller than this are not in [`Spans`] of a text at least
 /// [`RECORD_ALL_BELOW`] long: rescanning one costs less than remembering it.
