@@ -19,7 +19,8 @@ pub struct Parsed<'a> {
     pub value: crate::tree::Value<'a>,
     /// Lone surrogate escapes were read as U+FFFD: the value is not byte-faithful.
     pub lossy: bool,
-    /// Where its containers are in the text (the big ones, or all of a short text) (none when serde_json read it).
+    /// Where its containers are in the text: the big ones, or all of a short text (none when
+    /// serde_json read it).
     pub spans: crate::spans::Spans,
 }
 
