@@ -100,11 +100,14 @@ fn node_range(text: &str, loc: &crate::transcript::Loc) -> (usize, usize) {
 /// record's: [`crate::source::with_record_spans`]), so placing them scans nothing.
 pub(crate) fn locate_now(text: &str, findings: &mut [Finding]) {
     for finding in findings {
-        if let Anchor::Node(loc) = &finding.anchor {
-            let (start, end) = node_range(text, loc);
-            let loc = loc.clone();
-            finding.anchor = Anchor::Located { loc, start, end };
-        }
+        let anchor = std::mem::replace(&mut finding.anchor, Anchor::Span { start: 0, end: 0 });
+        finding.anchor = match anchor {
+            Anchor::Node(loc) => {
+                let (start, end) = node_range(text, &loc);
+                Anchor::Located { loc, start, end }
+            }
+            other => other,
+        };
     }
 }
 

@@ -109,13 +109,8 @@ impl Spans {
         end: usize,
         elements: impl IntoIterator<Item = (u32, u32)>,
     ) {
-        let from = self.elements.len();
-        self.elements.extend(elements);
-        self.arrays.push(ArraySpan {
-            start,
-            end,
-            elements: from..self.elements.len(),
-        });
+        let slot = self.open_array(start);
+        self.close_array(slot, end, elements);
     }
 
     pub(crate) fn push_object(&mut self, start: usize, end: usize) {
