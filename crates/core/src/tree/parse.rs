@@ -31,13 +31,13 @@ pub fn parse(text: &str) -> Result<Tree<'_>, Rejected> {
         depth: 0,
         lossy: false,
         items: Vec::new(),
-        keys: Vec::new(),
+        members: Vec::new(),
         element_spans: Vec::new(),
         spans: Spans::for_text(text.len()),
         spans_from: crate::spans::recorded_from(text.len()),
     };
     p.skip_ws();
-    p.value()?;
+    p.value(Into::Items)?;
     p.skip_ws();
     let value = p.items.pop().ok_or(Rejected)?;
     if p.pos != p.bytes.len() {
@@ -59,15 +59,16 @@ struct Parser<'a> {
     pos: usize,
     depth: usize,
     lossy: bool,
-    /// The values read and not yet in their container, innermost last (the elements of the
-    /// arrays being read, the member values of the objects), and the keys of those members:
-    /// each container is moved out into a vector of its exact size when it closes, so a
-    /// document costs one allocation per container, never a regrowth. Every value is written
-    /// here where it is read rather than returned: a 32-byte value handed back through the
-    /// stack is read back before its bytes are stored whole, which stalls (a third of the
-    /// parse, before).
+    /// The values read and not yet in their container, innermost last: the elements of the
+    /// arrays being read in `items`, the members of the objects in `members` (each pushed
+    /// with its key, its value then written in place). Each container is copied out into a
+    /// vector of its exact size when it closes, so a document costs one allocation per
+    /// container, never a regrowth. Every value is written where it belongs as it is read
+    /// rather than returned: a 32-byte value handed back through the stack is read back
+    /// before its bytes are stored whole, which stalls (a third of the parse, before), and
+    /// pairing keys with values when an object closed cost a sixth of the parse.
     items: Vec<Value<'a>>,
-    keys: Vec<Str<'a>>,
+    members: Vec<(Str<'a>, Value<'a>)>,
     /// The spans of the elements of the arrays being read, innermost last, each from its
     /// array's start (32 bits: offsets past that only in arrays too big to keep them), kept
     /// for the arrays that turn out big.
@@ -146,7 +147,28 @@ fn has_control(bytes: &[u8]) -> bool {
     words.remainder().iter().any(|&b| b < 0x20)
 }
 
+/// Where [`Parser::value`] writes the value it reads.
+#[derive(Clone, Copy)]
+enum Into {
+    /// Onto [`Parser::items`]: an array's element, or the document.
+    Items,
+    /// Into the last of [`Parser::members`], pushed with its key before the value was read.
+    Member,
+}
+
 impl<'a> Parser<'a> {
+    /// Writes `value` where `into` says.
+    fn put(&mut self, value: Value<'a>, into: Into) {
+        match into {
+            Into::Items => self.items.push(value),
+            Into::Member => {
+                if let Some((_, slot)) = self.members.last_mut() {
+                    *slot = value;
+                }
+            }
+        }
+    }
+
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.pos).copied()
     }
@@ -157,11 +179,11 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Reads one value onto `items`.
-    fn value(&mut self) -> Result<(), Rejected> {
+    /// Reads one value, written where `into` says.
+    fn value(&mut self, into: Into) -> Result<(), Rejected> {
         let value = match self.peek().ok_or(Rejected)? {
-            b'{' => return self.object(),
-            b'[' => return self.array(),
+            b'{' => return self.object(into),
+            b'[' => return self.array(into),
             b'"' => Value::String(Str::borrowed(self.string()?)),
             b't' => self.literal(b"true", Value::Bool(true))?,
             b'f' => self.literal(b"false", Value::Bool(false))?,
@@ -169,7 +191,7 @@ impl<'a> Parser<'a> {
             b'-' | b'0'..=b'9' => Value::Number(Number(self.number()?.into())),
             _ => return Err(Rejected),
         };
-        self.items.push(value);
+        self.put(value, into);
         Ok(())
     }
 
@@ -196,14 +218,14 @@ impl<'a> Parser<'a> {
         self.depth -= 1;
     }
 
-    fn array(&mut self) -> Result<(), Rejected> {
+    fn array(&mut self, into: Into) -> Result<(), Rejected> {
         let open = self.pos;
         self.enter()?;
         self.pos += 1;
         self.skip_ws();
         if self.peek() == Some(b']') {
             self.leave();
-            self.items.push(Value::Array(Vec::new()));
+            self.put(Value::Array(Vec::new()), into);
             return Ok(());
         }
         let mark = self.items.len();
@@ -214,7 +236,7 @@ impl<'a> Parser<'a> {
         loop {
             self.skip_ws();
             let from = self.pos;
-            self.value()?;
+            self.value(Into::Items)?;
             let from_open = |at: usize| u32::try_from(at - open).unwrap_or(u32::MAX);
             self.element_spans
                 .push((from_open(from), from_open(self.pos)));
@@ -230,8 +252,8 @@ impl<'a> Parser<'a> {
                         }
                         None => self.keep_array_spans(open, spans_mark),
                     }
-                    let array = Value::Array(self.items.drain(mark..).collect());
-                    self.items.push(array);
+                    let array = Value::Array(take_from(&mut self.items, mark));
+                    self.put(array, into);
                     return Ok(());
                 }
                 _ => return Err(Rejected),
@@ -252,19 +274,20 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn object(&mut self) -> Result<(), Rejected> {
+    fn object(&mut self, into: Into) -> Result<(), Rejected> {
         let open = self.pos;
         self.enter()?;
         self.pos += 1;
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.leave();
-            self.items.push(Value::Object(Map {
+            let empty = Value::Object(Map {
                 members: Vec::new(),
-            }));
+            });
+            self.put(empty, into);
             return Ok(());
         }
-        let (mark, keys_mark) = (self.items.len(), self.keys.len());
+        let mark = self.members.len();
         let slot = (self.spans_from == 0).then(|| self.spans.open_object(open));
         loop {
             self.skip_ws();
@@ -272,14 +295,14 @@ impl<'a> Parser<'a> {
                 return Err(Rejected);
             }
             let key = Str::borrowed(self.string()?);
-            self.keys.push(key);
+            self.members.push((key, Value::Null));
             self.skip_ws();
             if self.peek() != Some(b':') {
                 return Err(Rejected);
             }
             self.pos += 1;
             self.skip_ws();
-            self.value()?;
+            self.value(Into::Member)?;
             self.skip_ws();
             match self.peek() {
                 Some(b',') => self.pos += 1,
@@ -292,9 +315,8 @@ impl<'a> Parser<'a> {
                         }
                         None => {}
                     }
-                    let keys = self.keys.drain(keys_mark..);
-                    let members = keys.zip(self.items.drain(mark..)).collect();
-                    self.items.push(Value::Object(Map { members }));
+                    let members = take_from(&mut self.members, mark);
+                    self.put(Value::Object(Map { members }), into);
                     return Ok(());
                 }
                 _ => return Err(Rejected),
@@ -392,6 +414,19 @@ impl<'a> Parser<'a> {
             self.pos += 1;
         }
     }
+}
+
+/// The elements of `scratch` from `mark` on, moved into a vector of their exact size with
+/// one copy of the block (moving them one by one cost as much again as the parse of an
+/// object's members). `Vec::split_off` at 0 would hand over the scratch buffer, with its
+/// spare capacity, so that case is appended to a vector of the right size.
+fn take_from<T>(scratch: &mut Vec<T>, mark: usize) -> Vec<T> {
+    if mark == 0 {
+        let mut taken = Vec::with_capacity(scratch.len());
+        taken.append(scratch);
+        return taken;
+    }
+    scratch.split_off(mark)
 }
 
 fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
