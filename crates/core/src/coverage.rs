@@ -98,7 +98,11 @@ const DECLARATIONS: &[&str] = &[
 
 /// The structures of `docs` that no conversation read.
 pub fn unread(docs: &[Doc<'_>], conversations: &[Conversation]) -> Vec<Structure> {
-    let mut seen = Seen::default();
+    let nodes = conversations
+        .iter()
+        .map(|c| c.calls().count() + c.results().count())
+        .sum();
+    let mut seen = Seen::with_capacity(nodes);
     for conv in conversations {
         for (_, call) in conv.calls() {
             seen.add(&call.loc, call.id.as_deref());
@@ -147,6 +151,16 @@ struct Seen<'c> {
 }
 
 impl<'c> Seen<'c> {
+    /// Room for `nodes` calls and results, each a few levels deep: the sets are not grown
+    /// (and rehashed) while they are filled.
+    fn with_capacity(nodes: usize) -> Self {
+        Seen {
+            read: HashSet::with_capacity_and_hasher(nodes, Default::default()),
+            around: HashSet::with_capacity_and_hasher(nodes * 3, Default::default()),
+            ids: HashSet::with_capacity_and_hasher(nodes, Default::default()),
+        }
+    }
+
     fn add(&mut self, loc: &'c Loc, id: Option<&'c str>) {
         let p = loc.pointer.as_str();
         self.read.insert((loc.base, p));
