@@ -93,16 +93,11 @@ pub fn decode(bytes: Vec<u8>) -> Decoded {
     if let Some(encoding) = utf16 {
         return decode_utf16(&bytes, encoding);
     }
-    if let Some(encoding) = utf16_without_bom(&bytes) {
-        let message = format!(
-            "file looks like UTF-16 without a byte order mark ({}: every other byte is NUL); \
-             save it as UTF-8, or as UTF-16 with a byte order mark",
-            encoding.name()
-        );
+    if let Some(problem) = utf16_without_bom_problem(&bytes) {
         return Decoded {
             text: String::from_utf8_lossy(&bytes).into_owned(),
             encoding: Encoding::Utf8,
-            problem: Some(Problem::Undecodable { at: 0, message }),
+            problem: Some(problem),
         };
     }
     match utf8_string(bytes) {
@@ -128,6 +123,30 @@ pub fn decode(bytes: Vec<u8>) -> Decoded {
             }
         }
     }
+}
+
+/// [`decode`] of a text already known to be UTF-8 (a fix round's text): the same result as
+/// decoding its bytes, without validating them again. Such a text cannot open with a UTF-16
+/// byte order mark (0xFF and 0xFE never occur in UTF-8), so only the check for UTF-16
+/// without one remains.
+pub fn decode_text(text: String) -> Decoded {
+    let problem = utf16_without_bom_problem(text.as_bytes());
+    Decoded {
+        text,
+        encoding: Encoding::Utf8,
+        problem,
+    }
+}
+
+/// The problem of bytes that look like UTF-16 without a byte order mark.
+fn utf16_without_bom_problem(bytes: &[u8]) -> Option<Problem> {
+    let encoding = utf16_without_bom(bytes)?;
+    let message = format!(
+        "file looks like UTF-16 without a byte order mark ({}: every other byte is NUL); \
+         save it as UTF-8, or as UTF-16 with a byte order mark",
+        encoding.name()
+    );
+    Some(Problem::Undecodable { at: 0, message })
 }
 
 /// Whether `bytes` are UTF-8: SIMD-validated (std's validator goes a character at a time
@@ -220,6 +239,8 @@ fn utf16_without_bom(bytes: &[u8]) -> Option<Encoding> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::Just;
+    use proptest::strategy::Strategy;
 
     fn utf16(text: &str, encoding: Encoding) -> Vec<u8> {
         encoding.encode(text).into_owned()
@@ -306,6 +327,20 @@ mod tests {
             let theirs = String::from_utf8(bytes.clone()).map_err(|e| e.utf8_error());
             proptest::prop_assert_eq!(is_utf8(&bytes), theirs.is_ok());
             proptest::prop_assert_eq!(utf8_string(bytes).map_err(|e| e.utf8_error()), theirs);
+        }
+
+        /// A text decodes as its bytes do: a fix round may skip validating them again.
+        #[test]
+        fn decode_text_is_decode_of_a_texts_bytes(text in proptest::prop_oneof![
+            proptest::prelude::any::<String>(),
+            proptest::collection::vec(proptest::prop_oneof![Just('\0'), Just('{'), Just('a')], 0..40)
+                .prop_map(|chars| chars.into_iter().collect::<String>()),
+        ]) {
+            let theirs = decode(text.clone().into_bytes());
+            let ours = decode_text(text);
+            proptest::prop_assert_eq!(&ours.text, &theirs.text);
+            proptest::prop_assert_eq!(ours.encoding, theirs.encoding);
+            proptest::prop_assert_eq!(ours.problem, theirs.problem);
         }
 
         #[test]

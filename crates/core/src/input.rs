@@ -322,7 +322,7 @@ impl Kind {
         opts: &LintOptions,
     ) -> FileReport {
         match self {
-            Kind::Text(_) => crate::lint::lint_bytes(name, text.into_bytes(), explicit, opts),
+            Kind::Text(_) => crate::lint::lint_text(name, text, explicit, opts),
             Kind::Store(snapshot) => {
                 crate::store::lint_text(name, text, snapshot, explicit, opts).0
             }

@@ -146,6 +146,11 @@ pub fn line_starts(text: &str) -> Vec<usize> {
     starts
 }
 
+/// How many lines `text` has, as [`line_starts`] counts them, without building the index.
+pub fn count_lines(text: &str) -> usize {
+    memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1
+}
+
 /// 0-based index of the line holding `offset`, given the line `starts` (the last line for
 /// offsets past the end).
 pub fn line_index(starts: &[usize], offset: usize) -> usize {
@@ -564,6 +569,13 @@ mod tests {
         assert_eq!(file.line_col(7), (1, 3));
         assert_eq!(file.line_col(8), (1, 4));
         assert_eq!(file.line_range(5), (8, 8));
+    }
+
+    #[test]
+    fn lines_counted_are_the_lines_indexed() {
+        for text in ["", "a", "a\n", "\n\n", "a\r\nb\nc", "\u{feff}x\ny\n"] {
+            assert_eq!(count_lines(text), line_starts(text).len(), "{text:?}");
+        }
     }
 
     #[test]

@@ -263,13 +263,26 @@ impl<'s> DiffStream<'s> {
     /// last line without its newline): writes the hunks it completes.
     pub fn push(&mut self, old: &str, new: &str, out: &mut dyn Write) -> std::io::Result<()> {
         let (at_old, at_new) = self.at;
-        let old_lines = old.split_inclusive('\n').count();
-        let new_lines = if old == new {
-            old_lines
+        let unchanged = std::ptr::eq(old, new) || old == new;
+        let mut olds: Vec<Cow<'_, str>> = std::mem::take(&mut self.old)
+            .into_iter()
+            .map(Cow::Owned)
+            .collect();
+        let mut news: Vec<Cow<'_, str>> = std::mem::take(&mut self.new)
+            .into_iter()
+            .map(Cow::Owned)
+            .collect();
+        // Each side is split into lines once; an unchanged piece's new lines are its old ones.
+        let (olds_before, news_before) = (olds.len(), news.len());
+        olds.extend(old.split_inclusive('\n').map(Cow::Borrowed));
+        let old_lines = olds.len() - olds_before;
+        if unchanged {
+            news.extend(olds.iter().skip(olds_before).cloned());
         } else {
-            new.split_inclusive('\n').count()
-        };
-        let local = if old == new {
+            news.extend(new.split_inclusive('\n').map(Cow::Borrowed));
+        }
+        let new_lines = news.len() - news_before;
+        let local = if unchanged {
             // Nothing changed: no diff to compute, only lines to count.
             let equal = DiffOp::Equal {
                 old_index: 0,
@@ -280,16 +293,6 @@ impl<'s> DiffStream<'s> {
         } else {
             line_ops(old, new)
         };
-        let mut olds: Vec<Cow<'_, str>> = std::mem::take(&mut self.old)
-            .into_iter()
-            .map(Cow::Owned)
-            .collect();
-        let mut news: Vec<Cow<'_, str>> = std::mem::take(&mut self.new)
-            .into_iter()
-            .map(Cow::Owned)
-            .collect();
-        olds.extend(old.split_inclusive('\n').map(Cow::Borrowed));
-        news.extend(new.split_inclusive('\n').map(Cow::Borrowed));
         for op in local {
             let (o, n) = (op.old_range(), op.new_range());
             self.append(op_of(

@@ -4,7 +4,7 @@ use crate::encoding::Encoding;
 use std::collections::HashSet;
 
 use crate::finding::{Applicability, Edit, Finding};
-use crate::lint::{lint_bytes, FileReport, LintOptions, SourceName};
+use crate::lint::{FileReport, LintOptions, SourceName};
 use crate::rules::ParseError;
 
 use crate::edit::json_edit;
@@ -151,12 +151,12 @@ pub fn fix_bytes(
     unsafe_fixes: bool,
 ) -> Result<FileFix, FixError> {
     let lint = |text: String| {
-        lint_bytes(
+        crate::lint::lint_text(
             SourceName {
                 name: name.name.clone(),
                 path: name.path.clone(),
             },
-            text.into_bytes(),
+            text,
             explicit,
             opts,
         )
@@ -173,12 +173,12 @@ pub(crate) fn fix_record_lines(
     unsafe_fixes: bool,
 ) -> Result<FileFix, FixError> {
     let lint = |text: String| {
-        crate::lint::lint_record_lines(
+        crate::lint::lint_record_text(
             SourceName {
                 name: name.name.clone(),
                 path: name.path.clone(),
             },
-            text.into_bytes(),
+            text,
             opts,
         )
     };
@@ -250,7 +250,9 @@ pub fn fix_text(
         .filter(|f| applies(f, unsafe_fixes))
         .count();
     let max_rounds = fixable
-        + 2 * (report.read.calls + report.read.results + report.source.line_count())
+        + 2 * (report.read.calls
+            + report.read.results
+            + crate::source::count_lines(&report.source.text))
         + EXTRA_ROUNDS;
     // Fixes that undo one another (an adapter inserting what a rule then removes) bring the
     // text back to an earlier round's: such fixes are set aside and their findings left
@@ -264,11 +266,14 @@ pub fn fix_text(
     let mut history: Vec<(Fingerprint, Vec<Signature>)> = Vec::new();
     let mut banned: HashSet<Signature> = HashSet::new();
     let mut budget = max_rounds;
+    let mut pass_print: Option<Fingerprint> = None;
     loop {
         history.clear();
         banned.clear();
-        let pass_start = fingerprint(&report.source.text);
-        let mut text_print = pass_start;
+        // Prints are taken only when asked for: a file fixed in one round (most are) is
+        // hashed once, for the undo of the text as read, not after every round.
+        let mut pass_start: Option<Fingerprint> = None;
+        let mut text_print: Option<Fingerprint> = pass_print;
         while budget > 0 {
             budget -= 1;
             let (edits, taken) = select(&report.findings, unsafe_fixes, &banned);
@@ -280,7 +285,11 @@ pub fn fix_text(
                 break;
             }
             let before = &report.source.text;
-            let read_before = read.take().unwrap_or_else(|| Undo::of(before, text_print));
+            let before_print = *text_print.get_or_insert_with(|| fingerprint(before));
+            pass_start.get_or_insert(before_print);
+            let read_before = read
+                .take()
+                .unwrap_or_else(|| Undo::of(before, before_print));
             let read_next = read_before.after(before, &placed.replaced);
             // This round's own undo, to go back to its text if its fixes are set aside.
             let round = Undo::of_round(before, &placed.replaced);
@@ -289,8 +298,11 @@ pub fn fix_text(
             let next = placed
                 .apply_in_place(std::mem::take(&mut report.source.text))
                 .ok_or(FixError::Unrecoverable)?;
-            let next_print = fingerprint(&next);
-            if let Some(start) = history.iter().position(|(before, _)| *before == next_print) {
+            // No earlier round of this pass, no text to come back to.
+            let next_print = (!history.is_empty()).then(|| fingerprint(&next));
+            let back_to = next_print
+                .and_then(|print| history.iter().position(|(before, _)| *before == print));
+            if let Some(start) = back_to {
                 // Rounds `start..` undid one another: back to that round's text, without them.
                 for (_, signatures) in history.drain(start..) {
                     applied = applied.saturating_sub(signatures.len());
@@ -321,12 +333,17 @@ pub fn fix_text(
                 continue;
             }
             applied += taken.len();
-            history.push((text_print, taken));
+            history.push((before_print, taken));
             report = next_report;
             (read, touched) = (Some(read_next), true);
             text_print = next_print;
         }
-        if banned.is_empty() || text_print == pass_start || budget == 0 {
+        if banned.is_empty() || budget == 0 {
+            break;
+        }
+        let end = *text_print.get_or_insert_with(|| fingerprint(&report.source.text));
+        pass_print = Some(end);
+        if pass_start.is_none_or(|start| start == end) {
             break;
         }
     }

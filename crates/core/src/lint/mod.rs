@@ -159,7 +159,24 @@ pub fn lint_bytes(
     explicit: bool,
     opts: &LintOptions,
 ) -> FileReport {
-    lint_text_bytes(source_name, bytes, explicit, opts, false)
+    lint_decoded(
+        source_name,
+        crate::encoding::decode(bytes),
+        explicit,
+        opts,
+        false,
+    )
+}
+
+/// [`lint_bytes`] of a text already decoded (a fix round's), without validating it again.
+pub(crate) fn lint_text(
+    source_name: SourceName,
+    text: String,
+    explicit: bool,
+    opts: &LintOptions,
+) -> FileReport {
+    let decoded = crate::encoding::decode_text(text);
+    lint_decoded(source_name, decoded, explicit, opts, false)
 }
 
 /// Checks whole JSONL lines of a file already known to hold one conversation per record
@@ -170,19 +187,34 @@ pub(crate) fn lint_record_lines(
     bytes: Vec<u8>,
     opts: &LintOptions,
 ) -> FileReport {
-    lint_text_bytes(source_name, bytes, true, opts, true)
+    lint_decoded(
+        source_name,
+        crate::encoding::decode(bytes),
+        true,
+        opts,
+        true,
+    )
+}
+
+/// [`lint_record_lines`] of a text already decoded (a fix round's).
+pub(crate) fn lint_record_text(
+    source_name: SourceName,
+    text: String,
+    opts: &LintOptions,
+) -> FileReport {
+    let decoded = crate::encoding::decode_text(text);
+    lint_decoded(source_name, decoded, true, opts, true)
 }
 
 pub(crate) use read::opens_per_record_jsonl;
 
-fn lint_text_bytes(
+fn lint_decoded(
     source_name: SourceName,
-    bytes: Vec<u8>,
+    decoded: crate::encoding::Decoded,
     explicit: bool,
     opts: &LintOptions,
     records_only: bool,
 ) -> FileReport {
-    let decoded = crate::encoding::decode(bytes);
     let bad_lines = match &decoded.problem {
         Some(crate::encoding::Problem::BadUtf8 { lines, .. }) => lines.clone(),
         _ => Vec::new(),

@@ -98,7 +98,7 @@ impl FixedChunk {
                 name: job.name.name.clone(),
                 path: job.name.path.clone(),
             };
-            crate::lint::lint_record_lines(name, text.into_bytes(), job.opts)
+            crate::lint::lint_record_text(name, text, job.opts)
         };
         let mut placed = file.place_findings(after, relint, place);
         if let Some(limit) = self.oversized {
