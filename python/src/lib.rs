@@ -261,6 +261,12 @@ fn lint_text(
     name: &str,
 ) -> PyResult<Py<PyList>> {
     let bytes = record_bytes(data, None)?;
+    lint_one(py, options, bytes, name)
+}
+
+/// One text linted, outside the interpreter's lock: inline when small (see
+/// [`INLINE_BYTES`]), else on the pool.
+fn lint_one(py: Python<'_>, options: &Options, bytes: Vec<u8>, name: &str) -> PyResult<Py<PyList>> {
     let opts = &options.inner;
     let found = if bytes.len() <= INLINE_BYTES {
         py.allow_threads(|| embed::lint(name, bytes, opts))
@@ -269,6 +275,23 @@ fn lint_text(
         py.allow_threads(|| pool.install(|| embed::lint(name, bytes, opts)))
     };
     diagnostics_to_py(py, &found)
+}
+
+/// Lints `obj` as [`lint_text`] lints its JSON text, read off the objects as
+/// `plain_json` reads them: `None` when it is not plain JSON. The guards' one call for a
+/// history (no `bytes` made of it, no second copy).
+#[pyfunction]
+#[pyo3(signature = (options, obj, name))]
+fn lint_plain(
+    py: Python<'_>,
+    options: &Options,
+    obj: &Bound<'_, PyAny>,
+    name: &str,
+) -> PyResult<Option<Py<PyList>>> {
+    match plain::plain_bytes(obj) {
+        Some(bytes) => lint_one(py, options, bytes, name).map(Some),
+        None => Ok(None),
+    }
 }
 
 /// Lints files and folders as `toolcheck lint PATH...` does (config files aside).
@@ -685,6 +708,7 @@ fn _toolcheck(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Options>()?;
     m.add_function(wrap_pyfunction!(lint_text, m)?)?;
     m.add_function(wrap_pyfunction!(plain::plain_json, m)?)?;
+    m.add_function(wrap_pyfunction!(lint_plain, m)?)?;
     m.add_function(wrap_pyfunction!(lint_many, m)?)?;
     m.add_function(wrap_pyfunction!(lint_arrow_capsules, m)?)?;
     m.add_function(wrap_pyfunction!(lint_paths, m)?)?;

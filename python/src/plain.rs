@@ -14,8 +14,14 @@ const DEPTH: usize = 200;
 /// `obj` as compact JSON bytes, or `None` when it is not plain JSON.
 #[pyfunction]
 pub fn plain_json(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<Option<Py<PyBytes>>> {
+    Ok(plain_bytes(obj).map(|out| PyBytes::new(py, &out).unbind()))
+}
+
+/// `obj` as compact JSON bytes, or `None` when it is not plain JSON: what a guard lints
+/// without making a Python `bytes` of it first.
+pub fn plain_bytes(obj: &Bound<'_, PyAny>) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(4096);
-    Ok(write(obj, &mut out, 0).then(|| PyBytes::new(py, &out).unbind()))
+    write(obj, &mut out, 0).then_some(out)
 }
 
 fn write(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>, depth: usize) -> bool {

@@ -164,6 +164,30 @@ def test_plain_json_reads_plain_values_and_nothing_else():
         assert _toolcheck.plain_json(value) is None, value
 
 
+def test_lint_plain_finds_what_lint_finds_in_the_json_text():
+    # The guard's one call: the objects read and linted without a `bytes` between, with the
+    # same findings as linting the text plain_json writes; None where that text is None.
+    from toolcheck import _toolcheck
+
+    opts = toolcheck.options(target="openai")
+    for history in (CLEAN, ORPHAN_AT_HEAD, TRUNCATED, DOUBLE_ENCODED_SCHEMA, EMPTY_ARGS):
+        text = _toolcheck.plain_json(history)
+        assert text is not None
+        assert _toolcheck.lint_plain(opts, history, "<input>.json") == _toolcheck.lint_text(opts, text, "<input>.json")
+    assert _toolcheck.lint_plain(opts, [float("nan")], "<input>.json") is None
+
+
+def test_options_given_as_strings_or_lists_are_the_same_options():
+    # Looked up as given first (a guard asks on every call), and after checking.
+    assert toolcheck.options(target="openai") is toolcheck.options(target="openai")
+    assert toolcheck.options(target=["openai"]) is toolcheck.options(target="openai")
+    assert toolcheck.options(select="TC001, TC002") is toolcheck.options(select=["TC001", "TC002"])
+    with pytest.raises(ValueError):
+        toolcheck.options(target="no-such-provider")
+    with pytest.raises(ValueError):
+        toolcheck.options(target="no-such-provider")
+
+
 def test_a_history_read_off_the_objects_is_checked_as_its_json():
     # NaN is no JSON: json.dumps writes it, and the guard reports that text as it always did.
     from toolcheck.guard import relevant_findings

@@ -228,6 +228,18 @@ def options(
     """
     if not isinstance(format, str):
         raise TypeError(f"format must be a string, not {type(format).__name__}")
+    # Settings given as they usually are (no tools, names as strings or tuples) are looked up as
+    # given, before they are split and checked: a guard asks on every model call.
+    given: Optional[tuple] = None
+    if tools is None:
+        given = (format, target, select, ignore, unpaired)
+        try:
+            found = _OPTIONS.get(given)
+        except TypeError:  # a list of names: looked up once checked
+            given = None
+        else:
+            if found is not None:
+                return found
     key = (
         format,
         tuple(_tool_docs(tools)),
@@ -244,11 +256,14 @@ def options(
         if len(_OPTIONS) >= _OPTIONS_KEPT:
             _OPTIONS.clear()
         _OPTIONS[key] = found
+    if given is not None:
+        _OPTIONS[given] = found
     return found
 
 
 #: Options built so far, by their settings (the tools documents' text included, so an edited
-#: tools file gives new options); a bounded cache that starts over when full.
+#: tools file gives new options), and by the settings as given when no tools file is read
+#: (a 5-tuple, which no checked key is); a bounded cache that starts over when full.
 _OPTIONS: Dict[tuple, "_toolcheck.Options"] = {}
 _OPTIONS_KEPT = 64
 
@@ -256,6 +271,9 @@ _OPTIONS_KEPT = 64
 def _looks_like_a_path(text: str) -> bool:
     """Whether a str is a file or folder name rather than JSON text: one line, not starting
     like JSON, naming something that exists."""
+    # JSON text (every guard call's) is told apart without copying it to strip it.
+    if text[:1] in ("{", "[", '"'):
+        return False
     stripped = text.strip()
     if not stripped or "\n" in stripped or stripped[0] in "{[\"" or len(stripped) > 4096:
         return False

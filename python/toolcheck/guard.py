@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable, Iterable, List, Optional, Sequence, Union
 
-from . import Finding, FixResult, _toolcheck, fix, lint
+from . import DEFAULT_NAME, Finding, FixResult, _toolcheck, fix, lint, options
 
 __all__ = ["guard", "ToolHistoryError", "relevant_findings", "is_clean"]
 
@@ -125,14 +125,17 @@ def guard(
     if mode not in MODES:
         raise ValueError(f"unknown guard mode {mode!r}; expected one of {', '.join(MODES)}")
     data, back = _to_json(messages)
-    options = dict(format=format, tools=tools, target=provider, select=select, ignore=ignore)
-    # The usual case, a clean history, read off the objects in one pass (`json.dumps` cost as
-    # much as the lint). The same JSON values whatever their layout, so the same findings:
-    # a history with any is linted again below, so that they are placed as they always were.
-    text = _toolcheck.plain_json(data) if isinstance(data, (dict, list)) else None
-    if text is not None and is_clean(text, provider=provider, everything=everything, format=format, tools=tools, select=select, ignore=ignore):
-        return messages
-    found = relevant_findings(lint(data, **options), provider, everything)
+    given = dict(format=format, tools=tools, target=provider, select=select, ignore=ignore)
+    # The usual case, a clean history, read off the objects and linted in one call
+    # (`json.dumps` cost as much as the lint). The same JSON values whatever their layout, so
+    # the same findings: a history with any is linted again below, so that they are placed
+    # as they always were.
+    if isinstance(data, (dict, list)):
+        opts = options(**given)
+        plain = _toolcheck.lint_plain(opts, data, DEFAULT_NAME)
+        if plain is not None and not relevant_findings(map(Finding.from_dict, plain), provider, everything):
+            return messages
+    found = relevant_findings(lint(data, **given), provider, everything)
     if not found:
         return messages
     if mode == "warn":
@@ -142,7 +145,7 @@ def guard(
     if mode == "raise":
         raise ToolHistoryError(found, provider)
     codes = sorted({f.code for f in found})
-    result = fix(data, **{**options, "select": codes})
+    result = fix(data, **{**given, "select": codes})
     left = relevant_findings(result.remaining, provider, everything)
     if left:
         raise ToolHistoryError(left, provider)

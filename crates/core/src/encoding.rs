@@ -214,19 +214,21 @@ fn decode_utf16(bytes: &[u8], encoding: Encoding) -> Decoded {
 /// ASCII). Returns the byte order it looks like.
 fn utf16_without_bom(bytes: &[u8]) -> Option<Encoding> {
     let head = bytes.get(..bytes.len().min(512))?;
-    let pairs: Vec<(u8, u8)> = head
-        .chunks_exact(2)
-        .map(|p| match p {
-            [a, b] => (*a, *b),
-            _ => (0, 0),
-        })
-        .collect();
-    if pairs.len() < 2 {
+    // Both byte orders need NUL bytes: text without one (nearly every file, and every call
+    // of a guard) is answered without counting.
+    memchr::memchr(0, head)?;
+    let pairs = head.len() / 2;
+    if pairs < 2 {
         return None;
     }
-    let mostly = |count: usize| count * 10 >= pairs.len() * 9;
-    let le = pairs.iter().filter(|(a, b)| *a != 0 && *b == 0).count();
-    let be = pairs.iter().filter(|(a, b)| *a == 0 && *b != 0).count();
+    let (mut le, mut be) = (0usize, 0usize);
+    for pair in head.chunks_exact(2) {
+        if let [a, b] = pair {
+            le += usize::from(*a != 0 && *b == 0);
+            be += usize::from(*a == 0 && *b != 0);
+        }
+    }
+    let mostly = |count: usize| count * 10 >= pairs * 9;
     if mostly(le) {
         Some(Encoding::Utf16Le)
     } else if mostly(be) {
@@ -327,6 +329,48 @@ mod tests {
             let theirs = String::from_utf8(bytes.clone()).map_err(|e| e.utf8_error());
             proptest::prop_assert_eq!(is_utf8(&bytes), theirs.is_ok());
             proptest::prop_assert_eq!(utf8_string(bytes).map_err(|e| e.utf8_error()), theirs);
+        }
+
+        /// The count of NUL-high and NUL-low pairs, skipped for text without a NUL, gives
+        /// what counting every pair of the head gives.
+        #[test]
+        fn utf16_guess_agrees_with_counting_every_pair(bytes in proptest::prop_oneof![
+            proptest::collection::vec(
+                proptest::prop_oneof![Just(0u8), Just(b'{'), proptest::num::u8::ANY],
+                0..600,
+            ),
+            // Text that looks like UTF-16 of either byte order, a few of its bytes changed.
+            (
+                proptest::collection::vec(proptest::num::u8::ANY, 0..300),
+                proptest::bool::ANY,
+                proptest::collection::vec((0usize..600, proptest::num::u8::ANY), 0..30),
+            )
+                .prop_map(|(text, le, noise)| {
+                    let mut bytes: Vec<u8> = text
+                        .iter()
+                        .flat_map(|&c| if le { [c | 1, 0] } else { [0, c | 1] })
+                        .collect();
+                    for (at, b) in noise {
+                        if let Some(slot) = bytes.get_mut(at) {
+                            *slot = b;
+                        }
+                    }
+                    bytes
+                }),
+        ]) {
+            let head = &bytes[..bytes.len().min(512)];
+            let pairs: Vec<(u8, u8)> = head.chunks_exact(2).map(|p| (p[0], p[1])).collect();
+            let mostly = |count: usize| pairs.len() >= 2 && count * 10 >= pairs.len() * 9;
+            let le = pairs.iter().filter(|(a, b)| *a != 0 && *b == 0).count();
+            let be = pairs.iter().filter(|(a, b)| *a == 0 && *b != 0).count();
+            let counted = if mostly(le) {
+                Some(Encoding::Utf16Le)
+            } else if mostly(be) {
+                Some(Encoding::Utf16Be)
+            } else {
+                None
+            };
+            proptest::prop_assert_eq!(utf16_without_bom(&bytes), counted);
         }
 
         /// A text decodes as its bytes do: a fix round may skip validating them again.
