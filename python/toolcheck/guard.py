@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterable, List, Optional, Sequence, Union
 
 from . import DEFAULT_NAME, Finding, FixResult, _toolcheck, fix, lint, options
 
-__all__ = ["guard", "ToolHistoryError", "relevant_findings", "is_clean"]
+__all__ = ["guard", "ToolHistoryError", "relevant_findings", "is_clean", "clean_off_the_objects"]
 
 log = logging.getLogger("toolcheck")
 
@@ -87,10 +87,32 @@ def is_clean(
     ignore: Union[None, str, Iterable[str]] = None,
 ) -> bool:
     """Whether :func:`guard` would let a history (as JSON text) through untouched: nothing
-    ``provider`` rejects. The guards' one-pass check of text read off the objects
-    (``_toolcheck.plain_json``): only a history with findings is serialised and linted again."""
+    ``provider`` rejects."""
     found = lint(text, format=format, tools=tools, target=provider, select=select, ignore=ignore)
     return not relevant_findings(found, provider, everything)
+
+
+def clean_off_the_objects(
+    obj: Any,
+    *,
+    provider: Optional[str] = None,
+    everything: bool = False,
+    format: str = "auto",
+    tools: Any = None,
+    select: Union[None, str, Iterable[str]] = None,
+    ignore: Union[None, str, Iterable[str]] = None,
+) -> Optional[bool]:
+    """:func:`is_clean` of a history given as objects, read off them and linted in one call
+    (``_toolcheck.lint_plain``, no ``json.dumps``): the guards' check of the usual case.
+    ``None`` when the objects are not plain JSON (a date, bytes, NaN): the caller serialises
+    them as it always did. The same JSON values whatever their layout, so the same findings;
+    a history with any is linted again by the caller, so that they are placed as they
+    always were."""
+    opts = options(format=format, tools=tools, target=provider, select=select, ignore=ignore)
+    found = _toolcheck.lint_plain(opts, obj, DEFAULT_NAME)
+    if found is None:
+        return None
+    return not relevant_findings(map(Finding.from_dict, found), provider, everything)
 
 
 def guard(
@@ -126,15 +148,11 @@ def guard(
         raise ValueError(f"unknown guard mode {mode!r}; expected one of {', '.join(MODES)}")
     data, back = _to_json(messages)
     given = dict(format=format, tools=tools, target=provider, select=select, ignore=ignore)
-    # The usual case, a clean history, read off the objects and linted in one call
-    # (`json.dumps` cost as much as the lint). The same JSON values whatever their layout, so
-    # the same findings: a history with any is linted again below, so that they are placed
-    # as they always were.
-    if isinstance(data, (dict, list)):
-        opts = options(**given)
-        plain = _toolcheck.lint_plain(opts, data, DEFAULT_NAME)
-        if plain is not None and not relevant_findings(map(Finding.from_dict, plain), provider, everything):
-            return messages
+    # The usual case, a clean history, without `json.dumps` (it cost as much as the lint).
+    if isinstance(data, (dict, list)) and clean_off_the_objects(
+        data, provider=provider, everything=everything, format=format, tools=tools, select=select, ignore=ignore
+    ):
+        return messages
     found = relevant_findings(lint(data, **given), provider, everything)
     if not found:
         return messages

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable, Optional
 
-from ..guard import MODES, guard, is_clean
+from ..guard import MODES, clean_off_the_objects, guard
 
 __all__ = ["require", "GuardSettings"]
 
@@ -57,10 +57,13 @@ class GuardSettings:
         if self.mode not in MODES:
             raise ValueError(f"unknown guard mode {self.mode!r}; expected one of {', '.join(MODES)}")
 
-    def is_clean(self, text: Any, *, format: str = "auto", provider: Optional[str] = None, tools: Any = None) -> bool:
-        """:func:`toolcheck.guard.is_clean` with these settings, as :meth:`guard` passes them."""
-        return is_clean(
-            text,
+    def clean_off_the_objects(
+        self, history: Any, *, format: str = "auto", provider: Optional[str] = None, tools: Any = None
+    ) -> Optional[bool]:
+        """:func:`toolcheck.guard.clean_off_the_objects` with these settings, as :meth:`guard`
+        passes them: ``None`` when the history is not plain JSON."""
+        return clean_off_the_objects(
+            history,
             provider=self.provider if self.provider is not None else provider,
             everything=self.everything,
             format=format,

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional
 
-from .. import _toolcheck
 from . import GuardSettings, require
 
 require("pydantic_ai", "pydantic-ai")
@@ -54,11 +53,11 @@ _READ = ("tool_name", "args", "tool_call_id", "content", "outcome")
 _MISSING = object()
 
 
-def _read(messages: List[ModelMessage]) -> Optional[bytes]:
+def _read(messages: List[ModelMessage]) -> Optional[List[Dict[str, Any]]]:
     """The history as ``dump_json`` writes it, reduced to what toolcheck reads: each message's
     ``kind`` and each part's ``part_kind`` and :data:`_READ` fields, in the same places. ``None``
-    when a message is not a request or response, or a value is not plain JSON (bytes, a file,
-    a date, NaN): the caller dumps such a history whole."""
+    when a message is not a request or response: the caller dumps such a history whole (as it
+    does one whose values are not plain JSON: bytes, a file, a date, NaN)."""
     out = []
     for message in messages:
         kind = getattr(message, "kind", None)
@@ -77,7 +76,7 @@ def _read(messages: List[ModelMessage]) -> Optional[bytes]:
                     fields[name] = value
             read.append(fields)
         out.append({"kind": kind, "parts": read})
-    return _toolcheck.plain_json(out)
+    return out
 
 
 def toolcheck_history_processor(
@@ -115,8 +114,8 @@ def toolcheck_history_processor(
         # findings (or values that are not plain JSON) is dumped, and reported or repaired as
         # before. Warnings (`everything`) may come from what the reading leaves out.
         if not settings.everything:
-            text = _read(messages)
-            if text is not None and settings.is_clean(text, format="pydantic-ai", provider=provider):
+            read = _read(messages)
+            if read is not None and settings.clean_off_the_objects(read, format="pydantic-ai", provider=provider):
                 return messages
         dumped = ModelMessagesTypeAdapter.dump_python(messages, mode="json")
         guarded = settings.guard(dumped, format="pydantic-ai", provider=provider)
