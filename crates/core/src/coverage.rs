@@ -151,13 +151,16 @@ struct Seen<'c> {
 }
 
 impl<'c> Seen<'c> {
-    /// Room for `nodes` calls and results, each a few levels deep: the sets are not grown
-    /// (and rehashed) while they are filled.
+    /// Room for `nodes` calls and results. Most of a node's ancestors are shared with its
+    /// neighbours' (the message list, the message of several calls): `around` is sized for
+    /// one new ancestor per node (three each, the deepest it gets, reserved an eighth of the
+    /// peak memory of a history of 100,000 calls), and deeper formats grow it once or
+    /// twice. A call and its result carry one id.
     fn with_capacity(nodes: usize) -> Self {
         Seen {
             read: HashSet::with_capacity_and_hasher(nodes, Default::default()),
-            around: HashSet::with_capacity_and_hasher(nodes * 3, Default::default()),
-            ids: HashSet::with_capacity_and_hasher(nodes, Default::default()),
+            around: HashSet::with_capacity_and_hasher(nodes, Default::default()),
+            ids: HashSet::with_capacity_and_hasher(nodes / 2, Default::default()),
         }
     }
 
@@ -205,6 +208,12 @@ impl<'c> Seen<'c> {
     }
 }
 
+/// Whether `text` can be one of the markers above (or a declaration's key): they all open
+/// with one of three letters, which rules out most keys before they are compared.
+fn may_be_marker(text: &str) -> bool {
+    matches!(text.as_bytes().first(), Some(b't' | b'f' | b'c'))
+}
+
 fn id_of<'m>(map: &'m Map<'_>) -> Option<&'m str> {
     [
         "id",
@@ -246,14 +255,16 @@ fn scan(
             let mut listed: [Option<&Vec<Value<'_>>>; LISTS.len()] = [None; LISTS.len()];
             for (key, child) in map {
                 match (key, child) {
-                    ("type", Value::String(t)) => typed = TYPES.iter().find(|k| **k == t.as_str()),
+                    ("type", Value::String(t)) if may_be_marker(t.as_str()) => {
+                        typed = TYPES.iter().find(|k| **k == t.as_str());
+                    }
                     ("tool_call_id", Value::String(id)) => result_message = Some(id.as_str()),
-                    (key, Value::Object(inner)) => {
+                    (key, Value::Object(inner)) if may_be_marker(key) => {
                         if let Some(i) = KEYS.iter().position(|k| *k == key) {
                             keyed[i] = Some(inner);
                         }
                     }
-                    (key, Value::Array(items)) => {
+                    (key, Value::Array(items)) if may_be_marker(key) => {
                         if let Some(i) = LISTS.iter().position(|(k, _)| *k == key) {
                             listed[i] = Some(items);
                         }
@@ -286,7 +297,9 @@ fn scan(
                 }
             }
             for (key, child) in map {
-                if !(child.is_object() || child.is_array()) || DECLARATIONS.contains(&key) {
+                if !(child.is_object() || child.is_array())
+                    || (may_be_marker(key) && DECLARATIONS.contains(&key))
+                {
                     continue;
                 }
                 crate::pointer::push_token(pointer, &key);
@@ -302,6 +315,14 @@ fn scan(
 mod tests {
     use super::*;
     use crate::tree_json as json;
+
+    #[test]
+    fn every_marker_passes_the_first_letter_test() {
+        let lists = LISTS.iter().map(|(key, _)| key);
+        for marker in TYPES.iter().chain(KEYS).chain(lists).chain(DECLARATIONS) {
+            assert!(may_be_marker(marker), "{marker} opens with another letter");
+        }
+    }
 
     fn structures(v: &Value) -> Vec<(String, &'static str)> {
         let mut out = Vec::new();

@@ -58,12 +58,15 @@ const PLACEHOLDERS: &[(&str, Text)] = &[
 /// Who inserted a result of this text, when it is a known placeholder.
 pub fn inserted_by(text: &str) -> Option<&'static str> {
     let text = text.trim();
+    let (first, last) = (text.as_bytes().first(), text.as_bytes().last());
+    // Every result is asked, and almost none is a placeholder: the byte each text must
+    // open or close with rules most out before comparing the texts.
     PLACEHOLDERS
         .iter()
         .find(|(_, t)| match t {
             Text::Is(p) => text == *p,
-            Text::StartsWith(p) => text.starts_with(p),
-            Text::EndsWith(p) => text.ends_with(p),
+            Text::StartsWith(p) => first == p.as_bytes().first() && text.starts_with(p),
+            Text::EndsWith(p) => last == p.as_bytes().last() && text.ends_with(p),
         })
         .map(|(who, _)| *who)
 }

@@ -45,7 +45,8 @@ impl Token for str {
     }
 
     fn push_to(&self, pointer: &mut String) {
-        if self.contains(['~', '/']) {
+        // Bytes, not chars: a char pattern decodes the UTF-8 of every key of every pointer.
+        if self.bytes().any(|b| b == b'~' || b == b'/') {
             pointer.push_str(&escape_token(self));
         } else {
             pointer.push_str(self);

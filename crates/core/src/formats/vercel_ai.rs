@@ -70,15 +70,15 @@ impl Adapter for VercelAi {
 
     fn sniff(&self, doc: &Tree) -> Option<u8> {
         let messages = array_at(doc, "messages").or_else(|| doc.as_array())?;
-        if !all_have_role(messages) {
-            return None;
-        }
-        if messages.iter().any(|m| {
-            !matches!(
-                str_at(m, "role"),
-                Some("system" | "user" | "assistant" | "tool")
-            )
-        }) {
+        // Every message has one of the SDK's four roles (one pass: every document is asked).
+        if messages.is_empty()
+            || !messages.iter().all(|m| {
+                matches!(
+                    str_at(m, "role"),
+                    Some("system" | "user" | "assistant" | "tool")
+                )
+            })
+        {
             return None;
         }
         let unmistakable = messages.iter().any(|m| {

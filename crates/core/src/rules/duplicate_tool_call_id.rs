@@ -55,6 +55,15 @@ impl Rule for DuplicateToolCallId {
     }
 
     fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
+        // Most histories repeat no id: told by a set of them before any id's calls are listed.
+        let mut ids = foldhash::HashSet::default();
+        if !conv
+            .calls()
+            .filter_map(|(_, call)| call.id.as_deref())
+            .any(|id| !ids.insert(id))
+        {
+            return;
+        }
         // Each id's calls with their turns, ids in the order first used.
         let mut uses: HashMap<&str, Vec<(usize, &ToolCall)>> = HashMap::new();
         let mut order = Vec::new();

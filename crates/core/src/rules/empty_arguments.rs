@@ -41,6 +41,18 @@ impl Rule for EmptyArguments {
 
     fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
         for (_, call) in conv.json_calls() {
+            // Most calls carry arguments: classified first, so that the tool's required
+            // parameters are listed only for the few that do not.
+            let parsed = cx.args(call);
+            let empty_object = match &*parsed {
+                ParsedArgs::Empty => false,
+                ParsedArgs::Object(object)
+                    if object.as_object().is_some_and(serde_json::Map::is_empty) =>
+                {
+                    true
+                }
+                _ => continue,
+            };
             let required = conv
                 .tool(cx.extra_tools, &call.name)
                 .map(|t| t.required_params())
@@ -52,33 +64,32 @@ impl Rule for EmptyArguments {
                     .collect::<Vec<_>>()
                     .join(", ")
             };
-            let shown = match &call.arguments {
-                Arguments::Absent => "missing".to_string(),
-                Arguments::Encoded(s) if s.trim().is_empty() => "an empty string".to_string(),
-                _ => "null".to_string(),
-            };
-            let message = match &*cx.args(call) {
-                ParsedArgs::Empty if required.is_empty() => {
-                    format!("arguments of {} are {shown}", call.subject())
+            let message = if empty_object {
+                if required.is_empty() {
+                    continue;
                 }
-                ParsedArgs::Empty => format!(
-                    "arguments of {} are {shown}, but `{}` requires {}",
+                format!(
+                    "arguments of {} are `{{}}`, but `{}` requires {}",
                     call.subject(),
                     call.name,
                     required_list()
-                ),
-                ParsedArgs::Object(object)
-                    if object.as_object().is_some_and(serde_json::Map::is_empty)
-                        && !required.is_empty() =>
-                {
+                )
+            } else {
+                let shown = match &call.arguments {
+                    Arguments::Absent => "missing",
+                    Arguments::Encoded(s) if s.trim().is_empty() => "an empty string",
+                    _ => "null",
+                };
+                if required.is_empty() {
+                    format!("arguments of {} are {shown}", call.subject())
+                } else {
                     format!(
-                        "arguments of {} are `{{}}`, but `{}` requires {}",
+                        "arguments of {} are {shown}, but `{}` requires {}",
                         call.subject(),
                         call.name,
                         required_list()
                     )
                 }
-                _ => continue,
             };
             out.push(Finding::about_call(&Self::META, call, &call.args_loc, message).help(
                 "validate arguments before dispatching a call, and answer the model with an error naming the missing parameters; send `{}` for tools without parameters",

@@ -65,6 +65,12 @@ type CheckedByCall = foldhash::HashMap<*const ToolCall, std::sync::Arc<crate::sc
 /// A finding's severity and the providers that reject it.
 pub type Verdict = (Severity, Vec<crate::provider::Provider>);
 
+/// The providers a history held to no single provider is judged against.
+const MAJOR: [crate::provider::Provider; 4] = {
+    use crate::provider::Provider::*;
+    [Openai, Anthropic, Gemini, Bedrock]
+};
+
 /// What a rule sees besides the conversation.
 pub struct Context<'a> {
     /// Tool definitions from `--tools`.
@@ -142,11 +148,9 @@ impl<'a> Context<'a> {
             return None;
         }
         if self.targets.is_empty() {
-            use crate::provider::Provider::*;
             // Held to no single provider (Vercel AI SDK, LangChain): to the major providers
             // such histories are translated for (others only when targeted), and an error
             // only where every one of them rejects.
-            const MAJOR: [crate::provider::Provider; 4] = [Openai, Anthropic, Gemini, Bedrock];
             let hits: Vec<_> = rejecting
                 .iter()
                 .copied()
@@ -171,6 +175,18 @@ impl<'a> Context<'a> {
             .filter(|p| self.targets.contains(p))
             .collect();
         (!hits.is_empty()).then_some((Severity::Error, hits))
+    }
+
+    /// Whether `judge` can name `provider` among those rejecting a finding: a target (or
+    /// Gemini, which names Gemini on Vertex AI), or with no target one of the major providers.
+    fn can_name(&self, provider: crate::provider::Provider) -> bool {
+        use crate::provider::Provider::{Gemini, GeminiVertex};
+        if self.targets.is_empty() {
+            MAJOR.contains(&provider)
+        } else {
+            self.targets.contains(&provider)
+                || (provider == Gemini && self.targets.contains(&GeminiVertex))
+        }
     }
 
     /// For a shape that `rejecting` providers reject and `contested` ones have both rejected
@@ -208,8 +224,14 @@ impl<'a> Context<'a> {
         &self,
         violation: impl Fn(crate::provider::Provider) -> Option<String>,
     ) -> Option<(Verdict, Vec<String>)> {
+        if !self.to_a_model {
+            return None;
+        }
+        // Only the providers `judge` can name are asked: a violation's reason is a `String`,
+        // and most calls are judged against one target.
         let broken: Vec<(crate::provider::Provider, String)> = crate::provider::Provider::ALL
             .into_iter()
+            .filter(|&p| self.can_name(p))
             .filter_map(|p| violation(p.base()).map(|why| (p, why)))
             .collect();
         let rejecting: Vec<crate::provider::Provider> = broken.iter().map(|(p, _)| *p).collect();

@@ -61,6 +61,17 @@ impl Rule for OrphanedToolResult {
         if conv.server_history {
             return;
         }
+        let orphans: foldhash::HashSet<(usize, usize)> = cx
+            .pairs()
+            .results
+            .iter()
+            .filter(|(_, status)| *status == ResultStatus::Orphan)
+            .map(|&(pos, _)| pos)
+            .collect();
+        // Most conversations have none: the calls are indexed only for one that does.
+        if orphans.is_empty() {
+            return;
+        }
         // Computed once per conversation, so N orphans cost N lookups, not N scans.
         let mut first_seen: Vec<(usize, &str)> = Vec::new();
         let mut seen: foldhash::HashSet<&str> = foldhash::HashSet::default();
@@ -77,13 +88,6 @@ impl Rule for OrphanedToolResult {
                 }
             }
         }
-        let orphans: foldhash::HashSet<(usize, usize)> = cx
-            .pairs()
-            .results
-            .iter()
-            .filter(|(_, status)| *status == ResultStatus::Orphan)
-            .map(|&(pos, _)| pos)
-            .collect();
         let rewritten = rewritten_ids(conv, cx.pairs());
         for &(pos, status) in &cx.pairs().results {
             if status != ResultStatus::Orphan {

@@ -72,6 +72,16 @@ impl Rule for RepeatedFailingCall {
 
     fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
         let threshold = cx.options.loop_threshold.max(2);
+        // A run is of failed results: a conversation with fewer than a run's worth (most
+        // have none) is not indexed.
+        if conv
+            .results()
+            .filter(|(_, r)| r.is_error)
+            .nth(threshold - 1)
+            .is_none()
+        {
+            return;
+        }
         let matching = cx.options.loop_match;
         // Each call's result, from the shared pairing analysis.
         let mut result_of: HashMap<Pos, Pos> = HashMap::new();
