@@ -10,7 +10,7 @@
 
 use serde_json::{json, Value as Json};
 
-use super::{all_have_role, array_at, blocks, str_at, Adapter, CallSite, Dialect, Doc, Format};
+use super::{array_at, blocks, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
     failed_text, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing,
     Role, Text, ToolCall, ToolDef, ToolResult,
@@ -44,13 +44,12 @@ impl Adapter for Anthropic {
 
     fn sniff(&self, doc: &Tree) -> Option<u8> {
         let messages = array_at(doc, "messages").or_else(|| doc.as_array())?;
-        if !all_have_role(messages) {
-            return None;
-        }
         // `system` messages are mid-conversation system messages; other roles are OpenAI's.
-        if messages
-            .iter()
-            .any(|m| !matches!(str_at(m, "role"), Some("user" | "assistant" | "system")))
+        // One pass, which stops at the first other role: every document is asked.
+        if messages.is_empty()
+            || !messages
+                .iter()
+                .all(|m| matches!(str_at(m, "role"), Some("user" | "assistant" | "system")))
         {
             return None;
         }

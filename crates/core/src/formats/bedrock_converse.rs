@@ -12,7 +12,7 @@
 
 use serde_json::{json, Value as Json};
 
-use super::{all_have_role, array_at, str_at, Adapter, CallSite, Dialect, Doc, Format};
+use super::{array_at, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
     looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc,
     Pairing, Role, Text, ToolCall, ToolDef, ToolResult,
@@ -65,7 +65,8 @@ impl Adapter for BedrockConverse {
             return converse.then_some(80);
         }
         let messages = array_at(doc, "messages").or_else(|| doc.as_array())?;
-        if !all_have_role(messages) || !messages.iter().all(is_converse_message) {
+        // A Converse message has a role (one pass: every document is asked).
+        if messages.is_empty() || !messages.iter().all(is_converse_message) {
             return None;
         }
         let converse_blocks = messages

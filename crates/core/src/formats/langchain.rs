@@ -117,20 +117,23 @@ enum Kind {
 
 /// The kind of a dumped message, its body (`data` or `kwargs`) and the body's key.
 fn classify<'a>(message: &'a Tree<'a>) -> Option<(Kind, &'a Tree<'a>, Option<&'static str>)> {
+    // All three carry a string `type`: asked first, it rules out other formats' messages
+    // (every document's are asked) with one lookup.
+    let kind = str_at(message, "type")?;
     let (class, body_key) = if message.get("lc").is_some() {
-        if str_at(message, "type") != Some("constructor") {
+        if kind != "constructor" {
             return None;
         }
         let class = array_at(message, "id")?.last()?.as_str()?;
         (class, Some("kwargs"))
     } else if message.get("data").is_some() {
-        (str_at(message, "type")?, Some("data"))
+        (kind, Some("data"))
     } else if message
         .get("additional_kwargs")
         .is_some_and(Tree::is_object)
     {
         // A pydantic `model_dump()` (LangGraph API and SDK streams): the message is its body.
-        (str_at(message, "type")?, None)
+        (kind, None)
     } else {
         return None;
     };
@@ -311,7 +314,7 @@ fn read_calls(
                 None => Arguments::Absent,
                 // `invalid_tool_calls` keeps the raw text, or null when there was none.
                 Some(Tree::Null) if invalid => Arguments::Absent,
-                Some(Tree::String(s)) => Arguments::Encoded(s.to_string()),
+                Some(Tree::String(s)) => Arguments::Encoded(s.to_owned_text()),
                 Some(other) => Arguments::value(other.to_serde()),
             };
             calls.push(ToolCall {
@@ -359,7 +362,7 @@ fn read_calls(
             kind: CallKind::Function,
             arguments: match args {
                 None | Some(Tree::Null) => Arguments::Absent,
-                Some(Tree::String(s)) => Arguments::Encoded(s.to_string()),
+                Some(Tree::String(s)) => Arguments::Encoded(s.to_owned_text()),
                 Some(other) => Arguments::value(other.to_serde()),
             },
             args_loc: if args.is_some() {
