@@ -100,6 +100,19 @@ impl<T: Token + ?Sized> Token for &T {
     }
 }
 
+/// Two tokens, a child's child: `loc.child(("tool_calls", j))` builds the one pointer where
+/// `loc.child(("tool_calls", j))` built and dropped the one between.
+impl<A: Token, B: Token> Token for (A, B) {
+    fn len_hint(&self) -> usize {
+        self.0.len_hint() + 1 + self.1.len_hint()
+    }
+
+    fn push_to(&self, pointer: &mut String) {
+        self.0.push_to(pointer);
+        push_token(pointer, &self.1);
+    }
+}
+
 /// Finds the byte range of the value at `pointer` inside the JSON document that starts at
 /// byte `base` of `text`. Returns `None` if the pointer does not resolve.
 pub fn locate(text: &str, base: usize, pointer: &str) -> Option<(usize, usize)> {

@@ -188,18 +188,18 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Vec<Conversation>, String> {
         let list = events
             .iter()
             .enumerate()
-            .map(|(i, e)| (root.child(EVENTS).child(i), e));
+            .map(|(i, e)| (root.child((EVENTS, i)), e));
         return Ok(vec![session(root.clone(), list)?]);
     }
     let mut out = Vec::new();
     if let Some((key, Tree::Array(cases))) = field(doc.value, EVAL_CASES) {
         for (c, case) in cases.iter().enumerate() {
-            let cloc = root.child(key).child(c);
+            let cloc = root.child((key, c));
             let Some((ckey, Tree::Array(invocations))) = field(case, &["conversation"]) else {
                 continue;
             };
             for (i, invocation) in invocations.iter().enumerate() {
-                out.push(read_invocation(invocation, cloc.child(ckey).child(i))?);
+                out.push(read_invocation(invocation, cloc.child((ckey, i)))?);
             }
         }
         return Ok(out);
@@ -210,7 +210,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Vec<Conversation>, String> {
                 continue;
             };
             for (p, entry) in per.iter().enumerate() {
-                let ploc = root.child(key).child(r).child(pkey).child(p);
+                let ploc = root.child((key, r)).child((pkey, p));
                 for name in INVOCATIONS_IN_RESULT {
                     if let Some(invocation) = entry.get(name).filter(|v| v.is_object()) {
                         out.push(read_invocation(invocation, ploc.child(name))?);
@@ -230,7 +230,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Vec<Conversation>, String> {
             match array_at(item, "data") {
                 Some(queries) => {
                     for (q, query) in queries.iter().enumerate() {
-                        out.push(read_old_query(query, iloc.child("data").child(q)));
+                        out.push(read_old_query(query, iloc.child(("data", q))));
                     }
                 }
                 None => out.push(read_old_query(item, iloc)),
@@ -305,7 +305,7 @@ fn read_event(conv: &mut Conversation, event: &Tree, eloc: &Loc) -> Result<(), S
 fn read_parts(conv: &mut Conversation, role: Role, content: &Tree, cloc: &Loc, mloc: &Loc) {
     let parts = array_at(content, "parts").map_or(&[][..], Vec::as_slice);
     for (j, part) in parts.iter().enumerate() {
-        let mut item = part_item(part, cloc.child("parts").child(j), mloc);
+        let mut item = part_item(part, cloc.child(("parts", j)), mloc);
         if let (Item::Result(result), Some((_, response))) =
             (&mut item, object_field(part, FUNCTION_RESPONSE))
         {
@@ -327,19 +327,19 @@ fn read_invocation(invocation: &Tree, iloc: Loc) -> Result<Conversation, String>
         let dloc = iloc.child(key);
         if let Some((ekey, Tree::Array(events))) = object_field(data, INVOCATION_EVENTS) {
             for (k, event) in events.iter().enumerate() {
-                read_event(&mut conv, event, &dloc.child(ekey).child(k))?;
+                read_event(&mut conv, event, &dloc.child((ekey, k)))?;
             }
         }
         if let Some((ukey, Tree::Array(uses))) = object_field(data, TOOL_USES) {
             for (k, call) in uses.iter().enumerate() {
-                let loc = dloc.child(ukey).child(k);
+                let loc = dloc.child((ukey, k));
                 let item = Item::Call(function_call(call, loc.clone(), loc.clone(), &loc));
                 conv.push(Role::Assistant, &loc, item);
             }
         }
         if let Some((rkey, Tree::Array(responses))) = object_field(data, TOOL_RESPONSES) {
             for (k, response) in responses.iter().enumerate() {
-                let loc = dloc.child(rkey).child(k);
+                let loc = dloc.child((rkey, k));
                 let mut result = function_response(response, loc.clone(), &loc);
                 mark_failure(&mut result, response);
                 let item = Item::Result(result);
@@ -380,7 +380,7 @@ fn read_old_query(query: &Tree, qloc: Loc) -> Conversation {
     conv.push(Role::User, &qloc, text(qloc.child("query")));
     if let Some(uses) = array_at(query, "expected_tool_use") {
         for (k, tool_use) in uses.iter().enumerate() {
-            let loc = qloc.child("expected_tool_use").child(k);
+            let loc = qloc.child(("expected_tool_use", k));
             let (arguments, args_loc) = match tool_use.get("tool_input") {
                 Some(input) => (Arguments::value(input.to_serde()), loc.child("tool_input")),
                 None => (Arguments::value(json!({})), loc.clone()),
@@ -431,7 +431,7 @@ fn read_app_details(invocation: &Tree, iloc: &Loc, conv: &mut Conversation) {
     };
     for (name, agent) in agents {
         if let Some((tkey, Tree::Array(tools))) = object_field(agent, TOOL_DECLARATIONS) {
-            let tloc = iloc.child(akey).child(dkey).child(name).child(tkey);
+            let tloc = iloc.child((akey, dkey)).child((name, tkey));
             read_tool_list(tools, &tloc, conv);
         }
     }

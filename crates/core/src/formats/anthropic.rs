@@ -146,7 +146,7 @@ pub(crate) fn push_message_except(
     }
     let mut pushed = false;
     for (j, block) in blocks(message).iter().enumerate() {
-        let loc = mloc.child("content").child(j);
+        let loc = mloc.child(("content", j));
         if left_out(block) {
             conv.excluded.push(loc);
             continue;
@@ -238,7 +238,7 @@ pub(crate) fn read_tools(container: &Tree, root: &Loc, conv: &mut Conversation) 
         let Some(name) = str_at(tool, "name") else {
             continue;
         };
-        let loc = root.child("tools").child(k);
+        let loc = root.child(("tools", k));
         let schema = tool.get("input_schema");
         let builtin = schema.is_none() && str_at(tool, "type").is_some_and(|t| t != "custom");
         conv.tools.push(ToolDef {

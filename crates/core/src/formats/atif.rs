@@ -70,7 +70,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
         .get("agent")
         .and_then(|a| array_at(a, "tool_definitions"))
     {
-        let at = root.child("agent").child("tool_definitions");
+        let at = root.child(("agent", "tool_definitions"));
         conv.tools = defs
             .iter()
             .enumerate()
@@ -78,7 +78,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
             .collect();
     }
     for (i, step) in steps.iter().enumerate() {
-        let sloc = root.child("steps").child(i);
+        let sloc = root.child(("steps", i));
         let role = match str_at(step, "source") {
             Some("agent") => Role::Assistant,
             Some("system") => Role::System,
@@ -96,7 +96,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
             .flatten()
             .enumerate()
         {
-            let loc = sloc.child("tool_calls").child(j);
+            let loc = sloc.child(("tool_calls", j));
             let id = str_at(call, "tool_call_id").map(str::to_string);
             let args = call.get("arguments");
             conv.push_to_last(Item::Call(ToolCall {
@@ -126,7 +126,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
                 conv.start_turn(Role::Tool, sloc.child("observation"));
                 answered = true;
             }
-            let loc = sloc.child("observation").child("results").child(k);
+            let loc = sloc.child(("observation", "results")).child(k);
             conv.push_to_last(Item::Result(ToolResult {
                 key: id.to_string(),
                 call_id: Some(id.to_string()),

@@ -111,7 +111,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
     conv.results_first = true;
     if let Some(message) = doc.value.get("output").and_then(|o| o.get("message")) {
         conv.is_response = true;
-        push_message(&mut conv, message, &root.child("output").child("message"))?;
+        push_message(&mut conv, message, &root.child(("output", "message")))?;
         return Ok(conv);
     }
     let (messages, messages_loc) = match doc.value {
@@ -153,14 +153,14 @@ pub(crate) fn push_message(
         if block.get("cachePoint").is_some() {
             continue;
         }
-        let loc = mloc.child("content").child(j);
+        let loc = mloc.child(("content", j));
         let empty = block
             .get("toolResult")
             .and_then(|r| r.get("content"))
             .and_then(Tree::as_array)
             .is_some_and(Vec::is_empty);
         if empty {
-            let content = loc.child("toolResult").child("content");
+            let content = loc.child(("toolResult", "content"));
             conv.empty_results.push((loc.clone(), content));
         }
         conv.push_to_last(block_item(block, loc, mloc));
@@ -271,7 +271,7 @@ fn read_tools(container: &Tree, root: &Loc, conv: &mut Conversation) {
     else {
         return;
     };
-    let tools_loc = root.child("toolConfig").child("tools");
+    let tools_loc = root.child(("toolConfig", "tools"));
     for (k, tool) in tools.iter().enumerate() {
         let loc = tools_loc.child(k);
         let (spec, spec_key, builtin) = match (tool.get("toolSpec"), tool.get("systemTool")) {
@@ -290,7 +290,7 @@ fn read_tools(container: &Tree, root: &Loc, conv: &mut Conversation) {
                 name,
                 schema,
                 loc,
-                spec_loc.child("inputSchema").child("json"),
+                spec_loc.child(("inputSchema", "json")),
             )
         });
     }

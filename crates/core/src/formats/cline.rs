@@ -285,7 +285,7 @@ fn push_text_answers(conv: &mut Conversation, message: &Tree, mloc: &Loc, open: 
     let mut texts = Vec::new();
     let mut in_result = false;
     for (j, block) in blocks(message).iter().enumerate() {
-        let loc = mloc.child("content").child(j);
+        let loc = mloc.child(("content", j));
         let header = text_of(block).and_then(result_header);
         match (header, open.get(results.len())) {
             (Some(_), Some(call_id)) => {

@@ -255,7 +255,7 @@ fn read_agent(records: &[&Doc<'_>], loc: Loc) -> Conversation {
                 .is_some_and(|v| str_at(v, "summaryContent").is_some())
             {
                 conv.push_to_last(Item::Text(Text {
-                    loc: at.child("data").child("summaryContent"),
+                    loc: at.child(("data", "summaryContent")),
                     message: at,
                 }));
             }
@@ -298,7 +298,7 @@ fn read_event(doc: &Doc<'_>, conv: &mut Conversation) {
             }
             let requests = super::array_at(data, "toolRequests").map_or(&[][..], Vec::as_slice);
             for (j, request) in requests.iter().enumerate() {
-                let loc = inner.child("toolRequests").child(j);
+                let loc = inner.child(("toolRequests", j));
                 conv.push_to_last(Item::Call(tool_call(request, loc, &at)));
             }
         }

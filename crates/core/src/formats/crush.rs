@@ -136,7 +136,7 @@ fn tool_call(data: &Tree, loc: Loc, at: &Loc) -> ToolCall {
     let (arguments, args_loc) = match str_at(data, "input") {
         Some(input) => (
             Arguments::Encoded(input.to_string()),
-            loc.child("data").child("input"),
+            loc.child(("data", "input")),
         ),
         None => (Arguments::Absent, loc.clone()),
     };

@@ -284,7 +284,7 @@ fn read_header(conv: &mut Conversation, events: &[&Doc<'_>]) {
             let Some(name) = str_at(tool, "name") else {
                 continue;
             };
-            let loc = hloc.child("tools").child(i);
+            let loc = hloc.child(("tools", i));
             conv.tools.push(ToolDef::declared(
                 name,
                 tool.get("parameters"),
@@ -328,7 +328,7 @@ fn push_event(conv: &mut Conversation, doc: &Doc<'_>) {
             conv.start_turn(Role::Assistant, mloc.clone());
             let mut reasoning = false;
             for (i, block) in blocks.iter().enumerate() {
-                let loc = mloc.child("content").child(i);
+                let loc = mloc.child(("content", i));
                 let text = Text {
                     loc: loc.clone(),
                     message: mloc.clone(),
@@ -351,7 +351,7 @@ fn push_event(conv: &mut Conversation, doc: &Doc<'_>) {
         _ => {
             let mut text_pushed = false;
             for (i, block) in blocks.iter().enumerate() {
-                let loc = mloc.child("content").child(i);
+                let loc = mloc.child(("content", i));
                 match str_at(block, "type") {
                     Some("text") if role == Role::User => {
                         if !text_pushed {
@@ -480,7 +480,7 @@ fn stopped(events: &[&Doc<'_>]) -> Option<Stopped> {
                     };
                     let call = OpenCall {
                         id: id.to_string(),
-                        loc: mloc.child("content").child(i),
+                        loc: mloc.child(("content", i)),
                         step: step.clone(),
                         started: None,
                     };

@@ -172,7 +172,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Vec<Conversation>, String> {
         let Some(content) = candidate.get("content") else {
             continue;
         };
-        let loc = root.child("candidates").child(c);
+        let loc = root.child(("candidates", c));
         let mut conv = Conversation::new(Format::Gemini, loc.clone(), Pairing::NextTurn);
         conv.results_role = Role::User;
         conv.is_response = true;
@@ -247,7 +247,7 @@ fn push_content(conv: &mut Conversation, content: &Tree, cloc: &Loc) -> Result<(
     // Each Content is a turn of its own, even next to one of the same role.
     conv.start_turn(role, cloc.clone());
     for (j, part) in parts.iter().enumerate() {
-        let loc = cloc.child("parts").child(j);
+        let loc = cloc.child(("parts", j));
         let item = part_item(part, loc, cloc);
         // The signature is the part's, beside `functionCall` (a sentinel such as
         // `skip_thought_signature_validator` counts: the provider accepts it).
@@ -399,7 +399,7 @@ fn read_tools(container: &Tree, root: &Loc, conv: &mut Conversation) {
         Some(tools) => read_tool_list(tools, &root.child("tools"), conv),
         None => {
             if let Some(tools) = container.get("config").and_then(|c| array_at(c, "tools")) {
-                read_tool_list(tools, &root.child("config").child("tools"), conv);
+                read_tool_list(tools, &root.child(("config", "tools")), conv);
             }
         }
     }
@@ -415,7 +415,7 @@ pub(crate) fn read_tool_list(tools: &[Tree], tools_loc: &Loc, conv: &mut Convers
             let Some(name) = str_at(decl, "name") else {
                 continue;
             };
-            let loc = tools_loc.child(k).child(decl_key).child(d);
+            let loc = tools_loc.child((k, decl_key)).child(d);
             let (schema, dialect, schema_loc) = match field(decl, JSON_SCHEMA) {
                 Some((key, schema)) => (Some(schema), SchemaDialect::JsonSchema, loc.child(key)),
                 None => match decl.get("parameters") {

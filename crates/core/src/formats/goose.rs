@@ -168,7 +168,7 @@ fn tool_call(item: &Tree, loc: Loc, at: &Loc) -> ToolCall {
     let (arguments, args_loc) = match value.and_then(|v| v.get("arguments")) {
         Some(args) => (
             Arguments::value(args.to_serde()),
-            loc.child("toolCall").child("value").child("arguments"),
+            loc.child(("toolCall", "value")).child("arguments"),
         ),
         None => (Arguments::Absent, loc.clone()),
     };

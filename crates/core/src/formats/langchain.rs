@@ -301,7 +301,7 @@ fn read_calls(
     let mut calls = Vec::new();
     for (field, invalid) in [("tool_calls", false), ("invalid_tool_calls", true)] {
         for (j, call) in array_at(body, field).into_iter().flatten().enumerate() {
-            let loc = bloc.child(field).child(j);
+            let loc = bloc.child((field, j));
             let id = str_at(call, "id").map(str::to_string);
             let name = str_at(call, "name").unwrap_or_default().to_string();
             let key = id.clone().unwrap_or_else(|| {

@@ -394,7 +394,7 @@ fn messages(json: &Json, place: &Place, role: Role, tools: &mut Vec<ToolDef>) ->
                     };
                     let loc = place.child("choices");
                     let loc = if place.precise {
-                        loc.child(0).child("message")
+                        loc.child((0, "message"))
                     } else {
                         loc
                     };

@@ -69,7 +69,7 @@ fn last_snapshot<'a>(
         .rev()
         .find_map(|(loc, e)| snapshot(e).map(|(m, at)| (loc, m, at)))
         .ok_or("expected LangGraph stream events `[mode, payload]` with a `values` snapshot holding `messages`")?;
-    let mut conv = conversation(messages, loc.child(at).child("messages"))?;
+    let mut conv = conversation(messages, loc.child((at, "messages")))?;
     conv.format = Format::LanggraphStream;
     Ok(vec![conv])
 }

@@ -103,7 +103,7 @@ impl Adapter for Langsmith {
                         children
                             .iter()
                             .enumerate()
-                            .map(|(k, child)| (child, loc.child("child_runs").child(k)))
+                            .map(|(k, child)| (child, loc.child(("child_runs", k))))
                             .rev(),
                     );
                 }
@@ -153,7 +153,7 @@ fn model_call(run: &Tree, loc: Loc, order: usize) -> ModelCall {
     if let Some(list) = run.get("inputs").and_then(|i| array_at(i, "messages")) {
         // A batch: one list per prompt; the first is the conversation.
         let (list, at) = match list.first() {
-            Some(Tree::Array(first)) => (first, inputs_loc.child("messages").child(0)),
+            Some(Tree::Array(first)) => (first, inputs_loc.child(("messages", 0))),
             _ => (list, inputs_loc.child("messages")),
         };
         for (i, message) in list.iter().enumerate() {
@@ -182,7 +182,7 @@ fn model_call(run: &Tree, loc: Loc, order: usize) -> ModelCall {
         let choice = array_at(outputs, "choices")
             .and_then(|c| c.first())
             .and_then(|c| c.get("message"))
-            .map(|m| (m, outputs_loc.child("choices").child(0).child("message")));
+            .map(|m| (m, outputs_loc.child(("choices", 0)).child("message")));
         if let Some((message, at)) = generation.or(choice) {
             output.extend(read_message(message, at, &mut pending));
         }
@@ -192,7 +192,7 @@ fn model_call(run: &Tree, loc: Loc, order: usize) -> ModelCall {
     for (holder, at) in [
         (
             extra.and_then(|e| e.get("invocation_params")),
-            loc.child("extra").child("invocation_params"),
+            loc.child(("extra", "invocation_params")),
         ),
         (run.get("inputs"), inputs_loc),
     ] {
@@ -242,7 +242,7 @@ fn declared_tools(holder: Option<&Tree>, at: &Loc) -> Vec<ToolDef> {
     };
     list.iter()
         .enumerate()
-        .filter_map(|(n, def)| otlp::tool_def(&def.to_serde(), &at.child("tools").child(n)))
+        .filter_map(|(n, def)| otlp::tool_def(&def.to_serde(), &at.child(("tools", n))))
         .collect()
 }
 

@@ -202,7 +202,7 @@ impl Reader {
     fn response(&mut self, id: String, message: &Tree, loc: Loc) {
         let result = message.get("result");
         if let Some(tools) = result.and_then(|r| array_at(r, "tools")) {
-            self.declare(tools, &loc.child("result").child("tools"));
+            self.declare(tools, &loc.child(("result", "tools")));
         }
         let shaped = message.get("error").is_some() || result.is_some_and(tool_shaped);
         let answers_call = match self.take_open(&id, shaped) {

@@ -310,7 +310,7 @@ pub(crate) fn read_tool_call(
     j: usize,
     pending_by_name: &mut Vec<(String, String)>,
 ) -> ToolCall {
-    let loc = mloc.child("tool_calls").child(j);
+    let loc = mloc.child(("tool_calls", j));
     let id = str_at(call, "id").map(str::to_string);
     let custom = str_at(call, "type") == Some("custom");
     let body_key = if custom { "custom" } else { "function" };
@@ -335,7 +335,7 @@ pub(crate) fn read_tool_call(
         )
     };
     let args_loc = if body.get(args_field).is_some() {
-        loc.child(body_key).child(args_field)
+        loc.child((body_key, args_field))
     } else {
         loc.clone()
     };
@@ -377,7 +377,7 @@ fn read_tools(container: &Tree, root: &Loc, conv: &mut Conversation) {
         .flatten()
         .enumerate()
     {
-        let loc = root.child("tools").child(k);
+        let loc = root.child(("tools", k));
         match str_at(tool, "type") {
             Some("custom") => {
                 let name = tool.get("custom").and_then(|c| str_at(c, "name"));
@@ -394,7 +394,7 @@ fn read_tools(container: &Tree, root: &Loc, conv: &mut Conversation) {
                     continue;
                 };
                 let strict = function.get("strict").and_then(Tree::as_bool) == Some(true);
-                let schema_loc = loc.child("function").child("parameters");
+                let schema_loc = loc.child(("function", "parameters"));
                 conv.tools.push(tool_def(
                     name,
                     function.get("parameters"),
@@ -411,7 +411,7 @@ fn read_tools(container: &Tree, root: &Loc, conv: &mut Conversation) {
         .enumerate()
     {
         if let Some(name) = str_at(function, "name") {
-            let loc = root.child("functions").child(k);
+            let loc = root.child(("functions", k));
             let schema_loc = loc.child("parameters");
             conv.tools.push(tool_def(
                 name,

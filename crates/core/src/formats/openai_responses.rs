@@ -504,7 +504,7 @@ fn read_tools(container: &Tree, root: &Loc, conv: &mut Conversation) {
         .flatten()
         .enumerate()
     {
-        let loc = root.child("tools").child(k);
+        let loc = root.child(("tools", k));
         let kind = str_at(tool, "type").unwrap_or("function");
         let (body, body_loc) = match tool.get("function").filter(|f| f.is_object()) {
             Some(function) if kind == "function" => (function, loc.child("function")),

@@ -297,11 +297,11 @@ fn normalise_v1(docs: &[Doc<'_>]) -> Result<Option<Conversation>, String> {
                 let (arguments, args_loc) = match tool_call.and_then(|c| c.get("arguments")) {
                     Some(Tree::String(text)) => (
                         Arguments::Encoded(text.to_string()),
-                        loc.child("tool_call").child("arguments"),
+                        loc.child(("tool_call", "arguments")),
                     ),
                     Some(other) => (
                         Arguments::value(other.to_serde()),
-                        loc.child("tool_call").child("arguments"),
+                        loc.child(("tool_call", "arguments")),
                     ),
                     None => (Arguments::Absent, loc.clone()),
                 };

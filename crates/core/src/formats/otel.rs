@@ -594,7 +594,7 @@ fn span_event_call(span: &otlp::Span<'_>) -> Option<ModelCall> {
         let Some(name) = super::str_at(event, "name").filter(|n| is_span_event(n)) else {
             continue;
         };
-        let loc = span.loc.child("events").child(j);
+        let loc = span.loc.child(("events", j));
         let attrs = otlp::attributes(event, &loc);
         origins.push(crate::transcript::Origin::at(loc.clone(), span.trace_id(), span.span_id(), Some(name)));
         for a in &attrs {

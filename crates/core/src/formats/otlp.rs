@@ -101,7 +101,7 @@ pub(crate) fn attributes<'a>(holder: &'a Tree<'a>, loc: &Loc) -> Vec<Attr<'a>> {
             Some(Attr {
                 key: str_at(a, "key")?.into(),
                 value: a.get("value")?,
-                loc: loc.child("attributes").child(i).child("value"),
+                loc: loc.child(("attributes", i)).child("value"),
                 plain: false,
             })
         })

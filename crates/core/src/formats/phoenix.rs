@@ -146,7 +146,7 @@ pub(crate) fn spans<'a>(docs: &'a [Doc<'a>], first: usize) -> Vec<Span<'a>> {
         for (i, span) in list.iter().enumerate() {
             let root = Loc::new(doc.base, "");
             let loc = match at {
-                Where::Page => root.child("data").child(i),
+                Where::Page => root.child(("data", i)),
                 Where::Array => root.child(i),
                 Where::Single => root,
             };

@@ -170,7 +170,7 @@ impl Adapter for Pi {
                 }
                 Replayed::Tail(doc, k, message) => {
                     let at = Loc::new(doc.base, "");
-                    let inner = at.child("retainedTail").child(k);
+                    let inner = at.child(("retainedTail", k));
                     read_message(message, &at, &inner, &mut conv);
                 }
             }
@@ -370,7 +370,7 @@ fn read_message(message: &Tree, at: &Loc, inner: &Loc, conv: &mut Conversation) 
             }
             conv.start_turn(Role::Assistant, at.clone());
             for (j, block) in blocks(message).iter().enumerate() {
-                let loc = inner.child("content").child(j);
+                let loc = inner.child(("content", j));
                 let item = match str_at(block, "type") {
                     Some("toolCall") => Item::Call(tool_call(block, loc, at)),
                     Some("thinking") => Item::Thinking(Text {

@@ -116,7 +116,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
         let parts = array_at(message, "parts").ok_or(format!("message without `parts` at /{i}"))?;
         let mut pushed = false;
         for (j, part) in parts.iter().enumerate() {
-            let loc = mloc.child("parts").child(j);
+            let loc = mloc.child(("parts", j));
             if let Some(item) = part_item(part, loc, &mloc) {
                 conv.push(role, &mloc, item);
                 pushed = true;

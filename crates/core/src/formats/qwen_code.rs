@@ -376,7 +376,7 @@ fn push_parts(
         if part.get("thought").and_then(Tree::as_bool) == Some(true) {
             continue;
         }
-        conv.push(role, at, part_item(part, loc.child("parts").child(j), at));
+        conv.push(role, at, part_item(part, loc.child(("parts", j)), at));
     }
 }
 

@@ -249,7 +249,7 @@ fn push_model_message(
         _ => return,
     };
     for (j, part) in parts.iter().enumerate() {
-        let loc = mloc.child("content").child(j);
+        let loc = mloc.child(("content", j));
         let item = match str_at(part, "type") {
             Some("tool-call") => {
                 let id = str_at(part, "toolCallId").map(str::to_string);
@@ -355,7 +355,7 @@ fn push_ui_message(conv: &mut Conversation, role: Role, message: &Tree, mloc: &L
     match array_at(message, "parts") {
         Some(parts) => {
             for (j, part) in parts.iter().enumerate() {
-                let loc = mloc.child("parts").child(j);
+                let loc = mloc.child(("parts", j));
                 let kind = str_at(part, "type").unwrap_or_default();
                 if kind == "tool-invocation" {
                     if let Some(inv) = part.get("toolInvocation") {
@@ -388,7 +388,7 @@ fn push_ui_message(conv: &mut Conversation, role: Role, message: &Tree, mloc: &L
                 .flatten()
                 .enumerate()
             {
-                let loc = mloc.child("toolInvocations").child(k);
+                let loc = mloc.child(("toolInvocations", k));
                 push_v4_invocation(conv, role, inv, loc, mloc);
             }
         }

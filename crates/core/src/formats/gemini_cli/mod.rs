@@ -233,7 +233,7 @@ fn fold<'d, 'a>(docs: &'d [Doc<'a>], excluded: &mut Vec<Loc>) -> Folded<'d, 'a> 
                 metadata(set);
                 // A checkpoint (written on resume, after compression or masking): the
                 // history restarts from its list.
-                let loc = line.child("$set").child("messages");
+                let loc = line.child(("$set", "messages"));
                 upsert_listed(
                     &mut order,
                     &mut slot,
@@ -384,7 +384,7 @@ fn replay_model(value: &Tree, at: &Loc, conv: &mut Conversation) {
         let thoughts = array_at(value, "thoughts").map_or(0, Vec::len);
         model.extend((0..thoughts).map(|k| {
             Item::Text(Text {
-                loc: at.child("thoughts").child(k),
+                loc: at.child(("thoughts", k)),
                 message: at.clone(),
             })
         }));
