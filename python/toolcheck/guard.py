@@ -112,6 +112,9 @@ def clean_off_the_objects(
     found = _toolcheck.lint_plain(opts, obj, DEFAULT_NAME)
     if found is None:
         return None
+    # The usual case, nothing found, without a pass over no findings.
+    if not found:
+        return True
     return not relevant_findings(map(Finding.from_dict, found), provider, everything)
 
 
@@ -147,12 +150,12 @@ def guard(
     if mode not in MODES:
         raise ValueError(f"unknown guard mode {mode!r}; expected one of {', '.join(MODES)}")
     data, back = _to_json(messages)
-    given = dict(format=format, tools=tools, target=provider, select=select, ignore=ignore)
     # The usual case, a clean history, without `json.dumps` (it cost as much as the lint).
     if isinstance(data, (dict, list)) and clean_off_the_objects(
         data, provider=provider, everything=everything, format=format, tools=tools, select=select, ignore=ignore
     ):
         return messages
+    given = dict(format=format, tools=tools, target=provider, select=select, ignore=ignore)
     found = relevant_findings(lint(data, **given), provider, everything)
     if not found:
         return messages
