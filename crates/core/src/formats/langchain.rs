@@ -314,7 +314,7 @@ fn read_calls(
                 None => Arguments::Absent,
                 // `invalid_tool_calls` keeps the raw text, or null when there was none.
                 Some(Tree::Null) if invalid => Arguments::Absent,
-                Some(Tree::String(s)) => Arguments::Encoded(s.to_owned_text()),
+                Some(Tree::String(s)) => Arguments::Encoded(s.to_string()),
                 Some(other) => Arguments::value(other.to_serde()),
             };
             calls.push(ToolCall {
@@ -362,7 +362,7 @@ fn read_calls(
             kind: CallKind::Function,
             arguments: match args {
                 None | Some(Tree::Null) => Arguments::Absent,
-                Some(Tree::String(s)) => Arguments::Encoded(s.to_owned_text()),
+                Some(Tree::String(s)) => Arguments::Encoded(s.to_string()),
                 Some(other) => Arguments::value(other.to_serde()),
             },
             args_loc: if args.is_some() {

@@ -265,7 +265,7 @@ pub(crate) fn take_pending(
 fn arguments(value: Option<&Tree>) -> Arguments {
     match value {
         None | Some(Tree::Null) => Arguments::Absent,
-        Some(Tree::String(s)) => Arguments::Encoded(s.to_owned_text()),
+        Some(Tree::String(s)) => Arguments::Encoded(s.to_string()),
         // Ollama and some OpenAI-compatible servers send an object: that is their format.
         Some(other) => Arguments::value(other.to_serde()),
     }

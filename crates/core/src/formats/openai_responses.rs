@@ -330,7 +330,7 @@ pub(crate) fn read_item(item: &Tree, loc: Loc, conv: &mut Conversation) {
             let args = item.get("arguments");
             let arguments = match args {
                 None | Some(Tree::Null) => Arguments::Absent,
-                Some(Tree::String(s)) => Arguments::Encoded(s.to_owned_text()),
+                Some(Tree::String(s)) => Arguments::Encoded(s.to_string()),
                 Some(other) => Arguments::value(other.to_serde()),
             };
             push_call(conv, item, loc, CallKind::Function, arguments, "arguments");

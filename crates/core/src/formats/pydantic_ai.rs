@@ -146,7 +146,7 @@ fn part_item(part: &Tree, loc: Loc, mloc: &Loc) -> Option<Item> {
                     CallKind::ProviderExecuted
                 },
                 arguments: match args {
-                    Some(Tree::String(s)) => Arguments::Encoded(s.to_owned_text()),
+                    Some(Tree::String(s)) => Arguments::Encoded(s.to_string()),
                     // `null` is "no arguments": read as an empty object.
                     None | Some(Tree::Null) => Arguments::value(json!({})),
                     Some(v) => Arguments::value(v.to_serde()),

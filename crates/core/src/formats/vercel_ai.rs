@@ -216,7 +216,7 @@ fn provider_executed(part: &Tree) -> bool {
 fn arguments(value: Option<&Tree>) -> Arguments {
     match value {
         None => Arguments::Absent,
-        Some(Tree::String(s)) => Arguments::Encoded(s.to_owned_text()),
+        Some(Tree::String(s)) => Arguments::Encoded(s.to_string()),
         Some(other) => Arguments::value(other.to_serde()),
     }
 }

@@ -451,19 +451,6 @@ impl<'a> Str<'a> {
         std::borrow::Cow::Owned(unescape_until(self.written(), min))
     }
 
-    /// The decoded text in a new `String`: decoded straight into it, and not kept, when it
-    /// was not decoded yet (text an adapter copies out once, such as a call's arguments,
-    /// is not decoded twice or held twice).
-    pub fn to_owned_text(&self) -> String {
-        if !self.escaped() {
-            return self.raw.to_string();
-        }
-        match self.decoded.get() {
-            Some(text) => text.to_string(),
-            None => unescape(self.written()),
-        }
-    }
-
     /// The decoded text.
     pub fn as_str(&self) -> &str {
         if !self.escaped() {
@@ -642,24 +629,6 @@ mod tests {
         assert_eq!(made.as_str(), "ends in a quote\"");
         assert_eq!(Str::from("x").as_str(), "x");
         assert!(Str::from(String::from("  ")).is_blank());
-    }
-
-    /// Copied out, a string is its decoded text whether it was decoded before, is decoded
-    /// only for the copy, has no escapes or was made.
-    #[test]
-    fn owned_text_is_the_decoded_text() {
-        let v = tree(r#"{"escaped": "{\"q\": \"\u00e9\"}", "plain": "p", "read": "a\nb"}"#);
-        assert_eq!(v["escaped"].as_object(), None);
-        let text = |key: &str| match &v[key] {
-            Value::String(s) => s.to_owned_text(),
-            _ => String::new(),
-        };
-        assert_eq!(text("escaped"), "{\"q\": \"é\"}");
-        assert_eq!(v["read"].as_str(), Some("a\nb"));
-        assert_eq!(text("read"), "a\nb");
-        assert_eq!(text("plain"), "p");
-        assert_eq!(Str::from(String::from("made\"")).to_owned_text(), "made\"");
-        assert_eq!(Str::from("x").to_owned_text(), "x");
     }
 
     #[test]
