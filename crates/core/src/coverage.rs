@@ -208,12 +208,6 @@ impl<'c> Seen<'c> {
     }
 }
 
-/// Whether `text` can be one of the markers above (or a declaration's key): they all open
-/// with one of three letters, which rules out most keys before they are compared.
-fn may_be_marker(text: &str) -> bool {
-    matches!(text.as_bytes().first(), Some(b't' | b'f' | b'c'))
-}
-
 fn id_of<'m>(map: &'m Map<'_>) -> Option<&'m str> {
     [
         "id",
@@ -255,16 +249,14 @@ fn scan(
             let mut listed: [Option<&Vec<Value<'_>>>; LISTS.len()] = [None; LISTS.len()];
             for (key, child) in map {
                 match (key, child) {
-                    ("type", Value::String(t)) if may_be_marker(t.as_str()) => {
-                        typed = TYPES.iter().find(|k| **k == t.as_str());
-                    }
+                    ("type", Value::String(t)) => typed = TYPES.iter().find(|k| **k == t.as_str()),
                     ("tool_call_id", Value::String(id)) => result_message = Some(id.as_str()),
-                    (key, Value::Object(inner)) if may_be_marker(key) => {
+                    (key, Value::Object(inner)) => {
                         if let Some(i) = KEYS.iter().position(|k| *k == key) {
                             keyed[i] = Some(inner);
                         }
                     }
-                    (key, Value::Array(items)) if may_be_marker(key) => {
+                    (key, Value::Array(items)) => {
                         if let Some(i) = LISTS.iter().position(|(k, _)| *k == key) {
                             listed[i] = Some(items);
                         }
@@ -297,9 +289,7 @@ fn scan(
                 }
             }
             for (key, child) in map {
-                if !(child.is_object() || child.is_array())
-                    || (may_be_marker(key) && DECLARATIONS.contains(&key))
-                {
+                if !(child.is_object() || child.is_array()) || DECLARATIONS.contains(&key) {
                     continue;
                 }
                 crate::pointer::push_token(pointer, &key);
@@ -315,14 +305,6 @@ fn scan(
 mod tests {
     use super::*;
     use crate::tree_json as json;
-
-    #[test]
-    fn every_marker_passes_the_first_letter_test() {
-        let lists = LISTS.iter().map(|(key, _)| key);
-        for marker in TYPES.iter().chain(KEYS).chain(lists).chain(DECLARATIONS) {
-            assert!(may_be_marker(marker), "{marker} opens with another letter");
-        }
-    }
 
     fn structures(v: &Value) -> Vec<(String, &'static str)> {
         let mut out = Vec::new();
@@ -357,6 +339,19 @@ mod tests {
                 ),
                 ("/messages/5/content/0/toolResult".to_string(), "toolResult"),
             ]
+        );
+    }
+
+    /// A repeated `type` is read as the tree reads it, the last one winning: a block that
+    /// ends up an image is no call, whatever an earlier `type` said.
+    #[test]
+    fn the_last_of_repeated_types_decides() {
+        let text = r#"{"content": [{"type": "tool_use", "id": "t1", "type": "image"},
+            {"type": "image", "type": "tool_use", "id": "t2"}]}"#;
+        let tree = crate::tree::parse(text).expect("valid JSON");
+        assert_eq!(
+            structures(&tree.value),
+            [("/content/1".to_string(), "tool_use")]
         );
     }
 

@@ -101,7 +101,7 @@ impl<T: Token + ?Sized> Token for &T {
 }
 
 /// Two tokens, a child's child: `loc.child(("tool_calls", j))` builds the one pointer where
-/// `loc.child(("tool_calls", j))` built and dropped the one between.
+/// `loc.child("tool_calls").child(j)` built and dropped the one between.
 impl<A: Token, B: Token> Token for (A, B) {
     fn len_hint(&self) -> usize {
         self.0.len_hint() + 1 + self.1.len_hint()

@@ -10,7 +10,7 @@
 
 use serde_json::{json, Value as Json};
 
-use super::{array_at, blocks, str_at, Adapter, CallSite, Dialect, Doc, Format};
+use super::{all_roles_among, array_at, blocks, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
     failed_text, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing,
     Role, Text, ToolCall, ToolDef, ToolResult,
@@ -45,12 +45,7 @@ impl Adapter for Anthropic {
     fn sniff(&self, doc: &Tree) -> Option<u8> {
         let messages = array_at(doc, "messages").or_else(|| doc.as_array())?;
         // `system` messages are mid-conversation system messages; other roles are OpenAI's.
-        // One pass, which stops at the first other role: every document is asked.
-        if messages.is_empty()
-            || !messages
-                .iter()
-                .all(|m| matches!(str_at(m, "role"), Some("user" | "assistant" | "system")))
-        {
+        if !all_roles_among(messages, &["user", "assistant", "system"]) {
             return None;
         }
         let mid_system = messages.iter().any(|m| str_at(m, "role") == Some("system"));

@@ -119,21 +119,21 @@ enum Kind {
 fn classify<'a>(message: &'a Tree<'a>) -> Option<(Kind, &'a Tree<'a>, Option<&'static str>)> {
     // All three carry a string `type`: asked first, it rules out other formats' messages
     // (every document's are asked) with one lookup.
-    let kind = str_at(message, "type")?;
+    let written_type = str_at(message, "type")?;
     let (class, body_key) = if message.get("lc").is_some() {
-        if kind != "constructor" {
+        if written_type != "constructor" {
             return None;
         }
         let class = array_at(message, "id")?.last()?.as_str()?;
         (class, Some("kwargs"))
     } else if message.get("data").is_some() {
-        (kind, Some("data"))
+        (written_type, Some("data"))
     } else if message
         .get("additional_kwargs")
         .is_some_and(Tree::is_object)
     {
         // A pydantic `model_dump()` (LangGraph API and SDK streams): the message is its body.
-        (kind, None)
+        (written_type, None)
     } else {
         return None;
     };

@@ -28,7 +28,8 @@ pub(crate) use langgraph_checkpoint::{decode as decode_checkpoint, Undecoded};
 /// conversation).
 pub(crate) use phoenix::is_container as is_phoenix_spans;
 pub(crate) use shape::{
-    all_have_role, array_at, blocks, field, has_text, opens_with_any, str_at, AGENTS_SDK_FAILURES,
+    all_have_role, all_roles_among, array_at, blocks, field, has_text, opens_with_any, str_at,
+    AGENTS_SDK_FAILURES,
 };
 #[cfg(test)]
 pub(crate) use shape::{one_conversation, session_docs};

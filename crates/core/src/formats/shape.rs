@@ -27,6 +27,15 @@ pub(crate) fn all_have_role(items: &[Tree]) -> bool {
     !items.is_empty() && items.iter().all(|m| str_at(m, "role").is_some())
 }
 
+/// Whether every element of `items` (and at least one) has one of `roles` as its `role`: a
+/// sniff's test of a format's roles, in one pass that stops at the first other.
+pub(crate) fn all_roles_among(items: &[Tree], roles: &[&str]) -> bool {
+    !items.is_empty()
+        && items
+            .iter()
+            .all(|m| str_at(m, "role").is_some_and(|role| roles.contains(&role)))
+}
+
 /// The content blocks of a message: its `content` array, or nothing for string content.
 pub(crate) fn blocks<'a>(message: &'a Tree<'a>) -> &'a [Tree<'a>] {
     array_at(message, "content").map_or(&[], Vec::as_slice)

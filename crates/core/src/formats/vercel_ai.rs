@@ -28,7 +28,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use serde_json::{json, Value as Json};
 
-use super::{all_have_role, array_at, str_at, Adapter, CallSite, Dialect, Doc, Format};
+use super::{all_have_role, all_roles_among, array_at, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
     looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc,
     Pairing, Role, Text, ToolCall, ToolResult,
@@ -70,15 +70,7 @@ impl Adapter for VercelAi {
 
     fn sniff(&self, doc: &Tree) -> Option<u8> {
         let messages = array_at(doc, "messages").or_else(|| doc.as_array())?;
-        // Every message has one of the SDK's four roles (one pass: every document is asked).
-        if messages.is_empty()
-            || !messages.iter().all(|m| {
-                matches!(
-                    str_at(m, "role"),
-                    Some("system" | "user" | "assistant" | "tool")
-                )
-            })
-        {
+        if !all_roles_among(messages, &["system", "user", "assistant", "tool"]) {
             return None;
         }
         let unmistakable = messages.iter().any(|m| {

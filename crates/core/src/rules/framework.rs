@@ -177,11 +177,14 @@ impl<'a> Context<'a> {
         (!hits.is_empty()).then_some((Severity::Error, hits))
     }
 
-    /// Whether `judge` can name `provider` among those rejecting a finding: a target (or
-    /// Gemini, which names Gemini on Vertex AI), or with no target one of the major providers.
+    /// Whether `judge` can name `provider` among those rejecting a finding: none for traffic
+    /// no model receives; a target (or Gemini, which names Gemini on Vertex AI); with no
+    /// target, one of the major providers.
     fn can_name(&self, provider: crate::provider::Provider) -> bool {
         use crate::provider::Provider::{Gemini, GeminiVertex};
-        if self.targets.is_empty() {
+        if !self.to_a_model {
+            false
+        } else if self.targets.is_empty() {
             MAJOR.contains(&provider)
         } else {
             self.targets.contains(&provider)
@@ -224,9 +227,6 @@ impl<'a> Context<'a> {
         &self,
         violation: impl Fn(crate::provider::Provider) -> Option<String>,
     ) -> Option<(Verdict, Vec<String>)> {
-        if !self.to_a_model {
-            return None;
-        }
         // Only the providers `judge` can name are asked: a violation's reason is a `String`,
         // and most calls are judged against one target.
         let broken: Vec<(crate::provider::Provider, String)> = crate::provider::Provider::ALL
