@@ -457,16 +457,13 @@ impl Log {
         let mut first_line = Vec::with_capacity(self.frames.len());
         for (f, frame) in self.frames.iter().enumerate() {
             first_line.push(old_lines.len());
-            for line in old
-                .get(frame.text.clone())
-                .unwrap_or_default()
-                .split_inclusive('\n')
-            {
+            let frame_text = old.get(frame.text.clone()).unwrap_or_default();
+            for line in crate::source::lines_inclusive(frame_text) {
                 old_lines.push(line);
                 frame_of.push(f);
             }
         }
-        let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+        let new_lines: Vec<&str> = crate::source::lines_inclusive(new).collect();
         let mut plan = Plan {
             before: vec![String::new(); self.frames.len()],
             text: vec![String::new(); self.frames.len()],

@@ -38,7 +38,7 @@ fn line_ops(old: &str, new: &str) -> Vec<DiffOp> {
     let mut diff = Diff::compute(Algorithm::Myers, &input);
     diff.postprocess_lines(&input);
     // The same lines imara-diff tokenised: each ends after its `\n`.
-    let old_lines = old.split_inclusive('\n').count();
+    let old_lines = crate::source::lines_inclusive(old).count();
     let mut ops = Vec::new();
     let (mut at_old, mut at_new) = (0usize, 0usize);
     for hunk in diff.hunks() {
@@ -274,12 +274,12 @@ impl<'s> DiffStream<'s> {
             .collect();
         // Each side is split into lines once; an unchanged piece's new lines are its old ones.
         let (olds_before, news_before) = (olds.len(), news.len());
-        olds.extend(old.split_inclusive('\n').map(Cow::Borrowed));
+        olds.extend(crate::source::lines_inclusive(old).map(Cow::Borrowed));
         let old_lines = olds.len() - olds_before;
         if unchanged {
             news.extend(olds.iter().skip(olds_before).cloned());
         } else {
-            news.extend(new.split_inclusive('\n').map(Cow::Borrowed));
+            news.extend(crate::source::lines_inclusive(new).map(Cow::Borrowed));
         }
         let new_lines = news.len() - news_before;
         let local = if unchanged {
