@@ -88,7 +88,8 @@ fn write(obj: &Bound<'_, PyAny>, out: &mut Vec<u8>, depth: usize) -> bool {
 /// A string (a value or a key), quoted and escaped.
 fn write_str(s: &Bound<'_, PyString>, out: &mut Vec<u8>) -> bool {
     s.to_str()
-        .is_ok_and(|s| serde_json::to_writer(&mut *out, s).is_ok())
+        .map(|s| toolcheck_core::json::push_quoted(out, s))
+        .is_ok()
 }
 
 fn write_items<'py>(

@@ -188,6 +188,30 @@ def test_options_given_as_strings_or_lists_are_the_same_options():
         toolcheck.options(target="no-such-provider")
 
 
+def test_tools_given_as_objects_are_found_again_by_their_json(tmp_path):
+    # A tools document given as objects is keyed by the JSON toolcheck writes of it: the same
+    # document finds the same options, a changed one new options, and a path is read again.
+    import json
+
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "required": ["q"]}}}]
+    first = toolcheck.options(tools=tools, target="openai")
+    assert toolcheck.options(tools=copy.deepcopy(tools), target="openai") is first
+    history = {"messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+    ]}
+    assert any(f.code == "TC202" for f in toolcheck.lint(history, tools=tools, target="openai"))
+    tools[0]["function"]["parameters"]["required"] = []
+    assert toolcheck.options(tools=tools, target="openai") is not first
+    assert not toolcheck.lint(history, tools=tools, target="openai")
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(tools))
+    assert not toolcheck.lint(history, tools=str(path), target="openai")
+    path.write_text(json.dumps([{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "required": ["q"]}}}]))
+    assert toolcheck.lint(history, tools=str(path), target="openai")
+
+
 def test_a_history_read_off_the_objects_is_checked_as_its_json():
     # NaN is no JSON: json.dumps writes it, and the guard reports that text as it always did.
     from toolcheck.guard import relevant_findings

@@ -204,7 +204,7 @@ def _tool_docs(tools: Any) -> List[str]:
             raise ValueError(f"cannot use tools file {path}: {e.strerror or e}") from None
     if isinstance(tools, (bytes, bytearray)):
         return [bytes(tools).decode("utf-8")]
-    if isinstance(tools, list) and tools and all(isinstance(t, (str, os.PathLike)) for t in tools):
+    if _names_paths(tools):
         return [doc for t in tools for doc in _tool_docs(t)]
     if isinstance(tools, (dict, list)):
         return [json.dumps(tools, ensure_ascii=False)]
@@ -228,11 +228,13 @@ def options(
     """
     if not isinstance(format, str):
         raise TypeError(f"format must be a string, not {type(format).__name__}")
-    # Settings given as they usually are (no tools, names as strings or tuples) are looked up as
-    # given, before they are split and checked: a guard asks on every model call.
+    # Settings given as they usually are (tools as objects or none, names as strings or
+    # tuples) are looked up as given, before they are split and checked: a guard asks on
+    # every model call.
+    tools_key = _tools_key(tools)
     given: Optional[tuple] = None
-    if tools is None:
-        given = (format, target, select, ignore, unpaired)
+    if tools_key is not None:
+        given = (_GIVEN, format, tools_key, target, select, ignore, unpaired)
         try:
             found = _OPTIONS.get(given)
         except TypeError:  # a list of names: looked up once checked
@@ -240,9 +242,11 @@ def options(
         else:
             if found is not None:
                 return found
+    # A document given as objects is written as JSON text only to build new options.
+    docs = _tool_docs(tools) if tools_key is None else None
     key = (
         format,
-        tuple(_tool_docs(tools)),
+        tools_key if docs is None else tuple(docs),
         tuple(_names(target, "target")),
         tuple(_names(select, "select")),
         tuple(_names(ignore, "ignore")),
@@ -252,7 +256,9 @@ def options(
     # schema is compiled once per process, not on every lint() or guard() call.
     found = _OPTIONS.get(key)
     if found is None:
-        found = _toolcheck.Options(format, list(key[1]), list(key[2]), list(key[3]), list(key[4]), unpaired)
+        if docs is None:
+            docs = _tool_docs(tools)
+        found = _toolcheck.Options(format, docs, list(key[2]), list(key[3]), list(key[4]), unpaired)
         if len(_OPTIONS) >= _OPTIONS_KEPT:
             _OPTIONS.clear()
         _OPTIONS[key] = found
@@ -261,9 +267,33 @@ def options(
     return found
 
 
+def _tools_key(tools: Any) -> Optional[tuple]:
+    """What options are found again by for ``tools`` without reading it as a tools file:
+    ``()`` for none, and for a tools document given as objects, its JSON written off the
+    objects by toolcheck (``json.dumps`` of a one-tool document cost a guard call a fifth of
+    its time). ``None`` for paths, whose files are read on every call (they may have
+    changed), and for objects that are not plain JSON."""
+    if tools is None:
+        return ()
+    if not isinstance(tools, (dict, list)) or _names_paths(tools):
+        return None
+    written = _toolcheck.plain_json(tools)
+    return None if written is None else (written,)
+
+
+def _names_paths(tools: Any) -> bool:
+    """Whether ``tools`` is a list of tools file names rather than a tools document."""
+    return isinstance(tools, list) and bool(tools) and all(isinstance(t, (str, os.PathLike)) for t in tools)
+
+
+#: Marks a key of settings as given (see `options`), which no checked key is.
+_GIVEN = object()
+
+
 #: Options built so far, by their settings (the tools documents' text included, so an edited
-#: tools file gives new options), and by the settings as given when no tools file is read
-#: (a 5-tuple, which no checked key is); a bounded cache that starts over when full.
+#: tools file gives new options; a document given as objects is keyed by its JSON), and by
+#: the settings as given when no tools file is read; a bounded cache that starts over when
+#: full.
 _OPTIONS: Dict[tuple, "_toolcheck.Options"] = {}
 _OPTIONS_KEPT = 64
 

@@ -1,4 +1,4 @@
-use super::{declare_rule, Context, Rule, RuleMeta};
+use super::{declare_rule, ArgsKind, Context, Rule, RuleMeta};
 use crate::finding::{quote, Applicability, Finding, FixIntent};
 use crate::transcript::{Arguments, Conversation, ParsedArgs};
 use serde_json::Value as Json;
@@ -41,6 +41,9 @@ impl Rule for ArgumentsNotObject {
 
     fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
         for (_, call) in conv.json_calls() {
+            if cx.args_kind(call) != ArgsKind::NotObject {
+                continue;
+            }
             let parsed = cx.args(call);
             let ParsedArgs::NotObject(value) = &*parsed else {
                 continue;

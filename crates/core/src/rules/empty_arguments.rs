@@ -1,6 +1,6 @@
-use super::{declare_rule, Context, Rule, RuleMeta};
+use super::{declare_rule, ArgsKind, Context, Rule, RuleMeta};
 use crate::finding::Finding;
-use crate::transcript::{Arguments, Conversation, ParsedArgs};
+use crate::transcript::{Arguments, Conversation};
 
 declare_rule! {
     /// ## What it does
@@ -43,14 +43,9 @@ impl Rule for EmptyArguments {
         for (_, call) in conv.json_calls() {
             // Most calls carry arguments: classified first, so that the tool's required
             // parameters are listed only for the few that do not.
-            let parsed = cx.args(call);
-            let empty_object = match &*parsed {
-                ParsedArgs::Empty => false,
-                ParsedArgs::Object(object)
-                    if object.as_object().is_some_and(serde_json::Map::is_empty) =>
-                {
-                    true
-                }
+            let empty_object = match cx.args_kind(call) {
+                ArgsKind::Empty => false,
+                ArgsKind::Object { empty: true } => true,
                 _ => continue,
             };
             let required = conv

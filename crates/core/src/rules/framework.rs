@@ -10,7 +10,7 @@ use crate::finding::{Finding, Severity};
 use crate::rule_meta::RuleMeta;
 use crate::schema::SchemaCache;
 use crate::source::SourceFile;
-use crate::transcript::{Conversation, Loc, ParsedArgs, ToolCall, ToolDef};
+use crate::transcript::{Arguments, Conversation, Loc, ParsedArgs, ToolCall, ToolDef};
 
 /// What makes two failed calls "the same" for `repeated-failing-call`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
@@ -62,6 +62,45 @@ type CompiledByTool =
 
 type CheckedByCall = foldhash::HashMap<*const ToolCall, std::sync::Arc<crate::schema::Checked>>;
 
+/// Each call's arguments as read once for every rule, keyed by the call's address (stable
+/// while the conversation is borrowed): what they are, with the parse of those that are no
+/// object (few and small: the findings of the rules that ask for them), and what checking
+/// the objects against their tools' schemas found.
+#[derive(Default)]
+struct ReadCalls {
+    kinds: foldhash::HashMap<*const ToolCall, (ArgsKind, Option<std::rc::Rc<ParsedArgs>>)>,
+    checked: CheckedByCall,
+}
+
+/// What a call's arguments are, without their value: what most rules tell them apart by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgsKind {
+    /// A JSON object; `empty` when it has no members.
+    Object { empty: bool },
+    /// Null, missing, or an empty string.
+    Empty,
+    /// Parses to something other than an object.
+    NotObject,
+    /// Not JSON at all.
+    Invalid,
+    /// Nested deeper than toolcheck reads.
+    TooDeep,
+}
+
+impl ArgsKind {
+    fn of(parsed: &ParsedArgs) -> ArgsKind {
+        match parsed {
+            ParsedArgs::Object(v) => ArgsKind::Object {
+                empty: v.as_object().is_some_and(serde_json::Map::is_empty),
+            },
+            ParsedArgs::Empty => ArgsKind::Empty,
+            ParsedArgs::NotObject(_) => ArgsKind::NotObject,
+            ParsedArgs::Invalid { .. } => ArgsKind::Invalid,
+            ParsedArgs::TooDeep => ArgsKind::TooDeep,
+        }
+    }
+}
+
 /// A finding's severity and the providers that reject it.
 pub type Verdict = (Severity, Vec<crate::provider::Provider>);
 
@@ -83,14 +122,11 @@ pub struct Context<'a> {
     pairs: OnceCell<pairing::Pairs>,
     /// Whether the conversation spans several JSONL records, computed once.
     spans_records: OnceCell<bool>,
-    /// Each call's parsed arguments, parsed once and shared by every rule. Keyed by the
-    /// call's address, which is stable while the conversation is borrowed.
-    args: std::cell::RefCell<foldhash::HashMap<*const ToolCall, std::rc::Rc<ParsedArgs>>>,
     /// Each tool's compiled schema, looked up in the run's cache once per conversation rather
     /// than once per call (a lookup hashes the whole schema).
     compiled: std::cell::RefCell<CompiledByTool>,
-    /// Each call's arguments checked against its tool's schema, once per conversation.
-    checked: OnceCell<CheckedByCall>,
+    /// Each call's arguments read once per conversation, for every rule (see [`ReadCalls`]).
+    calls: OnceCell<ReadCalls>,
     conv: &'a Conversation,
     source: Option<&'a SourceFile>,
     /// Whether the conversation reaches a chat model at all (`Format::sent_to_a_model`):
@@ -119,9 +155,8 @@ impl<'a> Context<'a> {
             targets,
             pairs: OnceCell::new(),
             spans_records: OnceCell::new(),
-            args: Default::default(),
             compiled: Default::default(),
-            checked: OnceCell::new(),
+            calls: OnceCell::new(),
             to_a_model: conv.format.sent_to_a_model(),
             conv,
             source,
@@ -264,17 +299,22 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// The parsed arguments of `call`, parsed once per conversation however many rules ask.
-    pub fn args(&self, call: &ToolCall) -> std::rc::Rc<ParsedArgs> {
-        let key = call as *const ToolCall;
-        if let Some(parsed) = self.args.borrow().get(&key) {
-            return std::rc::Rc::clone(parsed);
+    /// What `call`'s arguments are, read once per conversation however many rules ask.
+    pub fn args_kind(&self, call: &ToolCall) -> ArgsKind {
+        match self.calls().kinds.get(&(call as *const ToolCall)) {
+            Some((kind, _)) => *kind,
+            None => ArgsKind::of(&call.arguments.parse()),
         }
-        let parsed = std::rc::Rc::new(call.arguments.parse());
-        self.args
-            .borrow_mut()
-            .insert(key, std::rc::Rc::clone(&parsed));
-        parsed
+    }
+
+    /// The parsed arguments of `call`. Arguments that are no object are parsed once per
+    /// conversation; an object is parsed again each time it is asked for, which only rules
+    /// that compare a few calls' values do (the schema check reads each once, as it is read).
+    pub fn args(&self, call: &ToolCall) -> std::rc::Rc<ParsedArgs> {
+        match self.calls().kinds.get(&(call as *const ToolCall)) {
+            Some((_, Some(parsed))) => std::rc::Rc::clone(parsed),
+            _ => std::rc::Rc::new(call.arguments.parse()),
+        }
     }
 
     /// The compiled schema of `tool` (see `SchemaCache::get`), once per conversation.
@@ -292,41 +332,73 @@ impl<'a> Context<'a> {
     /// not checked against a schema (no schema, arguments not an object, `{}` where the schema
     /// requires parameters: other rules' findings).
     pub fn checked(&self, call: &ToolCall) -> Option<std::sync::Arc<crate::schema::Checked>> {
-        let checked = self.checked.get_or_init(|| self.check_calls());
-        checked.get(&(call as *const ToolCall)).cloned()
+        self.calls()
+            .checked
+            .get(&(call as *const ToolCall))
+            .cloned()
     }
 
-    /// Checks every call's arguments, in order, whichever rule asks first, so that the regex
-    /// budget is spent the same way whatever rules run: once a schema's pattern exhausted its
-    /// backtracking limit in this conversation, later calls give its patterns a lower limit.
-    fn check_calls(&self) -> CheckedByCall {
-        let mut checked = CheckedByCall::default();
+    fn calls(&self) -> &ReadCalls {
+        self.calls.get_or_init(|| self.read_calls())
+    }
+
+    /// Reads every call's arguments, in order, whichever rule asks first: each is parsed,
+    /// told apart, and checked against its tool's schema, then its value is dropped. Held for
+    /// every call at once, the parsed values were a tenth of a big document's peak memory.
+    ///
+    /// In order, so that the regex budget is spent the same way whatever rules run: once a
+    /// schema's pattern exhausted its backtracking limit in this conversation, later calls
+    /// give its patterns a lower limit.
+    fn read_calls(&self) -> ReadCalls {
+        let mut read = ReadCalls::default();
         let mut spent = foldhash::HashSet::default();
         for (_, call) in self.conv.json_calls() {
-            let Some(tool) = self.conv.tool(self.extra_tools, &call.name) else {
-                continue;
+            // A structured object is read where it is, not copied.
+            let parsed = match &call.arguments {
+                Arguments::Value(v) if v.is_object() => None,
+                arguments => Some(arguments.parse()),
             };
-            let parsed = self.args(call);
-            let ParsedArgs::Object(args) = &*parsed else {
-                continue;
+            let object = match (&call.arguments, &parsed) {
+                (_, Some(ParsedArgs::Object(v))) => Some(v),
+                (Arguments::Value(v), None) => Some(&**v),
+                _ => None,
             };
-            // `{}` for a tool with required parameters is `empty-arguments`' finding.
-            if args.as_object().is_some_and(serde_json::Map::is_empty)
-                && !tool.required_params().is_empty()
-            {
-                continue;
+            let key = call as *const ToolCall;
+            if let Some(object) = object {
+                let empty = object.as_object().is_some_and(serde_json::Map::is_empty);
+                read.kinds.insert(key, (ArgsKind::Object { empty }, None));
+                if let Some(outcome) = self.check_call(call, object, empty, &mut spent) {
+                    read.checked.insert(key, outcome);
+                }
+            } else if let Some(parsed) = parsed {
+                let kind = ArgsKind::of(&parsed);
+                read.kinds
+                    .insert(key, (kind, Some(std::rc::Rc::new(parsed))));
             }
-            let Some(compiled) = self.compiled(tool) else {
-                continue;
-            };
-            let key = std::sync::Arc::as_ptr(&compiled);
-            let outcome = compiled.check(args, spent.contains(&key));
-            if outcome.regex_gave_up {
-                spent.insert(key);
-            }
-            checked.insert(call as *const ToolCall, outcome);
         }
-        checked
+        read
+    }
+
+    /// Checks one call's object of arguments against its tool's schema, if it has one.
+    fn check_call(
+        &self,
+        call: &ToolCall,
+        args: &serde_json::Value,
+        empty: bool,
+        spent: &mut foldhash::HashSet<*const crate::schema::Compiled>,
+    ) -> Option<std::sync::Arc<crate::schema::Checked>> {
+        let tool = self.conv.tool(self.extra_tools, &call.name)?;
+        // `{}` for a tool with required parameters is `empty-arguments`' finding.
+        if empty && !tool.required_params().is_empty() {
+            return None;
+        }
+        let compiled = self.compiled(tool)?;
+        let key = std::sync::Arc::as_ptr(&compiled);
+        let outcome = compiled.check(args, spent.contains(&key));
+        if outcome.regex_gave_up {
+            spent.insert(key);
+        }
+        Some(outcome)
     }
 
     /// How results pair with calls, computed once per conversation and shared by rules.

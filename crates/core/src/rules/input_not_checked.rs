@@ -1,6 +1,6 @@
-use super::{declare_rule, Context, Rule, RuleMeta};
+use super::{declare_rule, ArgsKind, Context, Rule, RuleMeta};
 use crate::finding::Finding;
-use crate::transcript::{Conversation, OneSide, ParsedArgs, ToolCall};
+use crate::transcript::{Conversation, OneSide, ToolCall};
 
 declare_rule! {
     /// ## What it does
@@ -115,7 +115,7 @@ fn unchecked(
     conv: &Conversation,
     call: &ToolCall,
 ) -> Option<(String, &'static str)> {
-    if *cx.args(call) == ParsedArgs::TooDeep {
+    if cx.args_kind(call) == ArgsKind::TooDeep {
         return Some((
             format!(
                 "arguments of {} nest deeper than {} levels, more than toolcheck reads; they were not checked",

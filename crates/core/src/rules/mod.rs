@@ -8,7 +8,7 @@ mod pairing;
 mod select;
 
 pub(crate) use framework::{declare_rule, id_list, json_kind};
-pub use framework::{Context, LoopMatch, Rule, RuleOptions, UnpairedFix, Verdict};
+pub use framework::{ArgsKind, Context, LoopMatch, Rule, RuleOptions, UnpairedFix, Verdict};
 
 mod arguments_mismatch;
 mod arguments_not_object;

@@ -19,6 +19,8 @@ mod parse;
 
 pub use parse::{parse, Rejected, Tree};
 
+pub(crate) use parse::plain_run;
+
 use parse::{unescape, unescape_until};
 
 /// A JSON value borrowed from text.

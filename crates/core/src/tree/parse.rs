@@ -85,7 +85,7 @@ struct Parser<'a> {
 /// the three tests in one pass. A run longer than that is left to `memchr2` for the quote
 /// and backslash (SIMD) and to a second pass for control characters, which is faster over
 /// long text than the three tests together.
-fn plain_run(bytes: &[u8]) -> usize {
+pub(crate) fn plain_run(bytes: &[u8]) -> usize {
     const SHORT: usize = 32;
     let (head, rest) = bytes.split_at(bytes.len().min(SHORT));
     let run = short_run(head);
