@@ -191,8 +191,6 @@ def test_options_given_as_strings_or_lists_are_the_same_options():
 def test_tools_given_as_objects_are_found_again_by_their_json(tmp_path):
     # A tools document given as objects is keyed by the JSON toolcheck writes of it: the same
     # document finds the same options, a changed one new options, and a path is read again.
-    import json
-
     tools = [{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "required": ["q"]}}}]
     first = toolcheck.options(tools=tools, target="openai")
     assert toolcheck.options(tools=copy.deepcopy(tools), target="openai") is first

@@ -246,7 +246,12 @@ pub fn check_conversation(
         targets,
         Some(source),
     )
-    .targeted(opts.targets.is_some());
+    .targeted(opts.targets.is_some())
+    .schema_checks(
+        rules::RULES
+            .iter()
+            .any(|r| r.checks_schemas() && opts.selection.is_enabled(r.meta().code)),
+    );
     let mut findings = Vec::new();
     for rule in rules::RULES {
         if opts.selection.is_enabled(rule.meta().code) {

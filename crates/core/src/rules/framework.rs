@@ -65,11 +65,11 @@ type CheckedByCall = foldhash::HashMap<*const ToolCall, std::sync::Arc<crate::sc
 /// Each call's arguments as read once for every rule, keyed by the call's address (stable
 /// while the conversation is borrowed): what they are, with the parse of those that are no
 /// object (few and small: the findings of the rules that ask for them), and what checking
-/// the objects against their tools' schemas found.
-#[derive(Default)]
+/// the objects against their tools' schemas found, when a selected rule reads that.
 struct ReadCalls {
     kinds: foldhash::HashMap<*const ToolCall, (ArgsKind, Option<std::rc::Rc<ParsedArgs>>)>,
-    checked: CheckedByCall,
+    /// `None` when no selected rule reads the schema checks.
+    checked: Option<CheckedByCall>,
 }
 
 /// What a call's arguments are, without their value: what most rules tell them apart by.
@@ -127,6 +127,11 @@ pub struct Context<'a> {
     compiled: std::cell::RefCell<CompiledByTool>,
     /// Each call's arguments read once per conversation, for every rule (see [`ReadCalls`]).
     calls: OnceCell<ReadCalls>,
+    /// Whether that pass checks the calls against their schemas too (see
+    /// [`Rule::checks_schemas`]); when not, a rule that asks anyway has them checked then.
+    schema_checks: bool,
+    /// The calls checked when a rule asked though the pass did not check them.
+    checked_late: OnceCell<CheckedByCall>,
     conv: &'a Conversation,
     source: Option<&'a SourceFile>,
     /// Whether the conversation reaches a chat model at all (`Format::sent_to_a_model`):
@@ -157,11 +162,19 @@ impl<'a> Context<'a> {
             spans_records: OnceCell::new(),
             compiled: Default::default(),
             calls: OnceCell::new(),
+            schema_checks: true,
+            checked_late: OnceCell::new(),
             to_a_model: conv.format.sent_to_a_model(),
             conv,
             source,
             named_targets: false,
         }
+    }
+
+    /// Records whether a selected rule reads the schema checks (see [`Rule::checks_schemas`]).
+    pub fn schema_checks(mut self, wanted: bool) -> Self {
+        self.schema_checks = wanted;
+        self
     }
 
     /// Records whether the user named the targets (see `named_targets`).
@@ -299,7 +312,8 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// What `call`'s arguments are, read once per conversation however many rules ask.
+    /// What `call`'s arguments are, read once per conversation however many rules ask (a
+    /// call whose input is free text, which no rule asks this of, is read each time).
     pub fn args_kind(&self, call: &ToolCall) -> ArgsKind {
         match self.calls().kinds.get(&(call as *const ToolCall)) {
             Some((kind, _)) => *kind,
@@ -308,8 +322,9 @@ impl<'a> Context<'a> {
     }
 
     /// The parsed arguments of `call`. Arguments that are no object are parsed once per
-    /// conversation; an object is parsed again each time it is asked for, which only rules
-    /// that compare a few calls' values do (the schema check reads each once, as it is read).
+    /// conversation; an object is parsed again each time it is asked for, which only the
+    /// rules that compare calls' values do, for the calls they compare (the schema check
+    /// reads each object once, in the pass that reads it).
     pub fn args(&self, call: &ToolCall) -> std::rc::Rc<ParsedArgs> {
         match self.calls().kinds.get(&(call as *const ToolCall)) {
             Some((_, Some(parsed))) => std::rc::Rc::clone(parsed),
@@ -332,10 +347,11 @@ impl<'a> Context<'a> {
     /// not checked against a schema (no schema, arguments not an object, `{}` where the schema
     /// requires parameters: other rules' findings).
     pub fn checked(&self, call: &ToolCall) -> Option<std::sync::Arc<crate::schema::Checked>> {
-        self.calls()
-            .checked
-            .get(&(call as *const ToolCall))
-            .cloned()
+        let checked = match &self.calls().checked {
+            Some(checked) => checked,
+            None => self.checked_late.get_or_init(|| self.check_calls()),
+        };
+        checked.get(&(call as *const ToolCall)).cloned()
     }
 
     fn calls(&self) -> &ReadCalls {
@@ -350,7 +366,10 @@ impl<'a> Context<'a> {
     /// schema's pattern exhausted its backtracking limit in this conversation, later calls
     /// give its patterns a lower limit.
     fn read_calls(&self) -> ReadCalls {
-        let mut read = ReadCalls::default();
+        let mut read = ReadCalls {
+            kinds: Default::default(),
+            checked: self.schema_checks.then(CheckedByCall::default),
+        };
         let mut spent = foldhash::HashSet::default();
         for (_, call) in self.conv.json_calls() {
             // A structured object is read where it is, not copied.
@@ -367,8 +386,10 @@ impl<'a> Context<'a> {
             if let Some(object) = object {
                 let empty = object.as_object().is_some_and(serde_json::Map::is_empty);
                 read.kinds.insert(key, (ArgsKind::Object { empty }, None));
-                if let Some(outcome) = self.check_call(call, object, empty, &mut spent) {
-                    read.checked.insert(key, outcome);
+                if let Some(checked) = &mut read.checked {
+                    if let Some(outcome) = self.check_call(call, object, empty, &mut spent) {
+                        checked.insert(key, outcome);
+                    }
                 }
             } else if let Some(parsed) = parsed {
                 let kind = ArgsKind::of(&parsed);
@@ -377,6 +398,23 @@ impl<'a> Context<'a> {
             }
         }
         read
+    }
+
+    /// Checks every call against its tool's schema, in order, each call's arguments parsed
+    /// again: for a rule that asks though no selected rule said it would.
+    fn check_calls(&self) -> CheckedByCall {
+        let mut checked = CheckedByCall::default();
+        let mut spent = foldhash::HashSet::default();
+        for (_, call) in self.conv.json_calls() {
+            let ParsedArgs::Object(object) = call.arguments.parse() else {
+                continue;
+            };
+            let empty = object.as_object().is_some_and(serde_json::Map::is_empty);
+            if let Some(outcome) = self.check_call(call, &object, empty, &mut spent) {
+                checked.insert(call as *const ToolCall, outcome);
+            }
+        }
+        checked
     }
 
     /// Checks one call's object of arguments against its tool's schema, if it has one.
@@ -414,6 +452,13 @@ pub trait Rule: Sync {
     /// Checks one conversation. Rules whose findings come from reading the file (parse
     /// errors, unknown formats) keep the default.
     fn check(&self, _cx: &Context<'_>, _conv: &Conversation, _out: &mut Vec<Finding>) {}
+
+    /// Whether the rule reads what checking calls against their tools' schemas found
+    /// ([`Context::checked`]). When a selected rule does, each call is checked in the one
+    /// pass that reads its arguments; when none does, no schema is compiled or applied.
+    fn checks_schemas(&self) -> bool {
+        false
+    }
 }
 
 /// Declares a rule: its doc comment becomes `RuleMeta::doc`, so the documentation users read
@@ -479,5 +524,117 @@ pub(crate) fn json_kind(value: &serde_json::Value) -> &'static str {
         Json::Bool(_) => "a boolean",
         Json::Null => "null",
         Json::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::Format;
+    use crate::json::Doc;
+    use crate::schema::SchemaCache;
+
+    /// A request whose tool requires a string `q`: one call of each kind of arguments.
+    fn conversation() -> Conversation {
+        let value = crate::tree_json!({
+            "tools": [{"type": "function", "function": {"name": "f", "parameters": {
+                "type": "object",
+                "properties": {"q": {"type": "string", "pattern": "^[a-z]+$"}},
+                "required": ["q"]
+            }}}],
+            "messages": [
+                {"role": "user", "content": "go"},
+                {"role": "assistant", "content": null, "tool_calls": [
+                    {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{\"q\": 5}"}},
+                    {"id": "b", "type": "function", "function": {"name": "f", "arguments": "{\"q\": \"ok\"}"}},
+                    {"id": "c", "type": "function", "function": {"name": "f", "arguments": "{}"}},
+                    {"id": "d", "type": "function", "function": {"name": "f", "arguments": "{\"q\": \"a"}},
+                    {"id": "e", "type": "function", "function": {"name": "f", "arguments": "[1]"}}
+                ]}
+            ]
+        });
+        let adapter = Format::OpenAiChat.adapter().expect("an adapter");
+        let mut convs = adapter
+            .normalise(&[Doc {
+                base: 0,
+                value: &value,
+            }])
+            .unwrap_or_default();
+        convs.pop().expect("one conversation")
+    }
+
+    /// What the schema check found of each call, and what each call's arguments are, with
+    /// the check folded into the pass that reads them or asked for later.
+    fn read(
+        conv: &Conversation,
+        schema_checks: bool,
+    ) -> (Vec<Option<Vec<String>>>, Vec<ArgsKind>, usize) {
+        let schemas = SchemaCache::default();
+        let options = RuleOptions::default();
+        let cx =
+            Context::new(conv, &[], &schemas, &options, &[], None).schema_checks(schema_checks);
+        let kinds = conv.json_calls().map(|(_, c)| cx.args_kind(c)).collect();
+        let compiled_before_asked = schemas.len();
+        let checked = conv
+            .json_calls()
+            .map(|(_, c)| cx.checked(c).map(|checked| checked.violations.clone()))
+            .collect();
+        (checked, kinds, compiled_before_asked)
+    }
+
+    #[test]
+    fn arguments_are_read_once_and_checked_only_when_a_rule_reads_the_checks() {
+        let conv = conversation();
+        let (folded, kinds, compiled) = read(&conv, true);
+        assert_eq!(
+            kinds,
+            [
+                ArgsKind::Object { empty: false },
+                ArgsKind::Object { empty: false },
+                ArgsKind::Object { empty: true },
+                ArgsKind::Invalid,
+                ArgsKind::NotObject,
+            ]
+        );
+        // Folded in: the schema was compiled in the pass that read the arguments.
+        assert_eq!(compiled, 1);
+        assert!(
+            folded[0].as_ref().is_some_and(|v| !v.is_empty()),
+            "{folded:?}"
+        );
+        assert_eq!(folded[1], Some(Vec::new()));
+        // `{}` for a tool with required parameters, and arguments that are no object: not
+        // checked against the schema (other rules' findings).
+        assert_eq!(folded[2..], [None, None, None]);
+        // Not folded in: nothing compiled until a rule asks, and then the same outcomes.
+        let (late, late_kinds, compiled) = read(&conv, false);
+        assert_eq!(compiled, 0);
+        assert_eq!(late_kinds, kinds);
+        assert_eq!(late, folded);
+    }
+
+    /// A rule that reads the schema checks says so, so that the pass that reads the calls
+    /// checks them for it (the checks are still made for one that does not, later).
+    #[test]
+    fn rules_that_read_the_schema_checks_declare_it() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/rules");
+        let mut readers = Vec::new();
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.file_name().is_some_and(|n| n == "framework.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            if text.contains("cx.checked(") {
+                let declares = text.contains("fn checks_schemas(&self) -> bool {\n        true");
+                assert!(
+                    declares,
+                    "{} reads cx.checked but does not declare checks_schemas",
+                    path.display()
+                );
+                readers.push(path);
+            }
+        }
+        assert_eq!(readers.len(), 2, "{readers:?}");
     }
 }

@@ -49,6 +49,10 @@ impl Rule for InputNotChecked {
         &Self::META
     }
 
+    fn checks_schemas(&self) -> bool {
+        true
+    }
+
     fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
         if let Some(side) = conv.one_sided {
             out.push(one_sided(conv, side));

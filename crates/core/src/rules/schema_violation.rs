@@ -49,6 +49,10 @@ impl Rule for SchemaViolation {
         &Self::META
     }
 
+    fn checks_schemas(&self) -> bool {
+        true
+    }
+
     fn check(&self, cx: &Context<'_>, conv: &Conversation, out: &mut Vec<Finding>) {
         for (_, call) in conv.calls() {
             let Some(checked) = cx.checked(call) else {
