@@ -17,7 +17,7 @@ use foldhash::HashSet;
 use crate::tree::{Map, Value};
 
 use crate::json::Doc;
-use crate::transcript::{Conversation, Loc};
+use crate::transcript::{Conversation, Item, Loc, Since};
 
 /// A structure found in a document.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,6 +138,75 @@ pub fn drawn_on<'d>(docs: &[Doc<'d>], conversations: &[Conversation]) -> Vec<Doc
         .filter(|d| bases.contains(&d.base))
         .copied()
         .collect()
+}
+
+/// The guard for a session read one record at a time
+/// ([`crate::formats::Adapter::normalise_one_by_one`]): each record is scanned while its tree
+/// is alive, against what its conversation read from it, and held, like a chain's records
+/// in [`drawn_on`], only when something was read from it. A structure a read node accounts
+/// for is settled there; the others wait for the ids of every conversation (a call kept
+/// twice is known by its id), which [`RecordGuard::finish`] knows. The same structures as
+/// [`unread`] over the records drawn on: a record's reads settle what they cover whichever
+/// read comes first.
+#[derive(Default)]
+pub struct RecordGuard {
+    /// Each record scanned (its offset, then what none of its reads covers so far).
+    pending: Vec<(usize, Vec<Structure>)>,
+    /// Where each scanned record is in `pending`, by its offset.
+    scanned: foldhash::HashMap<usize, usize>,
+}
+
+impl RecordGuard {
+    /// A conversation has just read `read` from `doc`.
+    pub fn read(&mut self, doc: Doc<'_>, read: &Since<'_>) {
+        let base = doc.base;
+        let drawn = read.items.iter().any(|item| item.message().base == base)
+            || read.turns.iter().any(|turn| turn.loc.base == base);
+        if !drawn {
+            return;
+        }
+        let mut seen = Seen::with_capacity(read.items.len());
+        for item in &read.items {
+            match item {
+                Item::Call(call) => seen.add(&call.loc, call.id.as_deref()),
+                Item::Result(result) => seen.add(&result.loc, result.call_id.as_deref()),
+                Item::Text(_) | Item::Thinking(_) => {}
+            }
+        }
+        for loc in read.excluded {
+            seen.read.insert((loc.base, loc.pointer.as_str()));
+        }
+        match self.scanned.get(&base) {
+            Some(&k) => {
+                if let Some((_, open)) = self.pending.get_mut(k) {
+                    open.retain(|s| !seen.covers(s.loc.base, &s.loc.pointer, None));
+                }
+            }
+            None => {
+                let mut found = Vec::new();
+                scan(doc.value, base, &mut String::new(), &seen, &mut found);
+                self.scanned.insert(base, self.pending.len());
+                self.pending.push((base, found));
+            }
+        }
+    }
+
+    /// The structures no conversation read, in the order of the records holding them.
+    pub fn finish(mut self, conversations: &[Conversation]) -> Vec<Structure> {
+        let ids: HashSet<&str> = conversations
+            .iter()
+            .flat_map(|c| {
+                let calls = c.calls().filter_map(|(_, call)| call.id.as_deref());
+                calls.chain(c.results().filter_map(|(_, r)| r.call_id.as_deref()))
+            })
+            .collect();
+        self.pending.sort_by_key(|(base, _)| *base);
+        self.pending
+            .into_iter()
+            .flat_map(|(_, open)| open)
+            .filter(|s| !s.id.as_deref().is_some_and(|id| ids.contains(id)))
+            .collect()
+    }
 }
 
 /// What the conversations read: every read node, every node above one (a structure around

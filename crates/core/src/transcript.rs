@@ -594,6 +594,51 @@ impl Conversation {
             items: Vec::with_capacity(1),
         });
     }
+
+    /// Where the conversation ends now: what is read after this is [`Conversation::since`] it.
+    pub fn mark(&self) -> Mark {
+        Mark {
+            turns: self.turns.len(),
+            items: self.turns.last().map_or(0, |t| t.items.len()),
+            excluded: self.excluded.len(),
+        }
+    }
+
+    /// What was read after `mark`: the items, the turns started, the locations excluded.
+    pub fn since(&self, mark: Mark) -> Since<'_> {
+        // The turn that was last at the mark may have grown; every turn after it is new.
+        let grown = mark.turns.checked_sub(1);
+        let items = self
+            .turns
+            .iter()
+            .enumerate()
+            .skip(grown.unwrap_or(0))
+            .flat_map(move |(t, turn)| {
+                let from = if Some(t) == grown { mark.items } else { 0 };
+                turn.items.get(from..).unwrap_or_default()
+            });
+        Since {
+            items: items.collect(),
+            turns: self.turns.get(mark.turns..).unwrap_or_default(),
+            excluded: self.excluded.get(mark.excluded..).unwrap_or_default(),
+        }
+    }
+}
+
+/// How far a conversation was read, for telling what a later read added
+/// ([`Conversation::mark`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Mark {
+    turns: usize,
+    items: usize,
+    excluded: usize,
+}
+
+/// What a conversation read after a [`Mark`].
+pub struct Since<'c> {
+    pub items: Vec<&'c Item>,
+    pub turns: &'c [Turn],
+    pub excluded: &'c [Loc],
 }
 
 /// Appends to a turn's items, one slot at a time while the turn is small: an item is 248

@@ -58,6 +58,23 @@ pub trait Adapter: Dialect + Sync {
         (!self.has_documents()).then(|| self.normalise(docs))
     }
 
+    /// Builds one JSONL session's conversations from its records read one at a time, for
+    /// formats whose sessions grow too big to hold every record's tree at once (a Claude
+    /// Code session of 100 MB): `None` where the format reads its records together (with
+    /// [`Adapter::normalise_records`]). A record may be read more than once; `visit` is shown
+    /// its tree each time a conversation has read from it, with the conversation and where it
+    /// stood before (the unread-structure guard runs there, while the tree is alive). An
+    /// adapter reading this way rebuilds its sessions from the records they draw on (its
+    /// [`Adapter::replays_every_record`] is `false`), and reads a record's items from that
+    /// record.
+    fn normalise_one_by_one(
+        &self,
+        _records: &mut dyn Records<'_>,
+        _visit: Visit<'_>,
+    ) -> Option<Result<Vec<Conversation>, String>> {
+        None
+    }
+
     /// Turns a fix intent into byte edits. Most formats keep the default, the generic
     /// planner of `fix::plan`; session formats that must re-link records override it.
     fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
@@ -70,6 +87,21 @@ pub trait Adapter: Dialect + Sync {
         None
     }
 }
+
+/// One JSONL session's records, read one at a time ([`Adapter::normalise_one_by_one`]).
+pub trait Records<'t> {
+    /// How many records the session has (some of which may not parse).
+    fn count(&self) -> usize;
+
+    /// Record `i`: its byte offset and its tree, parsed again on every call (the caller
+    /// drops it when done). `None` for a record that does not parse, which the session's
+    /// reader reports itself.
+    fn read(&mut self, i: usize) -> Option<(usize, Tree<'t>)>;
+}
+
+/// What an adapter reading records one at a time shows of each record as a conversation
+/// reads it: the record, the conversation, and where the conversation stood before.
+pub type Visit<'v> = &'v mut dyn FnMut(Doc<'_>, &Conversation, crate::transcript::Mark);
 
 /// An adapter's answer to a fix intent.
 pub enum Planned {
@@ -135,5 +167,43 @@ pub fn plan(
         Planned::Edits(edits) => Ok(edits),
         Planned::Unsupported => Err(None),
         Planned::Withheld(why) => Err(Some(why)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct NoRecords;
+
+    impl<'t> Records<'t> for NoRecords {
+        fn count(&self) -> usize {
+            0
+        }
+
+        fn read(&mut self, _: usize) -> Option<(usize, Tree<'t>)> {
+            None
+        }
+    }
+
+    /// The unread-structure guard of a session read one record at a time holds it to the
+    /// records its conversations drew on: only formats that rebuild a session from part of
+    /// its records may read it so.
+    #[test]
+    fn formats_reading_records_one_by_one_rebuild_from_what_they_draw_on() {
+        let mut one_by_one = Vec::new();
+        for format in Format::ALL {
+            let Some(adapter) = format.adapter() else {
+                continue;
+            };
+            if adapter
+                .normalise_one_by_one(&mut NoRecords, &mut |_, _, _| {})
+                .is_some()
+            {
+                assert!(!adapter.replays_every_record(), "{format}");
+                one_by_one.push(*format);
+            }
+        }
+        assert_eq!(one_by_one, [Format::ClaudeCode]);
     }
 }

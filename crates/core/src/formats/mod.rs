@@ -15,7 +15,7 @@ mod adapter;
 mod links;
 mod shape;
 
-pub use adapter::{plan, Adapter, Planned};
+pub use adapter::{plan, Adapter, Planned, Records, Visit};
 pub(crate) use adapter::{removal, remove_only};
 /// Whether a document is one span as `ConsoleSpanExporter` prints it (for saying why one
 /// without model calls is no conversation).
@@ -29,7 +29,7 @@ pub(crate) use langgraph_checkpoint::{decode as decode_checkpoint, Undecoded};
 pub(crate) use phoenix::is_container as is_phoenix_spans;
 pub(crate) use shape::{
     all_have_role, all_roles_among, array_at, blocks, field, has_text, opens_with_any, str_at,
-    AGENTS_SDK_FAILURES,
+    text_at, AGENTS_SDK_FAILURES,
 };
 #[cfg(test)]
 pub(crate) use shape::{one_conversation, session_docs};

@@ -7,6 +7,15 @@ pub(crate) fn str_at<'a>(value: &'a Tree, key: &str) -> Option<&'a str> {
     value.get(key).and_then(Tree::as_str)
 }
 
+/// `value[key]` as a string that outlives the tree (borrowed from the text it was read from
+/// where it holds no escapes).
+pub(crate) fn text_at<'t>(value: &Tree<'t>, key: &str) -> Option<std::borrow::Cow<'t, str>> {
+    match value.get(key) {
+        Some(Tree::String(s)) => Some(s.text()),
+        _ => None,
+    }
+}
+
 /// `value[key]` as an array.
 pub(crate) fn array_at<'a>(value: &'a Tree, key: &str) -> Option<&'a Vec<Tree<'a>>> {
     value.get(key).and_then(Tree::as_array)

@@ -64,6 +64,37 @@ pub(crate) fn check_session(
     check_read(read, adapter, source, opts, true, lossy)
 }
 
+/// Checks one JSONL session's records read one at a time where its adapter reads them so
+/// ([`Adapter::normalise_one_by_one`]): no more than one record's tree is alive at a time,
+/// and the unread-structure guard scans each while it is. Otherwise as [`check_session`].
+pub(super) fn check_session_lines(
+    adapter: &dyn Adapter,
+    lines: &mut super::read::SessionLines<'_, '_>,
+    source: &SourceFile,
+    opts: &LintOptions,
+) -> (Vec<Finding>, Option<Format>, crate::coverage::ReadCounts) {
+    let guarded = opts.selection.is_enabled("TC005");
+    let mut guard = crate::coverage::RecordGuard::default();
+    let normalised = adapter.normalise_one_by_one(lines, &mut |doc, conv, mark| {
+        if guarded {
+            guard.read(doc, &conv.since(mark));
+        }
+    });
+    let Some(normalised) = normalised else {
+        let records = lines.read_all();
+        let lossy = lines.lossy();
+        return check_session(adapter, records, source, opts, lossy);
+    };
+    lines.read_rest();
+    let at = lines.first_base().unwrap_or(0);
+    let read = read_as(adapter, normalised, at, true, |conversations| {
+        guarded
+            .then(|| unread_finding(&guard.finish(conversations), adapter.format()))
+            .flatten()
+    });
+    check_read(read, adapter, source, opts, true, lines.lossy())
+}
+
 /// [`check_docs`] for documents already normalised.
 fn check_normalised(
     adapter: &dyn Adapter,
@@ -97,48 +128,59 @@ pub(super) fn read_docs(
     opts: &LintOptions,
     jsonl: bool,
 ) -> Read {
+    let at = docs.first().map_or(0, |d| d.base);
+    read_as(adapter, normalised, at, jsonl, |conversations| {
+        if !opts.selection.is_enabled("TC005") {
+            return None;
+        }
+        // A session rebuilt from a chain rightly leaves the records off it out (rewound
+        // branches); what it did draw on, and every other input, is read whole.
+        let drawn;
+        let docs = if adapter.replays_every_record() {
+            docs
+        } else {
+            drawn = crate::coverage::drawn_on(docs, conversations);
+            &drawn
+        };
+        unread_finding(
+            &crate::coverage::unread(docs, conversations),
+            adapter.format(),
+        )
+    })
+}
+
+/// What normalising documents (from byte `at`) gave: their conversations with the
+/// `unread` guard's finding on them, or the finding that they do not fit the format.
+fn read_as(
+    adapter: &dyn Adapter,
+    normalised: Result<Vec<Conversation>, String>,
+    at: usize,
+    jsonl: bool,
+    unread: impl FnOnce(&[Conversation]) -> Option<Finding>,
+) -> Read {
     match normalised {
-        Ok(conversations) => {
-            let unread = if opts.selection.is_enabled("TC005") {
-                // A session rebuilt from a chain rightly leaves the records off it out
-                // (rewound branches); what it did draw on, and every other input, is read
-                // whole.
-                let drawn;
-                let docs = if adapter.replays_every_record() {
-                    docs
-                } else {
-                    drawn = crate::coverage::drawn_on(docs, &conversations);
-                    &drawn
-                };
-                unread_finding(
-                    &crate::coverage::unread(docs, &conversations),
-                    adapter.format(),
-                )
-            } else {
-                None
-            };
-            Read::Fit {
-                conversations,
-                unread,
-            }
-        }
-        Err(reason) => {
-            let at = docs.first().map_or(0, |d| d.base);
-            let what = if jsonl { "record" } else { "file" };
-            Read::Unfit(
-                Finding::at_span(
-                    &rules::UnknownFormat::META,
-                    at,
-                    at,
-                    format!(
-                        "{what} does not fit the `{}` format: {reason}",
-                        adapter.format()
-                    ),
-                )
-                .help("check the file, or pass the right `--input-format`"),
-            )
-        }
+        Ok(conversations) => Read::Fit {
+            unread: unread(&conversations),
+            conversations,
+        },
+        Err(reason) => Read::Unfit(unfit_finding(adapter, at, jsonl, &reason)),
     }
+}
+
+/// The `unknown-format` finding for documents (from byte `at`) that do not fit the
+/// adapter's format, for `reason`.
+fn unfit_finding(adapter: &dyn Adapter, at: usize, jsonl: bool, reason: &str) -> Finding {
+    let what = if jsonl { "record" } else { "file" };
+    Finding::at_span(
+        &rules::UnknownFormat::META,
+        at,
+        at,
+        format!(
+            "{what} does not fit the `{}` format: {reason}",
+            adapter.format()
+        ),
+    )
+    .help("check the file, or pass the right `--input-format`")
 }
 
 /// Runs the rules on what [`read_docs`] read.
@@ -375,4 +417,128 @@ pub(crate) fn note_withheld(finding: &mut Finding, why: &str) {
         Some(help) => format!("{help}; {note}"),
         None => note,
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lint::read::SessionLines;
+
+    /// What checking `text`, a Claude Code session, finds read one record at a time and read
+    /// all at once: findings, format and counts, and the lines that do not parse.
+    fn both_ways(text: &str) -> [String; 2] {
+        let source = SourceFile::new(None, "s.jsonl".into(), text.to_string());
+        let mut lines = Vec::new();
+        let mut base = 0;
+        for line in text.split_inclusive('\n') {
+            if !line.trim().is_empty() {
+                lines.push((base, line.trim_end()));
+            }
+            base += line.len();
+        }
+        let opts = LintOptions::default();
+        let adapter = Format::ClaudeCode.adapter().expect("an adapter");
+        let mut one_by_one = SessionLines::new(&lines, Vec::new());
+        let streamed = check_session_lines(adapter, &mut one_by_one, &source, &opts);
+        let mut together = SessionLines::new(&lines, Vec::new());
+        let records = together.read_all();
+        let lossy = together.lossy();
+        let held = check_session(adapter, records, &source, &opts, lossy);
+        let errors =
+            |lines: &SessionLines<'_, '_>| lines.errors.iter().map(|(b, _)| *b).collect::<Vec<_>>();
+        [
+            format!("{streamed:?} {:?}", errors(&one_by_one)),
+            format!("{held:?} {:?}", errors(&together)),
+        ]
+    }
+
+    fn line(v: serde_json::Value) -> String {
+        format!("{v}\n")
+    }
+
+    fn rec(
+        uuid: &str,
+        parent: Option<&str>,
+        side: bool,
+        role: &str,
+        content: serde_json::Value,
+    ) -> String {
+        let mut message = serde_json::json!({"role": role, "content": content});
+        if role == "assistant" {
+            message["id"] = serde_json::json!(format!("msg_{uuid}"));
+        }
+        line(
+            serde_json::json!({"parentUuid": parent, "isSidechain": side, "sessionId": "s",
+            "type": role, "message": message, "uuid": uuid}),
+        )
+    }
+
+    #[test]
+    fn a_session_read_one_record_at_a_time_is_checked_as_one_read_together() {
+        let fixtures = [
+            include_str!("../../../../fixtures/claude-code/clean-session.jsonl"),
+            include_str!("../../../../fixtures/claude-code/clean-subagent-compaction.jsonl"),
+            include_str!("../../../../fixtures/claude-code/broken-compaction-orphan.jsonl"),
+            include_str!("../../../../fixtures/claude-code/broken-duplicate-tool-use-id.jsonl"),
+            include_str!("../../../../fixtures/claude-code/broken-loop.jsonl"),
+        ];
+        let call = |id: &str| serde_json::json!([{"type": "tool_use", "id": id, "name": "Bash", "input": {}}]);
+        let result = |id: &str| serde_json::json!([{"type": "tool_result", "tool_use_id": id, "content": "ok"}]);
+        // Structures the adapter does not read: one known by the id of a result read from a
+        // later record, one known by nothing, one on a record off the chain.
+        let known_later = serde_json::json!([{"type": "text", "text": "t",
+            "note": {"type": "tool_result", "tool_use_id": "toolu_a"}}]);
+        let unknown = serde_json::json!([{"type": "text", "text": "t",
+            "note": {"type": "function_call", "call_id": "call_z"}}]);
+        let crafted = [
+            rec("u1", None, false, "user", known_later),
+            rec("a1", Some("u1"), false, "assistant", call("toolu_a")),
+            "{\"type\": \"user\", \"broken\n".to_string(),
+            rec("r1", Some("a1"), false, "user", result("toolu_a")),
+            rec("x1", Some("u1"), false, "user", unknown.clone()),
+            rec("u2", Some("r1"), false, "user", unknown),
+        ]
+        .concat();
+        // One off-chain result recovered by two sidechain conversations: read twice.
+        let twice = [
+            rec("s1", None, true, "user", serde_json::json!("one")),
+            rec("t1", None, true, "user", serde_json::json!("two")),
+            rec("s2", Some("s1"), true, "assistant", call("toolu_x")),
+            rec("t2", Some("t1"), true, "assistant", call("toolu_x")),
+            line(serde_json::json!({"parentUuid": "s2", "isSidechain": true, "sessionId": "s",
+                "type": "user", "uuid": "rx", "sourceToolAssistantUUID": "t2",
+                "message": {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_x", "content": "ok"},
+                    {"type": "text", "text": "t", "note": {"type": "tool_use", "id": "toolu_q"}}]}})),
+            rec("s3", Some("s2"), true, "user", serde_json::json!("go on")),
+            rec("t3", Some("t2"), true, "user", serde_json::json!("go on")),
+        ]
+        .concat();
+        for text in fixtures
+            .iter()
+            .copied()
+            .chain([crafted.as_str(), twice.as_str()])
+        {
+            let [streamed, held] = both_ways(text);
+            assert_eq!(streamed, held, "{text}");
+        }
+        // The crafted session does find what it should: the unknown structure on the
+        // chain, once, and the broken line.
+        let [crafted_found, _] = both_ways(&crafted);
+        let one = "1 tool-call or tool-result structure read as `claude-code` went unchecked";
+        assert_eq!(crafted_found.matches(one).count(), 1, "{crafted_found}");
+        assert!(crafted_found.contains("`function_call` at /message/content/0/note"));
+        assert!(
+            crafted_found.ends_with("[405]"),
+            "the broken line: {crafted_found}"
+        );
+        let [twice_found, _] = both_ways(&twice);
+        assert_eq!(twice_found.matches(one).count(), 1, "{twice_found}");
+        assert!(twice_found.contains("`tool_use` at /message/content/1/note"));
+        // Both sidechains read the result record.
+        assert!(
+            twice_found.contains("conversations: 2, calls: 2, results: 2"),
+            "{twice_found}"
+        );
+    }
 }

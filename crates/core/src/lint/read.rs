@@ -217,20 +217,14 @@ impl Linter<'_> {
             session_adapter(self.opts, head.iter().filter_map(|p| p.as_ref().ok()))
         };
         if let Some(adapter) = session {
-            let mut parsed = Vec::with_capacity(lines.len());
-            let mut lossy = false;
-            let mut head = head.into_iter();
-            for &(base, line) in lines {
-                match head.next().unwrap_or_else(|| parse_record(line)) {
-                    Ok(p) => {
-                        lossy |= p.lossy;
-                        parsed.push((base, p.value));
-                    }
-                    Err(e) => self.record_error(base, &e),
-                }
-            }
+            let mut records = SessionLines::new(lines, head);
             let (findings, format, counts) =
-                super::check::check_session(adapter, parsed, self.source, self.opts, lossy);
+                super::check::check_session_lines(adapter, &mut records, self.source, self.opts);
+            let mut errors = std::mem::take(&mut records.errors);
+            errors.sort_by_key(|&(base, _)| base);
+            for (base, e) in errors {
+                self.record_error(base, &e);
+            }
             self.counts.add(counts);
             self.findings.extend(findings);
             self.formats.extend(format);
@@ -406,7 +400,96 @@ pub(crate) fn opens_per_record_jsonl(text: &str, opts: &LintOptions) -> bool {
         && session_adapter(opts, head.iter().filter_map(|p| p.as_ref().ok())).is_none()
 }
 
-enum RecordError {
+/// A JSONL session's lines, each parsed when an adapter reads it (the first records
+/// already were, for judging the format) and parsed again when read again. A line's parse
+/// error is kept, and whether it was read lossily counted, the first time it is read.
+pub(super) struct SessionLines<'l, 't> {
+    lines: &'l [(usize, &'t str)],
+    head: Vec<Option<Result<json::Parsed<'t>, RecordError>>>,
+    /// Whether each line has been read once.
+    read: Vec<bool>,
+    pub(super) errors: Vec<(usize, RecordError)>,
+    lossy: bool,
+    first_base: Option<usize>,
+}
+
+impl<'l, 't> SessionLines<'l, 't> {
+    pub(super) fn new(
+        lines: &'l [(usize, &'t str)],
+        head: Vec<Result<json::Parsed<'t>, RecordError>>,
+    ) -> Self {
+        SessionLines {
+            lines,
+            head: head.into_iter().map(Some).collect(),
+            read: vec![false; lines.len()],
+            errors: Vec::new(),
+            lossy: false,
+            first_base: None,
+        }
+    }
+
+    /// Every record's offset and tree, in order, for adapters that read them together.
+    pub(super) fn read_all(&mut self) -> Vec<(usize, Tree<'t>)> {
+        (0..self.lines.len())
+            .filter_map(|i| formats::Records::read(self, i))
+            .collect()
+    }
+
+    /// Reads the lines no adapter read, for their errors.
+    pub(super) fn read_rest(&mut self) {
+        for i in 0..self.lines.len() {
+            if !self.read.get(i).copied().unwrap_or(true) {
+                formats::Records::read(self, i);
+            }
+        }
+    }
+
+    /// Whether a record read so far was read with lone surrogates replaced.
+    pub(super) fn lossy(&self) -> bool {
+        self.lossy
+    }
+
+    /// Where the first record that parses starts, of those read so far.
+    pub(super) fn first_base(&self) -> Option<usize> {
+        self.first_base
+    }
+}
+
+impl<'t> formats::Records<'t> for SessionLines<'_, 't> {
+    fn count(&self) -> usize {
+        self.lines.len()
+    }
+
+    fn read(&mut self, i: usize) -> Option<(usize, Tree<'t>)> {
+        let &(base, line) = self.lines.get(i)?;
+        let parsed = self
+            .head
+            .get_mut(i)
+            .and_then(Option::take)
+            .unwrap_or_else(|| parse_record(line));
+        let first = self
+            .read
+            .get_mut(i)
+            .is_some_and(|read| !std::mem::replace(read, true));
+        match parsed {
+            Ok(parsed) => {
+                if first {
+                    self.lossy |= parsed.lossy;
+                    self.first_base = Some(self.first_base.map_or(base, |b| b.min(base)));
+                }
+                Some((base, parsed.value))
+            }
+            Err(e) => {
+                if first {
+                    self.errors.push((base, e));
+                }
+                None
+            }
+        }
+    }
+}
+
+pub(super) enum RecordError {
     Json(json::JsonError),
     Utf8,
 }

@@ -453,6 +453,16 @@ impl<'a> Str<'a> {
         std::borrow::Cow::Owned(unescape_until(self.written(), min))
     }
 
+    /// The decoded text, borrowed from the text it was read from where it holds no escapes:
+    /// unlike [`Str::as_str`], it outlives the tree.
+    pub fn text(&self) -> std::borrow::Cow<'a, str> {
+        if self.escaped() {
+            std::borrow::Cow::Owned(self.as_str().to_owned())
+        } else {
+            std::borrow::Cow::Borrowed(self.raw)
+        }
+    }
+
     /// The decoded text.
     pub fn as_str(&self) -> &str {
         if !self.escaped() {

@@ -14,7 +14,7 @@
 mod relink;
 mod session;
 
-use super::{str_at, Adapter, Dialect, Doc, Format, Planned};
+use super::{str_at, Adapter, Dialect, Doc, Format, Planned, Records, Visit};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
 use crate::transcript::Conversation;
@@ -92,14 +92,19 @@ impl Adapter for ClaudeCode {
     }
 
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
-        let session = Session::new(docs);
-        if !session.any_claude_record {
-            return Err(
-                "expected Claude Code session records (`type` user/assistant/system/progress/... with `uuid`, `parentUuid` and `sessionId`)"
-                    .into(),
-            );
-        }
-        Ok(session.conversations())
+        let recs = session::read_docs(docs);
+        rebuild(&recs, &mut { docs }, &mut |_, _, _| {})
+    }
+
+    /// A session's records are read twice: once for what links them (then each tree is
+    /// dropped), and again, one at a time, for the messages of the chains it resumes.
+    fn normalise_one_by_one(
+        &self,
+        records: &mut dyn Records<'_>,
+        visit: Visit<'_>,
+    ) -> Option<Result<Vec<Conversation>, String>> {
+        let recs = session::read_each(records);
+        Some(rebuild(&recs, &mut { records }, visit))
     }
 
     /// Fixes keep the `parentUuid` chain whole (docs/architecture.md, "Fix principles"): a
@@ -142,6 +147,23 @@ impl Adapter for ClaudeCode {
         };
         crate::formats::links::planned(planned)
     }
+}
+
+/// The conversations of the session whose records are `recs`, their trees got again from
+/// `trees`.
+fn rebuild<'t>(
+    recs: &session::Recs<'t>,
+    trees: &mut dyn session::Trees<'t>,
+    visit: Visit<'_>,
+) -> Result<Vec<Conversation>, String> {
+    let session = Session::new(recs);
+    if !session.any_claude_record {
+        return Err(
+            "expected Claude Code session records (`type` user/assistant/system/progress/... with `uuid`, `parentUuid` and `sessionId`)"
+                .into(),
+        );
+    }
+    Ok(session.conversations(trees, visit))
 }
 
 #[cfg(test)]

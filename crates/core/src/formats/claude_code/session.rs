@@ -16,124 +16,232 @@
 // foldhash: these maps key on ids and offsets a run compares itself; SipHash's
 // flood resistance buys nothing there and costs a few percent of a lint.
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use std::borrow::Cow;
 
 use super::RECORD_TYPES;
 use crate::formats::anthropic::push_message;
-use crate::formats::{blocks, str_at, Doc, Format};
+use crate::formats::{str_at, text_at, Doc, Format, Records, Visit};
 use crate::transcript::{Conversation, Loc, Pairing, Role};
 use crate::tree::Value as Tree;
 
-/// One record of the session file, with what the rebuild needs.
-struct Rec<'a> {
+/// What the rebuild needs of one record of the session file, read from its tree: the
+/// strings borrow the file's text (or own their decoding), so the tree need not be kept.
+/// Kept small: a big session holds one per line while its conversations are rebuilt.
+pub(super) struct Rec<'t> {
+    /// Which record of the session it is (what reads its tree again).
+    at: usize,
     base: usize,
-    value: &'a Tree<'a>,
-    uuid: Option<&'a str>,
-    parent: Option<&'a str>,
-    sidechain: bool,
+    uuid: Option<Cow<'t, str>>,
+    parent: Option<Cow<'t, str>>,
+    /// By the record's kind: the `message.id` of an assistant record (one API response is
+    /// split over several records), the `sourceToolAssistantUUID` of a user record carrying
+    /// `tool_result`s (the assistant record they answer), the `leafUuid` of a `summary`.
+    link: Option<Cow<'t, str>>,
+    /// The `tool_use` ids of its message, then its `tool_result` blocks' `tool_use_id`s.
+    ids: Box<[Cow<'t, str>]>,
+    /// How many of `ids` are `tool_use` ids.
+    calls: usize,
+    /// Its `version`, as an index into [`Recs::versions`] (a session is written by a few).
+    version: Option<u32>,
     /// `Some` for records that carry a message sent to the model.
     role: Option<Role>,
-    /// `message.id` of assistant records (one API response is split over several records).
-    msg_id: Option<&'a str>,
+    sidechain: bool,
+    summary: bool,
+    /// Whether its `type` is one Claude Code writes.
+    claude: bool,
 }
 
-impl<'a> Rec<'a> {
-    fn message(&self) -> Option<&'a Tree<'a>> {
-        self.role.and(self.value.get("message"))
+impl<'t> Rec<'t> {
+    /// Record `at` of the session, at byte `base`.
+    fn read(at: usize, base: usize, value: &Tree<'t>, versions: &mut Vec<Cow<'t, str>>) -> Self {
+        let record_type = str_at(value, "type").unwrap_or_default();
+        let message = value.get("message").filter(|m| m.is_object());
+        let role = match record_type {
+            "user" if message.is_some() => Some(Role::User),
+            "assistant" if message.is_some() => Some(Role::Assistant),
+            _ => None,
+        };
+        let message = message.filter(|_| role.is_some());
+        let tool_ids = |block_type: &'static str, key: &'static str| {
+            // Not `blocks`, whose one lifetime would tie the ids to this borrow of the tree.
+            message
+                .and_then(|m| m.get("content"))
+                .and_then(Tree::as_array)
+                .into_iter()
+                .flatten()
+                .filter(move |b| str_at(b, "type") == Some(block_type))
+                .filter_map(move |b| text_at(b, key))
+        };
+        let mut ids: Vec<Cow<'t, str>> = tool_ids("tool_use", "id").collect();
+        let calls = ids.len();
+        ids.extend(tool_ids("tool_result", "tool_use_id"));
+        let summary = record_type == "summary";
+        let link = match role {
+            Some(Role::Assistant) => message.and_then(|m| text_at(m, "id")),
+            Some(Role::User) if ids.len() > calls => text_at(value, "sourceToolAssistantUUID"),
+            _ if summary => text_at(value, "leafUuid"),
+            _ => None,
+        };
+        let version = text_at(value, "version").and_then(|v| {
+            let known = versions.iter().rposition(|known| *known == v);
+            let k = known.unwrap_or_else(|| {
+                versions.push(v);
+                versions.len() - 1
+            });
+            u32::try_from(k).ok()
+        });
+        Rec {
+            at,
+            base,
+            uuid: text_at(value, "uuid"),
+            parent: text_at(value, "parentUuid"),
+            link,
+            ids: ids.into_boxed_slice(),
+            calls,
+            version,
+            role,
+            sidechain: value.get("isSidechain").and_then(Tree::as_bool) == Some(true),
+            summary,
+            claude: RECORD_TYPES.contains(&record_type),
+        }
     }
 
-    /// `tool_use` ids (assistant) or `tool_use_id`s of `tool_result` blocks (user).
-    fn tool_ids(
-        &self,
-        block_type: &'static str,
-        key: &'static str,
-    ) -> impl Iterator<Item = &'a str> + use<'a> {
-        self.message()
-            .map_or(&[][..], blocks)
-            .iter()
-            .filter(move |b| str_at(b, "type") == Some(block_type))
-            .filter_map(move |b| str_at(b, key))
+    fn msg_id(&self) -> Option<&str> {
+        self.link.as_deref().filter(|_| self.role == Some(Role::Assistant))
     }
 
-    fn call_ids(&self) -> impl Iterator<Item = &'a str> + use<'a> {
-        self.tool_ids("tool_use", "id")
+    fn source(&self) -> Option<&str> {
+        self.link.as_deref().filter(|_| self.role == Some(Role::User))
     }
 
-    fn result_ids(&self) -> impl Iterator<Item = &'a str> + use<'a> {
-        self.tool_ids("tool_result", "tool_use_id")
+    fn summary_leaf(&self) -> Option<&str> {
+        self.link.as_deref().filter(|_| self.summary)
+    }
+
+    fn call_ids(&self) -> impl Iterator<Item = &str> {
+        self.ids.get(..self.calls).unwrap_or_default().iter().map(|id| &**id)
+    }
+
+    fn result_ids(&self) -> impl Iterator<Item = &str> {
+        self.ids.get(self.calls..).unwrap_or_default().iter().map(|id| &**id)
+    }
+
+    fn has_results(&self) -> bool {
+        self.ids.len() > self.calls
     }
 }
 
-pub(super) struct Session<'a> {
-    recs: Vec<Rec<'a>>,
+/// The records of a session, in order, and the versions they were written by.
+pub(super) struct Recs<'t> {
+    list: Vec<Rec<'t>>,
+    versions: Vec<Cow<'t, str>>,
+}
+
+/// The records of a session read from their trees, one per document, in order.
+pub(super) fn read_docs<'t>(docs: &[Doc<'t>]) -> Recs<'t> {
+    let mut versions = Vec::new();
+    let list = docs
+        .iter()
+        .enumerate()
+        .map(|(i, doc)| Rec::read(i, doc.base, doc.value, &mut versions))
+        .collect();
+    Recs { list, versions }
+}
+
+/// The records of a session read one at a time, each tree dropped once read.
+pub(super) fn read_each<'t>(records: &mut dyn Records<'t>) -> Recs<'t> {
+    // Sized once: grown by doubling, the list was the peak of a big session's lint.
+    let mut list = Vec::with_capacity(records.count());
+    let mut versions = Vec::new();
+    for i in 0..records.count() {
+        if let Some((base, value)) = records.read(i) {
+            list.push(Rec::read(i, base, &value, &mut versions));
+        }
+    }
+    Recs { list, versions }
+}
+
+/// How the rebuild gets a record's tree again when it reads its message.
+pub(super) trait Trees<'t> {
+    /// Shows `read` the tree of record `at` (its [`Rec`]'s).
+    fn with_tree(&mut self, at: usize, read: &mut dyn FnMut(Doc<'_>));
+}
+
+/// Trees all held at once: the documents the records were read from.
+impl<'t> Trees<'t> for &[Doc<'t>] {
+    fn with_tree(&mut self, at: usize, read: &mut dyn FnMut(Doc<'_>)) {
+        if let Some(&doc) = self.get(at) {
+            read(doc);
+        }
+    }
+}
+
+/// Trees parsed again, one at a time.
+impl<'t> Trees<'t> for &mut dyn Records<'t> {
+    fn with_tree(&mut self, at: usize, read: &mut dyn FnMut(Doc<'_>)) {
+        if let Some((base, value)) = self.read(at) {
+            read(Doc {
+                base,
+                value: &value,
+            });
+        }
+    }
+}
+
+pub(super) struct Session<'s, 't> {
+    recs: &'s [Rec<'t>],
+    versions: &'s [Cow<'t, str>],
     /// Whether any record has a type Claude Code writes.
     pub(super) any_claude_record: bool,
     /// Record index by `uuid` (the last record wins, as when Claude Code loads a session).
-    index: HashMap<&'a str, usize>,
+    index: HashMap<&'s str, usize>,
     /// Assistant message records by (`message.id`, sidechain).
-    by_msg_id: HashMap<(&'a str, bool), Vec<usize>>,
+    by_msg_id: HashMap<(&'s str, bool), Vec<usize>>,
     /// User records carrying `tool_result` blocks, by the assistant record they answer
     /// (`sourceToolAssistantUUID`) and by their `parentUuid`.
-    results_by_source: HashMap<&'a str, Vec<usize>>,
+    results_by_source: HashMap<&'s str, Vec<usize>>,
 }
 
-impl<'a> Session<'a> {
-    pub(super) fn new(docs: &[Doc<'a>]) -> Self {
+impl<'s, 't> Session<'s, 't> {
+    pub(super) fn new(records: &'s Recs<'t>) -> Self {
+        let recs = records.list.as_slice();
         let mut session = Session {
-            recs: Vec::with_capacity(docs.len()),
+            recs,
+            versions: &records.versions,
             any_claude_record: false,
             index: HashMap::new(),
             by_msg_id: HashMap::new(),
             results_by_source: HashMap::new(),
         };
-        for doc in docs {
-            let value = doc.value;
-            let record_type = str_at(value, "type").unwrap_or_default();
-            session.any_claude_record |= RECORD_TYPES.contains(&record_type);
-            let has_message = value.get("message").is_some_and(Tree::is_object);
-            let role = match record_type {
-                "user" if has_message => Some(Role::User),
-                "assistant" if has_message => Some(Role::Assistant),
-                _ => None,
-            };
-            let rec = Rec {
-                base: doc.base,
-                value,
-                uuid: str_at(value, "uuid"),
-                parent: str_at(value, "parentUuid"),
-                sidechain: value.get("isSidechain").and_then(Tree::as_bool) == Some(true),
-                role,
-                msg_id: match role {
-                    Some(Role::Assistant) => value.get("message").and_then(|m| str_at(m, "id")),
-                    _ => None,
-                },
-            };
-            let i = session.recs.len();
-            if let Some(uuid) = rec.uuid {
+        for (i, rec) in recs.iter().enumerate() {
+            session.any_claude_record |= rec.claude;
+            if let Some(uuid) = rec.uuid.as_deref() {
                 session.index.insert(uuid, i);
             }
-            if let Some(id) = rec.msg_id {
+            if let Some(id) = rec.msg_id() {
                 session
                     .by_msg_id
                     .entry((id, rec.sidechain))
                     .or_default()
                     .push(i);
             }
-            if rec.role == Some(Role::User) && rec.result_ids().next().is_some() {
-                let source = str_at(value, "sourceToolAssistantUUID");
-                for key in source.into_iter().chain(rec.parent) {
+            if rec.role == Some(Role::User) && rec.has_results() {
+                for key in rec.source().into_iter().chain(rec.parent.as_deref()) {
                     let list = session.results_by_source.entry(key).or_default();
                     if list.last() != Some(&i) {
                         list.push(i);
                     }
                 }
             }
-            session.recs.push(rec);
         }
         session
     }
 
     fn parent_of(&self, i: usize) -> Option<usize> {
-        self.recs[i].parent.and_then(|p| self.index.get(p).copied())
+        self.recs[i]
+            .parent
+            .as_deref()
+            .and_then(|p| self.index.get(p).copied())
     }
 
     /// The chain from `leaf` back to its root, returned root first. Ends at a `null` parent,
@@ -166,15 +274,11 @@ impl<'a> Session<'a> {
             .find(|&i| self.is_message(i, false));
         let after = last.map_or(0, |i| i + 1);
         let from_summary = self.recs[after..].iter().rev().find_map(|rec| {
-            if str_at(rec.value, "type") != Some("summary") {
-                return None;
-            }
-            let leaf = *self.index.get(str_at(rec.value, "leafUuid")?)?;
+            let leaf = *self.index.get(rec.summary_leaf()?)?;
             (!self.recs[leaf].sidechain).then_some(leaf)
         });
         from_summary.or(last)
     }
-
     /// The leaves of the sidechain conversations: for each sidechain root, its last message
     /// record, in order of first appearance.
     fn sidechain_leaves(&self) -> Vec<usize> {
@@ -214,8 +318,13 @@ impl<'a> Session<'a> {
         leaves
     }
 
-    /// The main conversation, then one per sidechain; empty ones are left out.
-    pub(super) fn conversations(&self) -> Vec<Conversation> {
+    /// The main conversation, then one per sidechain; empty ones are left out. Each message
+    /// record's tree is got again from `trees` and shown to `visit` once read.
+    pub(super) fn conversations(
+        &self,
+        trees: &mut dyn Trees<'t>,
+        visit: Visit<'_>,
+    ) -> Vec<Conversation> {
         let mut out = Vec::new();
         let leaves = self
             .main_leaf()
@@ -224,14 +333,13 @@ impl<'a> Session<'a> {
             .chain(self.sidechain_leaves().into_iter().map(|leaf| (leaf, true)));
         for (leaf, sidechain) in leaves {
             let chain = self.chain(leaf);
-            let conv = self.build(&chain, sidechain);
+            let conv = self.build(&chain, sidechain, trees, visit);
             if !conv.turns.is_empty() {
                 out.push(conv);
             }
         }
         out
     }
-
     /// The message records of `chain`, in order, with the off-chain records of parallel tool
     /// calls put back after their response.
     fn messages(&self, chain: &[usize], sidechain: bool) -> Vec<usize> {
@@ -250,11 +358,13 @@ impl<'a> Session<'a> {
         let mut group: Vec<usize> = Vec::new();
         for (k, &i) in messages.iter().enumerate() {
             out.push(i);
-            let Some(id) = self.recs[i].msg_id else {
+            let Some(id) = self.recs[i].msg_id() else {
                 continue;
             };
             group.push(i);
-            let next_id = messages.get(k + 1).and_then(|&n| self.recs[n].msg_id);
+            let next_id = messages
+                .get(k + 1)
+                .and_then(|&n| self.recs[n].msg_id());
             if next_id == Some(id) {
                 continue;
             }
@@ -277,7 +387,7 @@ impl<'a> Session<'a> {
             let mut results: Vec<usize> = members
                 .iter()
                 .chain(&siblings)
-                .filter_map(|&m| self.recs[m].uuid)
+                .filter_map(|&m| self.recs[m].uuid.as_deref())
                 .filter_map(|uuid| self.results_by_source.get(uuid))
                 .flatten()
                 .copied()
@@ -300,7 +410,13 @@ impl<'a> Session<'a> {
         out
     }
 
-    fn build(&self, chain: &[usize], sidechain: bool) -> Conversation {
+    fn build(
+        &self,
+        chain: &[usize],
+        sidechain: bool,
+        trees: &mut dyn Trees<'t>,
+        visit: Visit<'_>,
+    ) -> Conversation {
         let root = chain.first().map_or(0, |&i| self.recs[i].base);
         let mut conv = Conversation::new(Format::ClaudeCode, Loc::new(root, ""), Pairing::NextTurn);
         conv.results_role = Role::User;
@@ -310,13 +426,21 @@ impl<'a> Session<'a> {
         conv.agent_version = chain
             .iter()
             .rev()
-            .find_map(|&i| self.recs.get(i).and_then(|r| str_at(r.value, "version")))
-            .map(str::to_string);
+            .find_map(|&i| self.recs.get(i).and_then(|r| r.version))
+            .and_then(|k| self.versions.get(usize::try_from(k).ok()?))
+            .map(|v| v.to_string());
         for i in self.messages(chain, sidechain) {
             let rec = &self.recs[i];
-            if let (Some(role), Some(message)) = (rec.role, rec.message()) {
-                push_message(&mut conv, role, message, &Loc::new(rec.base, "/message"));
-            }
+            let Some(role) = rec.role else {
+                continue;
+            };
+            trees.with_tree(rec.at, &mut |doc| {
+                if let Some(message) = doc.value.get("message") {
+                    let mark = conv.mark();
+                    push_message(&mut conv, role, message, &Loc::new(rec.base, "/message"));
+                    visit(doc, &conv, mark);
+                }
+            });
         }
         conv
     }
