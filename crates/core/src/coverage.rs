@@ -142,27 +142,44 @@ pub fn drawn_on<'d>(docs: &[Doc<'d>], conversations: &[Conversation]) -> Vec<Doc
 
 /// The guard for a session read one record at a time
 /// ([`crate::formats::Adapter::normalise_one_by_one`]): each record is scanned while its tree
-/// is alive, against what its conversation read from it, and held, like a chain's records
-/// in [`drawn_on`], only when something was read from it. A structure a read node accounts
+/// is alive, against what its conversation read from it. A structure a read node accounts
 /// for is settled there; the others wait for the ids of every conversation (a call kept
 /// twice is known by its id), which [`RecordGuard::finish`] knows. The same structures as
-/// [`unread`] over the records drawn on: a record's reads settle what they cover whichever
-/// read comes first.
-#[derive(Default)]
+/// [`unread`] over every record, or over the records drawn on ([`drawn_on`]) for a session
+/// rebuilt from part of its records: a record's reads settle what they cover whichever read
+/// comes first.
 pub struct RecordGuard {
-    /// Each record scanned (its offset, then what none of its reads covers so far).
-    pending: Vec<(usize, Vec<Structure>)>,
-    /// Where each scanned record is in `pending`, by its offset.
-    scanned: foldhash::HashMap<usize, usize>,
+    /// Whether every record is held to the guard, or only those something was read from.
+    every_record: bool,
+    /// Whether each record (by its index in the session) has been scanned.
+    scanned: Vec<bool>,
+    /// The records with structures none of their reads covers so far: each one's offset
+    /// and those structures (few records have any: the others keep nothing here).
+    open: Vec<(usize, Vec<Structure>)>,
+    /// Where each record of `open` is in it, by its index.
+    open_at: foldhash::HashMap<usize, usize>,
 }
 
 impl RecordGuard {
-    /// A conversation has just read `read` from `doc`.
-    pub fn read(&mut self, doc: Doc<'_>, read: &Since<'_>) {
+    /// A guard for a session whose conversations are built from every record (see
+    /// [`crate::formats::Adapter::replays_every_record`]), or from the records they draw on.
+    pub fn new(every_record: bool) -> Self {
+        RecordGuard {
+            every_record,
+            scanned: Vec::new(),
+            open: Vec::new(),
+            open_at: foldhash::HashMap::default(),
+        }
+    }
+
+    /// A conversation has just read `read` from `doc`, the session's record `record`.
+    pub fn read(&mut self, record: usize, doc: Doc<'_>, read: &Since<'_>) {
         let base = doc.base;
-        let drawn = read.items.iter().any(|item| item.message().base == base)
-            || read.turns.iter().any(|turn| turn.loc.base == base);
-        if !drawn {
+        let drawn = || {
+            read.items.iter().any(|item| item.message().base == base)
+                || read.turns.iter().any(|turn| turn.loc.base == base)
+        };
+        if !self.every_record && !drawn() {
             return;
         }
         let mut seen = Seen::with_capacity(read.items.len());
@@ -176,18 +193,27 @@ impl RecordGuard {
         for loc in read.excluded {
             seen.read.insert((loc.base, loc.pointer.as_str()));
         }
-        match self.scanned.get(&base) {
-            Some(&k) => {
-                if let Some((_, open)) = self.pending.get_mut(k) {
-                    open.retain(|s| !seen.covers(s.loc.base, &s.loc.pointer, None));
-                }
+        if self.scanned.len() <= record {
+            self.scanned.resize(record + 1, false);
+        }
+        let Some(scanned) = self.scanned.get_mut(record) else {
+            return;
+        };
+        if std::mem::replace(scanned, true) {
+            if let Some((_, open)) = self
+                .open_at
+                .get(&record)
+                .and_then(|&k| self.open.get_mut(k))
+            {
+                open.retain(|s| !seen.covers(s.loc.base, &s.loc.pointer, None));
             }
-            None => {
-                let mut found = Vec::new();
-                scan(doc.value, base, &mut String::new(), &seen, &mut found);
-                self.scanned.insert(base, self.pending.len());
-                self.pending.push((base, found));
-            }
+            return;
+        }
+        let mut found = Vec::new();
+        scan(doc.value, base, &mut String::new(), &seen, &mut found);
+        if !found.is_empty() {
+            self.open_at.insert(record, self.open.len());
+            self.open.push((base, found));
         }
     }
 
@@ -200,8 +226,8 @@ impl RecordGuard {
                 calls.chain(c.results().filter_map(|(_, r)| r.call_id.as_deref()))
             })
             .collect();
-        self.pending.sort_by_key(|(base, _)| *base);
-        self.pending
+        self.open.sort_by_key(|(base, _)| *base);
+        self.open
             .into_iter()
             .flat_map(|(_, open)| open)
             .filter(|s| !s.id.as_deref().is_some_and(|id| ids.contains(id)))

@@ -64,9 +64,9 @@ pub trait Adapter: Dialect + Sync {
     /// [`Adapter::normalise_records`]). A record may be read more than once; `visit` is shown
     /// its tree each time a conversation has read from it, with the conversation and where it
     /// stood before (the unread-structure guard runs there, while the tree is alive). An
-    /// adapter reading this way rebuilds its sessions from the records they draw on (its
-    /// [`Adapter::replays_every_record`] is `false`), and reads a record's items from that
-    /// record.
+    /// adapter reading this way reads a record's items from that record, and, where it
+    /// replays every record ([`Adapter::replays_every_record`]), shows `visit` every record
+    /// that parses.
     fn normalise_one_by_one(
         &self,
         _records: &mut dyn Records<'_>,
@@ -100,8 +100,9 @@ pub trait Records<'t> {
 }
 
 /// What an adapter reading records one at a time shows of each record as a conversation
-/// reads it: the record, the conversation, and where the conversation stood before.
-pub type Visit<'v> = &'v mut dyn FnMut(Doc<'_>, &Conversation, crate::transcript::Mark);
+/// reads it: which record of the session it is (its index in [`Records`]), the record, the
+/// conversation, and where the conversation stood before.
+pub type Visit<'v> = &'v mut dyn FnMut(usize, Doc<'_>, &Conversation, crate::transcript::Mark);
 
 /// An adapter's answer to a fix intent.
 pub enum Planned {
@@ -186,24 +187,21 @@ mod tests {
         }
     }
 
-    /// The unread-structure guard of a session read one record at a time holds it to the
-    /// records its conversations drew on: only formats that rebuild a session from part of
-    /// its records may read it so.
+    /// Which formats read a session one record at a time: each is held to reading it
+    /// together by `lint::check`'s tests, over its fixtures.
     #[test]
-    fn formats_reading_records_one_by_one_rebuild_from_what_they_draw_on() {
-        let mut one_by_one = Vec::new();
-        for format in Format::ALL {
-            let Some(adapter) = format.adapter() else {
-                continue;
-            };
-            if adapter
-                .normalise_one_by_one(&mut NoRecords, &mut |_, _, _| {})
-                .is_some()
-            {
-                assert!(!adapter.replays_every_record(), "{format}");
-                one_by_one.push(*format);
-            }
-        }
-        assert_eq!(one_by_one, [Format::ClaudeCode]);
+    fn formats_reading_records_one_by_one() {
+        let one_by_one: Vec<Format> = Format::ALL
+            .iter()
+            .copied()
+            .filter(|format| {
+                format.adapter().is_some_and(|adapter| {
+                    adapter
+                        .normalise_one_by_one(&mut NoRecords, &mut |_, _, _, _| {})
+                        .is_some()
+                })
+            })
+            .collect();
+        assert_eq!(one_by_one, [Format::ClaudeCode, Format::Codex]);
     }
 }

@@ -28,8 +28,8 @@
 use serde_json::{json, Value as Json};
 
 use super::openai_responses::{output_item, read_item};
-use super::{array_at, str_at, Adapter, CallSite, Dialect, Doc, Format};
-use crate::transcript::{result_text, Conversation, Item, Loc, Pairing, Role, Text};
+use super::{array_at, str_at, Adapter, CallSite, Dialect, Doc, Format, Records, Visit};
+use crate::transcript::{failed_text, result_text, Conversation, Item, Loc, Mark, Pairing, Role, Text};
 use crate::tree::Value as Tree;
 
 /// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
@@ -129,69 +129,122 @@ impl Adapter for Codex {
     }
 
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
-        let first = docs.first().map_or(0, |d| d.base);
-        let mut segments = Vec::new();
-        let mut conv = new_conversation(Loc::new(first, ""));
-        let mut recognised = false;
-        let mut cli_version = None;
+        let mut rollout = Rollout::new(docs.first().map_or(0, |d| d.base));
         for doc in docs {
-            let record = doc.value;
-            let root = Loc::new(doc.base, "");
-            let payload = record.get("payload");
-            if str_at(record, "type") == Some("session_meta") {
-                if let Some(v) = payload.and_then(|p| str_at(p, "cli_version")) {
-                    cli_version = Some(v.to_string());
-                }
-            }
-            match (str_at(record, "type"), payload) {
-                (Some("response_item"), Some(item)) => {
-                    recognised = true;
-                    read_codex_item(item, root.child("payload"), &mut conv);
-                }
-                (Some("compacted"), Some(compacted)) => {
-                    recognised = true;
-                    let mut next = new_conversation(root.clone());
-                    let payload_loc = root.child("payload");
-                    match array_at(compacted, "replacement_history") {
-                        Some(items) => {
-                            let items_loc = payload_loc.child("replacement_history");
-                            for (i, item) in items.iter().enumerate() {
-                                read_codex_item(item, items_loc.child(i), &mut next);
-                            }
-                        }
-                        // Rebuilt from the user messages and this summary: no calls survive.
-                        None => next.push(
-                            Role::User,
-                            &payload_loc,
-                            Item::Text(Text {
-                                loc: payload_loc.clone(),
-                                message: payload_loc.clone(),
-                            }),
-                        ),
-                    }
-                    conv.resumable = false;
-                    segments.push(std::mem::replace(&mut conv, next));
-                }
-                (Some(kind), Some(_)) if RECORD_TYPES.contains(&kind) => recognised = true,
-                // Envelope-less rollouts: raw items after a metadata line.
-                (Some(_), None) => {
-                    recognised = true;
-                    read_codex_item(record, root, &mut conv);
-                }
-                _ if str_at(record, "record_type").is_some() || str_at(record, "id").is_some() => {
-                    recognised = true;
-                }
-                _ => {}
+            rollout.read(*doc);
+        }
+        rollout.finish(!docs.is_empty())
+    }
+
+    /// A rollout is read line by line, in order, each line's tree dropped once read.
+    fn normalise_one_by_one(
+        &self,
+        records: &mut dyn Records<'_>,
+        visit: Visit<'_>,
+    ) -> Option<Result<Vec<Conversation>, String>> {
+        let mut rollout = None;
+        for i in 0..records.count() {
+            let Some((base, value)) = records.read(i) else {
+                continue;
+            };
+            let rollout = rollout.get_or_insert_with(|| Rollout::new(base));
+            let doc = Doc {
+                base,
+                value: &value,
+            };
+            let mark = rollout.read(doc);
+            visit(i, doc, &rollout.conv, mark);
+        }
+        let any = rollout.is_some();
+        Some(rollout.unwrap_or_else(|| Rollout::new(0)).finish(any))
+    }
+}
+
+/// A rollout as read so far: the conversations that compactions closed, the one being read.
+struct Rollout {
+    segments: Vec<Conversation>,
+    conv: Conversation,
+    recognised: bool,
+    cli_version: Option<String>,
+}
+
+impl Rollout {
+    /// A rollout whose first line starts at byte `first`.
+    fn new(first: usize) -> Self {
+        Rollout {
+            segments: Vec::new(),
+            conv: new_conversation(Loc::new(first, "")),
+            recognised: false,
+            cli_version: None,
+        }
+    }
+
+    /// Reads one line into the conversation being read, and returns where that stood before
+    /// (a `compacted` line starts a new one).
+    fn read(&mut self, doc: Doc<'_>) -> Mark {
+        let mut mark = self.conv.mark();
+        let record = doc.value;
+        let root = Loc::new(doc.base, "");
+        let payload = record.get("payload");
+        if str_at(record, "type") == Some("session_meta") {
+            if let Some(v) = payload.and_then(|p| str_at(p, "cli_version")) {
+                self.cli_version = Some(v.to_string());
             }
         }
-        if !recognised && !docs.is_empty() {
+        match (str_at(record, "type"), payload) {
+            (Some("response_item"), Some(item)) => {
+                self.recognised = true;
+                read_codex_item(item, root.child("payload"), &mut self.conv);
+            }
+            (Some("compacted"), Some(compacted)) => {
+                self.recognised = true;
+                let mut next = new_conversation(root.clone());
+                mark = next.mark();
+                let payload_loc = root.child("payload");
+                match array_at(compacted, "replacement_history") {
+                    Some(items) => {
+                        let items_loc = payload_loc.child("replacement_history");
+                        for (i, item) in items.iter().enumerate() {
+                            read_codex_item(item, items_loc.child(i), &mut next);
+                        }
+                    }
+                    // Rebuilt from the user messages and this summary: no calls survive.
+                    None => next.push(
+                        Role::User,
+                        &payload_loc,
+                        Item::Text(Text {
+                            loc: payload_loc.clone(),
+                            message: payload_loc.clone(),
+                        }),
+                    ),
+                }
+                self.conv.resumable = false;
+                self.segments.push(std::mem::replace(&mut self.conv, next));
+            }
+            (Some(kind), Some(_)) if RECORD_TYPES.contains(&kind) => self.recognised = true,
+            // Envelope-less rollouts: raw items after a metadata line.
+            (Some(_), None) => {
+                self.recognised = true;
+                read_codex_item(record, root, &mut self.conv);
+            }
+            _ if str_at(record, "record_type").is_some() || str_at(record, "id").is_some() => {
+                self.recognised = true;
+            }
+            _ => {}
+        }
+        mark
+    }
+
+    /// The rollout's conversations; `any`: it had lines, none of which may be Codex's.
+    fn finish(mut self, any: bool) -> Result<Vec<Conversation>, String> {
+        if !self.recognised && any {
             return Err("expected Codex rollout lines `{timestamp, type, payload}`".into());
         }
-        segments.push(conv);
-        for segment in &mut segments {
-            segment.agent_version.clone_from(&cli_version);
+        self.segments.push(self.conv);
+        for segment in &mut self.segments {
+            segment.agent_version.clone_from(&self.cli_version);
         }
-        Ok(segments)
+        Ok(self.segments)
     }
 }
 
@@ -212,8 +265,19 @@ fn read_codex_item(item: &Tree, loc: Loc, conv: &mut Conversation) {
         return;
     };
     result.is_error |= code.is_some_and(|code| code != 0);
-    if let Some(output) = output {
-        result.text = result_text(&Tree::String(output.into()));
+    // Held only for a failure or a placeholder, as every result's text is: the command
+    // output inside a JSON wrapper, else the output as written (which `read_item` let go
+    // if only the exit code says the command failed).
+    match output {
+        Some(output) => {
+            result.text = failed_text(result.is_error, || {
+                result_text(&Tree::String(output.into()))
+            });
+        }
+        None if result.is_error && result.text.is_empty() => {
+            result.text = result_text(&Tree::String(text.into()));
+        }
+        None => {}
     }
 }
 
@@ -435,6 +499,8 @@ mod tests {
                 tree_json!([{"type": "input_text", "text": "Error: no such file"}, {"type": "input_image", "image_url": "data:image/png;base64,AA"}]),
             ),
             output("c4", tree_json!("Exit code: 0\nOutput:\nREADME.md")),
+            call("c5"),
+            output("c5", tree_json!("Exit code: 2\nOutput:\nno such file")),
         ]);
         assert_eq!(codes("s.jsonl", &text), Vec::<String>::new());
         let convs = normalise(&text);
@@ -449,9 +515,12 @@ mod tests {
             flags,
             [
                 (true, "permission denied"),
-                (false, "ok"),
+                // Only a failure's text is held (rules compare failures' texts).
+                (false, ""),
                 (true, "Error: no such file"),
-                (false, "Exit code: 0\nOutput:\nREADME.md"),
+                (false, ""),
+                // Failed by its exit code alone: its text as written.
+                (true, "Exit code: 2\nOutput:\nno such file"),
             ]
         );
         // Each node points into its own line, under `/payload`.

@@ -33,7 +33,7 @@ use super::{
     AGENTS_SDK_FAILURES,
 };
 use crate::transcript::{
-    looks_like_error, pairing_key, result_text, AfterReasoning, Arguments, CallKind, Conversation,
+    failed_text, looks_like_error, pairing_key, result_text, AfterReasoning, Arguments, CallKind, Conversation,
     Follower, Item, Loc, Pairing, ReasoningItem, ReasoningKind, Role, Text, ToolCall, ToolDef,
     ToolResult,
 };
@@ -486,7 +486,8 @@ fn push_result(conv: &mut Conversation, item: &Tree, kind: &str, loc: Loc) {
         call_id,
         name: None,
         is_error,
-        text,
+        // Read to tell a failure; held only where rules read it.
+        text: failed_text(is_error, || text),
         provider_executed: kind == "tool_search_output"
             && str_at(item, "execution") == Some("server"),
         message: loc.clone(),

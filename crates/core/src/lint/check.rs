@@ -74,10 +74,10 @@ pub(super) fn check_session_lines(
     opts: &LintOptions,
 ) -> (Vec<Finding>, Option<Format>, crate::coverage::ReadCounts) {
     let guarded = opts.selection.is_enabled("TC005");
-    let mut guard = crate::coverage::RecordGuard::default();
-    let normalised = adapter.normalise_one_by_one(lines, &mut |doc, conv, mark| {
+    let mut guard = crate::coverage::RecordGuard::new(adapter.replays_every_record());
+    let normalised = adapter.normalise_one_by_one(lines, &mut |record, doc, conv, mark| {
         if guarded {
-            guard.read(doc, &conv.since(mark));
+            guard.read(record, doc, &conv.since(mark));
         }
     });
     let Some(normalised) = normalised else {
@@ -424,9 +424,9 @@ mod tests {
     use super::*;
     use crate::lint::read::SessionLines;
 
-    /// What checking `text`, a Claude Code session, finds read one record at a time and read
+    /// What checking `text`, a session of `format`, finds read one record at a time and read
     /// all at once: findings, format and counts, and the lines that do not parse.
-    fn both_ways(text: &str) -> [String; 2] {
+    fn both_ways_as(format: Format, text: &str) -> [String; 2] {
         let source = SourceFile::new(None, "s.jsonl".into(), text.to_string());
         let mut lines = Vec::new();
         let mut base = 0;
@@ -437,7 +437,7 @@ mod tests {
             base += line.len();
         }
         let opts = LintOptions::default();
-        let adapter = Format::ClaudeCode.adapter().expect("an adapter");
+        let adapter = format.adapter().expect("an adapter");
         let mut one_by_one = SessionLines::new(&lines, Vec::new());
         let streamed = check_session_lines(adapter, &mut one_by_one, &source, &opts);
         let mut together = SessionLines::new(&lines, Vec::new());
@@ -450,6 +450,10 @@ mod tests {
             format!("{streamed:?} {:?}", errors(&one_by_one)),
             format!("{held:?} {:?}", errors(&together)),
         ]
+    }
+
+    fn both_ways(text: &str) -> [String; 2] {
+        both_ways_as(Format::ClaudeCode, text)
     }
 
     fn line(v: serde_json::Value) -> String {
@@ -475,13 +479,6 @@ mod tests {
 
     #[test]
     fn a_session_read_one_record_at_a_time_is_checked_as_one_read_together() {
-        let fixtures = [
-            include_str!("../../../../fixtures/claude-code/clean-session.jsonl"),
-            include_str!("../../../../fixtures/claude-code/clean-subagent-compaction.jsonl"),
-            include_str!("../../../../fixtures/claude-code/broken-compaction-orphan.jsonl"),
-            include_str!("../../../../fixtures/claude-code/broken-duplicate-tool-use-id.jsonl"),
-            include_str!("../../../../fixtures/claude-code/broken-loop.jsonl"),
-        ];
         let call = |id: &str| serde_json::json!([{"type": "tool_use", "id": id, "name": "Bash", "input": {}}]);
         let result = |id: &str| serde_json::json!([{"type": "tool_result", "tool_use_id": id, "content": "ok"}]);
         // Structures the adapter does not read: one known by the id of a result read from a
@@ -514,11 +511,7 @@ mod tests {
             rec("t3", Some("t2"), true, "user", serde_json::json!("go on")),
         ]
         .concat();
-        for text in fixtures
-            .iter()
-            .copied()
-            .chain([crafted.as_str(), twice.as_str()])
-        {
+        for text in [crafted.as_str(), twice.as_str()] {
             let [streamed, held] = both_ways(text);
             assert_eq!(streamed, held, "{text}");
         }
@@ -540,5 +533,66 @@ mod tests {
             twice_found.contains("conversations: 2, calls: 2, results: 2"),
             "{twice_found}"
         );
+    }
+
+    /// Every session fixture of each format that reads records one at a time.
+    #[test]
+    fn fixtures_read_one_record_at_a_time_are_checked_as_read_together() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+        let mut checked = 0;
+        for format in [Format::ClaudeCode, Format::Codex] {
+            let dir = root.join(format.name());
+            let mut paths: Vec<_> = std::fs::read_dir(&dir)
+                .expect("the format's fixtures")
+                .filter_map(|e| Some(e.ok()?.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+                .collect();
+            paths.sort();
+            for path in paths {
+                let text = std::fs::read_to_string(&path).expect("a fixture");
+                let [streamed, held] = both_ways_as(format, &text);
+                assert_eq!(streamed, held, "{}", path.display());
+                checked += 1;
+            }
+        }
+        assert!(checked >= 15, "{checked} fixtures");
+    }
+
+    /// A Codex rollout is held to every line: a structure on a line nothing is read from
+    /// is unread, one known by an id read later is not.
+    #[test]
+    fn a_rollout_read_one_line_at_a_time_is_held_to_every_line() {
+        let item = |payload: serde_json::Value| {
+            line(serde_json::json!({"timestamp": "t", "type": "response_item", "payload": payload}))
+        };
+        let text = [
+            line(serde_json::json!({"timestamp": "t", "type": "session_meta",
+                "payload": {"id": "s", "cli_version": "0.46.0",
+                    "note": {"type": "tool_use", "id": "toolu_lost"},
+                    "echo": {"type": "function_call_output", "call_id": "call_1"}}})),
+            item(serde_json::json!({"type": "message", "role": "user",
+                "content": [{"type": "input_text", "text": "go"}]})),
+            item(serde_json::json!({"type": "function_call", "name": "shell",
+                "arguments": "{}", "call_id": "call_1"})),
+            "{\"timestamp\": \"t\", \"type\"\n".to_string(),
+            item(
+                serde_json::json!({"type": "function_call_output", "call_id": "call_1",
+                "output": "ok"}),
+            ),
+            line(serde_json::json!({"timestamp": "t", "type": "compacted",
+                "payload": {"message": "summary", "replacement_history": [
+                    {"type": "message", "role": "user",
+                        "content": [{"type": "input_text", "text": "go"}]}]}})),
+        ]
+        .concat();
+        let [streamed, held] = both_ways_as(Format::Codex, &text);
+        assert_eq!(streamed, held);
+        let one = "1 tool-call or tool-result structure read as `codex` went unchecked";
+        assert_eq!(streamed.matches(one).count(), 1, "{streamed}");
+        assert!(
+            streamed.contains("`tool_use` at /payload/note"),
+            "{streamed}"
+        );
+        assert!(streamed.contains("conversations: 2"), "{streamed}");
     }
 }

@@ -93,7 +93,7 @@ impl Adapter for ClaudeCode {
 
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
         let recs = session::read_docs(docs);
-        rebuild(&recs, &mut { docs }, &mut |_, _, _| {})
+        rebuild(&recs, &mut { docs }, &mut |_, _, _, _| {})
     }
 
     /// A session's records are read twice: once for what links them (then each tree is

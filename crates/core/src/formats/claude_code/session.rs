@@ -438,7 +438,7 @@ impl<'s, 't> Session<'s, 't> {
                 if let Some(message) = doc.value.get("message") {
                     let mark = conv.mark();
                     push_message(&mut conv, role, message, &Loc::new(rec.base, "/message"));
-                    visit(doc, &conv, mark);
+                    visit(rec.at, doc, &conv, mark);
                 }
             });
         }
