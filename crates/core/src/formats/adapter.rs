@@ -93,8 +93,8 @@ pub trait Records<'t> {
     /// How many records the session has (some of which may not parse).
     fn count(&self) -> usize;
 
-    /// Record `i`: its byte offset and its tree, parsed again on every call (the caller
-    /// drops it when done). `None` for a record that does not parse, which the session's
+    /// Record `i`: its byte offset and its tree, parsed on every call (the caller drops it
+    /// when done; a first record parsed to judge the format is handed over once instead). `None` for a record that does not parse, which the session's
     /// reader reports itself.
     fn read(&mut self, i: usize) -> Option<(usize, Tree<'t>)>;
 }

@@ -250,8 +250,9 @@ impl Rollout {
 
 /// Codex reports a failed shell command in the output text, not with a flag: a JSON
 /// `{"output", "metadata": {"exit_code"}}` (older CLIs) or an `Exit code: N` header (newer).
-/// Judged on the raw item, right after `read_item` added its result; the result's text
-/// becomes the command output, so error messages compare and read as the tool printed them.
+/// Judged on the raw item, right after `read_item` added its result; a failed result's text
+/// becomes the command output (inside a JSON wrapper) or the output as written (after an
+/// `Exit code:` header), so error messages compare and read as the tool printed them.
 fn read_codex_item(item: &Tree, loc: Loc, conv: &mut Conversation) {
     read_item(item, loc, conv);
     if str_at(item, "type") != Some("function_call_output") {

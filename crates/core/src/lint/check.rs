@@ -65,8 +65,9 @@ pub(crate) fn check_session(
 }
 
 /// Checks one JSONL session's records read one at a time where its adapter reads them so
-/// ([`Adapter::normalise_one_by_one`]): no more than one record's tree is alive at a time,
-/// and the unread-structure guard scans each while it is. Otherwise as [`check_session`].
+/// ([`Adapter::normalise_one_by_one`]): besides the first records, parsed to judge the
+/// format, no more than one record's tree is alive at a time, and the unread-structure guard
+/// scans each while it is. Otherwise as [`check_session`].
 pub(super) fn check_session_lines(
     adapter: &dyn Adapter,
     lines: &mut super::read::SessionLines<'_, '_>,

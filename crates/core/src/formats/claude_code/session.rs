@@ -53,7 +53,7 @@ pub(super) struct Rec<'t> {
 
 impl<'t> Rec<'t> {
     /// Record `at` of the session, at byte `base`.
-    fn read(at: usize, base: usize, value: &Tree<'t>, versions: &mut Vec<Cow<'t, str>>) -> Self {
+    fn read(at: usize, base: usize, value: &Tree<'t>, versions: &mut Versions<'t>) -> Self {
         let record_type = str_at(value, "type").unwrap_or_default();
         let message = value.get("message").filter(|m| m.is_object());
         let role = match record_type {
@@ -82,14 +82,7 @@ impl<'t> Rec<'t> {
             _ if summary => text_at(value, "leafUuid"),
             _ => None,
         };
-        let version = text_at(value, "version").and_then(|v| {
-            let known = versions.iter().rposition(|known| *known == v);
-            let k = known.unwrap_or_else(|| {
-                versions.push(v);
-                versions.len() - 1
-            });
-            u32::try_from(k).ok()
-        });
+        let version = text_at(value, "version").and_then(|v| versions.index(v));
         Rec {
             at,
             base,
@@ -134,12 +127,41 @@ impl<'t> Rec<'t> {
 /// The records of a session, in order, and the versions they were written by.
 pub(super) struct Recs<'t> {
     list: Vec<Rec<'t>>,
-    versions: Vec<Cow<'t, str>>,
+    versions: Versions<'t>,
+}
+
+/// The distinct versions that wrote a session's records, each with its index.
+#[derive(Default)]
+struct Versions<'t> {
+    list: Vec<Cow<'t, str>>,
+    index: HashMap<Cow<'t, str>, u32>,
+}
+
+impl<'t> Versions<'t> {
+    /// The index of `version`, added if new. Lines mostly repeat the last one's version; a
+    /// file whose every line names another is still one lookup a line.
+    fn index(&mut self, version: Cow<'t, str>) -> Option<u32> {
+        let last = self.list.len().checked_sub(1);
+        if let Some(last) = last.filter(|&k| self.list.get(k) == Some(&version)) {
+            return u32::try_from(last).ok();
+        }
+        if let Some(&k) = self.index.get(&version) {
+            return Some(k);
+        }
+        let k = u32::try_from(self.list.len()).ok()?;
+        self.list.push(version.clone());
+        self.index.insert(version, k);
+        Some(k)
+    }
+
+    fn get(&self, k: u32) -> Option<&str> {
+        self.list.get(usize::try_from(k).ok()?).map(|v| &**v)
+    }
 }
 
 /// The records of a session read from their trees, one per document, in order.
 pub(super) fn read_docs<'t>(docs: &[Doc<'t>]) -> Recs<'t> {
-    let mut versions = Vec::new();
+    let mut versions = Versions::default();
     let list = docs
         .iter()
         .enumerate()
@@ -152,7 +174,7 @@ pub(super) fn read_docs<'t>(docs: &[Doc<'t>]) -> Recs<'t> {
 pub(super) fn read_each<'t>(records: &mut dyn Records<'t>) -> Recs<'t> {
     // Sized once: grown by doubling, the list was the peak of a big session's lint.
     let mut list = Vec::with_capacity(records.count());
-    let mut versions = Vec::new();
+    let mut versions = Versions::default();
     for i in 0..records.count() {
         if let Some((base, value)) = records.read(i) {
             list.push(Rec::read(i, base, &value, &mut versions));
@@ -190,7 +212,7 @@ impl<'t> Trees<'t> for &mut dyn Records<'t> {
 
 pub(super) struct Session<'s, 't> {
     recs: &'s [Rec<'t>],
-    versions: &'s [Cow<'t, str>],
+    versions: &'s Versions<'t>,
     /// Whether any record has a type Claude Code writes.
     pub(super) any_claude_record: bool,
     /// Record index by `uuid` (the last record wins, as when Claude Code loads a session).
@@ -427,8 +449,8 @@ impl<'s, 't> Session<'s, 't> {
             .iter()
             .rev()
             .find_map(|&i| self.recs.get(i).and_then(|r| r.version))
-            .and_then(|k| self.versions.get(usize::try_from(k).ok()?))
-            .map(|v| v.to_string());
+            .and_then(|k| self.versions.get(k))
+            .map(str::to_string);
         for i in self.messages(chain, sidechain) {
             let rec = &self.recs[i];
             let Some(role) = rec.role else {
@@ -565,6 +587,30 @@ mod tests {
 
     fn result(id: &str) -> Tree<'_> {
         json!([{"type": "tool_result", "tool_use_id": id, "content": "ok"}])
+    }
+
+    #[test]
+    fn the_chains_last_writer_names_the_version() {
+        let versioned = |line: String, v: &str| line.replacen("{", &format!("{{\"version\":\"{v}\","), 1);
+        let text = [
+            versioned(msg("u1", None, "user", json!("go")), "2.0.1"),
+            versioned(msg("a1", Some("u1"), "assistant", json!("ok")), "2.1.0"),
+            versioned(msg("u2", Some("a1"), "user", json!("again")), "2.0.1"),
+            // Off the chain: not the chain's writer.
+            versioned(msg("x1", Some("a1"), "user", json!("rewound")), "9.9.9"),
+            msg("a2", Some("u2"), "assistant", json!("done")),
+        ]
+        .concat();
+        let convs = normalise(&text);
+        assert_eq!(convs[0].agent_version.as_deref(), Some("2.0.1"));
+        let mut versions = Versions::default();
+        let found: Vec<Option<u32>> = ["a", "b", "a", "a", "c", "b"]
+            .into_iter()
+            .map(|v| versions.index(Cow::Borrowed(v)))
+            .collect();
+        assert_eq!(found, [Some(0), Some(1), Some(0), Some(0), Some(2), Some(1)]);
+        assert_eq!(versions.get(2), Some("c"));
+        assert_eq!(versions.get(3), None);
     }
 
     #[test]
