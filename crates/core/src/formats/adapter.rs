@@ -97,6 +97,12 @@ pub trait Records<'t> {
     /// when done; a first record parsed to judge the format is handed over once instead). `None` for a record that does not parse, which the session's
     /// reader reports itself.
     fn read(&mut self, i: usize) -> Option<(usize, Tree<'t>)>;
+
+    /// Whether the session is small enough to hold every record's tree at once: an adapter
+    /// that would read a record twice then keeps its first tree instead of parsing it again.
+    fn small(&self) -> bool {
+        false
+    }
 }
 
 /// What an adapter reading records one at a time shows of each record as a conversation

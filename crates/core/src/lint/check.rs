@@ -439,14 +439,21 @@ mod tests {
         }
         let opts = LintOptions::default();
         let adapter = format.adapter().expect("an adapter");
-        let mut one_by_one = SessionLines::new(&lines, Vec::new());
+        let errors =
+            |lines: &SessionLines<'_, '_>| lines.errors.iter().map(|(b, _)| *b).collect::<Vec<_>>();
+        let mut one_by_one = SessionLines::new(&lines, Vec::new()).small(false);
         let streamed = check_session_lines(adapter, &mut one_by_one, &source, &opts);
+        // A small session's trees are held: the same again.
+        let mut small = SessionLines::new(&lines, Vec::new()).small(true);
+        let held_small = check_session_lines(adapter, &mut small, &source, &opts);
+        assert_eq!(
+            format!("{held_small:?} {:?}", errors(&small)),
+            format!("{streamed:?} {:?}", errors(&one_by_one))
+        );
         let mut together = SessionLines::new(&lines, Vec::new());
         let records = together.read_all();
         let lossy = together.lossy();
         let held = check_session(adapter, records, &source, &opts, lossy);
-        let errors =
-            |lines: &SessionLines<'_, '_>| lines.errors.iter().map(|(b, _)| *b).collect::<Vec<_>>();
         [
             format!("{streamed:?} {:?}", errors(&one_by_one)),
             format!("{held:?} {:?}", errors(&together)),

@@ -411,7 +411,12 @@ pub(super) struct SessionLines<'l, 't> {
     pub(super) errors: Vec<(usize, RecordError)>,
     lossy: bool,
     first_base: Option<usize>,
+    small: bool,
 }
+
+/// A session up to this much text is small: its trees are held at once rather than parsed
+/// twice (a second parse of a small session's lines cost more than holding them saves).
+const SMALL_SESSION: usize = 8 << 20;
 
 impl<'l, 't> SessionLines<'l, 't> {
     pub(super) fn new(
@@ -425,7 +430,15 @@ impl<'l, 't> SessionLines<'l, 't> {
             errors: Vec::new(),
             lossy: false,
             first_base: None,
+            small: lines.iter().map(|(_, line)| line.len()).sum::<usize>() <= SMALL_SESSION,
         }
+    }
+
+    /// The same lines, small or not whatever their size.
+    #[cfg(test)]
+    pub(super) fn small(mut self, small: bool) -> Self {
+        self.small = small;
+        self
     }
 
     /// Every record's offset and tree, in order, for adapters that read them together.
@@ -458,6 +471,10 @@ impl<'l, 't> SessionLines<'l, 't> {
 impl<'t> formats::Records<'t> for SessionLines<'_, 't> {
     fn count(&self) -> usize {
         self.lines.len()
+    }
+
+    fn small(&self) -> bool {
+        self.small
     }
 
     fn read(&mut self, i: usize) -> Option<(usize, Tree<'t>)> {

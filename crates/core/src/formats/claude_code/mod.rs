@@ -97,14 +97,17 @@ impl Adapter for ClaudeCode {
     }
 
     /// A session's records are read twice: once for what links them (then each tree is
-    /// dropped), and again, one at a time, for the messages of the chains it resumes.
+    /// dropped, unless the session is small), and again, one at a time, for the messages of
+    /// the chains it resumes.
     fn normalise_one_by_one(
         &self,
         records: &mut dyn Records<'_>,
         visit: Visit<'_>,
     ) -> Option<Result<Vec<Conversation>, String>> {
-        let recs = session::read_each(records);
-        Some(rebuild(&recs, &mut { records }, visit))
+        Some(match session::read_each(records) {
+            (recs, Some(mut held)) => rebuild(&recs, &mut held, visit),
+            (recs, None) => rebuild(&recs, &mut { records }, visit),
+        })
     }
 
     /// Fixes keep the `parentUuid` chain whole (docs/architecture.md, "Fix principles"): a

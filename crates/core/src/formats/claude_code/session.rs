@@ -170,17 +170,34 @@ pub(super) fn read_docs<'t>(docs: &[Doc<'t>]) -> Recs<'t> {
     Recs { list, versions }
 }
 
-/// The records of a session read one at a time, each tree dropped once read.
-pub(super) fn read_each<'t>(records: &mut dyn Records<'t>) -> Recs<'t> {
+/// The records of a session read one at a time, each tree dropped once read, unless the
+/// session is small ([`Records::small`]): its trees are then held, by record, for the rebuild.
+pub(super) fn read_each<'t>(records: &mut dyn Records<'t>) -> (Recs<'t>, Option<Held<'t>>) {
     // Sized once: grown by doubling, the list was the peak of a big session's lint.
     let mut list = Vec::with_capacity(records.count());
+    let mut held = records.small().then(|| Vec::with_capacity(records.count()));
     let mut versions = Versions::default();
     for i in 0..records.count() {
-        if let Some((base, value)) = records.read(i) {
-            list.push(Rec::read(i, base, &value, &mut versions));
+        let record = records.read(i);
+        if let Some((base, value)) = &record {
+            list.push(Rec::read(i, *base, value, &mut versions));
+        }
+        if let Some(held) = &mut held {
+            held.push(record);
         }
     }
-    Recs { list, versions }
+    (Recs { list, versions }, held.map(Held))
+}
+
+/// The trees of a small session's records, by record.
+pub(super) struct Held<'t>(Vec<Option<(usize, Tree<'t>)>>);
+
+impl<'t> Trees<'t> for Held<'t> {
+    fn with_tree(&mut self, at: usize, read: &mut dyn FnMut(Doc<'_>)) {
+        if let Some(Some((base, value))) = self.0.get(at) {
+            read(Doc { base: *base, value });
+        }
+    }
 }
 
 /// How the rebuild gets a record's tree again when it reads its message.
