@@ -17,7 +17,7 @@ use foldhash::HashSet;
 use crate::tree::{Map, Value};
 
 use crate::json::Doc;
-use crate::transcript::{Conversation, Item, Loc, Since};
+use crate::transcript::{Conversation, Item, Loc, Since, Turn};
 
 /// A structure found in a document.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,15 +104,11 @@ pub fn unread(docs: &[Doc<'_>], conversations: &[Conversation]) -> Vec<Structure
         .sum();
     let mut seen = Seen::with_capacity(nodes);
     for conv in conversations {
-        for (_, call) in conv.calls() {
-            seen.add(&call.loc, call.id.as_deref());
+        for item in conv.turns.iter().flat_map(|t| &t.items) {
+            seen.add_item(item);
         }
-        for (_, result) in conv.results() {
-            seen.add(&result.loc, result.call_id.as_deref());
-        }
-        // Left out on purpose: what is inside is accounted for, not unread.
         for loc in &conv.excluded {
-            seen.read.insert((loc.base, loc.pointer.as_str()));
+            seen.exclude(loc);
         }
     }
     let mut found = Vec::new();
@@ -131,13 +127,25 @@ pub fn unread(docs: &[Doc<'_>], conversations: &[Conversation]) -> Vec<Structure
 pub fn drawn_on<'d>(docs: &[Doc<'d>], conversations: &[Conversation]) -> Vec<Doc<'d>> {
     let bases: HashSet<usize> = conversations
         .iter()
-        .flat_map(|c| &c.turns)
-        .flat_map(|t| std::iter::once(t.loc.base).chain(t.items.iter().map(|i| i.message().base)))
+        .flat_map(|c| {
+            let items = c.turns.iter().flat_map(|t| &t.items);
+            drawn_bases(&c.turns, items)
+        })
         .collect();
     docs.iter()
         .filter(|d| bases.contains(&d.base))
         .copied()
         .collect()
+}
+
+/// The records `turns` and `items` were read from: where each turn starts and each item's
+/// message is.
+fn drawn_bases<'a>(
+    turns: &'a [Turn],
+    items: impl IntoIterator<Item = &'a Item> + 'a,
+) -> impl Iterator<Item = usize> + 'a {
+    let starts = turns.iter().map(|t| t.loc.base);
+    starts.chain(items.into_iter().map(|i| i.message().base))
 }
 
 /// The guard for a session read one record at a time
@@ -175,23 +183,17 @@ impl RecordGuard {
     /// A conversation has just read `read` from `doc`, the session's record `record`.
     pub fn read(&mut self, record: usize, doc: Doc<'_>, read: &Since<'_>) {
         let base = doc.base;
-        let drawn = || {
-            read.items.iter().any(|item| item.message().base == base)
-                || read.turns.iter().any(|turn| turn.loc.base == base)
-        };
-        if !self.every_record && !drawn() {
+        if !self.every_record
+            && !drawn_bases(read.turns, read.items.iter().copied()).any(|b| b == base)
+        {
             return;
         }
         let mut seen = Seen::with_capacity(read.items.len());
         for item in &read.items {
-            match item {
-                Item::Call(call) => seen.add(&call.loc, call.id.as_deref()),
-                Item::Result(result) => seen.add(&result.loc, result.call_id.as_deref()),
-                Item::Text(_) | Item::Thinking(_) => {}
-            }
+            seen.add_item(item);
         }
         for loc in read.excluded {
-            seen.read.insert((loc.base, loc.pointer.as_str()));
+            seen.exclude(loc);
         }
         if self.scanned.len() <= record {
             self.scanned.resize(record + 1, false);
@@ -257,6 +259,20 @@ impl<'c> Seen<'c> {
             around: HashSet::with_capacity_and_hasher(nodes, Default::default()),
             ids: HashSet::with_capacity_and_hasher(nodes / 2, Default::default()),
         }
+    }
+
+    /// A call or result read (by its id too); text is no structure.
+    fn add_item(&mut self, item: &'c Item) {
+        match item {
+            Item::Call(call) => self.add(&call.loc, call.id.as_deref()),
+            Item::Result(result) => self.add(&result.loc, result.call_id.as_deref()),
+            Item::Text(_) | Item::Thinking(_) => {}
+        }
+    }
+
+    /// Left out on purpose: what is inside is accounted for, not unread.
+    fn exclude(&mut self, loc: &'c Loc) {
+        self.read.insert((loc.base, loc.pointer.as_str()));
     }
 
     fn add(&mut self, loc: &'c Loc, id: Option<&'c str>) {

@@ -94,8 +94,8 @@ pub trait Records<'t> {
     fn count(&self) -> usize;
 
     /// Record `i`: its byte offset and its tree, parsed on every call (the caller drops it
-    /// when done; a first record parsed to judge the format is handed over once instead). `None` for a record that does not parse, which the session's
-    /// reader reports itself.
+    /// when done; a first record parsed to judge the format is handed over once instead).
+    /// `None` for a record that does not parse, which the session's reader reports itself.
     fn read(&mut self, i: usize) -> Option<(usize, Tree<'t>)>;
 
     /// Whether the session is small enough to hold every record's tree at once: an adapter
