@@ -105,6 +105,80 @@ pub trait Records<'t> {
     }
 }
 
+/// How an adapter that reads a session's records twice (once for what links them, then the
+/// records its conversations replay) gets a record's tree again.
+pub(crate) trait Trees<'t> {
+    /// Shows `read` the tree of record `at`.
+    fn with_tree(&mut self, at: usize, read: &mut dyn FnMut(Doc<'_>));
+}
+
+/// Trees all held at once: the documents the records were read from, by position.
+impl<'t> Trees<'t> for &[Doc<'t>] {
+    fn with_tree(&mut self, at: usize, read: &mut dyn FnMut(Doc<'_>)) {
+        if let Some(&doc) = self.get(at) {
+            read(doc);
+        }
+    }
+}
+
+/// Trees parsed again, one at a time.
+impl<'t> Trees<'t> for &mut dyn Records<'t> {
+    fn with_tree(&mut self, at: usize, read: &mut dyn FnMut(Doc<'_>)) {
+        if let Some((base, value)) = self.read(at) {
+            read(Doc {
+                base,
+                value: &value,
+            });
+        }
+    }
+}
+
+/// The trees of a small session's records, by record ([`Records::small`]).
+pub(crate) struct Held<'t>(Vec<Option<(usize, Tree<'t>)>>);
+
+impl<'t> Trees<'t> for Held<'t> {
+    fn with_tree(&mut self, at: usize, read: &mut dyn FnMut(Doc<'_>)) {
+        if let Some(Some((base, value))) = self.0.get(at) {
+            read(Doc { base: *base, value });
+        }
+    }
+}
+
+/// What `header` (given each record's index, offset and tree) makes of every record that
+/// parses, in order, each tree dropped once read unless the session is small: its trees are
+/// then held, by record, for reading again.
+pub(crate) fn read_headers<'t, H>(
+    records: &mut dyn Records<'t>,
+    mut header: impl FnMut(usize, usize, &Tree<'t>) -> H,
+) -> (Vec<H>, Option<Held<'t>>) {
+    // Sized once: grown by doubling, the list was the peak of a big session's lint.
+    let mut list = Vec::with_capacity(records.count());
+    let mut held = records.small().then(|| Vec::with_capacity(records.count()));
+    for i in 0..records.count() {
+        let record = records.read(i);
+        if let Some((base, value)) = &record {
+            list.push(header(i, *base, value));
+        }
+        if let Some(held) = &mut held {
+            held.push(record);
+        }
+    }
+    (list, held.map(Held))
+}
+
+/// `rebuild` given the trees of a session's records to read again: a small session's, held
+/// since [`read_headers`] read them, else `records` parsed again.
+pub(crate) fn read_again<'t, R>(
+    records: &mut dyn Records<'t>,
+    held: Option<Held<'t>>,
+    rebuild: impl FnOnce(&mut dyn Trees<'t>) -> R,
+) -> R {
+    match held {
+        Some(mut held) => rebuild(&mut held),
+        None => rebuild(&mut { records }),
+    }
+}
+
 /// What an adapter reading records one at a time shows of each record as a conversation
 /// reads it: which record of the session it is (its index in [`Records`]), the record, the
 /// conversation, and where the conversation stood before.
@@ -208,6 +282,6 @@ mod tests {
                 })
             })
             .collect();
-        assert_eq!(one_by_one, [Format::ClaudeCode, Format::Codex]);
+        assert_eq!(one_by_one, [Format::ClaudeCode, Format::Codex, Format::Pi]);
     }
 }

@@ -34,12 +34,17 @@
 //! its children re-parented to its parent. Version 1 files (no ids) and results inside a
 //! compaction's `retainedTail` get no fix, nor do moves, call removals and argument rewrites.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Value as Json};
 
 use super::links::{self, IdParent};
-use super::{array_at, blocks, has_text, str_at, Adapter, Dialect, Doc, Format, Planned};
+use super::adapter::{read_again, read_headers, Trees};
+use super::{
+    array_at, blocks, has_text, str_at, text_at, Adapter, Dialect, Doc, Format, Planned, Records,
+    Visit,
+};
 use crate::edit::plan::EditContext;
 use crate::finding::Edit;
 use crate::finding::FixIntent;
@@ -129,53 +134,26 @@ impl Adapter for Pi {
     }
 
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
-        let first = docs.first().map_or(0, |d| d.base);
-        let mut conv = Conversation::new(Format::Pi, Loc::new(first, ""), Pairing::NextTurn);
-        // A call the session ends on is still running, not unanswered.
-        conv.resumable = false;
-        conv.agent_version = docs
-            .iter()
-            .find(|d| str_at(d.value, "type") == Some("session"))
-            .and_then(|d| d.value.get("version"))
-            .and_then(Tree::as_u64)
-            .map(|v| v.to_string());
-        // Entries with their index among the file's parsed lines (what a v1
-        // `firstKeptEntryIndex` counts, the header being 0).
-        // Entry types pi does not know still count: the leaf is the last entry whatever it is.
-        let entries: Vec<(usize, &Doc<'_>)> = docs
+        let lines: Vec<Line<'_>> = docs
             .iter()
             .enumerate()
-            .filter(|(_, d)| str_at(d.value, "type") != Some("session"))
+            .map(|(at, doc)| Line::read(at, doc.base, doc.value))
             .collect();
-        let recognised = docs.iter().any(|d| {
-            str_at(d.value, "type").is_some_and(|t| t == "session" || ENTRY_TYPES.contains(&t))
-        });
-        if !recognised && !docs.is_empty() {
-            return Err(
-                "expected pi session lines (a `session` header, then `message`, `compaction`... entries)"
-                    .into(),
-            );
-        }
-        let path = path(&entries);
-        for entry in replayed(&entries, &path) {
-            match entry {
-                Replayed::Entry(doc) => read_entry(doc, &mut conv),
-                Replayed::Summary(doc) => {
-                    let loc = Loc::new(doc.base, "");
-                    conv.start_turn(Role::User, loc.clone());
-                    conv.push_to_last(Item::Text(Text {
-                        loc: loc.child("summary"),
-                        message: loc,
-                    }));
-                }
-                Replayed::Tail(doc, k, message) => {
-                    let at = Loc::new(doc.base, "");
-                    let inner = at.child(("retainedTail", k));
-                    read_message(message, &at, &inner, &mut conv);
-                }
-            }
-        }
-        Ok(vec![conv])
+        rebuild(&lines, &mut { docs }, &mut |_, _, _, _| {})
+    }
+
+    /// A session's lines are read twice: once for what links them (then each tree is
+    /// dropped, unless the session is small), and again, one at a time, for the entries its
+    /// path replays.
+    fn normalise_one_by_one(
+        &self,
+        records: &mut dyn Records<'_>,
+        visit: Visit<'_>,
+    ) -> Option<Result<Vec<Conversation>, String>> {
+        let (lines, held) = read_headers(records, Line::read);
+        Some(read_again(records, held, |trees| {
+            rebuild(&lines, trees, visit)
+        }))
     }
 
     /// Whole-line edits that keep the `parentId` tree whole (see the module documentation).
@@ -240,10 +218,118 @@ fn is_linked(record: &Tree) -> bool {
             .is_some_and(|p| p.is_null() || p.is_string())
 }
 
+/// What rebuilding the path needs of one line of the session that parses, read from its
+/// tree: the strings borrow the file's text (or own their decoding), so the tree need not be
+/// kept. A big session holds one per line while its path is rebuilt.
+struct Line<'t> {
+    /// Which record of the session it is (what reads its tree again).
+    at: usize,
+    base: usize,
+    id: Option<Cow<'t, str>>,
+    parent: Option<Cow<'t, str>>,
+    kind: Kind<'t>,
+    /// Whether its `type` is one pi writes.
+    known: bool,
+}
+
+enum Kind<'t> {
+    /// The `session` header, which is no entry: its `version`.
+    Header(Option<u64>),
+    /// A compaction, and what it keeps besides its summary: its `retainedTail` (`tail`), or
+    /// the entries from `first_id` (v1: `first_index`, an index into the parsed lines) on.
+    Compaction {
+        tail: bool,
+        first_id: Option<Cow<'t, str>>,
+        first_index: Option<u64>,
+    },
+    /// An entry the replay reads a message from.
+    Message,
+    /// Any other entry (model and label changes, types pi does not know): on the path, it
+    /// still counts (the leaf is the last entry whatever it is) but sends nothing.
+    Other,
+}
+
+impl<'t> Line<'t> {
+    /// Record `at` of the session, at byte `base`.
+    fn read(at: usize, base: usize, value: &Tree<'t>) -> Self {
+        let kind = match str_at(value, "type") {
+            Some("session") => Kind::Header(value.get("version").and_then(Tree::as_u64)),
+            Some("compaction") => Kind::Compaction {
+                tail: array_at(value, "retainedTail").is_some(),
+                first_id: text_at(value, "firstKeptEntryId"),
+                first_index: value.get("firstKeptEntryIndex").and_then(Tree::as_u64),
+            },
+            Some("message" | "custom_message" | "branch_summary") => Kind::Message,
+            _ => Kind::Other,
+        };
+        Line {
+            at,
+            base,
+            id: text_at(value, "id"),
+            parent: text_at(value, "parentId"),
+            kind,
+            known: str_at(value, "type")
+                .is_some_and(|t| t == "session" || ENTRY_TYPES.contains(&t)),
+        }
+    }
+}
+
+/// The conversation of the session whose parsed lines are `lines`, their trees got again from
+/// `trees`; `visit` is shown each line read, as it is read.
+fn rebuild<'t>(
+    lines: &[Line<'t>],
+    trees: &mut dyn Trees<'t>,
+    visit: Visit<'_>,
+) -> Result<Vec<Conversation>, String> {
+    if !lines.iter().any(|l| l.known) && !lines.is_empty() {
+        return Err(
+            "expected pi session lines (a `session` header, then `message`, `compaction`... entries)"
+                .into(),
+        );
+    }
+    let first = lines.first().map_or(0, |l| l.base);
+    let mut conv = Conversation::new(Format::Pi, Loc::new(first, ""), Pairing::NextTurn);
+    // A call the session ends on is still running, not unanswered.
+    conv.resumable = false;
+    conv.agent_version = lines.iter().find_map(|l| match l.kind {
+        Kind::Header(version) => Some(version.map(|v| v.to_string())),
+        _ => None,
+    })
+    .flatten();
+    // Entries with their index among the file's parsed lines (what a v1
+    // `firstKeptEntryIndex` counts, the header being 0).
+    let entries: Vec<(usize, &Line<'t>)> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| !matches!(l.kind, Kind::Header(_)))
+        .collect();
+    let path = path(&entries);
+    for step in replayed(&entries, &path) {
+        let (line, summary) = match step {
+            Replayed::Entry(line) => (line, false),
+            Replayed::Compaction(line) => (line, true),
+        };
+        // An entry that sends nothing is not parsed again.
+        if !summary && !matches!(line.kind, Kind::Message) {
+            continue;
+        }
+        trees.with_tree(line.at, &mut |doc| {
+            let mark = conv.mark();
+            if summary {
+                read_compaction(&doc, &mut conv);
+            } else {
+                read_entry(&doc, &mut conv);
+            }
+            visit(line.at, doc, &conv, mark);
+        });
+    }
+    Ok(vec![conv])
+}
+
 /// The replayed path, as positions in `entries`: the `parentId` chain from the last entry
 /// (v2+), or every entry in order (v1, which has no ids).
-fn path(entries: &[(usize, &Doc<'_>)]) -> Vec<usize> {
-    let linked = entries.iter().any(|(_, d)| str_at(d.value, "id").is_some());
+fn path(entries: &[(usize, &Line<'_>)]) -> Vec<usize> {
+    let linked = entries.iter().any(|(_, l)| l.id.is_some());
     if !linked {
         return (0..entries.len()).collect();
     }
@@ -251,7 +337,7 @@ fn path(entries: &[(usize, &Doc<'_>)]) -> Vec<usize> {
     let by_id: HashMap<&str, usize> = entries
         .iter()
         .enumerate()
-        .filter_map(|(i, (_, d))| str_at(d.value, "id").map(|id| (id, i)))
+        .filter_map(|(i, (_, l))| l.id.as_deref().map(|id| (id, i)))
         .collect();
     let mut path = Vec::new();
     let mut seen = HashSet::new();
@@ -263,51 +349,46 @@ fn path(entries: &[(usize, &Doc<'_>)]) -> Vec<usize> {
         path.push(i);
         current = entries
             .get(i)
-            .and_then(|(_, d)| str_at(d.value, "parentId"))
+            .and_then(|(_, l)| l.parent.as_deref())
             .and_then(|parent| by_id.get(parent).copied());
     }
     path.reverse();
     path
 }
 
-enum Replayed<'d, 'a> {
-    Entry(&'d Doc<'a>),
-    /// A compaction's summary, sent as a user message.
-    Summary(&'d Doc<'a>),
-    /// Message `k` of a compaction's `retainedTail`.
-    Tail(&'d Doc<'a>, usize, &'d Tree<'a>),
+enum Replayed<'l, 't> {
+    Entry(&'l Line<'t>),
+    /// A compaction: its summary, sent as a user message, then its `retainedTail` if any.
+    Compaction(&'l Line<'t>),
 }
 
-/// The path entries pi sends, in order: with a compaction on the path, its summary, the kept
-/// entries before it, then everything after it.
-fn replayed<'d, 'a>(entries: &[(usize, &'d Doc<'a>)], path: &[usize]) -> Vec<Replayed<'d, 'a>> {
-    let on_path: Vec<(usize, &'d Doc<'a>)> = path
+/// The path entries pi sends, in order: with a compaction on the path, its summary (and
+/// retained tail), the kept entries before it, then everything after it.
+fn replayed<'l, 't>(entries: &[(usize, &'l Line<'t>)], path: &[usize]) -> Vec<Replayed<'l, 't>> {
+    let on_path: Vec<(usize, &'l Line<'t>)> = path
         .iter()
         .filter_map(|&i| entries.get(i).copied())
         .collect();
     let compaction = on_path
         .iter()
-        .rposition(|(_, d)| str_at(d.value, "type") == Some("compaction"));
+        .rposition(|(_, l)| matches!(l.kind, Kind::Compaction { .. }));
     let Some(c) = compaction else {
-        return on_path.iter().map(|(_, d)| Replayed::Entry(d)).collect();
+        return on_path.iter().map(|(_, l)| Replayed::Entry(l)).collect();
     };
     let Some(&(_, comp)) = on_path.get(c) else {
         return Vec::new();
     };
     let before = on_path.get(..c).unwrap_or_default();
     let after = on_path.get(c + 1..).unwrap_or_default();
-    let mut out = vec![Replayed::Summary(comp)];
-    if let Some(tail) = array_at(comp.value, "retainedTail") {
-        out.extend(
-            tail.iter()
-                .enumerate()
-                .map(|(k, message)| Replayed::Tail(comp, k, message)),
-        );
-    } else {
-        let first_id = str_at(comp.value, "firstKeptEntryId");
-        let first_index = comp.value.get("firstKeptEntryIndex").and_then(Tree::as_u64);
-        let kept = before.iter().position(|(index, d)| match first_id {
-            Some(id) => str_at(d.value, "id") == Some(id),
+    let mut out = vec![Replayed::Compaction(comp)];
+    if let Kind::Compaction {
+        tail: false,
+        first_id,
+        first_index,
+    } = &comp.kind
+    {
+        let kept = before.iter().position(|(index, l)| match first_id {
+            Some(id) => l.id.as_deref() == Some(&**id),
             None => first_index.is_some_and(|k| u64::try_from(*index).ok() == Some(k)),
         });
         if let Some(start) = kept {
@@ -316,12 +397,30 @@ fn replayed<'d, 'a>(entries: &[(usize, &'d Doc<'a>)], path: &[usize]) -> Vec<Rep
                     .get(start..)
                     .unwrap_or_default()
                     .iter()
-                    .map(|(_, d)| Replayed::Entry(d)),
+                    .map(|(_, l)| Replayed::Entry(l)),
             );
         }
     }
-    out.extend(after.iter().map(|(_, d)| Replayed::Entry(d)));
+    out.extend(after.iter().map(|(_, l)| Replayed::Entry(l)));
     out
+}
+
+/// A compaction on the path: its summary as a user message, then the messages of its
+/// `retainedTail`, if it has one.
+fn read_compaction(doc: &Doc<'_>, conv: &mut Conversation) {
+    let loc = Loc::new(doc.base, "");
+    conv.start_turn(Role::User, loc.clone());
+    conv.push_to_last(Item::Text(Text {
+        loc: loc.child("summary"),
+        message: loc.clone(),
+    }));
+    for (k, message) in array_at(doc.value, "retainedTail")
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        read_message(message, &loc, &loc.child(("retainedTail", k)), conv);
+    }
 }
 
 /// One replayed entry: messages, and the entries pi turns into user messages.

@@ -548,7 +548,7 @@ mod tests {
     fn fixtures_read_one_record_at_a_time_are_checked_as_read_together() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
         let mut checked = 0;
-        for format in [Format::ClaudeCode, Format::Codex] {
+        for format in [Format::ClaudeCode, Format::Codex, Format::Pi] {
             let dir = root.join(format.name());
             let mut paths: Vec<_> = std::fs::read_dir(&dir)
                 .expect("the format's fixtures")
@@ -563,7 +563,115 @@ mod tests {
                 checked += 1;
             }
         }
-        assert!(checked >= 15, "{checked} fixtures");
+        assert!(checked >= 18, "{checked} fixtures");
+    }
+
+    /// A pi session read one line at a time: the path from the last entry, a branch left
+    /// off it, the last compaction's summary and what it keeps (entries from an id, or a
+    /// retained tail; v1 by index among the lines that parse, a broken line not counted),
+    /// aborted turns, and structures on lines on and off the path.
+    #[test]
+    fn a_pi_session_read_one_line_at_a_time_is_read_as_together() {
+        let entry = |id: &str, parent: Option<&str>, message: serde_json::Value| {
+            line(
+                serde_json::json!({"type": "message", "id": id, "parentId": parent,
+                "timestamp": "t", "message": message}),
+            )
+        };
+        let user = |text: &str| serde_json::json!({"role": "user", "content": text});
+        let call = |id: &str, stop: &str| {
+            serde_json::json!({"role": "assistant", "stopReason": stop, "content": [
+                {"type": "toolCall", "id": id, "name": "bash", "arguments": {"command": "ls"}}]})
+        };
+        let result = |id: &str| {
+            serde_json::json!({"role": "toolResult", "toolCallId": id, "toolName": "bash",
+                "content": [{"type": "text", "text": "ok"}], "isError": false})
+        };
+        let header = line(
+            serde_json::json!({"type": "session", "version": 3, "id": "s",
+            "timestamp": "t", "cwd": "/w"}),
+        );
+        let by_id = [
+            header.clone(),
+            entry("e1", None, user("go")),
+            entry("e2", Some("e1"), call("c1", "toolUse")),
+            entry("e3", Some("e2"), result("c1")),
+            // A branch the path leaves: its unanswered call and unread structure are not sent.
+            entry(
+                "b1",
+                Some("e3"),
+                serde_json::json!({"role": "assistant", "content": [
+                {"type": "toolCall", "id": "c9", "name": "bash", "arguments": {}},
+                {"type": "function_call", "call_id": "lost"}]}),
+            ),
+            line(
+                serde_json::json!({"type": "compaction", "id": "k1", "parentId": "e3",
+                "timestamp": "t", "summary": "so far", "firstKeptEntryId": "e2"}),
+            ),
+            "{\"type\": \"message\", \"id\"\n".to_string(),
+            entry("e4", Some("k1"), call("c2", "aborted")),
+            entry(
+                "e5",
+                Some("e4"),
+                serde_json::json!({"role": "assistant", "content": [
+                {"type": "toolCall", "id": "c3", "name": "bash", "arguments": {}},
+                {"type": "tool_use", "id": "toolu_lost"}]}),
+            ),
+            line(
+                serde_json::json!({"type": "label", "id": "e6", "parentId": "e5",
+                "timestamp": "t", "label": "x"}),
+            ),
+            entry("e7", Some("e6"), result("c3")),
+        ]
+        .concat();
+        let tail = [
+            header.clone(),
+            entry("e1", None, user("go")),
+            line(
+                serde_json::json!({"type": "compaction", "id": "k1", "parentId": "e1",
+                "timestamp": "t", "summary": "so far", "firstKeptEntryId": "e1",
+                "retainedTail": [call("c1", "toolUse"), result("c1"),
+                    {"role": "user", "content": "more", "note": {"type": "tool_result",
+                        "tool_use_id": "x"}}]}),
+            ),
+            entry("e2", Some("k1"), user("next")),
+        ]
+        .concat();
+        // Version 1: no ids, file order is the path, kept entries by index.
+        let v1 = [
+            line(serde_json::json!({"type": "session", "id": "s", "timestamp": "t"})),
+            line(serde_json::json!({"type": "message", "message": user("go")})),
+            "not json\n".to_string(),
+            line(serde_json::json!({"type": "message", "message": call("c1", "toolUse")})),
+            line(serde_json::json!({"type": "message", "message": result("c1")})),
+            line(serde_json::json!({"type": "compaction", "summary": "s",
+                "firstKeptEntryIndex": 2})),
+            line(serde_json::json!({"type": "message", "message": call("c2", "toolUse")})),
+            line(serde_json::json!({"type": "message", "message": user("again")})),
+        ]
+        .concat();
+        for text in [&by_id, &tail, &v1] {
+            let [streamed, held] = both_ways_as(Format::Pi, text);
+            assert_eq!(streamed, held, "{text}");
+        }
+        let [found, _] = both_ways_as(Format::Pi, &by_id);
+        let one = "1 tool-call or tool-result structure read as `pi` went unchecked";
+        assert_eq!(found.matches(one).count(), 1, "{found}");
+        assert!(
+            found.contains("`tool_use` at /message/content/1"),
+            "{found}"
+        );
+        // The kept call and its result, then the one after the compaction.
+        assert!(found.contains("calls: 2, results: 2"), "{found}");
+        let [found, _] = both_ways_as(Format::Pi, &tail);
+        assert!(
+            found.contains("`tool_result` at /retainedTail/2/note"),
+            "{found}"
+        );
+        assert!(found.contains("calls: 1, results: 1"), "{found}");
+        let [found, _] = both_ways_as(Format::Pi, &v1);
+        // The line that does not parse is not counted: index 2 is the call.
+        assert!(found.contains("calls: 2, results: 1"), "{found}");
     }
 
     /// A Codex rollout is held to every line: a structure on a line nothing is read from

@@ -15,6 +15,7 @@ mod relink;
 mod session;
 
 use super::{str_at, Adapter, Dialect, Doc, Format, Planned, Records, Visit};
+use super::adapter::{read_again, Trees};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
 use crate::transcript::Conversation;
@@ -104,10 +105,8 @@ impl Adapter for ClaudeCode {
         records: &mut dyn Records<'_>,
         visit: Visit<'_>,
     ) -> Option<Result<Vec<Conversation>, String>> {
-        Some(match session::read_each(records) {
-            (recs, Some(mut held)) => rebuild(&recs, &mut held, visit),
-            (recs, None) => rebuild(&recs, &mut { records }, visit),
-        })
+        let (recs, held) = session::read_each(records);
+        Some(read_again(records, held, |trees| rebuild(&recs, trees, visit)))
     }
 
     /// Fixes keep the `parentUuid` chain whole (docs/architecture.md, "Fix principles"): a
@@ -156,7 +155,7 @@ impl Adapter for ClaudeCode {
 /// `trees`.
 fn rebuild<'t>(
     recs: &session::Recs<'t>,
-    trees: &mut dyn session::Trees<'t>,
+    trees: &mut dyn Trees<'t>,
     visit: Visit<'_>,
 ) -> Result<Vec<Conversation>, String> {
     let session = Session::new(recs);

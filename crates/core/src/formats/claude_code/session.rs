@@ -20,6 +20,7 @@ use std::borrow::Cow;
 
 use super::RECORD_TYPES;
 use crate::formats::anthropic::push_message;
+use crate::formats::adapter::{read_headers, Held, Trees};
 use crate::formats::{str_at, text_at, Doc, Format, Records, Visit};
 use crate::transcript::{Conversation, Loc, Pairing, Role};
 use crate::tree::Value as Tree;
@@ -173,58 +174,11 @@ pub(super) fn read_docs<'t>(docs: &[Doc<'t>]) -> Recs<'t> {
 /// The records of a session read one at a time, each tree dropped once read, unless the
 /// session is small ([`Records::small`]): its trees are then held, by record, for the rebuild.
 pub(super) fn read_each<'t>(records: &mut dyn Records<'t>) -> (Recs<'t>, Option<Held<'t>>) {
-    // Sized once: grown by doubling, the list was the peak of a big session's lint.
-    let mut list = Vec::with_capacity(records.count());
-    let mut held = records.small().then(|| Vec::with_capacity(records.count()));
     let mut versions = Versions::default();
-    for i in 0..records.count() {
-        let record = records.read(i);
-        if let Some((base, value)) = &record {
-            list.push(Rec::read(i, *base, value, &mut versions));
-        }
-        if let Some(held) = &mut held {
-            held.push(record);
-        }
-    }
-    (Recs { list, versions }, held.map(Held))
-}
-
-/// The trees of a small session's records, by record.
-pub(super) struct Held<'t>(Vec<Option<(usize, Tree<'t>)>>);
-
-impl<'t> Trees<'t> for Held<'t> {
-    fn with_tree(&mut self, at: usize, read: &mut dyn FnMut(Doc<'_>)) {
-        if let Some(Some((base, value))) = self.0.get(at) {
-            read(Doc { base: *base, value });
-        }
-    }
-}
-
-/// How the rebuild gets a record's tree again when it reads its message.
-pub(super) trait Trees<'t> {
-    /// Shows `read` the tree of record `at` (its [`Rec`]'s).
-    fn with_tree(&mut self, at: usize, read: &mut dyn FnMut(Doc<'_>));
-}
-
-/// Trees all held at once: the documents the records were read from.
-impl<'t> Trees<'t> for &[Doc<'t>] {
-    fn with_tree(&mut self, at: usize, read: &mut dyn FnMut(Doc<'_>)) {
-        if let Some(&doc) = self.get(at) {
-            read(doc);
-        }
-    }
-}
-
-/// Trees parsed again, one at a time.
-impl<'t> Trees<'t> for &mut dyn Records<'t> {
-    fn with_tree(&mut self, at: usize, read: &mut dyn FnMut(Doc<'_>)) {
-        if let Some((base, value)) = self.read(at) {
-            read(Doc {
-                base,
-                value: &value,
-            });
-        }
-    }
+    let (list, held) = read_headers(records, |i, base, value| {
+        Rec::read(i, base, value, &mut versions)
+    });
+    (Recs { list, versions }, held)
 }
 
 pub(super) struct Session<'s, 't> {
