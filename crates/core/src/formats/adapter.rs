@@ -282,6 +282,14 @@ mod tests {
                 })
             })
             .collect();
-        assert_eq!(one_by_one, [Format::ClaudeCode, Format::Codex, Format::Pi]);
+        assert_eq!(
+            one_by_one,
+            [
+                Format::ClaudeCode,
+                Format::Codex,
+                Format::Pi,
+                Format::CopilotCli
+            ]
+        );
     }
 }

@@ -39,7 +39,9 @@
 use serde_json::{json, Value as Json};
 
 use super::links::{self, derived_uuid, insert_linked_after, mentions_id, IdParent};
-use super::{str_at, Adapter, Dialect, Doc, Format, Planned};
+use super::adapter::{read_again, read_headers, Trees};
+use super::{str_at, text_at, Adapter, Dialect, Doc, Format, Planned, Records, Visit};
+use std::borrow::Cow;
 use crate::edit::plan::EditContext;
 use crate::finding::{Edit, FixIntent};
 use crate::transcript::{
@@ -106,31 +108,26 @@ impl Adapter for CopilotCli {
     }
 
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
-        let recognised = docs.iter().any(|d| self.sniff_record(d.value).is_some());
-        if !recognised && !docs.is_empty() {
-            return Err(
-                "expected Copilot CLI events (`{type, id, parentId, data}` lines such as `session.start`, `assistant.message`)"
-                    .into(),
-            );
-        }
-        // One group per agent, the main agent (no `agentId`) first, then sub-agents in the
-        // order they first write.
-        let mut groups: Vec<(Option<&str>, Vec<&Doc<'_>>)> = vec![(None, Vec::new())];
-        for doc in docs {
-            let agent = str_at(doc.value, "agentId");
-            match groups.iter_mut().find(|(a, _)| *a == agent) {
-                Some((_, records)) => records.push(doc),
-                None => groups.push((agent, vec![doc])),
-            }
-        }
-        let first = docs.first().map_or(0, |d| d.base);
-        Ok(groups
+        let events: Vec<Event<'_>> = docs
             .iter()
-            .map(|(_, records)| {
-                let base = records.first().map_or(first, |d| d.base);
-                read_agent(records, Loc::new(base, ""))
-            })
-            .collect())
+            .enumerate()
+            .map(|(at, doc)| Event::read(at, doc.base, doc.value))
+            .collect();
+        rebuild(&events, &mut { docs }, &mut |_, _, _, _| {})
+    }
+
+    /// A session's events are read twice: once for which agent wrote each and where its
+    /// last compaction is (then each tree is dropped, unless the session is small), and
+    /// again, one at a time, as each agent's history.
+    fn normalise_one_by_one(
+        &self,
+        records: &mut dyn Records<'_>,
+        visit: Visit<'_>,
+    ) -> Option<Result<Vec<Conversation>, String>> {
+        let (events, held) = read_headers(records, Event::read);
+        Some(read_again(records, held, |trees| {
+            rebuild(&events, trees, visit)
+        }))
     }
 
     /// Whole-line edits that keep the `parentId` chain whole (see the module documentation).
@@ -212,61 +209,151 @@ fn insert_completion(cx: &EditContext<'_>, call: &ToolCall) -> Option<Vec<Edit>>
 /// What the inserted completion says.
 const NEVER_COMPLETED: &str = "Synthetic result written by toolcheck: no result was recorded for this call; it may or may not have run.";
 
+/// What grouping a session's events by agent and finding each agent's last compaction
+/// needs of one event, read from its tree: the strings borrow the file's text (or own their
+/// decoding), so the tree need not be kept. A big session holds one per line.
+struct Event<'t> {
+    /// Which record of the session it is (what reads its tree again).
+    at: usize,
+    base: usize,
+    /// Its `agentId`: `None` for the main agent.
+    agent: Option<Cow<'t, str>>,
+    kind: Kind<'t>,
+    /// Whether it is an event of Copilot CLI's ([`CopilotCli::sniff_record`]).
+    known: bool,
+}
+
+enum Kind<'t> {
+    /// `session.start`, with its `data.copilotVersion`.
+    Start(Option<Cow<'t, str>>),
+    CompactionStart,
+    /// `session.compaction_complete` that did not fail; whether it has a `summaryContent`.
+    Compacted { summary: bool },
+    Other,
+}
+
+impl<'t> Event<'t> {
+    /// Record `at` of the session, at byte `base`.
+    fn read(at: usize, base: usize, value: &Tree<'t>) -> Self {
+        let data = value.get("data");
+        let kind = match str_at(value, "type") {
+            Some("session.start") => Kind::Start(data.and_then(|d| text_at(d, "copilotVersion"))),
+            Some("session.compaction_start") => Kind::CompactionStart,
+            Some("session.compaction_complete")
+                if data
+                    .and_then(|v| v.get("success"))
+                    .and_then(Tree::as_bool)
+                    != Some(false) =>
+            {
+                Kind::Compacted {
+                    summary: data.is_some_and(|v| str_at(v, "summaryContent").is_some()),
+                }
+            }
+            _ => Kind::Other,
+        };
+        Event {
+            at,
+            base,
+            agent: text_at(value, "agentId"),
+            kind,
+            known: CopilotCli.sniff_record(value).is_some(),
+        }
+    }
+}
+
+/// The conversations of the session whose events are `events`, one per agent (the main
+/// agent, with no `agentId`, first, then sub-agents in the order they first write), their
+/// trees got again from `trees`; `visit` is shown each event as it is read.
+fn rebuild<'t>(
+    events: &[Event<'t>],
+    trees: &mut dyn Trees<'t>,
+    visit: Visit<'_>,
+) -> Result<Vec<Conversation>, String> {
+    if !events.iter().any(|e| e.known) && !events.is_empty() {
+        return Err(
+            "expected Copilot CLI events (`{type, id, parentId, data}` lines such as `session.start`, `assistant.message`)"
+                .into(),
+        );
+    }
+    let mut groups: Vec<(Option<&str>, Vec<&Event<'t>>)> = vec![(None, Vec::new())];
+    for event in events {
+        let agent = event.agent.as_deref();
+        match groups.iter_mut().find(|(a, _)| *a == agent) {
+            Some((_, group)) => group.push(event),
+            None => groups.push((agent, vec![event])),
+        }
+    }
+    let first = events.first().map_or(0, |e| e.base);
+    Ok(groups
+        .iter()
+        .map(|(_, group)| {
+            let base = group.first().map_or(first, |e| e.base);
+            read_agent(group, Loc::new(base, ""), trees, visit)
+        })
+        .collect())
+}
+
 /// One agent's conversation from its events, in file order.
-fn read_agent(records: &[&Doc<'_>], loc: Loc) -> Conversation {
+fn read_agent<'t>(
+    events: &[&Event<'t>],
+    loc: Loc,
+    trees: &mut dyn Trees<'t>,
+    visit: Visit<'_>,
+) -> Conversation {
     let mut conv = Conversation::new(Format::CopilotCli, loc, Pairing::NextTurn);
     // A call the session ends on is still running, not unanswered.
     conv.resumable = false;
-    conv.agent_version = records
+    conv.agent_version = events
         .iter()
-        .filter(|d| str_at(d.value, "type") == Some("session.start"))
-        .find_map(|d| {
-            d.value
-                .get("data")
-                .and_then(|v| str_at(v, "copilotVersion"))
-        })
-        .map(str::to_string);
+        .find_map(|e| match &e.kind {
+            Kind::Start(Some(version)) => Some(version.to_string()),
+            _ => None,
+        });
     // The last compaction that succeeded, and where the history it replaced ends.
-    let compaction = records.iter().rposition(|d| {
-        str_at(d.value, "type") == Some("session.compaction_complete")
-            && d.value
-                .get("data")
-                .and_then(|v| v.get("success"))
-                .and_then(Tree::as_bool)
-                != Some(false)
-    });
+    let compaction = events
+        .iter()
+        .rposition(|e| matches!(e.kind, Kind::Compacted { .. }));
     let mut start = 0;
     if let Some(c) = compaction {
-        let cut = records
+        let cut = events
             .get(..c)
             .unwrap_or_default()
             .iter()
-            .rposition(|d| str_at(d.value, "type") == Some("session.compaction_start"))
+            .rposition(|e| matches!(e.kind, Kind::CompactionStart))
             .unwrap_or(c);
-        for doc in records.get(..cut).unwrap_or_default() {
-            conv.excluded.push(Loc::new(doc.base, "").child("data"));
+        for event in events.get(..cut).unwrap_or_default() {
+            trees.with_tree(event.at, &mut |doc| {
+                let mark = conv.mark();
+                conv.excluded.push(Loc::new(doc.base, "").child("data"));
+                visit(event.at, doc, &conv, mark);
+            });
         }
-        if let Some(doc) = records.get(c) {
-            let at = Loc::new(doc.base, "");
-            conv.start_turn(Role::User, at.clone());
-            if doc
-                .value
-                .get("data")
-                .is_some_and(|v| str_at(v, "summaryContent").is_some())
-            {
-                conv.push_to_last(Item::Text(Text {
-                    loc: at.child(("data", "summaryContent")),
-                    message: at,
-                }));
-            }
+        if let Some(event) = events.get(c) {
+            let summary = matches!(event.kind, Kind::Compacted { summary: true });
+            trees.with_tree(event.at, &mut |doc| {
+                let mark = conv.mark();
+                let at = Loc::new(doc.base, "");
+                conv.start_turn(Role::User, at.clone());
+                if summary {
+                    conv.push_to_last(Item::Text(Text {
+                        loc: at.child(("data", "summaryContent")),
+                        message: at,
+                    }));
+                }
+                visit(event.at, doc, &conv, mark);
+            });
         }
         start = cut;
     }
-    for (i, doc) in records.iter().enumerate().skip(start) {
+    for (i, event) in events.iter().enumerate().skip(start) {
         if Some(i) == compaction {
             continue;
         }
-        read_event(doc, &mut conv);
+        trees.with_tree(event.at, &mut |doc| {
+            let mark = conv.mark();
+            read_event(&doc, &mut conv);
+            visit(event.at, doc, &conv, mark);
+        });
     }
     conv
 }

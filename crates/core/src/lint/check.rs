@@ -548,7 +548,12 @@ mod tests {
     fn fixtures_read_one_record_at_a_time_are_checked_as_read_together() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
         let mut checked = 0;
-        for format in [Format::ClaudeCode, Format::Codex, Format::Pi] {
+        for format in [
+            Format::ClaudeCode,
+            Format::Codex,
+            Format::Pi,
+            Format::CopilotCli,
+        ] {
             let dir = root.join(format.name());
             let mut paths: Vec<_> = std::fs::read_dir(&dir)
                 .expect("the format's fixtures")
@@ -563,7 +568,7 @@ mod tests {
                 checked += 1;
             }
         }
-        assert!(checked >= 18, "{checked} fixtures");
+        assert!(checked >= 21, "{checked} fixtures");
     }
 
     /// A pi session read one line at a time: the path from the last entry, a branch left
@@ -672,6 +677,83 @@ mod tests {
         let [found, _] = both_ways_as(Format::Pi, &v1);
         // The line that does not parse is not counted: index 2 is the call.
         assert!(found.contains("calls: 2, results: 1"), "{found}");
+    }
+
+    /// A Copilot CLI session read one event at a time: each agent's history, the events
+    /// before its last successful compaction started left out (structures in their `data`
+    /// too), a failed compaction ignored, and every event held to the guard.
+    #[test]
+    fn a_copilot_session_read_one_event_at_a_time_is_read_as_together() {
+        let mut n = 0;
+        let mut event = |kind: &str, agent: Option<&str>, data: serde_json::Value| {
+            n += 1;
+            let mut e = serde_json::json!({"type": kind, "data": data, "id": format!("e{n}"),
+                "timestamp": "t", "parentId": if n == 1 { None } else { Some(format!("e{}", n - 1)) }});
+            if let Some(agent) = agent {
+                e["agentId"] = agent.into();
+            }
+            line(e)
+        };
+        let call = |id: &str| {
+            serde_json::json!({"content": "", "toolRequests": [
+                {"toolCallId": id, "name": "bash", "arguments": {"command": "ls"}}]})
+        };
+        let done = |id: &str| {
+            serde_json::json!({"toolCallId": id, "success": true,
+                "result": {"content": "ok"}})
+        };
+        let text = [
+            event(
+                "session.start",
+                None,
+                serde_json::json!({"producer": "copilot-agent",
+                "copilotVersion": "1.0.80", "sessionId": "s"}),
+            ),
+            event("user.message", None, serde_json::json!({"content": "go"})),
+            event("assistant.message", None, call("c1")),
+            // Left out by the compaction, with the structure it holds.
+            event(
+                "assistant.message",
+                None,
+                serde_json::json!({"content": "",
+                "toolRequests": [{"toolCallId": "c0", "name": "bash", "arguments": {}}],
+                "note": {"type": "tool_use", "id": "toolu_gone"}}),
+            ),
+            event("tool.execution_complete", Some("sub"), done("c9")),
+            event(
+                "assistant.message",
+                Some("sub"),
+                serde_json::json!({"content": "",
+                "toolRequests": [{"toolCallId": "c8", "name": "bash", "arguments": {}}],
+                "note": {"type": "function_call", "call_id": "lost"}}),
+            ),
+            event("session.compaction_start", None, serde_json::json!({})),
+            event("tool.execution_complete", None, done("c1")),
+            "{\"type\": \"user.message\"\n".to_string(),
+            event(
+                "session.compaction_complete",
+                None,
+                serde_json::json!({"success": true,
+                "summaryContent": "so far"}),
+            ),
+            event(
+                "session.compaction_complete",
+                None,
+                serde_json::json!({"success": false}),
+            ),
+            event("assistant.message", None, call("c2")),
+            event("tool.execution_complete", None, done("c2")),
+        ]
+        .concat();
+        let [streamed, held] = both_ways_as(Format::CopilotCli, &text);
+        assert_eq!(streamed, held);
+        let one = "1 tool-call or tool-result structure read as `copilot-cli` went unchecked";
+        assert_eq!(streamed.matches(one).count(), 1, "{streamed}");
+        assert!(
+            streamed.contains("`function_call` at /data/note"),
+            "{streamed}"
+        );
+        assert!(streamed.contains("conversations: 2"), "{streamed}");
     }
 
     /// A Codex rollout is held to every line: a structure on a line nothing is read from
