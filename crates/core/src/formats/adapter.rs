@@ -288,7 +288,8 @@ mod tests {
                 Format::ClaudeCode,
                 Format::Codex,
                 Format::Pi,
-                Format::CopilotCli
+                Format::CopilotCli,
+                Format::QwenCode
             ]
         );
     }

@@ -41,7 +41,11 @@ use serde_json::{json, Value as Json};
 
 use super::gemini::{pair_idless, part_item};
 use super::links::{self, derived_uuid, insert_linked_after, mentions_id, UuidParent};
-use super::{array_at, str_at, Adapter, Dialect, Doc, Format, Planned};
+use super::adapter::{read_again, read_headers, Trees};
+use super::{
+    array_at, str_at, text_at, Adapter, Dialect, Doc, Format, Planned, Records, Visit,
+};
+use std::borrow::Cow;
 use crate::edit::json_edit;
 use crate::edit::plan::EditContext;
 use crate::finding::{Edit, FixIntent};
@@ -97,13 +101,30 @@ impl Adapter for QwenCode {
     }
 
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
-        if !docs.iter().any(|d| is_record(d.value)) && !docs.is_empty() {
-            return Err(
-                "expected Qwen Code chat records (`{uuid, parentUuid, sessionId, type, message: {role, parts}}` lines)"
-                    .into(),
-            );
-        }
-        Ok(vec![read_session(docs)])
+        let mut version = None;
+        let lines: Vec<Line<'_>> = docs
+            .iter()
+            .enumerate()
+            .map(|(at, doc)| Line::read(at, doc.base, doc.value, &mut version))
+            .collect();
+        rebuild(&lines, version, &mut { docs }, &mut |_, _, _, _| {})
+    }
+
+    /// A session's records are read twice: once for what links them (then each tree is
+    /// dropped, unless the session is small), and again, one at a time, as the path
+    /// replays them and for the unread-structure guard, which holds every record.
+    fn normalise_one_by_one(
+        &self,
+        records: &mut dyn Records<'_>,
+        visit: Visit<'_>,
+    ) -> Option<Result<Vec<Conversation>, String>> {
+        let mut version = None;
+        let (lines, held) = read_headers(records, |at, base, value| {
+            Line::read(at, base, value, &mut version)
+        });
+        Some(read_again(records, held, |trees| {
+            rebuild(&lines, version, trees, visit)
+        }))
     }
 
     /// Whole-record edits that keep the `parentUuid` chain whole (see the module
@@ -225,31 +246,92 @@ fn is_last_record(cx: &EditContext<'_>, start: usize) -> bool {
     })
 }
 
-/// The session as `SessionService.loadSession` and `buildApiHistoryFromConversation` rebuild it.
-fn read_session(docs: &[Doc<'_>]) -> Conversation {
-    let first = docs.first().map_or(0, |d| d.base);
+/// What rebuilding the path needs of one line of the session that parses, read from its
+/// tree: the strings borrow the file's text (or own their decoding), so the tree need not be
+/// kept. A big session holds one per line while its path is rebuilt.
+struct Line<'t> {
+    /// Which record of the session it is (what reads its tree again).
+    at: usize,
+    base: usize,
+    /// Whether it carries Qwen Code's envelope ([`is_record`]).
+    record: bool,
+    uuid: Option<Cow<'t, str>>,
+    parent: Option<Cow<'t, str>>,
+    /// `type: "tool_result"`: the record's type is an envelope, not a result block.
+    tool_result: bool,
+    system: bool,
+    /// A `chat_compression` system record holding a `compressedHistory`.
+    checkpoint: bool,
+    /// Whether its `message` is the model's (what a record sharing its uuid is read as).
+    model: bool,
+}
+
+impl<'t> Line<'t> {
+    /// Record `at` of the session, at byte `base`; `version` becomes the last record's
+    /// `version` (the version that last resumed the session).
+    fn read(at: usize, base: usize, value: &Tree<'t>, version: &mut Option<Cow<'t, str>>) -> Self {
+        let record = is_record(value);
+        if record {
+            if let Some(v) = text_at(value, "version") {
+                *version = Some(v);
+            }
+        }
+        let system = str_at(value, "type") == Some("system");
+        Line {
+            at,
+            base,
+            record,
+            uuid: text_at(value, "uuid"),
+            parent: text_at(value, "parentUuid"),
+            tool_result: str_at(value, "type") == Some("tool_result"),
+            system,
+            checkpoint: system
+                && str_at(value, "subtype") == Some("chat_compression")
+                && compressed_history(value).is_some(),
+            model: value
+                .get("message")
+                .is_some_and(|m| str_at(m, "role") == Some("model")),
+        }
+    }
+}
+
+/// The conversation of the session whose parsed lines are `lines` (`version` the last
+/// record's), their trees got again from `trees`; `visit` is shown every line as it is read,
+/// with what was read from it or left out of it.
+fn rebuild<'t>(
+    lines: &[Line<'t>],
+    version: Option<Cow<'t, str>>,
+    trees: &mut dyn Trees<'t>,
+    visit: Visit<'_>,
+) -> Result<Vec<Conversation>, String> {
+    if !lines.iter().any(|l| l.record) && !lines.is_empty() {
+        return Err(
+            "expected Qwen Code chat records (`{uuid, parentUuid, sessionId, type, message: {role, parts}}` lines)"
+                .into(),
+        );
+    }
+    let first = lines.first().map_or(0, |l| l.base);
     let mut conv = Conversation::new(Format::QwenCode, Loc::new(first, ""), Pairing::NextTurn);
     conv.results_role = Role::User;
     // A call the session ends on is still running, not unanswered.
     conv.resumable = false;
+    conv.agent_version = version.map(Cow::into_owned);
 
-    let records: Vec<&Doc<'_>> = docs.iter().filter(|d| is_record(d.value)).collect();
-    // The last record's writer is the version that last resumed the session.
-    conv.agent_version = records
-        .iter()
-        .rev()
-        .find_map(|d| str_at(d.value, "version"))
-        .map(str::to_string);
-    let mut by_uuid: HashMap<&str, Vec<&Doc<'_>>> = HashMap::new();
-    for doc in &records {
-        if let Some(uuid) = str_at(doc.value, "uuid") {
-            by_uuid.entry(uuid).or_default().push(doc);
+    // Lines by position; records sharing a uuid are one message.
+    let mut by_uuid: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, line) in lines.iter().enumerate().filter(|(_, l)| l.record) {
+        if let Some(uuid) = line.uuid.as_deref() {
+            by_uuid.entry(uuid).or_default().push(i);
         }
     }
+    let first_of = |group: &[usize]| group.first().and_then(|&i| lines.get(i));
     // The path from the last record up its `parentUuid` chain.
     let mut chain: Vec<&str> = Vec::new();
     let mut visited = HashSet::new();
-    let mut current = records.last().and_then(|d| str_at(d.value, "uuid"));
+    let mut current = lines
+        .iter()
+        .rfind(|l| l.record)
+        .and_then(|l| l.uuid.as_deref());
     while let Some(uuid) = current {
         if !visited.insert(uuid) {
             break;
@@ -258,93 +340,121 @@ fn read_session(docs: &[Doc<'_>]) -> Conversation {
         let Some(group) = by_uuid.get(uuid) else {
             break;
         };
-        current = group
-            .first()
-            .and_then(|d| str_at(d.value, "parentUuid"))
+        current = first_of(group)
+            .and_then(|l| l.parent.as_deref())
             .filter(|p| !p.is_empty());
     }
     chain.reverse();
-    let messages: Vec<&[&Doc<'_>]> = chain
+    let messages: Vec<&[usize]> = chain
         .iter()
         .filter_map(|uuid| by_uuid.get(uuid).map(Vec::as_slice))
         .collect();
 
     // The last compression checkpoint on the path.
-    let compression = messages.iter().rposition(|group| {
-        group.first().is_some_and(|d| {
-            str_at(d.value, "type") == Some("system")
-                && str_at(d.value, "subtype") == Some("chat_compression")
-                && compressed_history(d.value).is_some()
-        })
-    });
-
-    // Everything not replayed is accounted for.
-    let on_path: HashSet<usize> = messages
+    let compression = messages
         .iter()
-        .flat_map(|group| group.iter().map(|d| d.base))
-        .collect();
-    for doc in &records {
-        let at = Loc::new(doc.base, "");
-        conv.excluded.push(at.child("toolCallResult"));
-        // The record's own `type: "tool_result"` is an envelope, not a result block: what it
-        // carries is read from `message`.
-        if str_at(doc.value, "type") == Some("tool_result") {
-            conv.excluded.push(at.clone());
-        }
-        let live_checkpoint = compression
-            .and_then(|c| messages.get(c))
-            .is_some_and(|group| group.iter().any(|d| d.base == doc.base));
-        if !live_checkpoint {
-            conv.excluded.push(at.child("systemPayload"));
-        }
-        if !on_path.contains(&doc.base) {
-            conv.excluded.push(at.child("message"));
+        .rposition(|group| first_of(group).is_some_and(|l| l.checkpoint));
+    let start = compression.map_or(0, |c| c + 1);
+    // How the path treats each line: not at all, its message excluded (before the
+    // checkpoint, or a system record after it), read, or the live checkpoint's.
+    let mut replay = vec![Replay::Off; lines.len()];
+    for (g, group) in messages.iter().enumerate() {
+        let system = first_of(group).is_some_and(|l| l.system);
+        let model = first_of(group).is_some_and(|l| l.model);
+        for &i in group.iter() {
+            let how = match compression {
+                Some(c) if g < c => Replay::Before,
+                Some(c) if g == c => Replay::Checkpoint,
+                Some(_) if system => Replay::Before,
+                _ => Replay::Read { model },
+            };
+            if let Some(slot) = replay.get_mut(i) {
+                *slot = how;
+            }
         }
     }
 
-    let start = match compression {
-        Some(c) => {
-            if let Some(doc) = messages.get(c).and_then(|g| g.first()) {
-                let list_loc = Loc::new(doc.base, "")
-                    .child("systemPayload")
-                    .child("compressedHistory");
-                for (k, content) in compressed_history(doc.value)
-                    .map_or(&[][..], Vec::as_slice)
-                    .iter()
-                    .enumerate()
-                {
-                    push_content(&mut conv, content, &list_loc.child(k));
-                }
-            }
-            for group in messages.get(..c).unwrap_or_default() {
-                for doc in group.iter() {
-                    conv.excluded.push(Loc::new(doc.base, "").child("message"));
-                }
-            }
-            c + 1
+    // Each line once, with what the replay reads from it and what it leaves out: the
+    // checkpoint's history first, then the path in order, then every other line.
+    let mut order: Vec<usize> = Vec::with_capacity(lines.len());
+    if let Some(&i) = compression
+        .and_then(|c| messages.get(c))
+        .and_then(|g| g.first())
+    {
+        order.push(i);
+    }
+    order.extend(messages.get(start..).unwrap_or_default().iter().flat_map(|g| g.iter()));
+    let mut shown = vec![false; lines.len()];
+    for &i in &order {
+        if let Some(slot) = shown.get_mut(i) {
+            *slot = true;
         }
-        None => 0,
-    };
-    for group in messages.get(start..).unwrap_or_default() {
-        let system = group
-            .first()
-            .is_some_and(|d| str_at(d.value, "type") == Some("system"));
-        for doc in group.iter() {
+    }
+    order.extend((0..lines.len()).filter(|&i| !shown.get(i).copied().unwrap_or(true)));
+    let checkpoint_first = compression.is_some();
+    for (n, &i) in order.iter().enumerate() {
+        let (Some(line), Some(&how)) = (lines.get(i), replay.get(i)) else {
+            continue;
+        };
+        trees.with_tree(line.at, &mut |doc| {
+            let mark = conv.mark();
             let at = Loc::new(doc.base, "");
-            // After a checkpoint, system records are skipped whatever they hold.
-            if system && compression.is_some() {
-                conv.excluded.push(at.child("message"));
-                continue;
+            if line.record {
+                exclude(&mut conv, &at, line, how);
             }
-            if let Some(message) = doc.value.get("message").filter(|m| m.is_object()) {
-                // Aggregated records keep the first record's role.
-                let role_from = group.first().and_then(|d| d.value.get("message"));
-                push_parts(&mut conv, message, role_from, &at.child("message"), &at);
+            match how {
+                Replay::Checkpoint if n == 0 && checkpoint_first => {
+                    let list_loc = at.child("systemPayload").child("compressedHistory");
+                    for (k, content) in compressed_history(doc.value)
+                        .map_or(&[][..], Vec::as_slice)
+                        .iter()
+                        .enumerate()
+                    {
+                        push_content(&mut conv, content, &list_loc.child(k));
+                    }
+                }
+                Replay::Read { model } => {
+                    if let Some(message) = doc.value.get("message").filter(|m| m.is_object()) {
+                        push_parts(&mut conv, message, model, &at.child("message"), &at);
+                    }
+                }
+                _ => {}
             }
-        }
+            visit(line.at, doc, &conv, mark);
+        });
     }
     pair_idless(&mut conv);
-    conv
+    Ok(vec![conv])
+}
+
+/// How the replayed path treats a line.
+#[derive(Clone, Copy)]
+enum Replay {
+    /// Off the path.
+    Off,
+    /// On it, but its message is not sent: before the last compression checkpoint, or a
+    /// system record after it.
+    Before,
+    /// In the last checkpoint's message, whose `compressedHistory` starts the history.
+    Checkpoint,
+    /// Sent; `model`: as the model's (the role of the first record sharing its uuid).
+    Read { model: bool },
+}
+
+/// What the replay leaves out of the record `line` at `at`, accounted for so the
+/// unread-structure guard counts it as read on purpose: the UI-only `toolCallResult`, the
+/// `tool_result` envelope, system payloads but the live checkpoint's, and messages not sent.
+fn exclude(conv: &mut Conversation, at: &Loc, line: &Line<'_>, how: Replay) {
+    conv.excluded.push(at.child("toolCallResult"));
+    if line.tool_result {
+        conv.excluded.push(at.clone());
+    }
+    if !matches!(how, Replay::Checkpoint) {
+        conv.excluded.push(at.child("systemPayload"));
+    }
+    if matches!(how, Replay::Off | Replay::Before) {
+        conv.excluded.push(at.child("message"));
+    }
 }
 
 fn compressed_history<'a>(record: &'a Tree<'a>) -> Option<&'a Vec<Tree<'a>>> {
@@ -355,22 +465,14 @@ fn compressed_history<'a>(record: &'a Tree<'a>) -> Option<&'a Vec<Tree<'a>>> {
 
 /// One `Content` of a compression checkpoint.
 fn push_content(conv: &mut Conversation, content: &Tree, loc: &Loc) {
-    push_parts(conv, content, Some(content), loc, loc);
+    let model = str_at(content, "role") == Some("model");
+    push_parts(conv, content, model, loc, loc);
 }
 
 /// The parts of a `Content` at `loc` (in the record at `at`), in the turn of its role.
 /// Thought parts are stripped before sending and are not read.
-fn push_parts(
-    conv: &mut Conversation,
-    content: &Tree,
-    role_from: Option<&Tree>,
-    loc: &Loc,
-    at: &Loc,
-) {
-    let role = match role_from.and_then(|m| str_at(m, "role")) {
-        Some("model") => Role::Assistant,
-        _ => Role::User,
-    };
+fn push_parts(conv: &mut Conversation, content: &Tree, model: bool, loc: &Loc, at: &Loc) {
+    let role = if model { Role::Assistant } else { Role::User };
     let parts = array_at(content, "parts").map_or(&[][..], Vec::as_slice);
     for (j, part) in parts.iter().enumerate() {
         if part.get("thought").and_then(Tree::as_bool) == Some(true) {

@@ -553,6 +553,7 @@ mod tests {
             Format::Codex,
             Format::Pi,
             Format::CopilotCli,
+            Format::QwenCode,
         ] {
             let dir = root.join(format.name());
             let mut paths: Vec<_> = std::fs::read_dir(&dir)
@@ -568,7 +569,7 @@ mod tests {
                 checked += 1;
             }
         }
-        assert!(checked >= 21, "{checked} fixtures");
+        assert!(checked >= 25, "{checked} fixtures");
     }
 
     /// A pi session read one line at a time: the path from the last entry, a branch left
@@ -754,6 +755,72 @@ mod tests {
             "{streamed}"
         );
         assert!(streamed.contains("conversations: 2"), "{streamed}");
+    }
+
+    /// A Qwen Code session read one record at a time: the `parentUuid` path from the last
+    /// record, records sharing a uuid joined, the last compression checkpoint's history then
+    /// later non-system messages; what is off the path, before the checkpoint or UI-only is
+    /// left out, and every line is held to the guard.
+    #[test]
+    fn a_qwen_session_read_one_record_at_a_time_is_read_as_together() {
+        let record = |uuid: &str, parent: Option<&str>, kind: &str, rest: serde_json::Value| {
+            let mut r = serde_json::json!({"uuid": uuid, "parentUuid": parent,
+                "sessionId": "s", "timestamp": "t", "type": kind, "cwd": "/w",
+                "version": "0.24.4"});
+            if let (Some(r), Some(rest)) = (r.as_object_mut(), rest.as_object()) {
+                r.extend(rest.clone());
+            }
+            line(r)
+        };
+        let call = |id: &str| {
+            serde_json::json!({"message": {"role": "model", "parts": [
+                {"functionCall": {"id": id, "name": "run", "args": {}}}]}})
+        };
+        let answer = |id: &str| {
+            serde_json::json!({"message": {"role": "user", "parts": [
+                {"functionResponse": {"id": id, "name": "run", "response": {"output": "ok"}}}]},
+                "toolCallResult": {"callId": id, "status": "success"}})
+        };
+        let user = |text: &str| serde_json::json!({"message": {"role": "user", "parts": [{"text": text}]}});
+        let text = [
+            record("u1", None, "user", user("go")),
+            record("a1", Some("u1"), "assistant", call("c1")),
+            record("r1", Some("a1"), "tool_result", answer("c1")),
+            // Off the path: a rewound branch; its message is left out, not its envelope.
+            record("x1", Some("r1"), "assistant", serde_json::json!({"message": {"role": "model",
+                "parts": [{"functionCall": {"id": "c9", "name": "run", "args": {}}}]},
+                "note": {"type": "tool_use", "id": "toolu_gone"}})),
+            record("k1", Some("r1"), "system", serde_json::json!({"subtype": "chat_compression",
+                "systemPayload": {"compressedHistory": [
+                    {"role": "user", "parts": [{"text": "so far"}]},
+                    {"role": "model", "parts": [{"functionCall": {"id": "c2", "name": "run", "args": {}}}]},
+                    {"role": "user", "parts": [{"functionResponse": {"id": "c2", "name": "run", "response": {}}}]}]}})),
+            "{\"uuid\": \"broken\"\n".to_string(),
+            record("t1", Some("k1"), "system", serde_json::json!({"subtype": "ui_telemetry",
+                "systemPayload": {"x": 1}, "message": {"role": "user", "parts": [{"text": "no"}]}})),
+            record("a2", Some("t1"), "assistant", call("c3")),
+            // A second record of the same message, its parts joined to the first's.
+            record("a2", Some("t1"), "assistant", serde_json::json!({"message": {"role": "user",
+                "parts": [{"functionCall": {"id": "c4", "name": "run", "args": {}}}]},
+                "note": {"type": "function_call", "call_id": "lost"}})),
+            line(serde_json::json!({"unrelated": {"type": "tool_result", "tool_use_id": "q"}})),
+            record("r2", Some("a2"), "tool_result", answer("c3")),
+        ]
+        .concat();
+        let [streamed, held] = both_ways_as(Format::QwenCode, &text);
+        assert_eq!(streamed, held);
+        let three = "3 tool-call or tool-result structures read as `qwen-code` went unchecked";
+        assert_eq!(streamed.matches(three).count(), 1, "{streamed}");
+        assert!(
+            streamed.contains("`tool_use` at /note, `function_call` at /note"),
+            "{streamed}"
+        );
+        assert!(
+            streamed.contains("`tool_result` at /unrelated"),
+            "{streamed}"
+        );
+        // The checkpoint's call and result, then c3 and c4 on the path.
+        assert!(streamed.contains("calls: 3, results: 2"), "{streamed}");
     }
 
     /// A Codex rollout is held to every line: a structure on a line nothing is read from
