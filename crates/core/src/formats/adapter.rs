@@ -179,6 +179,77 @@ pub(crate) fn read_again<'t, R>(
     }
 }
 
+/// The reader of a session format whose records are each read once, in order (Codex
+/// rollouts, Kimi Code CLI, Droid and Moltis sessions), whichever way the session is read:
+/// [`read_in_order`] over documents, [`read_one_by_one`] over records.
+pub(crate) trait InOrder: Sized {
+    /// A reader for a session whose first record starts at byte `first`.
+    fn new(first: usize) -> Self;
+    /// Reads one record into the conversation being read, and returns where that stood
+    /// before.
+    fn read(&mut self, doc: Doc<'_>) -> crate::transcript::Mark;
+    /// The conversation being read.
+    fn conversation(&self) -> &Conversation;
+    /// The session's conversations; `any`: whether it had records that parse.
+    fn finish(self, any: bool) -> Result<Vec<Conversation>, String>;
+}
+
+/// The two [`Adapter`] methods of a session format read by an [`InOrder`] reader: over
+/// documents, and one line at a time, each line's tree dropped once read.
+macro_rules! read_in_order_by {
+    ($reader:ty) => {
+        fn normalise(
+            &self,
+            docs: &[$crate::json::Doc<'_>],
+        ) -> Result<Vec<$crate::transcript::Conversation>, String> {
+            $crate::formats::adapter::read_in_order::<$reader>(docs)
+        }
+
+        fn normalise_one_by_one(
+            &self,
+            records: &mut dyn $crate::formats::Records<'_>,
+            visit: $crate::formats::Visit<'_>,
+        ) -> Option<Result<Vec<$crate::transcript::Conversation>, String>> {
+            Some($crate::formats::adapter::read_one_by_one::<$reader>(
+                records, visit,
+            ))
+        }
+    };
+}
+pub(crate) use read_in_order_by;
+
+/// A session of documents read by `R`.
+pub(crate) fn read_in_order<R: InOrder>(docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
+    let mut reader = R::new(docs.first().map_or(0, |d| d.base));
+    for doc in docs {
+        reader.read(*doc);
+    }
+    reader.finish(!docs.is_empty())
+}
+
+/// A session read by `R` one record at a time, each record's tree dropped once read and
+/// shown to `visit` first.
+pub(crate) fn read_one_by_one<R: InOrder>(
+    records: &mut dyn Records<'_>,
+    visit: Visit<'_>,
+) -> Result<Vec<Conversation>, String> {
+    let mut reader: Option<R> = None;
+    for i in 0..records.count() {
+        let Some((base, value)) = records.read(i) else {
+            continue;
+        };
+        let reader = reader.get_or_insert_with(|| R::new(base));
+        let doc = Doc {
+            base,
+            value: &value,
+        };
+        let mark = reader.read(doc);
+        visit(i, doc, reader.conversation(), mark);
+    }
+    let any = reader.is_some();
+    reader.unwrap_or_else(|| R::new(0)).finish(any)
+}
+
 /// What an adapter reading records one at a time shows of each record as a conversation
 /// reads it: which record of the session it is (its index in [`Records`]), the record, the
 /// conversation, and where the conversation stood before.
@@ -287,9 +358,12 @@ mod tests {
             [
                 Format::ClaudeCode,
                 Format::Codex,
+                Format::Moltis,
                 Format::Pi,
                 Format::CopilotCli,
-                Format::QwenCode
+                Format::QwenCode,
+                Format::KimiCli,
+                Format::Droid
             ]
         );
     }

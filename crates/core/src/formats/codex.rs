@@ -28,7 +28,8 @@
 use serde_json::{json, Value as Json};
 
 use super::openai_responses::{output_item, read_item};
-use super::{array_at, str_at, Adapter, CallSite, Dialect, Doc, Format, Records, Visit};
+use super::adapter::{read_in_order_by, InOrder};
+use super::{array_at, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{failed_text, result_text, Conversation, Item, Loc, Mark, Pairing, Role, Text};
 use crate::tree::Value as Tree;
 
@@ -128,36 +129,7 @@ impl Adapter for Codex {
         }
     }
 
-    fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
-        let mut rollout = Rollout::new(docs.first().map_or(0, |d| d.base));
-        for doc in docs {
-            rollout.read(*doc);
-        }
-        rollout.finish(!docs.is_empty())
-    }
-
-    /// A rollout is read line by line, in order, each line's tree dropped once read.
-    fn normalise_one_by_one(
-        &self,
-        records: &mut dyn Records<'_>,
-        visit: Visit<'_>,
-    ) -> Option<Result<Vec<Conversation>, String>> {
-        let mut rollout = None;
-        for i in 0..records.count() {
-            let Some((base, value)) = records.read(i) else {
-                continue;
-            };
-            let rollout = rollout.get_or_insert_with(|| Rollout::new(base));
-            let doc = Doc {
-                base,
-                value: &value,
-            };
-            let mark = rollout.read(doc);
-            visit(i, doc, &rollout.conv, mark);
-        }
-        let any = rollout.is_some();
-        Some(rollout.unwrap_or_else(|| Rollout::new(0)).finish(any))
-    }
+    read_in_order_by!(Rollout);
 }
 
 /// A rollout as read so far: the conversations that compactions closed, the one being read.
@@ -168,7 +140,7 @@ struct Rollout {
     cli_version: Option<String>,
 }
 
-impl Rollout {
+impl InOrder for Rollout {
     /// A rollout whose first line starts at byte `first`.
     fn new(first: usize) -> Self {
         Rollout {
@@ -245,6 +217,10 @@ impl Rollout {
             segment.agent_version.clone_from(&self.cli_version);
         }
         Ok(self.segments)
+    }
+
+    fn conversation(&self) -> &Conversation {
+        &self.conv
     }
 }
 

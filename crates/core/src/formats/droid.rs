@@ -19,10 +19,11 @@ use serde_json::{json, Value as Json};
 
 use super::anthropic::push_message;
 use super::links::{self, IdParent};
+use super::adapter::{read_in_order_by, InOrder};
 use super::{blocks, str_at, Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::{Edit, FixIntent};
-use crate::transcript::{Conversation, Loc, Pairing, Role};
+use crate::transcript::{Conversation, Loc, Mark, Pairing, Role};
 use crate::tree::Value as Tree;
 
 /// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
@@ -76,38 +77,7 @@ impl Adapter for Droid {
         }
     }
 
-    fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
-        let first = docs.first().map_or(0, |d| d.base);
-        let mut conv = Conversation::new(Format::Droid, Loc::new(first, ""), Pairing::NextTurn);
-        conv.results_role = Role::User;
-        conv.resumable = true;
-        let mut started = false;
-        for doc in docs {
-            let record = doc.value;
-            match str_at(record, "type") {
-                Some("session_start") => started = true,
-                Some("message") => {
-                    let Some(message) = record.get("message") else {
-                        continue;
-                    };
-                    let role = match str_at(message, "role") {
-                        Some("user") => Role::User,
-                        Some("assistant") => Role::Assistant,
-                        Some("system") => Role::System,
-                        _ => continue,
-                    };
-                    push_message(&mut conv, role, message, &Loc::new(doc.base, "/message"));
-                }
-                // `agent_turn_outcome`, `todo_state`, `compaction_state`: bookkeeping.
-                _ => {}
-            }
-        }
-        if !started && !docs.is_empty() {
-            // Droid refuses such a file: "Invalid session file: missing session_start event".
-            return Err("expected a Factory Droid session, which opens with a `session_start` record".into());
-        }
-        Ok(vec![conv])
-    }
+    read_in_order_by!(Session);
 
     fn plan_edits(&self, intent: &FixIntent, cx: &EditContext<'_>) -> Planned {
         if !cx.jsonl {
@@ -127,6 +97,60 @@ impl Adapter for Droid {
             _ => None,
         };
         links::planned(planned)
+    }
+}
+
+/// A session as read so far.
+struct Session {
+    conv: Conversation,
+    /// Whether a `session_start` record was read.
+    started: bool,
+}
+
+impl InOrder for Session {
+    fn new(first: usize) -> Self {
+        let mut conv = Conversation::new(Format::Droid, Loc::new(first, ""), Pairing::NextTurn);
+        conv.results_role = Role::User;
+        conv.resumable = true;
+        Session {
+            conv,
+            started: false,
+        }
+    }
+
+    fn read(&mut self, doc: Doc<'_>) -> Mark {
+        let mark = self.conv.mark();
+        let record = doc.value;
+        match str_at(record, "type") {
+            Some("session_start") => self.started = true,
+            Some("message") => {
+                let Some(message) = record.get("message") else {
+                    return mark;
+                };
+                let role = match str_at(message, "role") {
+                    Some("user") => Role::User,
+                    Some("assistant") => Role::Assistant,
+                    Some("system") => Role::System,
+                    _ => return mark,
+                };
+                push_message(&mut self.conv, role, message, &Loc::new(doc.base, "/message"));
+            }
+            // `agent_turn_outcome`, `todo_state`, `compaction_state`: bookkeeping.
+            _ => {}
+        }
+        mark
+    }
+
+    fn conversation(&self) -> &Conversation {
+        &self.conv
+    }
+
+    fn finish(self, any: bool) -> Result<Vec<Conversation>, String> {
+        if !self.started && any {
+            // Droid refuses such a file: "Invalid session file: missing session_start event".
+            return Err("expected a Factory Droid session, which opens with a `session_start` record".into());
+        }
+        Ok(vec![self.conv])
     }
 }
 

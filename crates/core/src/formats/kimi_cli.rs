@@ -23,8 +23,9 @@
 use serde_json::{json, Value as Json};
 
 use super::openai_chat::{push_tool_calls, tool_record_result};
+use super::adapter::{read_in_order_by, InOrder};
 use super::{array_at, str_at, Adapter, CallSite, Dialect, Doc, Format};
-use crate::transcript::{Conversation, Item, Loc, Pairing, Role, Text, ToolResult};
+use crate::transcript::{Conversation, Item, Loc, Mark, Pairing, Role, Text, ToolResult};
 use crate::tree::Value as Tree;
 
 /// What toolcheck reads in this format and how it is sent: its page in `docs/formats/`
@@ -78,59 +79,88 @@ impl Adapter for KimiCli {
         }
     }
 
-    fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
-        let first = docs.first().map_or(0, |d| d.base);
-        let mut conv = Conversation::new(Format::KimiCli, Loc::new(first, ""), Pairing::NextTurn);
-        conv.results_role = Role::Tool;
-        conv.resumable = true;
-        let mut recognised = false;
-        for doc in docs {
-            let record = doc.value;
-            let mloc = Loc::new(doc.base, "");
-            let Some(role) = str_at(record, "role") else {
-                continue;
-            };
-            if OWN_ROLES.contains(&role) {
-                recognised = true;
-                if role == "_system_prompt" {
-                    conv.start_turn(Role::System, mloc.clone());
-                    push_content(&mut conv, record, &mloc);
-                }
-                continue;
+    read_in_order_by!(Context);
+}
+
+/// A context file as read so far.
+struct Context {
+    conv: Conversation,
+    recognised: bool,
+}
+
+impl Context {
+    /// One line of the context file.
+    fn read_line(&mut self, doc: Doc<'_>) {
+        let record = doc.value;
+        let mloc = Loc::new(doc.base, "");
+        let Some(role) = str_at(record, "role") else {
+            return;
+        };
+        if OWN_ROLES.contains(&role) {
+            self.recognised = true;
+            if role == "_system_prompt" {
+                self.conv.start_turn(Role::System, mloc.clone());
+                push_content(&mut self.conv, record, &mloc);
             }
-            let role = match role {
-                "system" => Role::System,
-                "user" => Role::User,
-                "assistant" => Role::Assistant,
-                "tool" => Role::Tool,
-                _ => continue,
-            };
-            recognised = true;
-            match role {
-                Role::Tool => {
-                    let result = tool_result(record, &mloc);
-                    conv.push(Role::Tool, &mloc, Item::Result(result));
-                }
-                // Sent merged with the user message before it.
-                Role::User if conv.turns.last().is_some_and(|t| t.role == Role::User) => {
-                    push_content(&mut conv, record, &mloc);
-                }
-                _ => {
-                    conv.start_turn(role, mloc.clone());
-                    push_content(&mut conv, record, &mloc);
-                    if role == Role::Assistant {
-                        push_tool_calls(&mut conv, record, &mloc);
-                    }
+            return;
+        }
+        let role = match role {
+            "system" => Role::System,
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            "tool" => Role::Tool,
+            _ => return,
+        };
+        self.recognised = true;
+        match role {
+            Role::Tool => {
+                let result = tool_result(record, &mloc);
+                self.conv.push(Role::Tool, &mloc, Item::Result(result));
+            }
+            // Sent merged with the user message before it.
+            Role::User if self.conv.turns.last().is_some_and(|t| t.role == Role::User) => {
+                push_content(&mut self.conv, record, &mloc);
+            }
+            _ => {
+                self.conv.start_turn(role, mloc.clone());
+                push_content(&mut self.conv, record, &mloc);
+                if role == Role::Assistant {
+                    push_tool_calls(&mut self.conv, record, &mloc);
                 }
             }
         }
-        if !recognised && !docs.is_empty() {
+    }
+}
+
+impl InOrder for Context {
+    fn new(first: usize) -> Self {
+        let mut conv = Conversation::new(Format::KimiCli, Loc::new(first, ""), Pairing::NextTurn);
+        conv.results_role = Role::Tool;
+        conv.resumable = true;
+        Context {
+            conv,
+            recognised: false,
+        }
+    }
+
+    fn read(&mut self, doc: Doc<'_>) -> Mark {
+        let mark = self.conv.mark();
+        self.read_line(doc);
+        mark
+    }
+
+    fn conversation(&self) -> &Conversation {
+        &self.conv
+    }
+
+    fn finish(self, any: bool) -> Result<Vec<Conversation>, String> {
+        if !self.recognised && any {
             return Err(
                 "expected Kimi Code CLI context lines tagged by `role` (user, assistant, tool, _checkpoint...)"
                     .into(),
             );
         }
-        Ok(vec![conv])
+        Ok(vec![self.conv])
     }
 }
 

@@ -15,9 +15,10 @@
 use serde_json::{json, Value as Json};
 
 use super::openai_chat::{push_tool_calls, tool_record_result};
+use super::adapter::{read_in_order_by, InOrder};
 use super::{has_text, str_at, Adapter, CallSite, Dialect, Doc, Format};
 use crate::transcript::{
-    looks_like_error, Conversation, EchoedArguments, Item, Loc, Pairing, Role, Text,
+    looks_like_error, Conversation, EchoedArguments, Item, Loc, Mark, Pairing, Role, Text,
 };
 use crate::tree::Value as Tree;
 
@@ -92,52 +93,81 @@ impl Adapter for Moltis {
         }
     }
 
-    fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
-        let first = docs.first().map_or(0, |d| d.base);
-        let mut conv = Conversation::new(Format::Moltis, Loc::new(first, ""), Pairing::NextTurn);
-        conv.resumable = true;
-        let mut recognised = false;
-        for doc in docs {
-            let record = doc.value;
-            let mloc = Loc::new(doc.base, "");
-            let Some(role) = str_at(record, "role").filter(|r| ROLES.contains(r)) else {
-                continue;
-            };
-            recognised = true;
-            match role {
-                "notice" => {}
-                "tool" => {
-                    let content = record.get("content").unwrap_or(&Tree::Null);
-                    let result = tool_record_result(record, &mloc, looks_like_error(content), content);
-                    conv.push(Role::Tool, &mloc, Item::Result(result));
+    read_in_order_by!(History);
+}
+
+/// A history as read so far.
+struct History {
+    conv: Conversation,
+    recognised: bool,
+}
+
+impl History {
+    /// One line of the history.
+    fn read_line(&mut self, doc: Doc<'_>) {
+        let record = doc.value;
+        let mloc = Loc::new(doc.base, "");
+        let Some(role) = str_at(record, "role").filter(|r| ROLES.contains(r)) else {
+            return;
+        };
+        self.recognised = true;
+        match role {
+            "notice" => {}
+            "tool" => {
+                let content = record.get("content").unwrap_or(&Tree::Null);
+                let result = tool_record_result(record, &mloc, looks_like_error(content), content);
+                self.conv.push(Role::Tool, &mloc, Item::Result(result));
+            }
+            "tool_result" => read_tool_result(record, &mloc, &mut self.conv),
+            _ => {
+                let role = match role {
+                    "assistant" => Role::Assistant,
+                    "user" => Role::User,
+                    _ => Role::System,
+                };
+                self.conv.start_turn(role, mloc.clone());
+                if has_text(record.get("content")) {
+                    self.conv.push_to_last(Item::Text(Text {
+                        loc: mloc.child("content"),
+                        message: mloc.clone(),
+                    }));
                 }
-                "tool_result" => read_tool_result(record, &mloc, &mut conv),
-                _ => {
-                    let role = match role {
-                        "assistant" => Role::Assistant,
-                        "user" => Role::User,
-                        _ => Role::System,
-                    };
-                    conv.start_turn(role, mloc.clone());
-                    if has_text(record.get("content")) {
-                        conv.push_to_last(Item::Text(Text {
-                            loc: mloc.child("content"),
-                            message: mloc.clone(),
-                        }));
-                    }
-                    if role == Role::Assistant {
-                        push_tool_calls(&mut conv, record, &mloc);
-                    }
+                if role == Role::Assistant {
+                    push_tool_calls(&mut self.conv, record, &mloc);
                 }
             }
         }
-        if !recognised && !docs.is_empty() {
+    }
+}
+
+impl InOrder for History {
+    fn new(first: usize) -> Self {
+        let mut conv = Conversation::new(Format::Moltis, Loc::new(first, ""), Pairing::NextTurn);
+        conv.resumable = true;
+        History {
+            conv,
+            recognised: false,
+        }
+    }
+
+    fn read(&mut self, doc: Doc<'_>) -> Mark {
+        let mark = self.conv.mark();
+        self.read_line(doc);
+        mark
+    }
+
+    fn conversation(&self) -> &Conversation {
+        &self.conv
+    }
+
+    fn finish(self, any: bool) -> Result<Vec<Conversation>, String> {
+        if !self.recognised && any {
             return Err(
                 "expected Moltis history lines tagged by `role` (user, assistant, tool_result...)"
                     .into(),
             );
         }
-        Ok(vec![conv])
+        Ok(vec![self.conv])
     }
 }
 

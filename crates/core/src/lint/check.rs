@@ -554,6 +554,9 @@ mod tests {
             Format::Pi,
             Format::CopilotCli,
             Format::QwenCode,
+            Format::KimiCli,
+            Format::Droid,
+            Format::Moltis,
         ] {
             let dir = root.join(format.name());
             let mut paths: Vec<_> = std::fs::read_dir(&dir)
@@ -569,7 +572,7 @@ mod tests {
                 checked += 1;
             }
         }
-        assert!(checked >= 25, "{checked} fixtures");
+        assert!(checked >= 35, "{checked} fixtures");
     }
 
     /// A pi session read one line at a time: the path from the last entry, a branch left
@@ -821,6 +824,61 @@ mod tests {
         );
         // The checkpoint's call and result, then c3 and c4 on the path.
         assert!(streamed.contains("calls: 3, results: 2"), "{streamed}");
+    }
+
+    /// Sessions read once each line, in order (Kimi Code CLI, Droid, Moltis), one line at
+    /// a time: a broken line reported, every line held to the guard.
+    #[test]
+    fn sessions_read_in_order_one_line_at_a_time_are_read_as_together() {
+        let lines = |values: &[serde_json::Value]| {
+            let mut text: String = values.iter().map(|v| line(v.clone())).collect();
+            text.insert_str(text.find('\n').map_or(0, |i| i + 1), "{\"role\": \"us\n");
+            text
+        };
+        let kimi = lines(&[
+            serde_json::json!({"role": "_checkpoint", "id": 0}),
+            serde_json::json!({"role": "user", "content": "go"}),
+            serde_json::json!({"role": "assistant", "content": "", "tool_calls": [
+                {"type": "function", "id": "c1", "function": {"name": "f", "arguments": "{}"}}]}),
+            serde_json::json!({"role": "tool", "tool_call_id": "c1", "content": "ok",
+                "note": {"type": "tool_use", "id": "toolu_lost"}}),
+        ]);
+        let droid = lines(&[
+            serde_json::json!({"type": "session_start", "id": "s", "version": 2}),
+            serde_json::json!({"type": "message", "id": "m1", "message": {"role": "user",
+                "content": [{"type": "text", "text": "go"}]}}),
+            serde_json::json!({"type": "message", "id": "m2", "parentId": "m1", "message": {
+                "role": "assistant", "content": [
+                    {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}]}}),
+            serde_json::json!({"type": "todo_state", "note": {"type": "function_call",
+                "call_id": "lost"}}),
+        ]);
+        let moltis = lines(&[
+            serde_json::json!({"role": "system", "content": "s"}),
+            serde_json::json!({"role": "user", "content": "go"}),
+            serde_json::json!({"role": "assistant", "content": "", "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}),
+            serde_json::json!({"role": "notice", "note": {"type": "tool_result",
+                "tool_use_id": "lost"}}),
+        ]);
+        for (format, text) in [
+            (Format::KimiCli, kimi),
+            (Format::Droid, droid),
+            (Format::Moltis, moltis),
+        ] {
+            let [streamed, held] = both_ways_as(format, &text);
+            assert_eq!(streamed, held, "{text}");
+            let one = format!(
+                "1 tool-call or tool-result structure read as `{}` went unchecked",
+                format.name()
+            );
+            assert_eq!(streamed.matches(&one).count(), 1, "{streamed}");
+            assert!(streamed.contains("/note"), "{streamed}");
+            assert!(streamed.contains("calls: 1"), "{streamed}");
+            // The broken second line.
+            let broken = text.find('\n').map_or(0, |i| i + 1);
+            assert!(streamed.ends_with(&format!("[{broken}]")), "{streamed}");
+        }
     }
 
     /// A Codex rollout is held to every line: a structure on a line nothing is read from
