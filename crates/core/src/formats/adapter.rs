@@ -359,6 +359,7 @@ mod tests {
                 Format::ClaudeCode,
                 Format::Codex,
                 Format::Moltis,
+                Format::Mcp,
                 Format::Pi,
                 Format::CopilotCli,
                 Format::QwenCode,

@@ -27,11 +27,12 @@
 // flood resistance buys nothing there and costs a few percent of a lint.
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
+use super::adapter::{read_in_order_by, InOrder};
 use super::{array_at, str_at, Adapter, Dialect, Doc, Format, Planned};
 use crate::edit::plan::EditContext;
 use crate::finding::FixIntent;
 use crate::transcript::{
-    result_text, Arguments, CallKind, Conversation, Item, Loc, OneSide, Pairing, Role, Text,
+    result_text, Arguments, CallKind, Conversation, Item, Loc, Mark, OneSide, Pairing, Role, Text,
     ToolCall, ToolDef, ToolResult,
 };
 use crate::tree::Value as Tree;
@@ -78,43 +79,7 @@ impl Adapter for Mcp {
         Some(if tools { 90 } else { 60 })
     }
 
-    fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
-        let first = docs.first().map_or(0, |d| d.base);
-        let mut conv = Conversation::new(Format::Mcp, Loc::new(first, ""), Pairing::AnyLater);
-        // The calls are made for a model whose chat lives in the client, not in the log: an
-        // empty user turn stands for it, so a log that opens with a call does not read as a
-        // history that opens with one.
-        conv.start_turn(Role::User, Loc::new(first, ""));
-        let mut reader = Reader {
-            conv,
-            open: HashMap::new(),
-            cancelled: HashSet::new(),
-            requests: 0,
-            responses: 0,
-        };
-        let mut recognised = false;
-        for doc in docs {
-            let root = Loc::new(doc.base, "");
-            match doc.value {
-                Tree::Array(batch) => {
-                    for (i, message) in batch.iter().enumerate() {
-                        recognised |= reader.read(message, root.child(i));
-                    }
-                }
-                message => recognised |= reader.read(message, root),
-            }
-        }
-        if !recognised && !docs.is_empty() {
-            return Err("expected JSON-RPC 2.0 messages `{\"jsonrpc\": \"2.0\", ...}`".into());
-        }
-        let mut conv = reader.conv;
-        conv.one_sided = match (reader.requests, reader.responses) {
-            (0, 1..) => Some(OneSide::ResponsesOnly),
-            (1.., 0) => Some(OneSide::RequestsOnly),
-            _ => None,
-        };
-        Ok(vec![conv])
-    }
+    read_in_order_by!(Capture);
 
     fn plan_edits(&self, _intent: &FixIntent, _cx: &EditContext<'_>) -> Planned {
         Planned::Unsupported
@@ -122,6 +87,63 @@ impl Adapter for Mcp {
 
     fn record_span(&self, line: &str) -> Option<(usize, usize)> {
         claude_log_message(line)
+    }
+}
+
+/// A capture as read so far: its reader, and whether any line was a JSON-RPC message.
+struct Capture {
+    reader: Reader,
+    recognised: bool,
+}
+
+impl InOrder for Capture {
+    fn new(first: usize) -> Self {
+        let mut conv = Conversation::new(Format::Mcp, Loc::new(first, ""), Pairing::AnyLater);
+        // The calls are made for a model whose chat lives in the client, not in the log: an
+        // empty user turn stands for it, so a log that opens with a call does not read as a
+        // history that opens with one.
+        conv.start_turn(Role::User, Loc::new(first, ""));
+        Capture {
+            reader: Reader {
+                conv,
+                open: HashMap::new(),
+                cancelled: HashSet::new(),
+                requests: 0,
+                responses: 0,
+            },
+            recognised: false,
+        }
+    }
+
+    fn read(&mut self, doc: Doc<'_>) -> Mark {
+        let mark = self.reader.conv.mark();
+        let root = Loc::new(doc.base, "");
+        match doc.value {
+            Tree::Array(batch) => {
+                for (i, message) in batch.iter().enumerate() {
+                    self.recognised |= self.reader.read(message, root.child(i));
+                }
+            }
+            message => self.recognised |= self.reader.read(message, root),
+        }
+        mark
+    }
+
+    fn conversation(&self) -> &Conversation {
+        &self.reader.conv
+    }
+
+    fn finish(self, any: bool) -> Result<Vec<Conversation>, String> {
+        if !self.recognised && any {
+            return Err("expected JSON-RPC 2.0 messages `{\"jsonrpc\": \"2.0\", ...}`".into());
+        }
+        let mut conv = self.reader.conv;
+        conv.one_sided = match (self.reader.requests, self.reader.responses) {
+            (0, 1..) => Some(OneSide::ResponsesOnly),
+            (1.., 0) => Some(OneSide::RequestsOnly),
+            _ => None,
+        };
+        Ok(vec![conv])
     }
 }
 

@@ -557,6 +557,7 @@ mod tests {
             Format::KimiCli,
             Format::Droid,
             Format::Moltis,
+            Format::Mcp,
         ] {
             let dir = root.join(format.name());
             let mut paths: Vec<_> = std::fs::read_dir(&dir)
@@ -572,7 +573,7 @@ mod tests {
                 checked += 1;
             }
         }
-        assert!(checked >= 35, "{checked} fixtures");
+        assert!(checked >= 37, "{checked} fixtures");
     }
 
     /// A pi session read one line at a time: the path from the last entry, a branch left
@@ -826,7 +827,7 @@ mod tests {
         assert!(streamed.contains("calls: 3, results: 2"), "{streamed}");
     }
 
-    /// Sessions read once each line, in order (Kimi Code CLI, Droid, Moltis), one line at
+    /// Sessions read once each line, in order (Kimi Code CLI, Droid, Moltis, MCP), one line at
     /// a time: a broken line reported, every line held to the guard.
     #[test]
     fn sessions_read_in_order_one_line_at_a_time_are_read_as_together() {
@@ -861,10 +862,18 @@ mod tests {
             serde_json::json!({"role": "notice", "note": {"type": "tool_result",
                 "tool_use_id": "lost"}}),
         ]);
+        let mcp = lines(&[
+            serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "f", "arguments": {}}}),
+            serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}),
+            serde_json::json!({"jsonrpc": "2.0", "method": "notifications/message",
+                "params": {"note": {"type": "tool_use", "id": "toolu_lost"}}}),
+        ]);
         for (format, text) in [
             (Format::KimiCli, kimi),
             (Format::Droid, droid),
             (Format::Moltis, moltis),
+            (Format::Mcp, mcp),
         ] {
             let [streamed, held] = both_ways_as(format, &text);
             assert_eq!(streamed, held, "{text}");
