@@ -543,30 +543,38 @@ mod tests {
         );
     }
 
+    /// The formats that read a session one record at a time (`formats::adapter`'s tests
+    /// hold the registry to this list).
+    const ONE_BY_ONE: [Format; 9] = [
+        Format::ClaudeCode,
+        Format::Codex,
+        Format::Pi,
+        Format::CopilotCli,
+        Format::QwenCode,
+        Format::KimiCli,
+        Format::Droid,
+        Format::Moltis,
+        Format::Mcp,
+    ];
+
+    /// The JSONL session fixtures of `format`, sorted.
+    fn session_fixtures(format: Format) -> Vec<std::path::PathBuf> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
+        let mut paths: Vec<_> = std::fs::read_dir(root.join(format.name()))
+            .expect("the format's fixtures")
+            .filter_map(|e| Some(e.ok()?.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect();
+        paths.sort();
+        paths
+    }
+
     /// Every session fixture of each format that reads records one at a time.
     #[test]
     fn fixtures_read_one_record_at_a_time_are_checked_as_read_together() {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures");
         let mut checked = 0;
-        for format in [
-            Format::ClaudeCode,
-            Format::Codex,
-            Format::Pi,
-            Format::CopilotCli,
-            Format::QwenCode,
-            Format::KimiCli,
-            Format::Droid,
-            Format::Moltis,
-            Format::Mcp,
-        ] {
-            let dir = root.join(format.name());
-            let mut paths: Vec<_> = std::fs::read_dir(&dir)
-                .expect("the format's fixtures")
-                .filter_map(|e| Some(e.ok()?.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-                .collect();
-            paths.sort();
-            for path in paths {
+        for format in ONE_BY_ONE {
+            for path in session_fixtures(format) {
                 let text = std::fs::read_to_string(&path).expect("a fixture");
                 let [streamed, held] = both_ways_as(format, &text);
                 assert_eq!(streamed, held, "{}", path.display());
@@ -574,6 +582,57 @@ mod tests {
             }
         }
         assert!(checked >= 37, "{checked} fixtures");
+    }
+
+    /// Every line of every session fixture, by format (the format's own, then all).
+    fn fixture_lines() -> &'static (Vec<Vec<String>>, Vec<String>) {
+        static LINES: std::sync::OnceLock<(Vec<Vec<String>>, Vec<String>)> =
+            std::sync::OnceLock::new();
+        LINES.get_or_init(|| {
+            let by_format: Vec<Vec<String>> = ONE_BY_ONE
+                .iter()
+                .map(|&format| {
+                    session_fixtures(format)
+                        .iter()
+                        .flat_map(|p| {
+                            let text = std::fs::read_to_string(p).expect("a fixture");
+                            text.lines().map(str::to_string).collect::<Vec<_>>()
+                        })
+                        .filter(|l| !l.trim().is_empty())
+                        .collect()
+                })
+                .collect();
+            let all = by_format.concat();
+            (by_format, all)
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(96))]
+        /// A session of any of a format's fixture lines — in any order, repeated (ids,
+        /// uuids and parents collide), some cut short, a few from other formats — is
+        /// checked the same read one record at a time as read together.
+        #[test]
+        fn sessions_of_fixture_lines_are_checked_as_read_together(
+            format in 0..ONE_BY_ONE.len(),
+            picks in proptest::collection::vec((0usize..10_000, 0u8..16), 1..48),
+        ) {
+            let (by_format, all) = fixture_lines();
+            let own = &by_format[format];
+            let mut text = String::new();
+            for (k, how) in picks {
+                let pool = if how == 15 { all } else { own };
+                let Some(line) = pool.get(k % pool.len().max(1)) else { continue };
+                match how {
+                    // Cut short, as by a write that was interrupted.
+                    0 => text.push_str(line.get(..line.len() / 2).unwrap_or(line)),
+                    _ => text.push_str(line),
+                }
+                text.push('\n');
+            }
+            let [streamed, held] = both_ways_as(ONE_BY_ONE[format], &text);
+            proptest::prop_assert_eq!(streamed, held, "{}", text);
+        }
     }
 
     /// A pi session read one line at a time: the path from the last entry, a branch left
