@@ -180,8 +180,8 @@ pub(crate) fn read_again<'t, R>(
 }
 
 /// The reader of a session format whose records are each read once, in order (Codex
-/// rollouts, Kimi Code CLI, Droid and Moltis sessions), whichever way the session is read:
-/// [`read_in_order`] over documents, [`read_one_by_one`] over records.
+/// rollouts, Kimi Code CLI, Droid and Moltis sessions, MCP captures), whichever way the
+/// session is read: [`read_in_order`] over documents, [`read_one_by_one`] over records.
 pub(crate) trait InOrder: Sized {
     /// A reader for a session whose first record starts at byte `first`.
     fn new(first: usize) -> Self;

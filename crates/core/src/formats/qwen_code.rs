@@ -267,8 +267,9 @@ struct Line<'t> {
 }
 
 impl<'t> Line<'t> {
-    /// Record `at` of the session, at byte `base`; `version` becomes the last record's
-    /// `version` (the version that last resumed the session).
+    /// Record `at` of the session, at byte `base`; `version` becomes its `version` when it
+    /// is a record that has one (so, read in order, the version that last resumed the
+    /// session).
     fn read(at: usize, base: usize, value: &Tree<'t>, version: &mut Option<Cow<'t, str>>) -> Self {
         let record = is_record(value);
         if record {
@@ -391,7 +392,6 @@ fn rebuild<'t>(
         }
     }
     order.extend((0..lines.len()).filter(|&i| !shown.get(i).copied().unwrap_or(true)));
-    let checkpoint_first = compression.is_some();
     for (n, &i) in order.iter().enumerate() {
         let (Some(line), Some(&how)) = (lines.get(i), replay.get(i)) else {
             continue;
@@ -403,7 +403,8 @@ fn rebuild<'t>(
                 exclude(&mut conv, &at, line, how);
             }
             match how {
-                Replay::Checkpoint if n == 0 && checkpoint_first => {
+                // Only the group's first record holds the history (`order` starts with it).
+                Replay::Checkpoint if n == 0 => {
                     let list_loc = at.child("systemPayload").child("compressedHistory");
                     for (k, content) in compressed_history(doc.value)
                         .map_or(&[][..], Vec::as_slice)
