@@ -110,6 +110,22 @@ pub trait Records<'t> {
 pub(crate) trait Trees<'t> {
     /// Shows `read` the tree of record `at`.
     fn with_tree(&mut self, at: usize, read: &mut dyn FnMut(Doc<'_>));
+
+    /// Reads record `at` into `conv` with `read`, then shows `visit` the record and what
+    /// that added to `conv`.
+    fn read_into(
+        &mut self,
+        at: usize,
+        conv: &mut Conversation,
+        visit: Visit<'_>,
+        read: &mut dyn FnMut(Doc<'_>, &mut Conversation),
+    ) {
+        self.with_tree(at, &mut |doc| {
+            let mark = conv.mark();
+            read(doc, conv);
+            visit(at, doc, conv, mark);
+        });
+    }
 }
 
 /// Trees all held at once: the documents the records were read from, by position.
@@ -164,6 +180,18 @@ pub(crate) fn read_headers<'t, H>(
         }
     }
     (list, held.map(Held))
+}
+
+/// What `header` (given each record's index, offset and tree) makes of every document of a
+/// session read together: [`read_headers`]'s list, when the trees are all held anyway.
+pub(crate) fn doc_headers<'t, H>(
+    docs: &[Doc<'t>],
+    mut header: impl FnMut(usize, usize, &Tree<'t>) -> H,
+) -> Vec<H> {
+    docs.iter()
+        .enumerate()
+        .map(|(at, doc)| header(at, doc.base, doc.value))
+        .collect()
 }
 
 /// `rebuild` given the trees of a session's records to read again: a small session's, held

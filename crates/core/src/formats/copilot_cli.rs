@@ -39,7 +39,7 @@
 use serde_json::{json, Value as Json};
 
 use super::links::{self, derived_uuid, insert_linked_after, mentions_id, IdParent};
-use super::adapter::{read_again, read_headers, Trees};
+use super::adapter::{doc_headers, read_again, read_headers, Trees};
 use super::{str_at, text_at, Adapter, Dialect, Doc, Format, Planned, Records, Visit};
 use std::borrow::Cow;
 use crate::edit::plan::EditContext;
@@ -108,11 +108,7 @@ impl Adapter for CopilotCli {
     }
 
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
-        let events: Vec<Event<'_>> = docs
-            .iter()
-            .enumerate()
-            .map(|(at, doc)| Event::read(at, doc.base, doc.value))
-            .collect();
+        let events = doc_headers(docs, Event::read);
         rebuild(&events, &mut { docs }, &mut |_, _, _, _| {})
     }
 
@@ -322,16 +318,13 @@ fn read_agent<'t>(
             .rposition(|e| matches!(e.kind, Kind::CompactionStart))
             .unwrap_or(c);
         for event in events.get(..cut).unwrap_or_default() {
-            trees.with_tree(event.at, &mut |doc| {
-                let mark = conv.mark();
+            trees.read_into(event.at, &mut conv, visit, &mut |doc, conv| {
                 conv.excluded.push(Loc::new(doc.base, "").child("data"));
-                visit(event.at, doc, &conv, mark);
             });
         }
         if let Some(event) = events.get(c) {
             let summary = matches!(event.kind, Kind::Compacted { summary: true });
-            trees.with_tree(event.at, &mut |doc| {
-                let mark = conv.mark();
+            trees.read_into(event.at, &mut conv, visit, &mut |doc, conv| {
                 let at = Loc::new(doc.base, "");
                 conv.start_turn(Role::User, at.clone());
                 if summary {
@@ -340,7 +333,6 @@ fn read_agent<'t>(
                         message: at,
                     }));
                 }
-                visit(event.at, doc, &conv, mark);
             });
         }
         start = cut;
@@ -349,11 +341,7 @@ fn read_agent<'t>(
         if Some(i) == compaction {
             continue;
         }
-        trees.with_tree(event.at, &mut |doc| {
-            let mark = conv.mark();
-            read_event(&doc, &mut conv);
-            visit(event.at, doc, &conv, mark);
-        });
+        trees.read_into(event.at, &mut conv, visit, &mut |doc, conv| read_event(&doc, conv));
     }
     conv
 }

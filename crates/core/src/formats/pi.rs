@@ -40,7 +40,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{json, Value as Json};
 
 use super::links::{self, IdParent};
-use super::adapter::{read_again, read_headers, Trees};
+use super::adapter::{doc_headers, read_again, read_headers, Trees};
 use super::{
     array_at, blocks, has_text, str_at, text_at, Adapter, Dialect, Doc, Format, Planned, Records,
     Visit,
@@ -134,11 +134,7 @@ impl Adapter for Pi {
     }
 
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
-        let lines: Vec<Line<'_>> = docs
-            .iter()
-            .enumerate()
-            .map(|(at, doc)| Line::read(at, doc.base, doc.value))
-            .collect();
+        let lines = doc_headers(docs, Line::read);
         rebuild(&lines, &mut { docs }, &mut |_, _, _, _| {})
     }
 
@@ -313,14 +309,12 @@ fn rebuild<'t>(
         if !summary && !matches!(line.kind, Kind::Message) {
             continue;
         }
-        trees.with_tree(line.at, &mut |doc| {
-            let mark = conv.mark();
+        trees.read_into(line.at, &mut conv, visit, &mut |doc, conv| {
             if summary {
-                read_compaction(&doc, &mut conv);
+                read_compaction(&doc, conv);
             } else {
-                read_entry(&doc, &mut conv);
+                read_entry(&doc, conv);
             }
-            visit(line.at, doc, &conv, mark);
         });
     }
     Ok(vec![conv])

@@ -41,7 +41,7 @@ use serde_json::{json, Value as Json};
 
 use super::gemini::{pair_idless, part_item};
 use super::links::{self, derived_uuid, insert_linked_after, mentions_id, UuidParent};
-use super::adapter::{read_again, read_headers, Trees};
+use super::adapter::{doc_headers, read_again, read_headers, Trees};
 use super::{
     array_at, str_at, text_at, Adapter, Dialect, Doc, Format, Planned, Records, Visit,
 };
@@ -102,11 +102,9 @@ impl Adapter for QwenCode {
 
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
         let mut version = None;
-        let lines: Vec<Line<'_>> = docs
-            .iter()
-            .enumerate()
-            .map(|(at, doc)| Line::read(at, doc.base, doc.value, &mut version))
-            .collect();
+        let lines = doc_headers(docs, |at, base, value| {
+            Line::read(at, base, value, &mut version)
+        });
         rebuild(&lines, version, &mut { docs }, &mut |_, _, _, _| {})
     }
 
@@ -365,6 +363,8 @@ fn rebuild<'t>(
         for &i in group.iter() {
             let how = match compression {
                 Some(c) if g < c => Replay::Before,
+                // Only the group's first record holds the history.
+                Some(c) if g == c && Some(&i) == group.first() => Replay::History,
                 Some(c) if g == c => Replay::Checkpoint,
                 Some(_) if system => Replay::Before,
                 _ => Replay::Read { model },
@@ -392,36 +392,33 @@ fn rebuild<'t>(
         }
     }
     order.extend((0..lines.len()).filter(|&i| !shown.get(i).copied().unwrap_or(true)));
-    for (n, &i) in order.iter().enumerate() {
+    for &i in &order {
         let (Some(line), Some(&how)) = (lines.get(i), replay.get(i)) else {
             continue;
         };
-        trees.with_tree(line.at, &mut |doc| {
-            let mark = conv.mark();
+        trees.read_into(line.at, &mut conv, visit, &mut |doc, conv| {
             let at = Loc::new(doc.base, "");
             if line.record {
-                exclude(&mut conv, &at, line, how);
+                exclude(conv, &at, line, how);
             }
             match how {
-                // Only the group's first record holds the history (`order` starts with it).
-                Replay::Checkpoint if n == 0 => {
+                Replay::History => {
                     let list_loc = at.child("systemPayload").child("compressedHistory");
                     for (k, content) in compressed_history(doc.value)
                         .map_or(&[][..], Vec::as_slice)
                         .iter()
                         .enumerate()
                     {
-                        push_content(&mut conv, content, &list_loc.child(k));
+                        push_content(conv, content, &list_loc.child(k));
                     }
                 }
                 Replay::Read { model } => {
                     if let Some(message) = doc.value.get("message").filter(|m| m.is_object()) {
-                        push_parts(&mut conv, message, model, &at.child("message"), &at);
+                        push_parts(conv, message, model, &at.child("message"), &at);
                     }
                 }
                 _ => {}
             }
-            visit(line.at, doc, &conv, mark);
         });
     }
     pair_idless(&mut conv);
@@ -436,7 +433,9 @@ enum Replay {
     /// On it, but its message is not sent: before the last compression checkpoint, or a
     /// system record after it.
     Before,
-    /// In the last checkpoint's message, whose `compressedHistory` starts the history.
+    /// The last checkpoint's first record, whose `compressedHistory` starts the history.
+    History,
+    /// Another record sharing the last checkpoint's uuid: neither read nor left out.
     Checkpoint,
     /// Sent; `model`: as the model's (the role of the first record sharing its uuid).
     Read { model: bool },
@@ -450,7 +449,7 @@ fn exclude(conv: &mut Conversation, at: &Loc, line: &Line<'_>, how: Replay) {
     if line.tool_result {
         conv.excluded.push(at.clone());
     }
-    if !matches!(how, Replay::Checkpoint) {
+    if !matches!(how, Replay::History | Replay::Checkpoint) {
         conv.excluded.push(at.child("systemPayload"));
     }
     if matches!(how, Replay::Off | Replay::Before) {

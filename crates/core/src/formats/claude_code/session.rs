@@ -20,7 +20,7 @@ use std::borrow::Cow;
 
 use super::RECORD_TYPES;
 use crate::formats::anthropic::push_message;
-use crate::formats::adapter::{read_headers, Held, Trees};
+use crate::formats::adapter::{doc_headers, read_headers, Held, Trees};
 use crate::formats::{str_at, text_at, Doc, Format, Records, Visit};
 use crate::transcript::{Conversation, Loc, Pairing, Role};
 use crate::tree::Value as Tree;
@@ -163,11 +163,7 @@ impl<'t> Versions<'t> {
 /// The records of a session read from their trees, one per document, in order.
 pub(super) fn read_docs<'t>(docs: &[Doc<'t>]) -> Recs<'t> {
     let mut versions = Versions::default();
-    let list = docs
-        .iter()
-        .enumerate()
-        .map(|(i, doc)| Rec::read(i, doc.base, doc.value, &mut versions))
-        .collect();
+    let list = doc_headers(docs, |i, base, value| Rec::read(i, base, value, &mut versions));
     Recs { list, versions }
 }
 
@@ -427,11 +423,9 @@ impl<'s, 't> Session<'s, 't> {
             let Some(role) = rec.role else {
                 continue;
             };
-            trees.with_tree(rec.at, &mut |doc| {
+            trees.read_into(rec.at, &mut conv, visit, &mut |doc, conv| {
                 if let Some(message) = doc.value.get("message") {
-                    let mark = conv.mark();
-                    push_message(&mut conv, role, message, &Loc::new(rec.base, "/message"));
-                    visit(rec.at, doc, &conv, mark);
+                    push_message(conv, role, message, &Loc::new(rec.base, "/message"));
                 }
             });
         }
