@@ -264,9 +264,14 @@ pub fn discover(paths: &[String], walk_opts: &WalkOptions, stdin_name: Option<&s
             }),
         }
     }
-    // A session folder's files are one input: the folder (`folder.rs`).
+    // A session folder's files are one input: the folder (`folder.rs`). The only folders
+    // among the inputs are session folders named themselves, so names alone tell.
     for input in &mut found.inputs {
-        let Some(dir) = input.path.as_deref().and_then(crate::folder::messages_dir) else {
+        let Some(dir) = input
+            .path
+            .as_deref()
+            .and_then(crate::folder::folder_of_file)
+        else {
             continue;
         };
         if input.path.as_deref() != Some(dir.as_path()) {

@@ -120,6 +120,12 @@ pub fn messages_dir(path: &Path) -> Option<PathBuf> {
     if path.is_dir() {
         return kind_of(path).map(|_| path.to_path_buf());
     }
+    folder_of_file(path)
+}
+
+/// The session folder the file at `path` is a message file of, told from its name and its
+/// folder's alone (the file is not looked at).
+pub fn folder_of_file(path: &Path) -> Option<PathBuf> {
     let name = path.file_name()?.to_str()?;
     let dir = path.parent()?;
     Kind::ALL

@@ -101,33 +101,17 @@ pub fn open<'a>(
     };
     let loaded = match path {
         Some(path) => {
-            if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+            let meta = std::fs::metadata(path);
+            if meta.as_ref().is_ok_and(|m| m.is_dir()) {
                 return crate::folder::read(path, name, limit)
                     .map(Opened::Folder)
                     .map_err(Error::Unreadable);
             }
-            let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
-            if regular && crate::store::has_sqlite_header(path) {
-                let size = crate::store::size(path).map_err(cannot)?;
-                if size > limit {
-                    return Ok(Opened::Text(Loaded::TooLarge {
-                        size: Some(size),
-                        limit,
-                    }));
-                }
-                return Ok(Opened::Store(path));
+            if meta.is_ok_and(|m| m.is_file()) {
+                return open_file(path, name, limit);
             }
-            // Compressed: its frames are read here, their text bounded by the same limit.
-            if regular && crate::zstd_log::has_zstd_header(path) {
-                return crate::zstd_log::read(path, name, limit)
-                    .map(|log| zstd_or_too_large(log, limit))
-                    .map_err(Error::Unreadable);
-            }
-            if regular
-                && std::fs::metadata(path).is_ok_and(|m| crate::stream::is_candidate(path, m.len()))
-            {
-                return Ok(Opened::Lines { path, limit });
-            }
+            // A stream (a FIFO, `/dev/stdin`, a device) is opened once, by the read itself:
+            // what its text is is told below.
             crate::read::read_path(path, limit).map_err(cannot)?
         }
         None => match stdin {
@@ -154,6 +138,36 @@ pub fn open<'a>(
         });
     }
     Ok(Opened::Text(loaded))
+}
+
+/// Opens the regular file at `path` once: its head tells a store or a compressed log from
+/// text, and text is read on from the same handle.
+fn open_file<'a>(path: &'a Path, name: &str, limit: u64) -> Result<Opened<'a>, Error> {
+    let cannot = |source: std::io::Error| Error::Read {
+        name: name.to_string(),
+        source,
+    };
+    let file = crate::read::OpenFile::open(path).map_err(cannot)?;
+    if crate::store::is_sqlite(file.head()) {
+        let size = crate::store::size(path).map_err(cannot)?;
+        if size > limit {
+            return Ok(Opened::Text(Loaded::TooLarge {
+                size: Some(size),
+                limit,
+            }));
+        }
+        return Ok(Opened::Store(path));
+    }
+    // Compressed: its frames are read here, their text bounded by the same limit.
+    if crate::zstd_log::is_zstd(file.head()) {
+        return crate::zstd_log::read(path, name, limit)
+            .map(|log| zstd_or_too_large(log, limit))
+            .map_err(Error::Unreadable);
+    }
+    if crate::stream::is_candidate(path, file.meta().len()) {
+        return Ok(Opened::Lines { path, limit });
+    }
+    file.read(limit).map(Opened::Text).map_err(cannot)
 }
 
 /// A compressed log, or one whose file or text is over the limit (`input-not-checked`).

@@ -48,28 +48,94 @@ pub enum Loaded {
 /// against the limit before reading; anything else (a FIFO, `/dev/stdin`, a device) is read
 /// as a stream, up to the limit.
 pub fn read_path(path: &Path, limit: u64) -> std::io::Result<Loaded> {
-    let mut file = std::fs::File::open(path)?;
+    let file = std::fs::File::open(path)?;
     let meta = file.metadata()?;
     if meta.is_dir() {
         return Err(std::io::Error::other("is a directory"));
     }
     if meta.is_file() {
-        if meta.len() > limit {
+        return OpenFile::with_head(file, meta)?.read(limit);
+    }
+    read_stream(file, limit)
+}
+
+/// How much of a regular file is read before it is told what it holds: all of a small
+/// file, which is then not read again; a little of a database, which is read in place.
+const FIRST_READ: usize = 64 << 10;
+
+/// A regular file opened once, with its first bytes read: what it holds is told from them
+/// (a database, a compressed log, text) before the rest is read, without opening it again.
+pub struct OpenFile {
+    file: std::fs::File,
+    meta: std::fs::Metadata,
+    /// What has been read, from the start of the file.
+    bytes: Vec<u8>,
+}
+
+impl OpenFile {
+    /// Opens the regular file at `path` and reads its first bytes. Only for a path known to
+    /// be a regular file: a stream opened here and closed would lose what its writer sent.
+    pub fn open(path: &Path) -> std::io::Result<OpenFile> {
+        let file = std::fs::File::open(path)?;
+        let meta = file.metadata()?;
+        OpenFile::with_head(file, meta)
+    }
+
+    fn with_head(file: std::fs::File, meta: std::fs::Metadata) -> std::io::Result<OpenFile> {
+        let len = usize::try_from(meta.len()).unwrap_or(usize::MAX);
+        let mut open = OpenFile {
+            file,
+            meta,
+            bytes: Vec::new(),
+        };
+        open.fill(len.min(FIRST_READ))?;
+        Ok(open)
+    }
+
+    /// Reads on until `bytes` holds `want` bytes or the file ends.
+    fn fill(&mut self, want: usize) -> std::io::Result<()> {
+        let have = self.bytes.len();
+        self.bytes.reserve_exact(want.saturating_sub(have));
+        (&mut self.file)
+            .take(want.saturating_sub(have) as u64)
+            .read_to_end(&mut self.bytes)?;
+        Ok(())
+    }
+
+    /// The file's first bytes: enough to tell a SQLite database (16 bytes) or a Zstandard
+    /// frame (4), or all of them when it holds fewer.
+    pub fn head(&self) -> &[u8] {
+        self.bytes.get(..16).unwrap_or(&self.bytes)
+    }
+
+    /// The file's metadata when it was opened.
+    pub fn meta(&self) -> &std::fs::Metadata {
+        &self.meta
+    }
+
+    /// The whole file, or `TooLarge` when it is over `limit` bytes (when opened, or grown
+    /// past it while being read).
+    pub fn read(mut self, limit: u64) -> std::io::Result<Loaded> {
+        let len = self.meta.len();
+        if len > limit {
             return Ok(Loaded::TooLarge {
-                size: Some(meta.len()),
+                size: Some(len),
                 limit,
             });
         }
-        let stamp = FileStamp::of(&meta);
-        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-        file.by_ref().take(limit + 1).read_to_end(&mut bytes)?;
-        if bytes.len() as u64 > limit {
-            // It grew past the limit while being read.
+        let stamp = FileStamp::of(&self.meta);
+        let want = usize::try_from(len).unwrap_or(usize::MAX);
+        self.fill(want)?;
+        // A file that grew while being read is read on, to the limit.
+        if self.bytes.len() >= want {
+            let left = (limit + 1).saturating_sub(self.bytes.len() as u64);
+            self.file.take(left).read_to_end(&mut self.bytes)?;
+        }
+        if self.bytes.len() as u64 > limit {
             return Ok(Loaded::TooLarge { size: None, limit });
         }
-        return Ok(Loaded::Bytes(bytes, Some(stamp)));
+        Ok(Loaded::Bytes(self.bytes, Some(stamp)))
     }
-    read_stream(file, limit)
 }
 
 /// Reads a stream (stdin, a pipe) up to `limit` bytes.
@@ -199,6 +265,77 @@ mod tests {
         match read_stream(&b"{}"[..], 1000) {
             Ok(Loaded::Bytes(b, None)) => assert_eq!(b, b"{}"),
             other => panic!("expected bytes, got {other:?}"),
+        }
+    }
+
+    /// A file read once opened gives all its bytes whatever its size against the first
+    /// read's, its head the first 16 (or all when shorter), and one over the limit is said.
+    #[test]
+    fn open_files_read_whole_from_their_head() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for len in [
+            0,
+            1,
+            15,
+            16,
+            17,
+            FIRST_READ - 1,
+            FIRST_READ,
+            FIRST_READ + 1,
+            3 * FIRST_READ + 7,
+        ] {
+            let text: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+            let path = dir.path().join(format!("{len}.json"));
+            std::fs::write(&path, &text).expect("write");
+            let open = OpenFile::open(&path).expect("open");
+            assert_eq!(open.head(), text.get(..16).unwrap_or(&text), "{len}");
+            assert_eq!(open.meta().len(), len as u64);
+            match open.read(DEFAULT_MAX_FILE_SIZE) {
+                Ok(Loaded::Bytes(bytes, Some(stamp))) => {
+                    assert!(bytes == text, "{len}");
+                    assert_eq!(stamp.len, len as u64);
+                }
+                other => panic!("{len}: expected bytes, got {other:?}"),
+            }
+            match read_path(&path, DEFAULT_MAX_FILE_SIZE) {
+                Ok(Loaded::Bytes(bytes, Some(_))) => assert!(bytes == text, "{len}"),
+                other => panic!("{len}: expected bytes, got {other:?}"),
+            }
+            if len > 0 {
+                let limit = len as u64 - 1;
+                match OpenFile::open(&path).expect("open").read(limit) {
+                    Ok(Loaded::TooLarge { size, limit: l }) => {
+                        assert_eq!((size, l), (Some(len as u64), limit));
+                    }
+                    other => panic!("{len}: expected TooLarge, got {other:?}"),
+                }
+            }
+        }
+    }
+
+    /// A file that grows after it is opened is read to its end, and past the limit it is
+    /// said to be too large rather than cut.
+    #[test]
+    fn a_file_growing_while_read_is_read_on_to_the_limit() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("log.jsonl");
+        std::fs::write(&path, b"{}\n").expect("write");
+        let open = OpenFile::open(&path).expect("open");
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .expect("append");
+        file.write_all(b"{\"a\":1}\n").expect("grow");
+        match open.read(1000) {
+            Ok(Loaded::Bytes(bytes, _)) => assert_eq!(bytes, b"{}\n{\"a\":1}\n"),
+            other => panic!("expected bytes, got {other:?}"),
+        }
+        let open = OpenFile::open(&path).expect("open");
+        file.write_all(&[b' '; 2000]).expect("grow");
+        match open.read(1000) {
+            Ok(Loaded::TooLarge { size: None, limit }) => assert_eq!(limit, 1000),
+            other => panic!("expected TooLarge, got {other:?}"),
         }
     }
 }

@@ -36,15 +36,6 @@ pub fn is_zstd(bytes: &[u8]) -> bool {
     bytes.starts_with(&MAGIC)
 }
 
-/// Whether the regular file at `path` opens with a Zstandard frame.
-pub fn has_zstd_header(path: &std::path::Path) -> bool {
-    use std::io::Read;
-    let mut head = [0u8; 4];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok_and(|()| head == MAGIC)
-}
-
 /// Where the frames of a file are, found from their headers and block headers alone.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Scan {
