@@ -101,18 +101,19 @@ pub fn open<'a>(
     };
     let loaded = match path {
         Some(path) => {
-            let meta = std::fs::metadata(path);
-            if meta.as_ref().is_ok_and(|m| m.is_dir()) {
-                return crate::folder::read(path, name, limit)
-                    .map(Opened::Folder)
-                    .map_err(Error::Unreadable);
+            use crate::read::Opening;
+            match crate::read::open_path(path).map_err(cannot)? {
+                Opening::Dir => {
+                    return crate::folder::read(path, name, limit)
+                        .map(Opened::Folder)
+                        .map_err(Error::Unreadable)
+                }
+                Opening::File(file) => return open_file(path, file, name, limit),
+                // What a stream's text is is told below.
+                Opening::Stream(stream) => {
+                    crate::read::read_stream(stream, limit).map_err(cannot)?
+                }
             }
-            if meta.is_ok_and(|m| m.is_file()) {
-                return open_file(path, name, limit);
-            }
-            // A stream (a FIFO, `/dev/stdin`, a device) is opened once, by the read itself:
-            // what its text is is told below.
-            crate::read::read_path(path, limit).map_err(cannot)?
         }
         None => match stdin {
             Some(Loaded::Bytes(bytes, _)) => Loaded::Bytes(bytes.clone(), None),
@@ -140,14 +141,18 @@ pub fn open<'a>(
     Ok(Opened::Text(loaded))
 }
 
-/// Opens the regular file at `path` once: its head tells a store or a compressed log from
+/// The regular file at `path`, opened: its head tells a store or a compressed log from
 /// text, and text is read on from the same handle.
-fn open_file<'a>(path: &'a Path, name: &str, limit: u64) -> Result<Opened<'a>, Error> {
+fn open_file<'a>(
+    path: &'a Path,
+    file: crate::read::OpenFile,
+    name: &str,
+    limit: u64,
+) -> Result<Opened<'a>, Error> {
     let cannot = |source: std::io::Error| Error::Read {
         name: name.to_string(),
         source,
     };
-    let file = crate::read::OpenFile::open(path).map_err(cannot)?;
     if crate::store::is_sqlite(file.head()) {
         let size = crate::store::size(path).map_err(cannot)?;
         if size > limit {
@@ -164,7 +169,7 @@ fn open_file<'a>(path: &'a Path, name: &str, limit: u64) -> Result<Opened<'a>, E
             .map(|log| zstd_or_too_large(log, limit))
             .map_err(Error::Unreadable);
     }
-    if crate::stream::is_candidate(path, file.meta().len()) {
+    if crate::stream::is_candidate(path, file.size()) {
         return Ok(Opened::Lines { path, limit });
     }
     file.read(limit).map(Opened::Text).map_err(cannot)

@@ -48,15 +48,43 @@ pub enum Loaded {
 /// against the limit before reading; anything else (a FIFO, `/dev/stdin`, a device) is read
 /// as a stream, up to the limit.
 pub fn read_path(path: &Path, limit: u64) -> std::io::Result<Loaded> {
-    let file = std::fs::File::open(path)?;
+    match open_path(path)? {
+        Opening::File(file) => file.read(limit),
+        Opening::Dir => Err(std::io::Error::other("is a directory")),
+        Opening::Stream(file) => read_stream(file, limit),
+    }
+}
+
+/// A path once opened: what it is is told from the open handle, with no look at the path
+/// before (a stream is opened once, so nothing its writer sends is lost).
+pub enum Opening {
+    /// A regular file, its first bytes read.
+    File(OpenFile),
+    Dir,
+    /// A FIFO, `/dev/stdin`, a device: read from where it is, as a stream.
+    Stream(std::fs::File),
+}
+
+/// Opens `path` and tells what it is.
+pub fn open_path(path: &Path) -> std::io::Result<Opening> {
+    let file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        // Where a directory cannot be opened as a file (Windows), its metadata says so.
+        Err(e) => {
+            return match std::fs::metadata(path) {
+                Ok(meta) if meta.is_dir() => Ok(Opening::Dir),
+                _ => Err(e),
+            }
+        }
+    };
     let meta = file.metadata()?;
-    if meta.is_dir() {
-        return Err(std::io::Error::other("is a directory"));
-    }
-    if meta.is_file() {
-        return OpenFile::with_head(file, meta)?.read(limit);
-    }
-    read_stream(file, limit)
+    Ok(if meta.is_dir() {
+        Opening::Dir
+    } else if meta.is_file() {
+        Opening::File(OpenFile::with_head(file, meta)?)
+    } else {
+        Opening::Stream(file)
+    })
 }
 
 /// How much of a regular file is read before it is told what it holds: all of a small
@@ -67,25 +95,18 @@ const FIRST_READ: usize = 64 << 10;
 /// (a database, a compressed log, text) before the rest is read, without opening it again.
 pub struct OpenFile {
     file: std::fs::File,
-    meta: std::fs::Metadata,
+    /// The file when it was opened.
+    stamp: FileStamp,
     /// What has been read, from the start of the file.
     bytes: Vec<u8>,
 }
 
 impl OpenFile {
-    /// Opens the regular file at `path` and reads its first bytes. Only for a path known to
-    /// be a regular file: a stream opened here and closed would lose what its writer sent.
-    pub fn open(path: &Path) -> std::io::Result<OpenFile> {
-        let file = std::fs::File::open(path)?;
-        let meta = file.metadata()?;
-        OpenFile::with_head(file, meta)
-    }
-
     fn with_head(file: std::fs::File, meta: std::fs::Metadata) -> std::io::Result<OpenFile> {
         let len = usize::try_from(meta.len()).unwrap_or(usize::MAX);
         let mut open = OpenFile {
             file,
-            meta,
+            stamp: FileStamp::of(&meta),
             bytes: Vec::new(),
         };
         open.fill(len.min(FIRST_READ))?;
@@ -108,22 +129,21 @@ impl OpenFile {
         self.bytes.get(..16).unwrap_or(&self.bytes)
     }
 
-    /// The file's metadata when it was opened.
-    pub fn meta(&self) -> &std::fs::Metadata {
-        &self.meta
+    /// The file's size when it was opened.
+    pub fn size(&self) -> u64 {
+        self.stamp.len
     }
 
     /// The whole file, or `TooLarge` when it is over `limit` bytes (when opened, or grown
     /// past it while being read).
     pub fn read(mut self, limit: u64) -> std::io::Result<Loaded> {
-        let len = self.meta.len();
+        let len = self.stamp.len;
         if len > limit {
             return Ok(Loaded::TooLarge {
                 size: Some(len),
                 limit,
             });
         }
-        let stamp = FileStamp::of(&self.meta);
         let want = usize::try_from(len).unwrap_or(usize::MAX);
         self.fill(want)?;
         // A file that grew while being read is read on, to the limit.
@@ -134,7 +154,7 @@ impl OpenFile {
         if self.bytes.len() as u64 > limit {
             return Ok(Loaded::TooLarge { size: None, limit });
         }
-        Ok(Loaded::Bytes(self.bytes, Some(stamp)))
+        Ok(Loaded::Bytes(self.bytes, Some(self.stamp)))
     }
 }
 
@@ -268,6 +288,13 @@ mod tests {
         }
     }
 
+    fn open_file(path: &Path) -> OpenFile {
+        match open_path(path) {
+            Ok(Opening::File(file)) => file,
+            _ => panic!("{} is not a regular file", path.display()),
+        }
+    }
+
     /// A file read once opened gives all its bytes whatever its size against the first
     /// read's, its head the first 16 (or all when shorter), and one over the limit is said.
     #[test]
@@ -287,9 +314,9 @@ mod tests {
             let text: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
             let path = dir.path().join(format!("{len}.json"));
             std::fs::write(&path, &text).expect("write");
-            let open = OpenFile::open(&path).expect("open");
+            let open = open_file(&path);
             assert_eq!(open.head(), text.get(..16).unwrap_or(&text), "{len}");
-            assert_eq!(open.meta().len(), len as u64);
+            assert_eq!(open.size(), len as u64);
             match open.read(DEFAULT_MAX_FILE_SIZE) {
                 Ok(Loaded::Bytes(bytes, Some(stamp))) => {
                     assert!(bytes == text, "{len}");
@@ -303,7 +330,7 @@ mod tests {
             }
             if len > 0 {
                 let limit = len as u64 - 1;
-                match OpenFile::open(&path).expect("open").read(limit) {
+                match open_file(&path).read(limit) {
                     Ok(Loaded::TooLarge { size, limit: l }) => {
                         assert_eq!((size, l), (Some(len as u64), limit));
                     }
@@ -321,7 +348,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("log.jsonl");
         std::fs::write(&path, b"{}\n").expect("write");
-        let open = OpenFile::open(&path).expect("open");
+        let open = open_file(&path);
         let mut file = std::fs::OpenOptions::new()
             .append(true)
             .open(&path)
@@ -331,7 +358,7 @@ mod tests {
             Ok(Loaded::Bytes(bytes, _)) => assert_eq!(bytes, b"{}\n{\"a\":1}\n"),
             other => panic!("expected bytes, got {other:?}"),
         }
-        let open = OpenFile::open(&path).expect("open");
+        let open = open_file(&path);
         file.write_all(&[b' '; 2000]).expect("grow");
         match open.read(1000) {
             Ok(Loaded::TooLarge { size: None, limit }) => assert_eq!(limit, 1000),
