@@ -165,7 +165,7 @@ fn open_file<'a>(
     }
     // Compressed: its frames are read here, their text bounded by the same limit.
     if crate::zstd_log::is_zstd(file.head()) {
-        return crate::zstd_log::read(path, name, limit)
+        return crate::zstd_log::read_open(file, name, limit)
             .map(|log| zstd_or_too_large(log, limit))
             .map_err(Error::Unreadable);
     }

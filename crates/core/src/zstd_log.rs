@@ -231,7 +231,24 @@ pub struct Log {
 /// Reads the log at `path` (named `name`): its file and what it decompresses to are both
 /// held to `limit` bytes (`None`: over it). `Err` for a file that cannot be read.
 pub fn read(path: &std::path::Path, name: &str, limit: u64) -> Result<Option<Log>, String> {
-    match crate::read::read_path(path, limit) {
+    from_read(crate::read::read_path(path, limit), name, limit)
+}
+
+/// [`read`] of a log already opened (its head told it is one), read on from its handle.
+pub fn read_open(
+    file: crate::read::OpenFile,
+    name: &str,
+    limit: u64,
+) -> Result<Option<Log>, String> {
+    from_read(file.read(limit), name, limit)
+}
+
+fn from_read(
+    read: std::io::Result<crate::read::Loaded>,
+    name: &str,
+    limit: u64,
+) -> Result<Option<Log>, String> {
+    match read {
         Ok(crate::read::Loaded::Bytes(bytes, stamp)) => {
             Ok(decode_owned(bytes, limit, Origin::File(stamp)))
         }
