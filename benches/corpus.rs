@@ -628,6 +628,20 @@ fn medians(samples: &[Sample]) -> Sample {
     }
 }
 
+/// Runs the commands `a` and `b` make in turn, `reps` times each: their samples, in order.
+fn interleaved(
+    reps: usize,
+    a: impl Fn() -> Command,
+    b: impl Fn() -> Command,
+) -> (Vec<Sample>, Vec<Sample>) {
+    let (mut xs, mut ys) = (Vec::new(), Vec::new());
+    for _ in 0..reps {
+        xs.push(measure(a()));
+        ys.push(measure(b()));
+    }
+    (xs, ys)
+}
+
 fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(|a, b| a.total_cmp(b));
     xs.get(xs.len() / 2).copied().unwrap_or(f64::NAN)
@@ -669,11 +683,11 @@ impl Bench {
     }
 
     fn pair_n(&self, paths: &[&Path], threads: usize, reps: usize) -> (Sample, Sample) {
-        let (mut f, mut t) = (Vec::new(), Vec::new());
-        for _ in 0..reps {
-            f.push(measure(self.floor_cmd(paths, threads)));
-            t.push(measure(self.toolcheck_cmd(paths, threads)));
-        }
+        let (f, t) = interleaved(
+            reps,
+            || self.floor_cmd(paths, threads),
+            || self.toolcheck_cmd(paths, threads),
+        );
         (medians(&f), medians(&t))
     }
 
@@ -683,14 +697,13 @@ impl Bench {
     /// A run of a directory takes a tenth of a second, where the floor timed apart from
     /// toolcheck swung its ratio by a tenth from one benchmark to the next.
     fn vs_simd(&self, paths: &[&Path]) -> (f64, Sample) {
-        let (mut ratios, mut runs) = (Vec::new(), Vec::new());
-        for _ in 0..ROW_REPS * self.reps {
-            let simd = measure(self.simd_cmd(paths, 1));
-            let t = measure(self.toolcheck_cmd(paths, 1));
-            ratios.push(t.cpu / simd.cpu);
-            runs.push(t);
-        }
-        (median(ratios), medians(&runs))
+        let (simd, t) = interleaved(
+            ROW_REPS * self.reps,
+            || self.simd_cmd(paths, 1),
+            || self.toolcheck_cmd(paths, 1),
+        );
+        let ratios = simd.iter().zip(&t).map(|(f, t)| t.cpu / f.cpu).collect();
+        (median(ratios), medians(&t))
     }
 
     /// Runs the command `cmd` makes `--reps` times, without the floor; returns the medians.
