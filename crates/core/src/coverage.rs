@@ -98,26 +98,21 @@ const DECLARATIONS: &[&str] = &[
 
 /// The structures of `docs` that no conversation read.
 pub fn unread(docs: &[Doc<'_>], conversations: &[Conversation]) -> Vec<Structure> {
-    let nodes = conversations
-        .iter()
-        .map(|c| c.calls().count() + c.results().count())
-        .sum();
-    let mut seen = Seen::with_capacity(nodes);
-    for conv in conversations {
-        for item in conv.turns.iter().flat_map(|t| &t.items) {
-            seen.add_item(item);
-        }
-        for loc in &conv.excluded {
-            seen.exclude(loc);
-        }
-    }
+    let seen = Seen::of(conversations);
     let mut found = Vec::new();
     // One pointer buffer for the whole walk: structures are judged as they are met, and
     // only an unread one is copied out.
     let mut pointer = String::new();
     for doc in docs {
         pointer.clear();
-        scan(doc.value, doc.base, &mut pointer, &seen, &mut found);
+        scan(
+            doc.value,
+            doc.base,
+            &mut pointer,
+            &seen,
+            &mut found,
+            &mut None,
+        );
     }
     found
 }
@@ -188,13 +183,7 @@ impl RecordGuard {
         {
             return;
         }
-        let mut seen = Seen::with_capacity(read.items.len());
-        for item in &read.items {
-            seen.add_item(item);
-        }
-        for loc in read.excluded {
-            seen.exclude(loc);
-        }
+        let seen = Seen::since(read);
         if self.scanned.len() <= record {
             self.scanned.resize(record + 1, false);
         }
@@ -212,7 +201,14 @@ impl RecordGuard {
             return;
         }
         let mut found = Vec::new();
-        scan(doc.value, base, &mut String::new(), &seen, &mut found);
+        scan(
+            doc.value,
+            base,
+            &mut String::new(),
+            &seen,
+            &mut found,
+            &mut None,
+        );
         if !found.is_empty() {
             self.open_at.insert(record, self.open.len());
             self.open.push((base, found));
@@ -234,6 +230,77 @@ impl RecordGuard {
             .flat_map(|(_, open)| open)
             .filter(|s| !s.id.as_deref().is_some_and(|id| ids.contains(id)))
             .collect()
+    }
+}
+
+/// The guard for a document whose messages are read one at a time
+/// ([`crate::formats::Adapter::normalise_taking`]): each message is scanned as it is taken,
+/// against what the conversation read from it, and the structures that settles are
+/// forgotten; [`MessageGuard::finish`] judges the others against everything read, and walks
+/// what is left of the document. The same structures, in the same order, as [`unread`] over
+/// the whole document: what a message's own reads cover, every read covers.
+pub struct MessageGuard {
+    base: usize,
+    /// Where the message list is (the messages' pointer without their index).
+    list: Option<String>,
+    /// The structures of the messages taken so far that their own reads do not cover.
+    open: Vec<Structure>,
+}
+
+impl MessageGuard {
+    pub fn new(base: usize) -> Self {
+        MessageGuard {
+            base,
+            list: None,
+            open: Vec::new(),
+        }
+    }
+
+    /// The message at `loc` (`message`) has just been read, giving `read`.
+    pub fn read(&mut self, loc: &Loc, message: &Value<'_>, read: &Since<'_>) {
+        if self.list.is_none() {
+            let list = loc.pointer.rfind('/').and_then(|i| loc.pointer.get(..i));
+            let list = list.unwrap_or_default();
+            self.list = Some(list.to_string());
+        }
+        if !(message.is_object() || message.is_array()) {
+            return;
+        }
+        let seen = Seen::since(read);
+        let mut pointer = loc.pointer.to_string();
+        scan(
+            message,
+            loc.base,
+            &mut pointer,
+            &seen,
+            &mut self.open,
+            &mut None,
+        );
+    }
+
+    /// The structures no conversation read: of the messages taken, and of `rest`, what is
+    /// left of the document.
+    pub fn finish(self, rest: &Value<'_>, conversations: &[Conversation]) -> Vec<Structure> {
+        let seen = Seen::of(conversations);
+        let open = self
+            .open
+            .into_iter()
+            .filter(|s| !seen.covers(s.loc.base, &s.loc.pointer, s.id.as_deref()))
+            .collect();
+        let mut splice = self.list.map(|list| Splice {
+            list,
+            structures: open,
+        });
+        let mut found = Vec::new();
+        scan(
+            rest,
+            self.base,
+            &mut String::new(),
+            &seen,
+            &mut found,
+            &mut splice,
+        );
+        found
     }
 }
 
@@ -259,6 +326,36 @@ impl<'c> Seen<'c> {
             around: HashSet::with_capacity_and_hasher(nodes, Default::default()),
             ids: HashSet::with_capacity_and_hasher(nodes / 2, Default::default()),
         }
+    }
+
+    /// Everything `conversations` read.
+    fn of(conversations: &'c [Conversation]) -> Self {
+        let nodes = conversations
+            .iter()
+            .map(|c| c.calls().count() + c.results().count())
+            .sum();
+        let mut seen = Seen::with_capacity(nodes);
+        for conv in conversations {
+            for item in conv.turns.iter().flat_map(|t| &t.items) {
+                seen.add_item(item);
+            }
+            for loc in &conv.excluded {
+                seen.exclude(loc);
+            }
+        }
+        seen
+    }
+
+    /// What a conversation read after a mark.
+    fn since(read: &Since<'c>) -> Self {
+        let mut seen = Seen::with_capacity(read.items.len());
+        for item in &read.items {
+            seen.add_item(item);
+        }
+        for loc in read.excluded {
+            seen.exclude(loc);
+        }
+        seen
     }
 
     /// A call or result read (by its id too); text is no structure.
@@ -332,6 +429,13 @@ fn id_of<'m>(map: &'m Map<'_>) -> Option<&'m str> {
     .find_map(|k| map.get(k).and_then(Value::as_str))
 }
 
+/// Structures found in the elements of the array at `list` before they were taken out of
+/// it: the walk that meets the array puts them where its elements' would be.
+struct Splice {
+    list: String,
+    structures: Vec<Structure>,
+}
+
 /// Walks `value`, whose pointer is in `pointer` (restored on return).
 fn scan(
     value: &Value<'_>,
@@ -339,14 +443,18 @@ fn scan(
     pointer: &mut String,
     seen: &Seen<'_>,
     out: &mut Vec<Structure>,
+    splice: &mut Option<Splice>,
 ) {
     let depth = pointer.len();
     match value {
         Value::Array(items) => {
+            if let Some(taken) = splice.take_if(|s| s.list == *pointer) {
+                out.extend(taken.structures);
+            }
             for (i, item) in items.iter().enumerate() {
                 if item.is_object() || item.is_array() {
                     crate::pointer::push_token(pointer, &i);
-                    scan(item, base, pointer, seen, out);
+                    scan(item, base, pointer, seen, out, splice);
                     pointer.truncate(depth);
                 }
             }
@@ -404,7 +512,7 @@ fn scan(
                     continue;
                 }
                 crate::pointer::push_token(pointer, &key);
-                scan(child, base, pointer, seen, out);
+                scan(child, base, pointer, seen, out, splice);
                 pointer.truncate(depth);
             }
         }
@@ -419,7 +527,14 @@ mod tests {
 
     fn structures(v: &Value) -> Vec<(String, &'static str)> {
         let mut out = Vec::new();
-        scan(v, 0, &mut String::new(), &Seen::default(), &mut out);
+        scan(
+            v,
+            0,
+            &mut String::new(),
+            &Seen::default(),
+            &mut out,
+            &mut None,
+        );
         out.into_iter()
             .map(|s| (s.loc.pointer.to_string(), s.kind))
             .collect()

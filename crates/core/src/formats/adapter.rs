@@ -50,6 +50,21 @@ pub trait Adapter: Dialect + Sync {
     /// format (used when it was forced).
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String>;
 
+    /// Builds the conversation of one whole document (`doc`, at byte `base`) as
+    /// [`Adapter::normalise`] does, taking each message out of its message list once read and
+    /// handing it to `visit`, whose it then is to drop: a big document's tree is then never
+    /// held whole beside its transcript. `visit` is shown every element of the list, in
+    /// order; what is left of `doc` afterwards holds nulls in their place. `None` where the
+    /// format reads its documents whole (then `doc` is untouched).
+    fn normalise_taking<'a>(
+        &self,
+        _base: usize,
+        _doc: &mut Tree<'a>,
+        _visit: Taken<'_, 'a>,
+    ) -> Option<Result<Vec<Conversation>, String>> {
+        None
+    }
+
     /// Builds one session's conversations from its records, one document each, in the
     /// order they were written or the library reads them back (a JSONL session, the rows of
     /// a SQLite store): `None` where the format keeps no session as separate records. A
@@ -282,6 +297,12 @@ pub(crate) fn read_one_by_one<R: InOrder>(
 /// reads it: which record of the session it is (its index in [`Records`]), the record, the
 /// conversation, and where the conversation stood before.
 pub type Visit<'v> = &'v mut dyn FnMut(usize, Doc<'_>, &Conversation, crate::transcript::Mark);
+
+/// What an adapter reading a document's messages one at a time
+/// ([`Adapter::normalise_taking`]) hands over of each: where it was, its tree, the
+/// conversation, and where the conversation stood before it was read.
+pub type Taken<'v, 'a> =
+    &'v mut dyn FnMut(&crate::transcript::Loc, Tree<'a>, &Conversation, crate::transcript::Mark);
 
 /// An adapter's answer to a fix intent.
 pub enum Planned {

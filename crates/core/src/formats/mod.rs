@@ -15,7 +15,7 @@ mod adapter;
 mod links;
 mod shape;
 
-pub use adapter::{plan, Adapter, Planned, Records, Visit};
+pub use adapter::{plan, Adapter, Planned, Records, Taken, Visit};
 pub(crate) use adapter::{removal, remove_only};
 /// Whether a document is one span as `ConsoleSpanExporter` prints it (for saying why one
 /// without model calls is no conversation).

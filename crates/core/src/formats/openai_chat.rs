@@ -15,7 +15,7 @@ use serde_json::{json, Value as Json};
 
 use super::{
     all_have_role, array_at, blocks, has_text, opens_with_any, str_at, Adapter, CallSite, Dialect,
-    Doc, Format, AGENTS_SDK_FAILURES,
+    Doc, Format, Taken, AGENTS_SDK_FAILURES,
 };
 use crate::transcript::{
     failed_text, looks_like_error, pairing_key, result_text, Arguments, CallKind, Conversation,
@@ -88,6 +88,15 @@ impl Adapter for OpenAiChat {
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
         docs.iter().map(normalise_doc).collect()
     }
+
+    fn normalise_taking<'a>(
+        &self,
+        base: usize,
+        doc: &mut Tree<'a>,
+        visit: Taken<'_, 'a>,
+    ) -> Option<Result<Vec<Conversation>, String>> {
+        Some(normalise_taking(base, doc, visit).map(|conv| vec![conv]))
+    }
 }
 
 /// Where the messages are: `messages`, a batch line's `body.messages`, a preference record's
@@ -105,9 +114,64 @@ fn locate_messages<'a>(doc: &'a Tree<'a>) -> Option<(&'static str, &'a Vec<Tree<
     doc.as_array().map(|a| ("", a))
 }
 
+/// The list `locate_messages` found at `prefix`, to take its messages from.
+fn messages_mut<'d, 'a>(doc: &'d mut Tree<'a>, prefix: &str) -> Option<&'d mut Vec<Tree<'a>>> {
+    match prefix {
+        "" if doc.is_array() => doc.as_array_mut(),
+        "" => doc.get_mut("messages")?.as_array_mut(),
+        _ => doc
+            .get_mut(prefix.trim_start_matches('/'))?
+            .get_mut("messages")?
+            .as_array_mut(),
+    }
+}
+
 fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
-    let (prefix, messages) = locate_messages(doc.value)
-        .ok_or("expected a `messages` array of chat messages or a bare array of messages")?;
+    let (prefix, messages) = locate_messages(doc.value).ok_or(NO_MESSAGES)?;
+    let (mut conv, messages_loc) = open_doc(doc, prefix, messages)?;
+    // Legacy `function_call`s and id-less calls (Ollama) are answered by name and order.
+    let mut pending_by_name: Vec<(String, String)> = Vec::new();
+    for (i, message) in messages.iter().enumerate() {
+        read_message(&mut conv, message, &messages_loc.child(i), &mut pending_by_name);
+    }
+    Ok(conv)
+}
+
+/// [`normalise_doc`], taking each message out of the list once read (see
+/// `Adapter::normalise_taking`).
+fn normalise_taking<'a>(
+    base: usize,
+    doc: &mut Tree<'a>,
+    visit: Taken<'_, 'a>,
+) -> Result<Conversation, String> {
+    let (prefix, mut conv, messages_loc) = {
+        let doc = Doc { base, value: doc };
+        let (prefix, messages) = locate_messages(doc.value).ok_or(NO_MESSAGES)?;
+        let (conv, messages_loc) = open_doc(&doc, prefix, messages)?;
+        (prefix, conv, messages_loc)
+    };
+    let messages = messages_mut(doc, prefix).ok_or(NO_MESSAGES)?;
+    let mut pending_by_name: Vec<(String, String)> = Vec::new();
+    for (i, slot) in messages.iter_mut().enumerate() {
+        let message = std::mem::take(slot);
+        let mloc = messages_loc.child(i);
+        let mark = conv.mark();
+        read_message(&mut conv, &message, &mloc, &mut pending_by_name);
+        visit(&mloc, message, &conv, mark);
+    }
+    Ok(conv)
+}
+
+const NO_MESSAGES: &str =
+    "expected a `messages` array of chat messages or a bare array of messages";
+
+/// The conversation of `doc` before its `messages` (at `prefix`) are read: its tools and
+/// options, and where its message list is.
+fn open_doc(
+    doc: &Doc<'_>,
+    prefix: &'static str,
+    messages: &[Tree<'_>],
+) -> Result<(Conversation, Loc), String> {
     if !messages.is_empty() && !all_have_role(messages) {
         return Err("expected every message to have a `role`".into());
     }
@@ -129,11 +193,16 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
         read_options(container, &mut conv);
     }
     conv.reasoning.kind = Some(ReasoningKind::ReasoningContent);
+    Ok((conv, messages_loc))
+}
 
-    // Legacy `function_call`s and id-less calls (Ollama) are answered by name and order.
-    let mut pending_by_name: Vec<(String, String)> = Vec::new();
-    for (i, message) in messages.iter().enumerate() {
-        let mloc = messages_loc.child(i);
+/// Reads one message, at `mloc`, into the conversation.
+fn read_message(
+    conv: &mut Conversation,
+    message: &Tree<'_>,
+    mloc: &Loc,
+    pending_by_name: &mut Vec<(String, String)>,
+) {
         let role = match str_at(message, "role") {
             Some("assistant") => Role::Assistant,
             Some("tool" | "function") => Role::Tool,
@@ -160,8 +229,8 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
                     .map(str::to_string);
                 let key = match &call_id {
                     Some(id) => id.clone(),
-                    None => take_pending(&mut pending_by_name, name.as_deref())
-                        .unwrap_or_else(|| pairing_key(None, &mloc)),
+                    None => take_pending(pending_by_name, name.as_deref())
+                        .unwrap_or_else(|| pairing_key(None, mloc)),
                 };
                 let content = message.get("content").unwrap_or(&Tree::Null);
                 let text = result_text(content);
@@ -177,7 +246,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
                     loc: mloc.clone(),
                     message: mloc.clone(),
                 };
-                conv.push(Role::Tool, &mloc, Item::Result(result));
+                conv.push(Role::Tool, mloc, Item::Result(result));
             }
             _ => {
                 conv.start_turn(role, mloc.clone());
@@ -191,7 +260,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
                     }));
                 }
                 if role != Role::Assistant {
-                    continue;
+                    return;
                 }
                 if message
                     .get("reasoning_content")
@@ -204,7 +273,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
                     .flatten()
                     .enumerate()
                 {
-                    let call = read_tool_call(call, &mloc, j, &mut pending_by_name);
+                    let call = read_tool_call(call, mloc, j, pending_by_name);
                     // Ollama writes id-less calls with object arguments, paired by name.
                     if call.id.is_none() && matches!(call.arguments, Arguments::Encoded(_)) {
                         conv.shapes
@@ -244,8 +313,6 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
                 }
             }
         }
-    }
-    Ok(conv)
 }
 
 /// The key of the pending id-less call answered by a result named `name` (the first pending

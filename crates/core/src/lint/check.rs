@@ -150,6 +150,36 @@ pub(super) fn read_docs(
     })
 }
 
+/// Reads one whole document (at byte `base`) whose adapter takes its messages out of it one
+/// at a time ([`Adapter::normalise_taking`]): the unread-structure guard scans each message
+/// as it is handed over, and it is dropped then, so the document's tree is never whole
+/// beside the transcript. `None` where the adapter reads its documents whole, `value`
+/// untouched.
+pub(super) fn read_taking(
+    adapter: &dyn Adapter,
+    base: usize,
+    value: &mut crate::tree::Value<'_>,
+    opts: &LintOptions,
+) -> Option<Read> {
+    // A format that replays part of its records holds the guard to what it drew on, which
+    // only the whole tree can tell.
+    if !adapter.replays_every_record() {
+        return None;
+    }
+    let guarded = opts.selection.is_enabled("TC005");
+    let mut guard = crate::coverage::MessageGuard::new(base);
+    let normalised = adapter.normalise_taking(base, value, &mut |loc, message, conv, mark| {
+        if guarded {
+            guard.read(loc, &message, &conv.since(mark));
+        }
+    })?;
+    Some(read_as(adapter, normalised, base, false, |conversations| {
+        guarded
+            .then(|| unread_finding(&guard.finish(value, conversations), adapter.format()))
+            .flatten()
+    }))
+}
+
 /// What normalising documents (from byte `at`) gave: their conversations with the
 /// `unread` guard's finding on them, or the finding that they do not fit the format.
 fn read_as(
@@ -985,5 +1015,117 @@ mod tests {
             "{streamed}"
         );
         assert!(streamed.contains("conversations: 2"), "{streamed}");
+    }
+
+    /// What checking the document `text` finds with its messages taken out of its tree one
+    /// at a time, and with the tree read whole: `None` when it is no document, or its format
+    /// reads documents whole.
+    fn document_both_ways(text: &str) -> Option<[String; 2]> {
+        let opts = LintOptions::default();
+        let parsed = crate::json::parse(text).ok()?;
+        let adapter = formats::detect(&parsed.value)?;
+        let check = |read: Read| {
+            let source = SourceFile::new(None, "d.json".into(), text.to_string());
+            if let Ok(again) = crate::json::parse(text) {
+                source.add_spans(0, again.spans);
+            }
+            format!(
+                "{:?}",
+                check_read(read, adapter, &source, &opts, false, parsed.lossy)
+            )
+        };
+        let mut tree = crate::json::parse(text).ok()?.value;
+        let taken = read_taking(adapter, 0, &mut tree, &opts)?;
+        let docs = [Doc {
+            base: 0,
+            value: &parsed.value,
+        }];
+        let whole = read_docs(adapter, &docs, adapter.normalise(&docs), &opts, false);
+        Some([check(taken), check(whole)])
+    }
+
+    #[test]
+    fn a_document_read_one_message_at_a_time_is_checked_as_one_read_whole() {
+        let call = |id: &str| {
+            serde_json::json!({"role": "assistant", "tool_calls": [{"id": id, "type": "function",
+                "function": {"name": "f", "arguments": "{}"}}]})
+        };
+        let result =
+            |id: &str| serde_json::json!({"role": "tool", "tool_call_id": id, "content": "ok"});
+        // Structures the adapter does not read: blocks of another format inside messages
+        // (one known by the id of a call read from a later message), and lists outside the
+        // message list, before and after it.
+        let blocks = serde_json::json!({"role": "user", "content": [
+            {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}},
+            {"type": "function_call", "call_id": "call_2", "name": "f", "arguments": "{}"}]});
+        let messages = serde_json::json!([
+            {"role": "system", "content": "s"}, blocks, call("call_1"), result("call_1"),
+            call("call_2"), result("call_2"), result("call_3"),
+            {"role": "user", "content": "again", "toolUse": {"toolUseId": "t9"}}]);
+        let listed = serde_json::json!([{"id": "call_8", "function": {"name": "g"}}]);
+        let docs = [
+            serde_json::json!({"before": {"tool_calls": listed}, "model": "m",
+                "messages": messages, "after": {"tool_calls": listed}}),
+            serde_json::json!({"messages": [{"role": "user", "content": "hi"}]}),
+            serde_json::json!({"body": {"messages": messages}, "custom_id": "r1"}),
+            serde_json::json!({"input": {"messages": messages}}),
+            messages.clone(),
+            serde_json::json!({"messages": []}),
+        ];
+        let mut compared = 0;
+        for doc in docs {
+            let text = serde_json::to_string_pretty(&doc).expect("json");
+            if let Some([taken, whole]) = document_both_ways(&text) {
+                assert_eq!(taken, whole, "{text}");
+                compared += 1;
+            }
+        }
+        assert_eq!(compared, 6, "each document is read as OpenAI Chat");
+        // The first document does find what it should, in the order of the whole walk.
+        let text = serde_json::to_string(&serde_json::json!({"before": {"tool_calls": listed},
+            "messages": messages, "after": {"tool_calls": listed}}))
+        .expect("json");
+        let [taken, _] = document_both_ways(&text).expect("an OpenAI document");
+        let found = "4 tool-call or tool-result structures read as `openai-chat` went unchecked";
+        assert!(taken.contains(found), "{taken}");
+        let order = [
+            "/before/tool_calls/0",
+            "/messages/1/content/0",
+            "/messages/7/toolUse",
+            "/after/tool_calls/0",
+        ];
+        let at: Vec<usize> = order
+            .iter()
+            .filter_map(|p| taken.find(&format!("at {p}")))
+            .collect();
+        assert_eq!(at.len(), 4, "{taken}");
+        assert!(at.windows(2).all(|w| w[0] < w[1]), "{taken}");
+    }
+
+    /// Every bundled document of a format read one message at a time.
+    #[test]
+    fn bundled_documents_read_one_message_at_a_time_are_checked_as_read_whole() {
+        let mut stack = vec![std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../fixtures"
+        ))];
+        let mut compared = 0;
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).expect("fixtures").flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.extension().is_some_and(|e| e == "json") {
+                    let Ok(text) = std::fs::read_to_string(&path) else {
+                        continue;
+                    };
+                    if let Some([taken, whole]) = document_both_ways(&text) {
+                        assert_eq!(taken, whole, "{}", path.display());
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert!(compared >= 15, "only {compared} documents compared");
     }
 }

@@ -7,7 +7,7 @@
 use crate::tree::Value as Tree;
 use rayon::prelude::*;
 
-use super::check::{check_docs, check_read, read_docs};
+use super::check::{check_docs, check_read, read_docs, read_taking};
 use super::LintOptions;
 use super::{Skip, SkipKind};
 use crate::finding::Finding;
@@ -104,12 +104,15 @@ impl Linter<'_> {
             return self.unrecognised(describe_shape(&doc.value));
         };
         let lossy = doc.lossy;
-        let read = {
-            let docs = [Doc {
-                base,
-                value: &doc.value,
-            }];
-            read_docs(adapter, &docs, adapter.normalise(&docs), self.opts, false)
+        let read = match read_taking(adapter, base, &mut doc.value, self.opts) {
+            Some(read) => read,
+            None => {
+                let docs = [Doc {
+                    base,
+                    value: &doc.value,
+                }];
+                read_docs(adapter, &docs, adapter.normalise(&docs), self.opts, false)
+            }
         };
         drop(doc);
         let (findings, format, counts) =

@@ -96,6 +96,22 @@ impl<'a> Value<'a> {
         }
     }
 
+    /// The member `key` of an object (the last one when the key repeats), to take from.
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Value<'a>> {
+        match self {
+            Value::Object(m) => m.get_mut(key),
+            _ => None,
+        }
+    }
+
+    /// The elements of an array, to take from.
+    pub fn as_array_mut(&mut self) -> Option<&mut Vec<Value<'a>>> {
+        match self {
+            Value::Array(a) => Some(a),
+            _ => None,
+        }
+    }
+
     pub fn as_array(&self) -> Option<&Vec<Value<'a>>> {
         match self {
             Value::Array(a) => Some(a),
@@ -545,6 +561,15 @@ impl<'a> Map<'a> {
     pub fn get(&self, key: &str) -> Option<&Value<'a>> {
         self.members
             .iter()
+            .rev()
+            .find(|(k, _)| k.as_str() == key)
+            .map(|(_, v)| v)
+    }
+
+    /// The member `key` (the last one when the key repeats), to take from.
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Value<'a>> {
+        self.members
+            .iter_mut()
             .rev()
             .find(|(k, _)| k.as_str() == key)
             .map(|(_, v)| v)
