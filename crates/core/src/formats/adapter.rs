@@ -304,6 +304,25 @@ pub type Visit<'v> = &'v mut dyn FnMut(usize, Doc<'_>, &Conversation, crate::tra
 pub type Taken<'v, 'a> =
     &'v mut dyn FnMut(&crate::transcript::Loc, Tree<'a>, &Conversation, crate::transcript::Mark);
 
+/// Reads `messages` (the list at `list`) in order with `read`, taking each message out of
+/// the list once read and handing it to `visit` (see [`Adapter::normalise_taking`]).
+pub(crate) fn take_messages<'a>(
+    conv: &mut Conversation,
+    messages: &mut [Tree<'a>],
+    list: &crate::transcript::Loc,
+    visit: Taken<'_, 'a>,
+    mut read: impl FnMut(&mut Conversation, &Tree<'a>, &crate::transcript::Loc) -> Result<(), String>,
+) -> Result<(), String> {
+    for (i, slot) in messages.iter_mut().enumerate() {
+        let message = std::mem::take(slot);
+        let mloc = list.child(i);
+        let mark = conv.mark();
+        read(conv, &message, &mloc)?;
+        visit(&mloc, message, conv, mark);
+    }
+    Ok(())
+}
+
 /// An adapter's answer to a fix intent.
 pub enum Planned {
     /// Use the generic planner.

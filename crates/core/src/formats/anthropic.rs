@@ -10,7 +10,9 @@
 
 use serde_json::{json, Value as Json};
 
-use super::{all_roles_among, array_at, blocks, str_at, Adapter, CallSite, Dialect, Doc, Format};
+use super::{
+    all_roles_among, array_at, blocks, str_at, Adapter, CallSite, Dialect, Doc, Format, Taken,
+};
 use crate::transcript::{
     failed_text, pairing_key, result_text, Arguments, CallKind, Conversation, Item, Loc, Pairing,
     Role, Text, ToolCall, ToolDef, ToolResult,
@@ -74,6 +76,15 @@ impl Adapter for Anthropic {
     fn normalise(&self, docs: &[Doc<'_>]) -> Result<Vec<Conversation>, String> {
         docs.iter().map(normalise_doc).collect()
     }
+
+    fn normalise_taking<'a>(
+        &self,
+        base: usize,
+        doc: &mut Tree<'a>,
+        visit: Taken<'_, 'a>,
+    ) -> Option<Result<Vec<Conversation>, String>> {
+        Some(normalise_taking(base, doc, visit).map(|conv| vec![conv]))
+    }
 }
 
 /// A `tool_result` block answering `call` with an error. Shared with Claude Code.
@@ -87,31 +98,68 @@ pub(crate) fn interrupted_block(call: &ToolCall, text: &str) -> Json {
 }
 
 fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
+    let (mut conv, messages_loc) = open_doc(doc)?;
+    let messages = match doc.value {
+        Tree::Array(messages) => messages,
+        _ => array_at(doc.value, "messages").ok_or(NO_MESSAGES)?,
+    };
+    for (i, message) in messages.iter().enumerate() {
+        read_message(&mut conv, message, &messages_loc.child(i))?;
+    }
+    Ok(conv)
+}
+
+/// [`normalise_doc`], taking each message out of the list once read (see
+/// `Adapter::normalise_taking`).
+fn normalise_taking<'a>(
+    base: usize,
+    doc: &mut Tree<'a>,
+    visit: Taken<'_, 'a>,
+) -> Result<Conversation, String> {
+    let (mut conv, messages_loc) = open_doc(&Doc { base, value: doc })?;
+    let messages = match doc {
+        Tree::Array(messages) => messages,
+        _ => doc
+            .get_mut("messages")
+            .and_then(Tree::as_array_mut)
+            .ok_or(NO_MESSAGES)?,
+    };
+    super::adapter::take_messages(&mut conv, messages, &messages_loc, visit, read_message)?;
+    Ok(conv)
+}
+
+const NO_MESSAGES: &str = "expected a `messages` array";
+
+/// The conversation of `doc` before its messages are read (its tools and thinking), and
+/// where its message list is.
+fn open_doc(doc: &Doc<'_>) -> Result<(Conversation, Loc), String> {
     let root = Loc::new(doc.base, "");
-    let (messages, messages_loc) = match doc.value {
-        Tree::Array(messages) => (messages, root.clone()),
-        _ => (
-            array_at(doc.value, "messages").ok_or("expected a `messages` array")?,
-            root.child("messages"),
-        ),
+    let messages_loc = match doc.value {
+        Tree::Array(_) => root.clone(),
+        _ => {
+            array_at(doc.value, "messages").ok_or(NO_MESSAGES)?;
+            root.child("messages")
+        }
     };
     let mut conv = Conversation::new(Format::Anthropic, root.clone(), Pairing::NextTurn);
     conv.results_role = Role::User;
     conv.results_first = true;
     conv.thinking = thinking_enabled(doc.value);
     read_tools(doc.value, &root, &mut conv);
-    for (i, message) in messages.iter().enumerate() {
-        let mloc = messages_loc.child(i);
-        let role = match str_at(message, "role") {
-            Some("assistant") => Role::Assistant,
-            Some("user") => Role::User,
-            Some("system") => Role::System,
-            Some(other) => return Err(format!("unexpected role \"{other}\" at {}", mloc.pointer)),
-            None => return Err(format!("message without a `role` at {}", mloc.pointer)),
-        };
-        push_message(&mut conv, role, message, &mloc);
-    }
-    Ok(conv)
+    Ok((conv, messages_loc))
+}
+
+/// Reads one message, at `mloc`, into the conversation.
+fn read_message(conv: &mut Conversation, message: &Tree<'_>, mloc: &Loc) -> Result<(), String> {
+    let role = match str_at(message, "role") {
+        Some("assistant") => Role::Assistant,
+        Some("user") => Role::User,
+        Some("system") => Role::System,
+        Some(other) => return Err(format!("unexpected role \"{other}\" at {}", mloc.pointer)),
+        None => return Err(format!("message without a `role` at {}", mloc.pointer)),
+    };
+    push_message(conv, role, message, mloc);
+    Ok(())
 }
 
 /// Adds one Anthropic message (string or block content) to the conversation, merging it into

@@ -152,13 +152,11 @@ fn normalise_taking<'a>(
     };
     let messages = messages_mut(doc, prefix).ok_or(NO_MESSAGES)?;
     let mut pending_by_name: Vec<(String, String)> = Vec::new();
-    for (i, slot) in messages.iter_mut().enumerate() {
-        let message = std::mem::take(slot);
-        let mloc = messages_loc.child(i);
-        let mark = conv.mark();
-        read_message(&mut conv, &message, &mloc, &mut pending_by_name);
-        visit(&mloc, message, &conv, mark);
-    }
+    let read = |conv: &mut Conversation, message: &Tree<'a>, mloc: &Loc| {
+        read_message(conv, message, mloc, &mut pending_by_name);
+        Ok(())
+    };
+    super::adapter::take_messages(&mut conv, messages, &messages_loc, visit, read)?;
     Ok(conv)
 }
 

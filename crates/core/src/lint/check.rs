@@ -1072,6 +1072,26 @@ mod tests {
             messages.clone(),
             serde_json::json!({"messages": []}),
         ];
+        // Anthropic: a structure inside a block, one outside the list, a result known by
+        // its call's id, and a role no Anthropic message has (the document does not fit).
+        let anthropic = serde_json::json!([
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": [
+                {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}},
+                {"type": "text", "text": "t", "note": {"functionCall": {"name": "g"}}}]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"},
+                {"type": "text", "text": "t", "note": {"type": "tool_result", "tool_use_id": "toolu_1"}}]}]);
+        let mut wrong_role = anthropic.clone();
+        if let Some(list) = wrong_role.as_array_mut() {
+            list.push(serde_json::json!({"role": "narrator", "content": "x"}));
+        }
+        let docs = docs.into_iter().chain([
+            serde_json::json!({"model": "claude-sonnet-4-5", "max_tokens": 10,
+                "messages": anthropic, "metadata": {"tool_calls": listed}}),
+            serde_json::json!({"model": "claude-sonnet-4-5", "max_tokens": 10,
+                "messages": wrong_role}),
+        ]);
         let mut compared = 0;
         for doc in docs {
             let text = serde_json::to_string_pretty(&doc).expect("json");
@@ -1080,7 +1100,10 @@ mod tests {
                 compared += 1;
             }
         }
-        assert_eq!(compared, 6, "each document is read as OpenAI Chat");
+        assert_eq!(
+            compared, 8,
+            "each document is read as OpenAI Chat or Anthropic"
+        );
         // The first document does find what it should, in the order of the whole walk.
         let text = serde_json::to_string(&serde_json::json!({"before": {"tool_calls": listed},
             "messages": messages, "after": {"tool_calls": listed}}))
