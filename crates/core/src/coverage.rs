@@ -281,25 +281,30 @@ impl MessageGuard {
     /// The structures no conversation read: of the messages taken, and of `rest`, what is
     /// left of the document.
     pub fn finish(self, rest: &Value<'_>, conversations: &[Conversation]) -> Vec<Structure> {
-        let seen = Seen::of(conversations);
-        let open = self
-            .open
-            .into_iter()
-            .filter(|s| !seen.covers(s.loc.base, &s.loc.pointer, s.id.as_deref()))
-            .collect();
+        // Every structure left, in the order of the whole walk (judged by nothing, a walk
+        // keeps each it meets), then judged by everything read: most documents leave none,
+        // and then what every read covers is never gathered.
         let mut splice = self.list.map(|list| Splice {
             list,
-            structures: open,
+            structures: self.open,
         });
         let mut found = Vec::new();
+        let none = Seen::default();
         scan(
             rest,
             self.base,
             &mut String::new(),
-            &seen,
+            &none,
             &mut found,
             &mut splice,
         );
+        // The walk meets the list where the messages were; were it not there, what they
+        // held is still reported.
+        found.extend(splice.into_iter().flat_map(|s| s.structures));
+        if !found.is_empty() {
+            let seen = Seen::of(conversations);
+            found.retain(|s| !seen.covers(s.loc.base, &s.loc.pointer, s.id.as_deref()));
+        }
         found
     }
 }

@@ -75,10 +75,11 @@ impl Rule for OrphanedToolResult {
         // Computed once per conversation, so N orphans cost N lookups, not N scans.
         let mut first_seen: Vec<(usize, &str)> = Vec::new();
         let mut seen: foldhash::HashSet<&str> = foldhash::HashSet::default();
-        let mut by_key: foldhash::HashMap<&str, Vec<(usize, &crate::transcript::Loc)>> =
-            foldhash::HashMap::default();
+        // Every call by key, each key's in conversation order (a stable sort): one list, not
+        // a list per key.
+        let mut by_key: Vec<(&str, usize, &crate::transcript::Loc)> = Vec::new();
         for (t, c) in conv.calls() {
-            by_key.entry(c.key.as_str()).or_default().push((t, &c.loc));
+            by_key.push((c.key.as_str(), t, &c.loc));
             if !c.is_client() {
                 continue;
             }
@@ -88,6 +89,7 @@ impl Rule for OrphanedToolResult {
                 }
             }
         }
+        by_key.sort_by_key(|&(key, _, _)| key);
         let rewritten = rewritten_ids(conv, cx.pairs());
         for &(pos, status) in &cx.pairs().results {
             if status != ResultStatus::Orphan {
@@ -107,10 +109,15 @@ impl Rule for OrphanedToolResult {
                     id_list(earlier.iter().map(|&(_, id)| id))
                 )
             };
+            let key = result.key.as_str();
+            let from = by_key.partition_point(|&(k, _, _)| k < key);
             let later = by_key
-                .get(result.key.as_str())
-                .and_then(|calls| calls.iter().find(|&&(t, _)| t >= pos.0))
-                .map(|&(_, loc)| loc.clone());
+                .get(from..)
+                .unwrap_or_default()
+                .iter()
+                .take_while(|&&(k, _, _)| k == key)
+                .find(|&&(_, t, _)| t >= pos.0)
+                .map(|&(_, _, loc)| loc.clone());
             let help = match later {
                 Some(loc) => format!(
                     "its call comes later, at {}; a result must follow its call, so remove this one",
@@ -188,5 +195,40 @@ fn repair(
             FixIntent::Replace { at, text },
         ),
         _ => finding,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A result before its call is told where the call comes, among calls of other keys
+    /// before and after it.
+    #[test]
+    fn a_result_before_its_call_is_told_where_the_call_is() {
+        let call = |id: &str| {
+            serde_json::json!({"role": "assistant", "tool_calls": [{"id": id, "type": "function",
+                "function": {"name": "f", "arguments": "{}"}}]})
+        };
+        let result =
+            |id: &str| serde_json::json!({"role": "tool", "tool_call_id": id, "content": "ok"});
+        let user = serde_json::json!({"role": "user", "content": "go"});
+        let doc = serde_json::json!({"messages": [user, call("c9"), result("c9"), call("c5"),
+            result("c5"), result("c1"), result("c7"), user, call("c1"), result("c1"), call("c7"),
+            result("c7")]});
+        let report = crate::lint::lint_str("d.json", &doc.to_string());
+        let orphans: Vec<&str> = report
+            .findings
+            .iter()
+            .filter(|f| f.rule.code == "TC101")
+            .filter_map(|f| f.help.as_deref())
+            .collect();
+        assert_eq!(orphans.len(), 2, "{:?}", report.findings);
+        assert!(
+            orphans
+                .iter()
+                .all(|h| h.starts_with("its call comes later, at ")),
+            "{orphans:?}"
+        );
+        assert!(orphans[0].contains("/messages/8"), "{orphans:?}");
+        assert!(orphans[1].contains("/messages/10"), "{orphans:?}");
     }
 }

@@ -70,8 +70,12 @@ impl Pairs {
         if conv.one_sided.is_some() {
             return Pairs::default();
         }
-        let mut calls_by_key: HashMap<&str, Vec<Pos>> = HashMap::new();
-        let mut answered: HashMap<Pos, Pos> = HashMap::new();
+        // The client-side calls in order, each linked to the one before it with the same
+        // key: one list and one map entry per key, not a list per key and a map of answers
+        // (those were a twentieth of a big document's peak memory).
+        let count = conv.client_calls().count();
+        let mut calls: Vec<KeyedCall> = Vec::with_capacity(count);
+        let mut last_by_key: HashMap<&str, usize> = HashMap::with_capacity(count);
         let mut pairs = Pairs::default();
         for (t, turn) in conv.turns.iter().enumerate() {
             let mut seen_text = false;
@@ -80,29 +84,37 @@ impl Pairs {
                     Item::Text(_) => seen_text = true,
                     Item::Thinking(_) => {}
                     Item::Call(call) if call.is_client() => {
-                        calls_by_key.entry(&call.key).or_default().push((t, i));
+                        let previous = last_by_key.insert(&call.key, calls.len());
+                        calls.push(KeyedCall {
+                            pos: (t, i),
+                            previous,
+                            answered: None,
+                        });
                     }
                     Item::Call(_) => {}
                     Item::Result(result) if result.provider_executed => {}
                     Item::Result(result) => {
-                        let earlier = calls_by_key.get(result.key.as_str());
-                        let status = match earlier {
+                        let status = match last_by_key.get(result.key.as_str()) {
                             None => ResultStatus::Orphan,
-                            Some(calls) => {
+                            Some(&last) => {
                                 // The most recent unanswered call with this id: ids repeat
                                 // across turns in real traffic, each answered in its own turn.
-                                let open = calls.iter().rev().find(|c| !answered.contains_key(c));
-                                match open {
-                                    Some(&call) => {
-                                        answered.insert(call, (t, i));
+                                match open_call(&calls, last) {
+                                    Some(open) => {
+                                        let call = calls.get_mut(open).map(|c| {
+                                            c.answered = Some((t, i));
+                                            c.pos
+                                        });
+                                        let call = call.unwrap_or((t, i));
                                         match placement(conv, call, (t, i), seen_text) {
                                             Some(why) => ResultStatus::Misplaced { call, why },
                                             None => ResultStatus::Paired { call },
                                         }
                                     }
                                     None => {
-                                        let call = *calls.last().unwrap_or(&(t, i));
-                                        let first = answered.get(&call).copied().unwrap_or(call);
+                                        let latest = calls.get(last);
+                                        let call = latest.map_or((t, i), |c| c.pos);
+                                        let first = latest.and_then(|c| c.answered).unwrap_or(call);
                                         ResultStatus::Duplicate { call, first }
                                     }
                                 }
@@ -113,15 +125,35 @@ impl Pairs {
                 }
             }
         }
-        let mut unanswered: Vec<Pos> = calls_by_key
-            .into_values()
-            .flatten()
-            .filter(|pos| !answered.contains_key(pos))
+        // In order already: calls are listed as read.
+        pairs.unanswered = calls
+            .iter()
+            .filter(|c| c.answered.is_none())
+            .map(|c| c.pos)
             .collect();
-        unanswered.sort_unstable();
-        pairs.unanswered = unanswered;
         pairs
     }
+}
+
+/// A client-side call as [`Pairs::analyse`] reads it: where it is, the call before it with the
+/// same key, and the result that answered it.
+struct KeyedCall {
+    pos: Pos,
+    previous: Option<usize>,
+    answered: Option<Pos>,
+}
+
+/// The most recent call not answered yet among `last` and the calls before it with its key.
+fn open_call(calls: &[KeyedCall], last: usize) -> Option<usize> {
+    let mut at = Some(last);
+    while let Some(k) = at {
+        let call = calls.get(k)?;
+        if call.answered.is_none() {
+            return Some(k);
+        }
+        at = call.previous;
+    }
+    None
 }
 
 fn placement(conv: &Conversation, call: Pos, result: Pos, seen_text: bool) -> Option<Misplacement> {
