@@ -641,7 +641,7 @@ pub struct Since<'c> {
     pub excluded: &'c [Loc],
 }
 
-/// Appends to a turn's items, one slot at a time while the turn is small: an item is 248
+/// Appends to a turn's items, one slot at a time while the turn is small: an item is 200
 /// bytes, most turns hold one to three, and a `Vec`'s first growth reserves four (a big
 /// document's transcript was a sixth unused room).
 fn push_item(items: &mut Vec<Item>, item: Item) {
