@@ -105,16 +105,18 @@ impl Linter<'_> {
         };
         let lossy = doc.lossy;
         let big = self.source.text.len() > SMALL_DOCUMENT;
-        let read = match big.then(|| read_taking(adapter, base, &mut doc.value, self.opts)) {
-            Some(Some(read)) => read,
-            _ => {
-                let docs = [Doc {
-                    base,
-                    value: &doc.value,
-                }];
-                read_docs(adapter, &docs, adapter.normalise(&docs), self.opts, false)
-            }
+        let taken = if big {
+            read_taking(adapter, base, &mut doc.value, self.opts)
+        } else {
+            None
         };
+        let read = taken.unwrap_or_else(|| {
+            let docs = [Doc {
+                base,
+                value: &doc.value,
+            }];
+            read_docs(adapter, &docs, adapter.normalise(&docs), self.opts, false)
+        });
         drop(doc);
         let (findings, format, counts) =
             check_read(read, adapter, self.source, self.opts, false, lossy);
