@@ -53,9 +53,10 @@ pub trait Adapter: Dialect + Sync {
     /// Builds the conversation of one whole document (`doc`, at byte `base`) as
     /// [`Adapter::normalise`] does, taking each message out of its message list once read and
     /// handing it to `visit`, whose it then is to drop: a big document's tree is then never
-    /// held whole beside its transcript. `visit` is shown every element of the list, in
-    /// order; what is left of `doc` afterwards holds nulls in their place. `None` where the
-    /// format reads its documents whole (then `doc` is untouched).
+    /// held whole beside its transcript. `visit` is shown the elements of the list in order,
+    /// each once it is read, up to the first that does not fit (then the result is `Err`);
+    /// what is left of `doc` afterwards holds nulls in the places of those shown. `None` where
+    /// the format reads its documents whole (then `doc` is untouched).
     fn normalise_taking<'a>(
         &self,
         _base: usize,
@@ -303,6 +304,20 @@ pub type Visit<'v> = &'v mut dyn FnMut(usize, Doc<'_>, &Conversation, crate::tra
 /// conversation, and where the conversation stood before it was read.
 pub type Taken<'v, 'a> =
     &'v mut dyn FnMut(&crate::transcript::Loc, Tree<'a>, &Conversation, crate::transcript::Mark);
+
+/// Reads `messages` (the list at `list`) in order with `read`, each at its place in the
+/// list; [`take_messages`] is the same loop, taking the messages out.
+pub(crate) fn read_messages<'a>(
+    conv: &mut Conversation,
+    messages: &[Tree<'a>],
+    list: &crate::transcript::Loc,
+    mut read: impl FnMut(&mut Conversation, &Tree<'a>, &crate::transcript::Loc) -> Result<(), String>,
+) -> Result<(), String> {
+    for (i, message) in messages.iter().enumerate() {
+        read(conv, message, &list.child(i))?;
+    }
+    Ok(())
+}
 
 /// Reads `messages` (the list at `list`) in order with `read`, taking each message out of
 /// the list once read and handing it to `visit` (see [`Adapter::normalise_taking`]).

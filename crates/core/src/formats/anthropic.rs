@@ -103,9 +103,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
         Tree::Array(messages) => messages,
         _ => array_at(doc.value, "messages").ok_or(NO_MESSAGES)?,
     };
-    for (i, message) in messages.iter().enumerate() {
-        read_message(&mut conv, message, &messages_loc.child(i))?;
-    }
+    super::adapter::read_messages(&mut conv, messages, &messages_loc, read_message)?;
     Ok(conv)
 }
 

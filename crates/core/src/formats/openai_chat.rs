@@ -131,9 +131,11 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
     let (mut conv, messages_loc) = open_doc(doc, prefix, messages)?;
     // Legacy `function_call`s and id-less calls (Ollama) are answered by name and order.
     let mut pending_by_name: Vec<(String, String)> = Vec::new();
-    for (i, message) in messages.iter().enumerate() {
-        read_message(&mut conv, message, &messages_loc.child(i), &mut pending_by_name);
-    }
+    let read = |conv: &mut Conversation, message: &Tree<'_>, mloc: &Loc| {
+        read_message(conv, message, mloc, &mut pending_by_name);
+        Ok(())
+    };
+    super::adapter::read_messages(&mut conv, messages, &messages_loc, read)?;
     Ok(conv)
 }
 
@@ -201,116 +203,116 @@ fn read_message(
     mloc: &Loc,
     pending_by_name: &mut Vec<(String, String)>,
 ) {
-        let role = match str_at(message, "role") {
-            Some("assistant") => Role::Assistant,
-            Some("tool" | "function") => Role::Tool,
-            Some("user") => Role::User,
-            _ => Role::System,
-        };
-        match role {
-            Role::Tool => {
-                // Consecutive tool messages form one turn.
-                let call_id = str_at(message, "tool_call_id").map(str::to_string);
-                if call_id.is_some() {
-                    conv.shapes
-                        .result_ids
-                        .push((mloc.clone(), mloc.child("tool_call_id")));
-                } else if str_at(message, "role") == Some("tool")
-                    && message.get("tool_name").is_none()
-                {
+    let role = match str_at(message, "role") {
+        Some("assistant") => Role::Assistant,
+        Some("tool" | "function") => Role::Tool,
+        Some("user") => Role::User,
+        _ => Role::System,
+    };
+    match role {
+        Role::Tool => {
+            // Consecutive tool messages form one turn.
+            let call_id = str_at(message, "tool_call_id").map(str::to_string);
+            if call_id.is_some() {
+                conv.shapes
+                    .result_ids
+                    .push((mloc.clone(), mloc.child("tool_call_id")));
+            } else if str_at(message, "role") == Some("tool")
+                && message.get("tool_name").is_none()
+            {
+                conv.shapes
+                    .missing_ids
+                    .push((mloc.clone(), MissingId::Result));
+            }
+            let name = str_at(message, "name")
+                .or_else(|| str_at(message, "tool_name"))
+                .map(str::to_string);
+            let key = match &call_id {
+                Some(id) => id.clone(),
+                None => take_pending(pending_by_name, name.as_deref())
+                    .unwrap_or_else(|| pairing_key(None, mloc)),
+            };
+            let content = message.get("content").unwrap_or(&Tree::Null);
+            let text = result_text(content);
+            let is_error =
+                looks_like_error(content) || opens_with_any(&text, AGENTS_SDK_FAILURES);
+            let result = ToolResult {
+                call_id,
+                key,
+                name,
+                is_error,
+                text: failed_text(is_error, || text),
+                provider_executed: false,
+                loc: mloc.clone(),
+                message: mloc.clone(),
+            };
+            conv.push(Role::Tool, mloc, Item::Result(result));
+        }
+        _ => {
+            conv.start_turn(role, mloc.clone());
+            if role == Role::Assistant {
+                pending_by_name.clear();
+            }
+            if has_text(message.get("content")) {
+                conv.push_to_last(Item::Text(Text {
+                    loc: mloc.child("content"),
+                    message: mloc.clone(),
+                }));
+            }
+            if role != Role::Assistant {
+                return;
+            }
+            if message
+                .get("reasoning_content")
+                .is_some_and(Tree::is_string)
+            {
+                conv.reasoning.carried.push(mloc.clone());
+            }
+            for (j, call) in array_at(message, "tool_calls")
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
+                let call = read_tool_call(call, mloc, j, pending_by_name);
+                // Ollama writes id-less calls with object arguments, paired by name.
+                if call.id.is_none() && matches!(call.arguments, Arguments::Encoded(_)) {
                     conv.shapes
                         .missing_ids
-                        .push((mloc.clone(), MissingId::Result));
+                        .push((call.loc.clone(), MissingId::Call));
                 }
-                let name = str_at(message, "name")
-                    .or_else(|| str_at(message, "tool_name"))
-                    .map(str::to_string);
-                let key = match &call_id {
-                    Some(id) => id.clone(),
-                    None => take_pending(pending_by_name, name.as_deref())
-                        .unwrap_or_else(|| pairing_key(None, mloc)),
-                };
-                let content = message.get("content").unwrap_or(&Tree::Null);
-                let text = result_text(content);
-                let is_error =
-                    looks_like_error(content) || opens_with_any(&text, AGENTS_SDK_FAILURES);
-                let result = ToolResult {
-                    call_id,
+                conv.push_to_last(Item::Call(call));
+            }
+            let calls = array_at(message, "tool_calls");
+            if calls.is_some_and(|c| c.is_empty()) {
+                conv.shapes.empty_call_lists.push(mloc.child("tool_calls"));
+            }
+            let function_call = message.get("function_call").filter(|v| v.is_object());
+            let no_content = matches!(message.get("content"), None | Some(Tree::Null));
+            if no_content && calls.is_none_or(|c| c.is_empty()) && function_call.is_none() {
+                conv.shapes.contentless.push(mloc.clone());
+            }
+            if let Some(fc) = function_call {
+                let loc = mloc.child("function_call");
+                let name = str_at(fc, "name").unwrap_or_default().to_string();
+                let key = pairing_key(None, &loc);
+                pending_by_name.push((name.clone(), key.clone()));
+                conv.push_to_last(Item::Call(ToolCall {
+                    id: None,
                     key,
                     name,
-                    is_error,
-                    text: failed_text(is_error, || text),
-                    provider_executed: false,
-                    loc: mloc.clone(),
+                    kind: CallKind::Function,
+                    arguments: arguments(fc.get("arguments")),
+                    args_loc: if fc.get("arguments").is_some() {
+                        loc.child("arguments")
+                    } else {
+                        loc.clone()
+                    },
+                    loc,
                     message: mloc.clone(),
-                };
-                conv.push(Role::Tool, mloc, Item::Result(result));
-            }
-            _ => {
-                conv.start_turn(role, mloc.clone());
-                if role == Role::Assistant {
-                    pending_by_name.clear();
-                }
-                if has_text(message.get("content")) {
-                    conv.push_to_last(Item::Text(Text {
-                        loc: mloc.child("content"),
-                        message: mloc.clone(),
-                    }));
-                }
-                if role != Role::Assistant {
-                    return;
-                }
-                if message
-                    .get("reasoning_content")
-                    .is_some_and(Tree::is_string)
-                {
-                    conv.reasoning.carried.push(mloc.clone());
-                }
-                for (j, call) in array_at(message, "tool_calls")
-                    .into_iter()
-                    .flatten()
-                    .enumerate()
-                {
-                    let call = read_tool_call(call, mloc, j, pending_by_name);
-                    // Ollama writes id-less calls with object arguments, paired by name.
-                    if call.id.is_none() && matches!(call.arguments, Arguments::Encoded(_)) {
-                        conv.shapes
-                            .missing_ids
-                            .push((call.loc.clone(), MissingId::Call));
-                    }
-                    conv.push_to_last(Item::Call(call));
-                }
-                let calls = array_at(message, "tool_calls");
-                if calls.is_some_and(|c| c.is_empty()) {
-                    conv.shapes.empty_call_lists.push(mloc.child("tool_calls"));
-                }
-                let function_call = message.get("function_call").filter(|v| v.is_object());
-                let no_content = matches!(message.get("content"), None | Some(Tree::Null));
-                if no_content && calls.is_none_or(|c| c.is_empty()) && function_call.is_none() {
-                    conv.shapes.contentless.push(mloc.clone());
-                }
-                if let Some(fc) = function_call {
-                    let loc = mloc.child("function_call");
-                    let name = str_at(fc, "name").unwrap_or_default().to_string();
-                    let key = pairing_key(None, &loc);
-                    pending_by_name.push((name.clone(), key.clone()));
-                    conv.push_to_last(Item::Call(ToolCall {
-                        id: None,
-                        key,
-                        name,
-                        kind: CallKind::Function,
-                        arguments: arguments(fc.get("arguments")),
-                        args_loc: if fc.get("arguments").is_some() {
-                            loc.child("arguments")
-                        } else {
-                            loc.clone()
-                        },
-                        loc,
-                        message: mloc.clone(),
-                    }));
-                }
+                }));
             }
         }
+    }
 }
 
 /// The key of the pending id-less call answered by a result named `name` (the first pending
