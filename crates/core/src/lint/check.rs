@@ -1021,9 +1021,14 @@ mod tests {
     /// at a time, and with the tree read whole: `None` when it is no document, or its format
     /// reads documents whole.
     fn document_both_ways(text: &str) -> Option<[String; 2]> {
+        let parsed = crate::json::parse(text).ok()?;
+        document_both_ways_as(formats::detect(&parsed.value)?, text)
+    }
+
+    /// [`document_both_ways`], read as `adapter`'s format whatever it looks like.
+    fn document_both_ways_as(adapter: &dyn Adapter, text: &str) -> Option<[String; 2]> {
         let opts = LintOptions::default();
         let parsed = crate::json::parse(text).ok()?;
-        let adapter = formats::detect(&parsed.value)?;
         let check = |read: Read| {
             let source = SourceFile::new(None, "d.json".into(), text.to_string());
             if let Ok(again) = crate::json::parse(text) {
@@ -1150,5 +1155,83 @@ mod tests {
             }
         }
         assert!(compared >= 15, "only {compared} documents compared");
+    }
+
+    /// The messages of every bundled document that is read one message at a time, by
+    /// format (OpenAI Chat, Anthropic).
+    fn fixture_messages() -> &'static [Vec<serde_json::Value>; 2] {
+        static MESSAGES: std::sync::OnceLock<[Vec<serde_json::Value>; 2]> =
+            std::sync::OnceLock::new();
+        MESSAGES.get_or_init(|| {
+            let mut by_format = [Vec::new(), Vec::new()];
+            for (k, dir) in ["openai-chat", "anthropic"].iter().enumerate() {
+                let dir = format!("{}/../../fixtures/{dir}", env!("CARGO_MANIFEST_DIR"));
+                for entry in std::fs::read_dir(dir).expect("fixtures").flatten() {
+                    let Ok(text) = std::fs::read_to_string(entry.path()) else {
+                        continue;
+                    };
+                    let Ok(doc) = serde_json::from_str::<serde_json::Value>(&text) else {
+                        continue;
+                    };
+                    if let Some(list) = doc.get("messages").and_then(|m| m.as_array()) {
+                        by_format[k].extend(list.iter().cloned());
+                    }
+                }
+            }
+            by_format
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// A document of any of a format's fixture messages — in any order, repeated (ids
+        /// collide), some carrying structures the adapter does not read, some of the other
+        /// format or without a role, in any of the places a message list is — is checked the
+        /// same with its messages taken out one at a time as read whole.
+        #[test]
+        fn documents_of_fixture_messages_are_checked_as_read_whole(
+            format in 0usize..2,
+            wrapper in 0u8..4,
+            picks in proptest::collection::vec((0usize..10_000, 0u8..64), 0..40),
+        ) {
+            let pools = fixture_messages();
+            let mut messages = Vec::new();
+            for (k, how) in picks {
+                let pool = &pools[if how == 63 { 1 - format } else { format }];
+                let Some(message) = pool.get(k % pool.len().max(1)) else { continue };
+                let mut message = message.clone();
+                match (how, message.as_object_mut()) {
+                    // What no adapter of the format reads, beside what it does.
+                    (0, Some(m)) => {
+                        m.insert("note".into(), serde_json::json!({"tool_calls": [
+                            {"id": "call_x", "function": {"name": "g"}}]}));
+                    }
+                    (1, Some(m)) => {
+                        m.insert("content".into(), serde_json::json!([
+                            {"type": "tool_result", "tool_use_id": "toolu_x", "content": "ok"}]));
+                    }
+                    // A message that does not fit.
+                    (2, Some(m)) => {
+                        m.remove("role");
+                    }
+                    _ => {}
+                }
+                messages.push(message);
+            }
+            let listed = serde_json::json!([{"id": "call_8", "function": {"name": "g"}}]);
+            let doc = match wrapper {
+                0 => serde_json::json!({"model": "m", "max_tokens": 10, "messages": messages}),
+                1 => serde_json::json!({"body": {"messages": messages}, "custom_id": "r"}),
+                2 => serde_json::Value::Array(messages),
+                _ => serde_json::json!({"before": {"tool_calls": listed}, "messages": messages,
+                    "after": {"tool_calls": listed}}),
+            };
+            let text = serde_json::to_string_pretty(&doc).expect("json");
+            let adapter = [Format::OpenAiChat, Format::Anthropic][format].adapter();
+            let [taken, whole] = adapter
+                .and_then(|a| document_both_ways_as(a, &text))
+                .expect("both formats take their messages out");
+            proptest::prop_assert_eq!(taken, whole, "{}", text);
+        }
     }
 }
