@@ -198,9 +198,6 @@ pub struct MessageShapes {
     pub empty_call_lists: Vec<Loc>,
     /// Assistant messages whose content is absent or null and that make no call.
     pub contentless: Vec<Loc>,
-    /// Each result's location with the location of its call-id value (OpenAI
-    /// `tool_call_id`), for formats where a fix may rewrite the id.
-    pub result_ids: Vec<(Loc, Loc)>,
     /// Calls and results in a wire shape that carries ids, written without one (an OpenAI
     /// `tool_calls` entry with no `id`, a `tool` message with no `tool_call_id`), which the
     /// adapter paired by position. Shapes that pair by name by design (Ollama's `tool_name`,
@@ -435,6 +432,10 @@ pub struct ToolResult {
     pub text: String,
     /// Answered inside the call's own turn by the provider (server tools); never paired.
     pub provider_executed: bool,
+    /// The key of the field inside the result that holds its call id (OpenAI
+    /// `tool_call_id`), for formats where a fix may rewrite the id. A field here, not a list
+    /// beside the items: an item is as big as a call, which leaves a result the room.
+    pub id_field: Option<&'static str>,
     pub loc: Loc,
     /// The message holding this result (the same as `loc` when the message is the result).
     pub message: Loc,

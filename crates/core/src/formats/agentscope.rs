@@ -405,6 +405,7 @@ fn read_result(block: &Tree, loc: Loc, message: &Loc) -> ToolResult {
         is_error,
         text,
         provider_executed: false,
+        id_field: None,
         loc,
         message: message.clone(),
     }

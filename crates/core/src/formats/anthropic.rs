@@ -241,6 +241,7 @@ fn block_item(block: &Tree, loc: Loc, mloc: &Loc) -> Item {
                 is_error,
                 text: failed_text(is_error, || result_text(content)),
                 provider_executed: kind != "tool_result",
+                id_field: None,
                 loc,
                 message: mloc.clone(),
             })

@@ -134,6 +134,7 @@ fn normalise_doc(doc: &Doc<'_>) -> Result<Conversation, String> {
                 is_error: marked_failed(result),
                 text: result.get("content").map(result_text).unwrap_or_default(),
                 provider_executed: false,
+                id_field: None,
                 message: loc.clone(),
                 loc,
             }));

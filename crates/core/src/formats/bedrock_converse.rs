@@ -207,6 +207,7 @@ fn block_item(block: &Tree, loc: Loc, mloc: &Loc) -> Item {
             is_error,
             text,
             provider_executed: false,
+            id_field: None,
             loc,
             message: mloc.clone(),
         });

@@ -297,6 +297,7 @@ fn push_text_answers(conv: &mut Conversation, message: &Tree, mloc: &Loc, open: 
                     is_error: false,
                     text,
                     provider_executed: false,
+                    id_field: None,
                     loc,
                     message: mloc.clone(),
                 }));

@@ -394,6 +394,7 @@ fn read_event(doc: &Doc<'_>, conv: &mut Conversation) {
                 is_error: failed,
                 text,
                 provider_executed: false,
+                id_field: None,
                 loc: inner.clone(),
                 message: at.clone(),
             };

@@ -166,6 +166,7 @@ fn tool_result(data: &Tree, loc: Loc, at: &Loc) -> ToolResult {
         is_error: data.get("is_error").and_then(Tree::as_bool) == Some(true),
         text: data.get("content").map(result_text).unwrap_or_default(),
         provider_executed: false,
+        id_field: None,
         loc,
         message: at.clone(),
     }

@@ -419,6 +419,7 @@ fn tool_result(block: &Tree, loc: Loc, mloc: &Loc) -> ToolResult {
         is_error,
         text: failed_text(is_error, || text),
         provider_executed: false,
+        id_field: None,
         loc,
         message: mloc.clone(),
     }

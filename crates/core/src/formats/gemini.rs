@@ -320,6 +320,7 @@ pub(crate) fn function_response(response: &Tree, loc: Loc, message: &Loc) -> Too
         is_error: error.is_some(),
         text: result_text(error.unwrap_or(body)),
         provider_executed: false,
+        id_field: None,
         loc,
         message: message.clone(),
     }

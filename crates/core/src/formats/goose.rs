@@ -208,6 +208,7 @@ fn tool_result(item: &Tree, loc: Loc, at: &Loc) -> ToolResult {
         is_error,
         text: text.unwrap_or_default(),
         provider_executed: false,
+        id_field: None,
         loc,
         message: at.clone(),
     }

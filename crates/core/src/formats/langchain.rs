@@ -285,6 +285,7 @@ fn read_result(
         is_error,
         text: result_text(content),
         provider_executed: false,
+        id_field: None,
         loc: mloc.clone(),
         message: mloc.clone(),
     }

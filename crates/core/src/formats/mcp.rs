@@ -290,6 +290,7 @@ impl Reader {
             is_error,
             text,
             provider_executed: false,
+            id_field: None,
             message: loc.clone(),
             loc: loc.clone(),
         };

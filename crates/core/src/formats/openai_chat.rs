@@ -213,11 +213,8 @@ fn read_message(
         Role::Tool => {
             // Consecutive tool messages form one turn.
             let call_id = str_at(message, "tool_call_id").map(str::to_string);
-            if call_id.is_some() {
-                conv.shapes
-                    .result_ids
-                    .push((mloc.clone(), mloc.child("tool_call_id")));
-            } else if str_at(message, "role") == Some("tool")
+            if call_id.is_none()
+                && str_at(message, "role") == Some("tool")
                 && message.get("tool_name").is_none()
             {
                 conv.shapes
@@ -237,6 +234,7 @@ fn read_message(
             let is_error =
                 looks_like_error(content) || opens_with_any(&text, AGENTS_SDK_FAILURES);
             let result = ToolResult {
+                id_field: call_id.is_some().then_some("tool_call_id"),
                 call_id,
                 key,
                 name,
@@ -350,6 +348,7 @@ pub(crate) fn tool_record_result(record: &Tree, mloc: &Loc, is_error: bool, show
         is_error,
         text: result_text(shown),
         provider_executed: false,
+        id_field: None,
         loc: mloc.clone(),
         message: mloc.clone(),
     }

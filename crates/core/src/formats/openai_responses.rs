@@ -490,6 +490,7 @@ fn push_result(conv: &mut Conversation, item: &Tree, kind: &str, loc: Loc) {
         text: failed_text(is_error, || text),
         provider_executed: kind == "tool_search_output"
             && str_at(item, "execution") == Some("server"),
+        id_field: None,
         message: loc.clone(),
         loc: loc.clone(),
     };

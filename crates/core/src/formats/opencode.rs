@@ -327,6 +327,7 @@ fn tool_part(part: &Tree, loc: Loc, at: &Loc) -> (ToolCall, Option<ToolResult>) 
         is_error,
         text: text.map(result_text).unwrap_or_default(),
         provider_executed: provider,
+        id_field: None,
         loc: state_loc.clone(),
         message: at.clone(),
     });

@@ -477,6 +477,7 @@ pub(crate) fn result(id: Option<&str>, name: Option<&str>, text: &str, loc: Loc,
         is_error: text_looks_like_error(text),
         text: trimmed,
         provider_executed: false,
+        id_field: None,
         loc,
         message: at.clone(),
     })

@@ -494,6 +494,7 @@ fn read_message(message: &Tree, at: &Loc, inner: &Loc, conv: &mut Conversation) 
                 is_error: failed,
                 text: result_text(content),
                 provider_executed: false,
+                id_field: None,
                 loc: inner.clone(),
                 message: at.clone(),
             };

@@ -174,6 +174,7 @@ fn part_item(part: &Tree, loc: Loc, mloc: &Loc) -> Option<Item> {
                     || matches!(outcome, Some("failed" | "denied" | "interrupted")),
                 text: part.get("content").map(result_text).unwrap_or_default(),
                 provider_executed: kind == "builtin-tool-return",
+                id_field: None,
                 loc,
                 message: mloc.clone(),
             })

@@ -304,6 +304,7 @@ fn read_message(
                         is_error,
                         text,
                         provider_executed: false,
+                        id_field: None,
                         loc,
                         message: mloc.clone(),
                     }),

@@ -111,6 +111,7 @@ fn read_run(span: &Span<'_>, conv: &mut Conversation) {
         is_error: failed || text_looks_like_error(&text),
         text: text.trim().chars().take(400).collect(),
         provider_executed: false,
+        id_field: None,
         loc: result.map_or_else(|| span.loc.clone(), Attr::inner),
         message: span.loc.clone(),
     }));

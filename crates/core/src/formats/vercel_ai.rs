@@ -279,6 +279,7 @@ fn push_model_message(
                     is_error,
                     text,
                     provider_executed: provider,
+                    id_field: None,
                     loc,
                     message: mloc.clone(),
                 })
@@ -321,6 +322,7 @@ fn approval_answer(
         is_error: false,
         text: str_at(part, "reason").unwrap_or_default().to_string(),
         provider_executed: false,
+        id_field: None,
         loc: loc.clone(),
         message: mloc.clone(),
     })
@@ -448,6 +450,7 @@ fn push_tool_part(
         is_error,
         text,
         provider_executed: provider,
+        id_field: None,
         loc: loc.clone(),
         message: mloc.clone(),
     };
@@ -491,6 +494,7 @@ fn push_v4_invocation(conv: &mut Conversation, role: Role, inv: &Tree, loc: Loc,
         is_error: looks_like_error(result),
         text: result_text(result),
         provider_executed: false,
+        id_field: None,
         loc: loc.clone(),
         message: mloc.clone(),
     };

@@ -145,7 +145,7 @@ impl Rule for OrphanedToolResult {
                 .find(|(r, _)| *r == pos)
                 .and_then(|&(_, c)| call_at(conv, c))
             {
-                out.push(repair(cx, conv, finding, result, call));
+                out.push(repair(cx, finding, result, call));
                 continue;
             }
             if waits {
@@ -167,13 +167,7 @@ impl Rule for OrphanedToolResult {
 /// An orphaned result whose id is its call's rewritten on one side: it says so, and where the
 /// format lets a fix rewrite the id, offers to give the result its call's id (unsafe: the
 /// pairing is inferred from the ids' shape and the results' order).
-fn repair(
-    cx: &Context<'_>,
-    conv: &Conversation,
-    finding: Finding,
-    result: &ToolResult,
-    call: &ToolCall,
-) -> Finding {
+fn repair(cx: &Context<'_>, finding: Finding, result: &ToolResult, call: &ToolCall) -> Finding {
     let Some(id) = call.id.as_deref() else {
         return finding;
     };
@@ -182,12 +176,7 @@ fn repair(
         call.subject(),
         cx.describe(&call.loc)
     ));
-    let at = conv
-        .shapes
-        .result_ids
-        .iter()
-        .find(|(r, _)| *r == result.loc)
-        .map(|(_, at)| at.clone());
+    let at = result.id_field.map(|field| result.loc.child(field));
     match (at, serde_json::to_string(id)) {
         (Some(at), Ok(text)) => finding.fix(
             Applicability::Unsafe,

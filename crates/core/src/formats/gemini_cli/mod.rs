@@ -431,6 +431,7 @@ fn recorded_results(call: &Tree, loc: &Loc, at: &Loc) -> Vec<Item> {
                 is_error: failed,
                 text: text.to_string(),
                 provider_executed: false,
+                id_field: None,
                 loc: result_loc,
                 message: at.clone(),
             })]
