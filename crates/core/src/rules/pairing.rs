@@ -76,7 +76,11 @@ impl Pairs {
         let count = conv.client_calls().count();
         let mut calls: Vec<KeyedCall> = Vec::with_capacity(count);
         let mut last_by_key: HashMap<&str, usize> = HashMap::with_capacity(count);
-        let mut pairs = Pairs::default();
+        // Sized once: grown by doubling, a big history's list kept up to a third unused.
+        let mut pairs = Pairs {
+            results: Vec::with_capacity(conv.results().count()),
+            unanswered: Vec::new(),
+        };
         for (t, turn) in conv.turns.iter().enumerate() {
             let mut seen_text = false;
             for (i, item) in turn.items.iter().enumerate() {
