@@ -1182,6 +1182,138 @@ mod tests {
         })
     }
 
+    /// `value` as a tree built the way the Python guards build one off objects, not read
+    /// from text: strings borrowed where they need no escapes, numbers written as
+    /// serde_json writes them.
+    fn built(value: &serde_json::Value) -> crate::tree::Value<'_> {
+        use crate::tree::{Number, Str, Value};
+        match value {
+            serde_json::Value::Null => Value::Null,
+            serde_json::Value::Bool(b) => Value::Bool(*b),
+            serde_json::Value::Number(n) => {
+                let number = match (n.as_i64(), n.as_u64()) {
+                    (Some(i), _) => Some(Number::from(i)),
+                    (None, Some(u)) => Some(Number::from(u)),
+                    (None, None) => n.as_f64().and_then(Number::from_f64),
+                };
+                number.map_or(Value::Null, Value::Number)
+            }
+            serde_json::Value::String(s) => Value::String(Str::from(s.as_str())),
+            serde_json::Value::Array(a) => Value::Array(a.iter().map(built).collect()),
+            serde_json::Value::Object(m) => Value::Object(
+                m.iter()
+                    .map(|(k, v)| (Str::from(k.as_str()), built(v)))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// What a document's findings are, told apart by what a tree alone can say (not where
+    /// they are in the text, nor the fixes made from it).
+    fn found(report: &crate::lint::FileReport) -> Vec<String> {
+        let mut found: Vec<String> = report
+            .findings
+            .iter()
+            .map(|f| {
+                format!(
+                    "{} {:?} {:?} {} {:?}",
+                    f.rule.code, f.severity, f.anchor, f.message, f.providers
+                )
+            })
+            .collect();
+        found.sort();
+        found
+    }
+
+    /// The findings of `doc` checked as its built tree and as its compact text.
+    fn tree_and_text(doc: &serde_json::Value) -> [Vec<String>; 2] {
+        let name = || crate::lint::SourceName {
+            name: "<input>.json".into(),
+            path: None,
+        };
+        let opts = LintOptions::default();
+        let text = serde_json::to_string(doc).expect("json");
+        let of_tree = crate::lint::lint_tree(name(), built(doc), &opts).expect("a document");
+        let of_text = crate::lint::lint_bytes(name(), text.into_bytes(), true, &opts);
+        [found(&of_tree), found(&of_text)]
+    }
+
+    /// Every bundled JSON document, and each as JSONL would name it (which a tree does not
+    /// tell: the text is read line by line).
+    #[test]
+    fn bundled_documents_built_as_trees_find_what_their_text_finds() {
+        let mut stack = vec![std::path::PathBuf::from(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../fixtures"
+        ))];
+        let (mut compared, mut clean) = (0, 0);
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).expect("fixtures").flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                    continue;
+                }
+                let Some(doc) = std::fs::read_to_string(&path)
+                    .ok()
+                    .filter(|_| path.extension().is_some_and(|e| e == "json"))
+                    .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+                else {
+                    continue;
+                };
+                let [tree, text] = tree_and_text(&doc);
+                assert_eq!(tree, text, "{}", path.display());
+                compared += 1;
+                clean += usize::from(text.is_empty());
+            }
+        }
+        assert!(compared >= 100, "only {compared} documents compared");
+        assert!(clean >= 10, "only {clean} clean documents");
+        let jsonl = crate::lint::SourceName {
+            name: "x.jsonl".into(),
+            path: None,
+        };
+        let doc = serde_json::json!({"messages": []});
+        assert!(crate::lint::lint_tree(jsonl, built(&doc), &LintOptions::default()).is_none());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// A document of fixture messages, some of whose strings need escapes or are not
+        /// ASCII, some of which carry numbers of every kind and a few of which do not fit
+        /// (no role), finds the same built as a
+        /// tree (as the guards build one off Python objects) as read from its text.
+        #[test]
+        fn documents_built_as_trees_find_what_their_text_finds(
+            format in 0usize..2,
+            picks in proptest::collection::vec((0usize..10_000, 0u8..64), 0..30),
+            text in "[a-z\"\\\n\t\u{1}\u{7f}é€😀 ]{0,12}",
+            number in proptest::prelude::any::<f64>(),
+            int in proptest::prelude::any::<i64>(),
+        ) {
+            let pool = &fixture_messages()[format];
+            let mut messages = Vec::new();
+            for (k, how) in picks {
+                let Some(message) = pool.get(k % pool.len().max(1)) else { continue };
+                let mut message = message.clone();
+                if let Some(m) = message.as_object_mut() {
+                    match how {
+                        0 => { m.insert("content".into(), text.clone().into()); }
+                        1 => { m.insert(text.clone(), serde_json::json!([number, int, u64::MAX])); }
+                        2 => { m.insert("name".into(), text.clone().into()); }
+                        63 => { m.remove("role"); }
+                        _ => {}
+                    }
+                }
+                messages.push(message);
+            }
+            let doc = serde_json::json!({"model": "m", "max_tokens": 10, "temperature": number,
+                "messages": messages});
+            let [tree, text] = tree_and_text(&doc);
+            proptest::prop_assert_eq!(tree, text);
+        }
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
         /// A document of any of a format's fixture messages — in any order, repeated (ids

@@ -96,28 +96,38 @@ impl Linter<'_> {
     fn run_document(&mut self, mut doc: json::Parsed, base: usize) -> Option<Skip> {
         // Placing findings and planning fixes in it read the spans the parser recorded.
         self.source.add_spans(base, std::mem::take(&mut doc.spans));
+        self.run_tree(doc.value, base, doc.lossy)
+    }
+
+    /// Checks one document's tree, read from the text at byte `base` (or built, for an empty
+    /// source: see [`super::lint_tree`]); `lossy` as the parser marked it.
+    pub(super) fn run_tree(
+        &mut self,
+        mut value: Tree<'_>,
+        base: usize,
+        lossy: bool,
+    ) -> Option<Skip> {
         let adapter = match self.opts.input_format {
             Some(format) => format.adapter(),
-            None => formats::detect(&doc.value),
+            None => formats::detect(&value),
         };
         let Some(adapter) = adapter else {
-            return self.unrecognised(describe_shape(&doc.value));
+            return self.unrecognised(describe_shape(&value));
         };
-        let lossy = doc.lossy;
         let big = self.source.text.len() > SMALL_DOCUMENT;
         let taken = if big {
-            read_taking(adapter, base, &mut doc.value, self.opts)
+            read_taking(adapter, base, &mut value, self.opts)
         } else {
             None
         };
         let read = taken.unwrap_or_else(|| {
             let docs = [Doc {
                 base,
-                value: &doc.value,
+                value: &value,
             }];
             read_docs(adapter, &docs, adapter.normalise(&docs), self.opts, false)
         });
-        drop(doc);
+        drop(value);
         let (findings, format, counts) =
             check_read(read, adapter, self.source, self.opts, false, lossy);
         self.counts.add(counts);

@@ -391,7 +391,30 @@ fn write_quoted(f: &mut fmt::Formatter<'_>, s: &str) -> fmt::Result {
     }
 }
 
+impl From<i64> for Number<'_> {
+    fn from(n: i64) -> Self {
+        Number(n.to_string().into())
+    }
+}
+
+impl From<u64> for Number<'_> {
+    fn from(n: u64) -> Self {
+        Number(n.to_string().into())
+    }
+}
+
 impl<'a> Number<'a> {
+    /// A finite float as serde_json writes it (`None` for NaN and the infinities, which JSON
+    /// cannot hold).
+    pub fn from_f64(f: f64) -> Option<Self> {
+        if !f.is_finite() {
+            return None;
+        }
+        serde_json::to_string(&f)
+            .ok()
+            .map(|text| Number(text.into()))
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -508,12 +531,14 @@ impl From<String> for Str<'_> {
 }
 
 impl<'a> From<&'a str> for Str<'a> {
+    /// Decoded text, borrowed where it needs no escapes as JSON: a borrowed `Str` is its own
+    /// text as written, so text holding a quote, a backslash or a control character is kept
+    /// decoded (and is written escaped).
     fn from(s: &'a str) -> Self {
-        // Text with a quote at its end would read as escaped: such text is kept decoded.
-        if s.ends_with('"') {
-            Str::from(s.to_string())
-        } else {
+        if plain_run(s.as_bytes()) == s.len() {
             Str::borrowed(s)
+        } else {
+            Str::from(s.to_string())
         }
     }
 }
@@ -553,6 +578,16 @@ impl PartialEq<str> for Str<'_> {
 impl PartialEq<&str> for Str<'_> {
     fn eq(&self, other: &&str) -> bool {
         self.as_str() == *other
+    }
+}
+
+/// An object of these members, in this order (built, not read: a guard's history read off
+/// its objects).
+impl<'a> FromIterator<(Str<'a>, Value<'a>)> for Map<'a> {
+    fn from_iter<I: IntoIterator<Item = (Str<'a>, Value<'a>)>>(members: I) -> Self {
+        Map {
+            members: members.into_iter().collect(),
+        }
     }
 }
 
@@ -665,6 +700,12 @@ mod tests {
         let made = Str::from("ends in a quote\"");
         assert_eq!(made.as_str(), "ends in a quote\"");
         assert_eq!(Str::from("x").as_str(), "x");
+        // Borrowed text is written as it is, so only text that needs no escapes is borrowed.
+        for text in ["a\\b", "line\nbreak", "tab\t", "q\"uote", "\u{1}"] {
+            let mut out = String::new();
+            Value::String(Str::from(text)).write_compact(&mut out);
+            assert_eq!(out, serde_json::to_string(text).unwrap_or_default());
+        }
         assert!(Str::from(String::from("  ")).is_blank());
     }
 
