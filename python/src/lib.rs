@@ -279,7 +279,8 @@ fn lint_one(py: Python<'_>, options: &Options, bytes: Vec<u8>, name: &str) -> Py
 
 /// Lints `obj` as [`lint_text`] lints its JSON text, read off the objects as
 /// `plain_json` reads them: `None` when it is not plain JSON. The guards' one call for a
-/// history (no `bytes` made of it, no second copy).
+/// history (no `bytes` made of it, no second copy): a clean one (the usual case) is told
+/// off a tree of the objects, without their text, holding the interpreter's lock.
 #[pyfunction]
 #[pyo3(signature = (options, obj, name))]
 fn lint_plain(
@@ -288,10 +289,23 @@ fn lint_plain(
     obj: &Bound<'_, PyAny>,
     name: &str,
 ) -> PyResult<Option<Py<PyList>>> {
+    // The usual case, a clean history, told off the objects without their text.
+    if plain::finds_nothing(obj, name, &options.inner) {
+        return Ok(Some(PyList::empty(py).unbind()));
+    }
     match plain::plain_bytes(obj) {
         Some(bytes) => lint_one(py, options, bytes, name).map(Some),
         None => Ok(None),
     }
+}
+
+/// Whether [`lint_plain`] finds nothing in `obj`, told from a tree built off the objects
+/// without their text (`false` also where that tree is not built: see
+/// `plain::finds_nothing`). `lint_plain`'s first step, on its own for tests.
+#[pyfunction]
+#[pyo3(signature = (options, obj, name))]
+fn finds_nothing_plain(options: &Options, obj: &Bound<'_, PyAny>, name: &str) -> bool {
+    plain::finds_nothing(obj, name, &options.inner)
 }
 
 /// Lints files and folders as `toolcheck lint PATH...` does (config files aside).
@@ -709,6 +723,7 @@ fn _toolcheck(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lint_text, m)?)?;
     m.add_function(wrap_pyfunction!(plain::plain_json, m)?)?;
     m.add_function(wrap_pyfunction!(lint_plain, m)?)?;
+    m.add_function(wrap_pyfunction!(finds_nothing_plain, m)?)?;
     m.add_function(wrap_pyfunction!(lint_many, m)?)?;
     m.add_function(wrap_pyfunction!(lint_arrow_capsules, m)?)?;
     m.add_function(wrap_pyfunction!(lint_paths, m)?)?;

@@ -177,6 +177,64 @@ def test_lint_plain_finds_what_lint_finds_in_the_json_text():
     assert _toolcheck.lint_plain(opts, [float("nan")], "<input>.json") is None
 
 
+def test_a_clean_history_is_told_off_its_objects_as_from_its_text():
+    # The guards' usual case (issue 42): a tree built off the objects, without their text,
+    # finds nothing exactly where the text finds nothing, for every bundled document and for
+    # histories whose strings need escapes, are not ASCII, or are subclasses, with numbers
+    # of every kind; where the tree is not built (a name read as JSONL, more text than it
+    # holds, nesting deeper than it goes, not plain JSON) it finds something, and the text
+    # decides.
+    import collections
+    import enum
+    from pathlib import Path
+
+    from toolcheck import _toolcheck
+
+    class Role(str, enum.Enum):
+        USER = "user"
+
+    root = Path(__file__).resolve().parents[2]
+    docs = []
+    for path in sorted((root / "fixtures").rglob("*.json")):
+        try:
+            docs.append(json.loads(path.read_text()))
+        except ValueError:
+            pass  # the fixtures of files that do not parse
+    assert len(docs) > 100
+    odd = "é \"quoted\" back\\slash\nline\ttab \x01 \x7f 😀 \u2028"
+    docs += [
+        CLEAN,
+        {"model": "gpt-4o", "temperature": 0.7, "top_p": 1e-300, "seed": 2**63 - 1, "n": -0.0, "messages": [
+            {"role": Role.USER, "content": odd},
+            collections.OrderedDict(role="assistant", content=odd, name="x" + odd),
+        ]},
+        {"messages": ({"role": "user", "content": [{"type": "text", "text": odd}]},)},
+        {"messages": [{"role": "user", "content": "hi"}], "metadata": {"big": 2**64 - 1, "f": 3.0}},
+    ]
+    for target in (None, "openai", "anthropic"):
+        opts = toolcheck.options(target=target)
+        clean = 0
+        for doc in docs:
+            text = _toolcheck.plain_json(doc)
+            assert text is not None
+            found = _toolcheck.lint_text(opts, text, "<input>.json")
+            assert _toolcheck.finds_nothing_plain(opts, doc, "<input>.json") == (found == []), doc
+            assert _toolcheck.lint_plain(opts, doc, "<input>.json") == found
+            clean += found == []
+        assert clean >= 10
+    opts = toolcheck.options()
+    base = {"messages": CLEAN}
+    assert _toolcheck.finds_nothing_plain(opts, base, "<input>.json")
+    deep: list = []
+    for _ in range(110):
+        deep = [deep]
+    long = {**base, "long": "x" * (65 << 10)}
+    for declined in ({**base, "deep": deep}, long, {**base, "wide": 2**64}, {**base, 1: 2}, [float("nan")]):
+        assert not _toolcheck.finds_nothing_plain(opts, declined, "<input>.json"), declined
+    assert not _toolcheck.finds_nothing_plain(opts, base, "<input>.jsonl")
+    assert _toolcheck.lint_plain(opts, long, "<input>.json") == []
+
+
 def test_options_given_as_strings_or_lists_are_the_same_options():
     # Looked up as given first (a guard asks on every call), and after checking.
     assert toolcheck.options(target="openai") is toolcheck.options(target="openai")
