@@ -100,6 +100,8 @@ pub fn check(data: &[u8]) {
         );
     }
 
+    built_as_tree(&setup, file);
+
     RENDERERS.with(|renderers| {
         for renderer in renderers {
             for d in &diagnostics {
@@ -179,4 +181,46 @@ fn check_output(format: OutputFormat, out: &[u8], count: usize) {
         }
         OutputFormat::Concise | OutputFormat::Full => {}
     }
+}
+
+/// A JSON document built as a tree (as the Python guards build one off their objects, with
+/// no text) finds what its compact text finds: the same rules at the same nodes with the same
+/// messages (`lint::lint_tree`, which a clean guard verdict rests on).
+fn built_as_tree(setup: &super::Setup, file: &[u8]) {
+    let Ok(text) = std::str::from_utf8(file) else {
+        return;
+    };
+    // serde_json's `arbitrary_precision` token (see `tree_check`), and the lint's `explicit`
+    // run, which is the guards' (an unknown format is a finding).
+    if !setup.explicit || text.contains("$serde_json::private::Number") {
+        return;
+    }
+    let Ok(doc) = serde_json::from_str::<serde_json::Value>(text) else {
+        return;
+    };
+    let tree = toolcheck::tree::Value::borrowing(&doc);
+    let Some(of_tree) = toolcheck::lint::lint_tree(setup.source_name(), tree, &setup.opts) else {
+        return;
+    };
+    let compact = serde_json::to_string(&doc).unwrap_or_default();
+    let of_text = lint_bytes(setup.source_name(), compact.into_bytes(), true, &setup.opts);
+    let found = |r: &toolcheck::lint::FileReport| {
+        let mut found: Vec<String> = r
+            .findings
+            .iter()
+            .map(|f| {
+                format!(
+                    "{} {:?} {} {:?}",
+                    f.rule.code, f.anchor, f.message, f.providers
+                )
+            })
+            .collect();
+        found.sort();
+        found
+    };
+    assert_eq!(
+        found(&of_tree),
+        found(&of_text),
+        "built as a tree, the document finds something else: {text:?}"
+    );
 }

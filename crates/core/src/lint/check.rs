@@ -1182,32 +1182,6 @@ mod tests {
         })
     }
 
-    /// `value` as a tree built the way the Python guards build one off objects, not read
-    /// from text: strings borrowed where they need no escapes, numbers written as
-    /// serde_json writes them.
-    fn built(value: &serde_json::Value) -> crate::tree::Value<'_> {
-        use crate::tree::{Number, Str, Value};
-        match value {
-            serde_json::Value::Null => Value::Null,
-            serde_json::Value::Bool(b) => Value::Bool(*b),
-            serde_json::Value::Number(n) => {
-                let number = match (n.as_i64(), n.as_u64()) {
-                    (Some(i), _) => Some(Number::from(i)),
-                    (None, Some(u)) => Some(Number::from(u)),
-                    (None, None) => n.as_f64().and_then(Number::from_f64),
-                };
-                number.map_or(Value::Null, Value::Number)
-            }
-            serde_json::Value::String(s) => Value::String(Str::from(s.as_str())),
-            serde_json::Value::Array(a) => Value::Array(a.iter().map(built).collect()),
-            serde_json::Value::Object(m) => Value::Object(
-                m.iter()
-                    .map(|(k, v)| (Str::from(k.as_str()), built(v)))
-                    .collect(),
-            ),
-        }
-    }
-
     /// What a document's findings are, told apart by what a tree alone can say (not where
     /// they are in the text, nor the fixes made from it).
     fn found(report: &crate::lint::FileReport) -> Vec<String> {
@@ -1233,7 +1207,8 @@ mod tests {
         };
         let opts = LintOptions::default();
         let text = serde_json::to_string(doc).expect("json");
-        let of_tree = crate::lint::lint_tree(name(), built(doc), &opts).expect("a document");
+        let of_tree = crate::lint::lint_tree(name(), crate::tree::Value::borrowing(doc), &opts)
+            .expect("a document");
         let of_text = crate::lint::lint_bytes(name(), text.into_bytes(), true, &opts);
         [found(&of_tree), found(&of_text)]
     }
@@ -1274,7 +1249,8 @@ mod tests {
             path: None,
         };
         let doc = serde_json::json!({"messages": []});
-        assert!(crate::lint::lint_tree(jsonl, built(&doc), &LintOptions::default()).is_none());
+        let tree = crate::tree::Value::borrowing(&doc);
+        assert!(crate::lint::lint_tree(jsonl, tree, &LintOptions::default()).is_none());
     }
 
     proptest::proptest! {

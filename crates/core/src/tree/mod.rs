@@ -273,6 +273,25 @@ impl<'a> Value<'a> {
     }
 }
 
+impl<'s> Value<'s> {
+    /// A serde_json value as a tree that borrows its strings (those that need no escapes),
+    /// as a caller builds one off its own objects for [`crate::lint::lint_tree`]: what the
+    /// tests and fuzzing check that function with.
+    pub fn borrowing(value: &'s serde_json::Value) -> Value<'s> {
+        match value {
+            serde_json::Value::String(s) => Value::String(Str::from(s.as_str())),
+            serde_json::Value::Array(a) => Value::Array(a.iter().map(Value::borrowing).collect()),
+            serde_json::Value::Object(m) => Value::Object(Map {
+                members: m
+                    .iter()
+                    .map(|(k, v)| (Str::from(k.as_str()), Value::borrowing(v)))
+                    .collect(),
+            }),
+            scalar => Value::from_serde(scalar),
+        }
+    }
+}
+
 impl<'a> std::ops::Index<&str> for Value<'a> {
     type Output = Value<'a>;
 
