@@ -279,8 +279,8 @@ fn lint_one(py: Python<'_>, options: &Options, bytes: Vec<u8>, name: &str) -> Py
 
 /// Lints `obj` as [`lint_text`] lints its JSON text, read off the objects as
 /// `plain_json` reads them: `None` when it is not plain JSON. The guards' one call for a
-/// history (no `bytes` made of it, no second copy): a clean one (the usual case) is told
-/// off a tree of the objects, without their text, holding the interpreter's lock.
+/// history with findings (no `bytes` made of it, no second copy); [`clean_plain`] tells
+/// the usual clean one first.
 #[pyfunction]
 #[pyo3(signature = (options, obj, name))]
 fn lint_plain(
@@ -289,23 +289,38 @@ fn lint_plain(
     obj: &Bound<'_, PyAny>,
     name: &str,
 ) -> PyResult<Option<Py<PyList>>> {
-    // The usual case, a clean history, told off the objects without their text.
-    if plain::finds_nothing(obj, name, &options.inner) {
-        return Ok(Some(PyList::empty(py).unbind()));
-    }
     match plain::plain_bytes(obj) {
         Some(bytes) => lint_one(py, options, bytes, name).map(Some),
         None => Ok(None),
     }
 }
 
-/// Whether [`lint_plain`] finds nothing in `obj`, told from a tree built off the objects
-/// without their text (`false` also where that tree is not built: see
-/// `plain::finds_nothing`). `lint_plain`'s first step, on its own for tests.
+/// Whether a guard for `provider` lets `obj` through: nothing in it that the guard acts on
+/// (with `everything`, any finding; else an error that names `provider` among the providers
+/// rejecting it, or names none, or any error when `provider` is `None`), as
+/// `guard.relevant_findings` counts them in what [`lint_plain`] finds. Told off a tree built
+/// from the objects, without their text, holding the interpreter's lock (see
+/// `plain::finds_nothing`); `False` also where it cannot tell, and the caller lints the
+/// text. `provider` is a canonical name (`moonshot`, not `kimi`).
 #[pyfunction]
-#[pyo3(signature = (options, obj, name))]
-fn finds_nothing_plain(options: &Options, obj: &Bound<'_, PyAny>, name: &str) -> bool {
-    plain::finds_nothing(obj, name, &options.inner)
+#[pyo3(signature = (options, obj, name, provider, everything))]
+fn clean_plain(
+    options: &Options,
+    obj: &Bound<'_, PyAny>,
+    name: &str,
+    provider: Option<&str>,
+    everything: bool,
+) -> bool {
+    plain::finds_nothing(obj, name, &options.inner, |f| {
+        everything
+            || (f.severity == toolcheck_core::rule_meta::Severity::Error
+                && match provider {
+                    None => true,
+                    Some(name) => {
+                        f.providers.is_empty() || f.providers.iter().any(|p| p.name() == name)
+                    }
+                })
+    })
 }
 
 /// Lints files and folders as `toolcheck lint PATH...` does (config files aside).
@@ -723,7 +738,7 @@ fn _toolcheck(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lint_text, m)?)?;
     m.add_function(wrap_pyfunction!(plain::plain_json, m)?)?;
     m.add_function(wrap_pyfunction!(lint_plain, m)?)?;
-    m.add_function(wrap_pyfunction!(finds_nothing_plain, m)?)?;
+    m.add_function(wrap_pyfunction!(clean_plain, m)?)?;
     m.add_function(wrap_pyfunction!(lint_many, m)?)?;
     m.add_function(wrap_pyfunction!(lint_arrow_capsules, m)?)?;
     m.add_function(wrap_pyfunction!(lint_paths, m)?)?;

@@ -11,6 +11,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use toolcheck_core::finding::Finding;
 use toolcheck_core::lint::LintOptions;
 use toolcheck_core::tree::{Map, Number, Str, Value};
 
@@ -97,18 +98,24 @@ fn int(obj: &Bound<'_, PyAny>) -> Option<Number<'static>> {
 }
 
 /// Whether linting `obj`'s JSON text (as [`plain_bytes`] writes it) as a file named `name`
-/// finds nothing, told from a tree of the objects without writing that text: writing and
-/// parsing it back were a third of a clean guard call. `false` when the objects are not
-/// plain JSON, nest deeper than [`TREE_DEPTH`], hold more than [`TREE_BYTES`] of text, or
-/// something is found: the caller then lints the text, which places what it finds.
-pub fn finds_nothing(obj: &Bound<'_, PyAny>, name: &str, opts: &LintOptions) -> bool {
+/// finds nothing `counts` counts, told from a tree of the objects without writing that
+/// text: writing and parsing it back were a third of a clean guard call. `false` when the
+/// objects are not plain JSON, nest deeper than [`TREE_DEPTH`], hold more than
+/// [`TREE_BYTES`] of text, or a finding counts: the caller then lints the text, which places
+/// what it finds.
+pub fn finds_nothing(
+    obj: &Bound<'_, PyAny>,
+    name: &str,
+    opts: &LintOptions,
+    counts: impl Fn(&Finding) -> bool,
+) -> bool {
     let strings = typed_arena::Arena::new();
     let mut builder = Builder {
         strings: &strings,
         left: TREE_BYTES,
     };
     match builder.value(obj, 0) {
-        Some(tree) => toolcheck_core::embed::finds_nothing(name, tree, opts),
+        Some(tree) => toolcheck_core::embed::finds_nothing(name, tree, opts, counts),
         None => false,
     }
 }

@@ -179,7 +179,7 @@ def test_lint_plain_finds_what_lint_finds_in_the_json_text():
 
 def test_a_clean_history_is_told_off_its_objects_as_from_its_text():
     # The guards' usual case (issue 42): a tree built off the objects, without their text,
-    # finds nothing exactly where the text finds nothing, for every bundled document and for
+    # finds nothing (or nothing a guard acts on) exactly where the text finds nothing, for every bundled document and for
     # histories whose strings need escapes, are not ASCII, or are subclasses, with numbers
     # of every kind; where the tree is not built (a name read as JSONL, more text than it
     # holds, nesting deeper than it goes, not plain JSON) it finds something, and the text
@@ -189,6 +189,7 @@ def test_a_clean_history_is_told_off_its_objects_as_from_its_text():
     from pathlib import Path
 
     from toolcheck import _toolcheck
+    from toolcheck.guard import relevant_findings
 
     class Role(str, enum.Enum):
         USER = "user"
@@ -213,25 +214,30 @@ def test_a_clean_history_is_told_off_its_objects_as_from_its_text():
     ]
     for target in (None, "openai", "anthropic"):
         opts = toolcheck.options(target=target)
-        clean = 0
+        clean = acted_on = ignored = 0
         for doc in docs:
             text = _toolcheck.plain_json(doc)
             assert text is not None
             found = _toolcheck.lint_text(opts, text, "<input>.json")
-            assert _toolcheck.finds_nothing_plain(opts, doc, "<input>.json") == (found == []), doc
+            assert _toolcheck.clean_plain(opts, doc, "<input>.json", target, True) == (found == []), doc
+            # What a guard acts on: nothing relevant to it is told off the objects too.
+            relevant = relevant_findings(map(toolcheck.Finding.from_dict, found), target)
+            assert _toolcheck.clean_plain(opts, doc, "<input>.json", target, False) == (not relevant), doc
             assert _toolcheck.lint_plain(opts, doc, "<input>.json") == found
             clean += found == []
-        assert clean >= 10
+            acted_on += bool(relevant)
+            ignored += bool(found) and not relevant
+        assert clean >= 10 and acted_on >= 10 and ignored >= 10, (clean, acted_on, ignored)
     opts = toolcheck.options()
     base = {"messages": CLEAN}
-    assert _toolcheck.finds_nothing_plain(opts, base, "<input>.json")
+    assert _toolcheck.clean_plain(opts, base, "<input>.json", None, True)
     deep: list = []
     for _ in range(110):
         deep = [deep]
     long = {**base, "long": "x" * (65 << 10)}
     for declined in ({**base, "deep": deep}, long, {**base, "wide": 2**64}, {**base, 1: 2}, [float("nan")]):
-        assert not _toolcheck.finds_nothing_plain(opts, declined, "<input>.json"), declined
-    assert not _toolcheck.finds_nothing_plain(opts, base, "<input>.jsonl")
+        assert not _toolcheck.clean_plain(opts, declined, "<input>.json", None, True), declined
+    assert not _toolcheck.clean_plain(opts, base, "<input>.jsonl", None, True)
     assert _toolcheck.lint_plain(opts, long, "<input>.json") == []
 
 

@@ -163,11 +163,19 @@ pub fn lint(name: &str, bytes: Vec<u8>, opts: &LintOptions) -> Vec<Diagnostic> {
 }
 
 /// Whether [`lint`] of the compact JSON text of `value`, as a file named `name`, finds
-/// nothing, told from the tree without that text: the guards' check of a history built off
-/// a caller's objects. `false` when it finds anything (the caller lints the text, which
-/// places what it finds) or when a tree cannot tell (a name read as JSONL).
-pub fn finds_nothing(name: &str, value: crate::tree::Value<'_>, opts: &LintOptions) -> bool {
-    lint::lint_tree(source_name(name), value, opts).is_some_and(|r| r.findings.is_empty())
+/// nothing `counts` counts, told from the tree without that text: the guards' check of a
+/// history built off a caller's objects (a guard counts what it acts on: the errors its
+/// provider rejects). `false` when it finds one (the caller lints the text, which places
+/// what it finds) or when a tree cannot tell (a name read as JSONL). The findings are
+/// unplaced, and their fixes unplanned, but their rule, severity and providers are the
+/// text's.
+pub fn finds_nothing(
+    name: &str,
+    value: crate::tree::Value<'_>,
+    opts: &LintOptions,
+    counts: impl Fn(&crate::finding::Finding) -> bool,
+) -> bool {
+    lint::lint_tree(source_name(name), value, opts).is_some_and(|r| !r.findings.iter().any(counts))
 }
 
 /// Findings about what a record is (not about its conversation): worded by what was read.
