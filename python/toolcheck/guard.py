@@ -23,6 +23,11 @@ MODES = ("raise", "repair", "warn")
 _CANONICAL = {"kimi": "moonshot", "qwen": "dashscope"}
 
 
+def _canonical(provider: Optional[str]) -> Optional[str]:
+    """The name findings give ``provider`` by (`kimi` is `moonshot`)."""
+    return _CANONICAL.get(provider, provider) if provider is not None else None
+
+
 class ToolHistoryError(ValueError):
     """The history would be rejected: ``findings`` are the error-level findings the named
     provider rejects, each listed in the message as the command line prints it, with the fix
@@ -49,8 +54,7 @@ def relevant_findings(findings: Iterable[Finding], provider: Optional[str], ever
     """The findings a guard acts on: every finding with ``everything``, else the errors that
     name ``provider`` among the providers rejecting them, or that name none (every provider
     rejects them: unparseable arguments, an unknown format)."""
-    # Findings name a provider by its canonical name (`kimi` is `moonshot`).
-    provider = _CANONICAL.get(provider, provider) if provider is not None else None
+    provider = _canonical(provider)
     out = []
     for f in findings:
         if everything:
@@ -102,8 +106,10 @@ def clean_off_the_objects(
     select: Union[None, str, Iterable[str]] = None,
     ignore: Union[None, str, Iterable[str]] = None,
 ) -> Optional[bool]:
-    """:func:`is_clean` of a history given as objects, read off them and linted in one call
-    (``_toolcheck.lint_plain``, no ``json.dumps``): the guards' check of the usual case.
+    """:func:`is_clean` of a history given as objects, read off them without ``json.dumps``:
+    the guards' check of the usual case. Nothing the guard acts on is told from a tree of
+    the objects (``_toolcheck.clean_plain``); anything else is linted as the text
+    ``_toolcheck.lint_plain`` writes of them.
     ``None`` when the objects are not plain JSON (a date, bytes, NaN): the caller serialises
     them as it always did. The same JSON values whatever their layout, so the same findings;
     a history with any is linted again by the caller, so that they are placed as they
@@ -111,8 +117,7 @@ def clean_off_the_objects(
     opts = options(format=format, tools=tools, target=provider, select=select, ignore=ignore)
     # Most histories have nothing the guard acts on, which is told off the objects without
     # writing any text; otherwise (or where that cannot tell) the text is linted.
-    canonical = _CANONICAL.get(provider, provider) if provider is not None else None
-    if _toolcheck.clean_plain(opts, obj, DEFAULT_NAME, canonical, everything):
+    if _toolcheck.clean_plain(opts, obj, DEFAULT_NAME, _canonical(provider), everything):
         return True
     found = _toolcheck.lint_plain(opts, obj, DEFAULT_NAME)
     if found is None:
